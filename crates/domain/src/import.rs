@@ -1,0 +1,355 @@
+//! The bulk import document (`equip import`): every kind of entity of one
+//! organization in one batch, validated here before anything is written, and
+//! written by the store atomically (upsert by id).
+
+use std::collections::{HashMap, HashSet};
+
+use uuid::Uuid;
+
+use crate::catalog::{Package, Sku};
+use crate::error::DomainError;
+use crate::inventory::{AssigneeType, InventoryItem};
+use crate::inventory_level::InventoryLevel;
+use crate::location::{Office, Warehouse, WarehouseOwner};
+use crate::organization::Organization;
+use crate::person::Person;
+
+/// Everything one import writes, for one organization.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImportBatch {
+    /// Warehouses; shared ones are granted to the organization.
+    pub warehouses: Vec<Warehouse>,
+    /// Offices.
+    pub offices: Vec<Office>,
+    /// SKUs.
+    pub skus: Vec<Sku>,
+    /// Packages.
+    pub packages: Vec<Package>,
+    /// People.
+    pub people: Vec<Person>,
+    /// Inventory items.
+    pub inventory: Vec<InventoryItem>,
+    /// Inventory levels.
+    pub inventory_levels: Vec<InventoryLevel>,
+}
+
+/// A bad entry of an import: nothing was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{entry}: {message}")]
+pub struct ImportError {
+    /// The entry, e.g. `inventory[3]` (0-based index into that array).
+    pub entry: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl ImportError {
+    /// An error about `entry`.
+    pub fn new(entry: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            entry: entry.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Kind of entity a reference points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReferenceKind {
+    /// A SKU of the organization.
+    Sku,
+    /// A package of the organization.
+    Package,
+    /// A person of the organization.
+    Person,
+    /// An office of the organization.
+    Office,
+    /// A warehouse accessible to the organization.
+    Warehouse,
+}
+
+impl ReferenceKind {
+    /// Lowercase name for messages.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Sku => "sku",
+            Self::Package => "package",
+            Self::Person => "person",
+            Self::Office => "office",
+            Self::Warehouse => "warehouse",
+        }
+    }
+}
+
+/// A reference from an entry to an entity that is not in the batch, and so must
+/// already be stored in the organization. The store checks these inside the
+/// import's transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalReference {
+    /// The referring entry, e.g. `inventory[3].assignedTo`.
+    pub entry: String,
+    /// What it points to.
+    pub kind: ReferenceKind,
+    /// The id it points to.
+    pub id: Uuid,
+}
+
+/// Counts of what an import wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportSummary {
+    /// Warehouses written.
+    pub warehouses: usize,
+    /// Offices written.
+    pub offices: usize,
+    /// SKUs written.
+    pub skus: usize,
+    /// Packages written.
+    pub packages: usize,
+    /// People written.
+    pub people: usize,
+    /// Inventory items written.
+    pub inventory: usize,
+    /// Inventory levels written.
+    pub inventory_levels: usize,
+}
+
+fn check_unique<K: Eq + std::hash::Hash>(
+    kind: &str,
+    keys: impl Iterator<Item = (K, String)>,
+    what: &str,
+) -> Result<(), ImportError> {
+    let mut seen: HashMap<K, usize> = HashMap::new();
+    for (i, (key, shown)) in keys.enumerate() {
+        if let Some(first) = seen.insert(key, i) {
+            return Err(ImportError::new(
+                format!("{kind}[{i}]"),
+                format!("duplicate {what} {shown} (also at {kind}[{first}])"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn rule(entry: String, err: DomainError) -> ImportError {
+    match err {
+        DomainError::Invalid { field, message }
+        | DomainError::NotFound {
+            entity: field,
+            message,
+        }
+        | DomainError::Conflict {
+            entity: field,
+            message,
+        } => ImportError::new(format!("{entry}.{field}"), message),
+        DomainError::Store(e) => ImportError::new(entry, e.to_string()),
+    }
+}
+
+impl ImportBatch {
+    /// Number of entries in the batch (for progress reporting).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.warehouses.len()
+            + self.offices.len()
+            + self.skus.len()
+            + self.packages.len()
+            + self.people.len()
+            + self.inventory.len()
+            + self.inventory_levels.len()
+    }
+
+    /// Whether the batch is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Checks every entry against the domain rules and the batch against itself
+    /// (unique ids, unique package slugs and userNames, everything belongs to
+    /// `organization`), and resolves references within the batch.
+    ///
+    /// # Errors
+    /// The first bad entry, named by its array and index.
+    ///
+    /// Returns the references the store must still resolve.
+    pub fn validate(
+        &self,
+        organization: &Organization,
+    ) -> Result<Vec<ExternalReference>, ImportError> {
+        let org = organization.id;
+        check_unique(
+            "warehouses",
+            self.warehouses.iter().map(|w| (w.id, w.id.to_string())),
+            "id",
+        )?;
+        check_unique(
+            "offices",
+            self.offices.iter().map(|o| (o.id, o.id.to_string())),
+            "id",
+        )?;
+        check_unique(
+            "skus",
+            self.skus.iter().map(|s| (s.id, s.id.to_string())),
+            "id",
+        )?;
+        check_unique(
+            "packages",
+            self.packages.iter().map(|p| (p.id, p.id.to_string())),
+            "id",
+        )?;
+        check_unique(
+            "packages",
+            self.packages
+                .iter()
+                .map(|p| (p.slug.clone(), format!("'{}'", p.slug))),
+            "slug",
+        )?;
+        check_unique(
+            "people",
+            self.people.iter().map(|p| (p.id, p.id.to_string())),
+            "id",
+        )?;
+        check_unique(
+            "people",
+            self.people
+                .iter()
+                .map(|p| (p.user_name.to_lowercase(), format!("'{}'", p.user_name))),
+            "userName",
+        )?;
+        check_unique(
+            "inventory",
+            self.inventory.iter().map(|i| (i.id, i.id.to_string())),
+            "id",
+        )?;
+        check_unique(
+            "inventoryLevels",
+            self.inventory_levels
+                .iter()
+                .map(|l| (l.id, l.id.to_string())),
+            "id",
+        )?;
+
+        let foreign = |entry: String| ImportError::new(entry, "belongs to another organization");
+        for (i, w) in self.warehouses.iter().enumerate() {
+            w.validate()
+                .map_err(|e| rule(format!("warehouses[{i}]"), e))?;
+            if let WarehouseOwner::Organization(owner) = w.owner {
+                if owner != org {
+                    return Err(foreign(format!("warehouses[{i}]")));
+                }
+            }
+        }
+        for (i, o) in self.offices.iter().enumerate() {
+            if o.organization_id != org {
+                return Err(foreign(format!("offices[{i}]")));
+            }
+            if o.name.trim().is_empty() {
+                return Err(ImportError::new(
+                    format!("offices[{i}].name"),
+                    "must not be empty",
+                ));
+            }
+        }
+        for (i, s) in self.skus.iter().enumerate() {
+            if s.organization_id != org {
+                return Err(foreign(format!("skus[{i}]")));
+            }
+            s.validate().map_err(|e| rule(format!("skus[{i}]"), e))?;
+        }
+        for (i, p) in self.packages.iter().enumerate() {
+            if p.organization_id != org {
+                return Err(foreign(format!("packages[{i}]")));
+            }
+            p.validate()
+                .map_err(|e| rule(format!("packages[{i}]"), e))?;
+        }
+
+        let ids = |it: &mut dyn Iterator<Item = Uuid>| it.collect::<HashSet<Uuid>>();
+        let skus = ids(&mut self.skus.iter().map(|s| *s.id.as_uuid()));
+        let packages = ids(&mut self.packages.iter().map(|p| *p.id.as_uuid()));
+        let people = ids(&mut self.people.iter().map(|p| *p.id.as_uuid()));
+        let offices = ids(&mut self.offices.iter().map(|o| *o.id.as_uuid()));
+        let warehouses = ids(&mut self.warehouses.iter().map(|w| *w.id.as_uuid()));
+        let mut external = Vec::new();
+        let mut resolve = |entry: String, kind: ReferenceKind, id: Uuid| {
+            let known = match kind {
+                ReferenceKind::Sku => &skus,
+                ReferenceKind::Package => &packages,
+                ReferenceKind::Person => &people,
+                ReferenceKind::Office => &offices,
+                ReferenceKind::Warehouse => &warehouses,
+            };
+            if !known.contains(&id) {
+                external.push(ExternalReference { entry, kind, id });
+            }
+        };
+
+        for (i, p) in self.people.iter().enumerate() {
+            if p.organization_id != org {
+                return Err(foreign(format!("people[{i}]")));
+            }
+            p.validate().map_err(|e| rule(format!("people[{i}]"), e))?;
+            if let Some(pkg) = p.package_id {
+                resolve(
+                    format!("people[{i}].packageId"),
+                    ReferenceKind::Package,
+                    *pkg.as_uuid(),
+                );
+            }
+        }
+        for (i, item) in self.inventory.iter().enumerate() {
+            if item.organization_id != org {
+                return Err(foreign(format!("inventory[{i}]")));
+            }
+            item.validate()
+                .map_err(|e| rule(format!("inventory[{i}]"), e))?;
+            resolve(
+                format!("inventory[{i}].skuId"),
+                ReferenceKind::Sku,
+                *item.sku_id.as_uuid(),
+            );
+            if let Some(a) = item.assignment {
+                let kind = match a.kind {
+                    AssigneeType::Person => ReferenceKind::Person,
+                    AssigneeType::Office => ReferenceKind::Office,
+                    AssigneeType::Warehouse => ReferenceKind::Warehouse,
+                };
+                resolve(format!("inventory[{i}].assignedTo"), kind, a.id);
+            }
+        }
+        for (i, l) in self.inventory_levels.iter().enumerate() {
+            if l.organization_id != org {
+                return Err(foreign(format!("inventoryLevels[{i}]")));
+            }
+            l.validate()
+                .map_err(|e| rule(format!("inventoryLevels[{i}]"), e))?;
+            resolve(
+                format!("inventoryLevels[{i}].skuId"),
+                ReferenceKind::Sku,
+                *l.sku_id.as_uuid(),
+            );
+            resolve(
+                format!("inventoryLevels[{i}].warehouseId"),
+                ReferenceKind::Warehouse,
+                *l.warehouse_id.as_uuid(),
+            );
+        }
+        let mut active: HashMap<(Uuid, Uuid), usize> = HashMap::new();
+        for (i, l) in self
+            .inventory_levels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_active())
+        {
+            if let Some(first) = active.insert((*l.sku_id.as_uuid(), *l.warehouse_id.as_uuid()), i)
+            {
+                return Err(ImportError::new(
+                    format!("inventoryLevels[{i}]"),
+                    format!("a second active level for the same skuId and warehouseId (also at inventoryLevels[{first}])"),
+                ));
+            }
+        }
+        Ok(external)
+    }
+}

@@ -1,0 +1,42 @@
+//! # equip-domain
+//!
+//! The heart of equip: entities, validated value types, business rules and the
+//! repository traits (ports) that storage adapters implement.
+//!
+//! This crate knows nothing of HTTP, SQL or SCIM. Another service can embed it to
+//! apply equip's rules (see `examples/apply_rules.rs`), and the [`testing`] module
+//! provides in-memory implementations of every port.
+//!
+//! Module map:
+//! - [`ids`]: typed identifiers.
+//! - [`organization`], [`api_key`]: tenants and their keys and scopes.
+//! - [`person`]: the people provisioned over SCIM, with their rules.
+//! - [`catalog`]: SKUs and equipment packages.
+//! - [`location`]: warehouses (owned or shared) and offices.
+//! - [`inventory`]: inventory items, their enums and the deploy rules.
+//! - [`inventory_level`]: per-SKU, per-warehouse stock-level settings.
+//! - [`reminder`]: new-joiner reminders and the email outbox.
+//! - [`import`]: the bulk import document and its validation.
+//! - [`ports`]: repository traits; [`error`]: the errors they return.
+//! - [`services`]: use cases that combine rules and ports.
+
+#[macro_use]
+mod macros;
+
+pub mod api_key;
+pub mod catalog;
+pub mod error;
+pub mod ids;
+pub mod import;
+pub mod inventory;
+pub mod inventory_level;
+pub mod location;
+pub mod organization;
+pub mod person;
+pub mod ports;
+pub mod reminder;
+pub mod services;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use error::{DomainError, StoreError};

@@ -1,0 +1,116 @@
+//! Where equipment is held: warehouses (owned by one organization, or shared:
+//! run by the operator and granted to organizations) and offices.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::DomainError;
+use crate::ids::{OfficeId, OrganizationId, WarehouseId};
+
+/// Postal address of a warehouse.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WarehouseAddress {
+    /// First street line.
+    pub street1: Option<String>,
+    /// Second street line.
+    pub street2: Option<String>,
+    /// City.
+    pub city: Option<String>,
+    /// Province, state or region.
+    pub province: Option<String>,
+    /// Postal code.
+    pub postal_code: Option<String>,
+    /// ISO 3166-1 alpha-2 country code.
+    pub country_code: Option<String>,
+    /// Phone number of the site.
+    pub phone_number: Option<String>,
+}
+
+/// Who runs a warehouse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarehouseOwner {
+    /// Owned by one organization, visible only to it.
+    Organization(OrganizationId),
+    /// Run by the operator; visible to the organizations granted access.
+    Shared,
+}
+
+/// A warehouse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warehouse {
+    /// Identifier.
+    pub id: WarehouseId,
+    /// Who runs it.
+    pub owner: WarehouseOwner,
+    /// Display name.
+    pub name: String,
+    /// Address; `None` while not yet configured.
+    pub address: Option<WarehouseAddress>,
+}
+
+impl Warehouse {
+    /// Whether `organization` may see and use the warehouse: it owns it, or it is
+    /// shared and `granted` says the organization was given access.
+    #[must_use]
+    pub fn is_accessible_to(&self, organization: OrganizationId, granted: bool) -> bool {
+        match self.owner {
+            WarehouseOwner::Organization(owner) => owner == organization,
+            WarehouseOwner::Shared => granted,
+        }
+    }
+
+    /// Checks the name.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] for an empty name.
+    pub fn validate(&self) -> Result<(), DomainError> {
+        if self.name.trim().is_empty() {
+            return Err(DomainError::invalid("name", "must not be empty"));
+        }
+        Ok(())
+    }
+}
+
+/// An office of an organization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Office {
+    /// Identifier.
+    pub id: OfficeId,
+    /// Owning organization.
+    pub organization_id: OrganizationId,
+    /// Display name.
+    pub name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owned_warehouse_is_visible_only_to_its_owner() {
+        let owner = OrganizationId::new();
+        let w = Warehouse {
+            id: WarehouseId::new(),
+            owner: WarehouseOwner::Organization(owner),
+            name: "Berlin".into(),
+            address: None,
+        };
+        assert!(w.is_accessible_to(owner, false));
+        assert!(
+            !w.is_accessible_to(OrganizationId::new(), true),
+            "a grant does not open an owned warehouse"
+        );
+    }
+
+    #[test]
+    fn shared_warehouse_needs_a_grant() {
+        let w = Warehouse {
+            id: WarehouseId::new(),
+            owner: WarehouseOwner::Shared,
+            name: "Operator EU hub".into(),
+            address: None,
+        };
+        assert!(w.is_accessible_to(OrganizationId::new(), true));
+        assert!(!w.is_accessible_to(OrganizationId::new(), false));
+    }
+}

@@ -1,0 +1,378 @@
+//! People: the users an identity provider provisions over SCIM, who receive
+//! equipment. The rules here (userName is the primary email, one primary email,
+//! CPF for Brazil, who counts as a new joiner) hold whatever the protocol.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::DomainError;
+use crate::ids::{OrganizationId, PackageId, PersonId};
+
+/// Where a person is in their life cycle (the SCIM extension's `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PersonStatus {
+    /// Provisioned and current.
+    Active,
+    /// Deleted over SCIM: offboarding has started, access kept until it completes.
+    Offboarding,
+    /// Offboarding completed.
+    Offboarded,
+}
+
+impl PersonStatus {
+    /// The wire and storage name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "ACTIVE",
+            Self::Offboarding => "OFFBOARDING",
+            Self::Offboarded => "OFFBOARDED",
+        }
+    }
+
+    /// Parses the wire and storage name (case-insensitive).
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] for an unknown value.
+    pub fn parse(raw: &str) -> Result<Self, DomainError> {
+        match raw.trim().to_ascii_uppercase().as_str() {
+            "ACTIVE" => Ok(Self::Active),
+            "OFFBOARDING" => Ok(Self::Offboarding),
+            "OFFBOARDED" => Ok(Self::Offboarded),
+            _ => Err(DomainError::invalid(
+                "status",
+                format!("unknown status '{raw}'; expected ACTIVE, OFFBOARDING or OFFBOARDED"),
+            )),
+        }
+    }
+}
+
+/// An email address of a person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Email {
+    /// The address.
+    pub value: String,
+    /// `work`, `home`, `other`, or none.
+    pub kind: Option<String>,
+    /// Whether it is the primary address.
+    pub primary: bool,
+}
+
+/// A phone number of a person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhoneNumber {
+    /// The number as given.
+    pub value: String,
+    /// `work`, `mobile`, …, or none.
+    pub kind: Option<String>,
+    /// Whether it is the primary number.
+    pub primary: bool,
+}
+
+/// A postal address of a person.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Address {
+    /// `home`, `work`, …
+    pub kind: Option<String>,
+    /// Whether it is the primary address.
+    pub primary: bool,
+    /// ISO 3166-1 alpha-2 country code.
+    pub country: Option<String>,
+    /// Street lines; may contain line breaks.
+    pub street_address: Option<String>,
+    /// Postal code.
+    pub postal_code: Option<String>,
+    /// State or region.
+    pub region: Option<String>,
+    /// City.
+    pub locality: Option<String>,
+}
+
+/// A person of an organization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// Identifier (the SCIM `id`).
+    pub id: PersonId,
+    /// Owning organization.
+    pub organization_id: OrganizationId,
+    /// The identity provider's own id for the person.
+    pub external_id: Option<String>,
+    /// Login name; equals the primary email.
+    pub user_name: String,
+    /// Given name.
+    pub given_name: Option<String>,
+    /// Family name.
+    pub family_name: Option<String>,
+    /// Display name.
+    pub display_name: Option<String>,
+    /// Email addresses; at most one primary.
+    pub emails: Vec<Email>,
+    /// Phone numbers.
+    pub phone_numbers: Vec<PhoneNumber>,
+    /// Postal addresses.
+    pub addresses: Vec<Address>,
+    /// SCIM `active`: false when the identity provider deactivated the person.
+    pub active: bool,
+    /// Equipment package assigned to the person.
+    pub package_id: Option<PackageId>,
+    /// First working day.
+    pub start_date: Option<NaiveDate>,
+    /// Life-cycle status.
+    pub status: PersonStatus,
+    /// Whether to skip sending the activation email.
+    pub skip_user_activation: Option<bool>,
+    /// Brazilian CPF number, mandatory for people in Brazil.
+    pub cpf_number: Option<String>,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+    /// Increases on every change; the SCIM `meta.version`.
+    pub version: i64,
+}
+
+impl Person {
+    /// The primary email, or the only one when none is flagged.
+    #[must_use]
+    pub fn primary_email(&self) -> Option<&Email> {
+        self.emails
+            .iter()
+            .find(|e| e.primary)
+            .or_else(|| match self.emails.as_slice() {
+                [only] => Some(only),
+                _ => None,
+            })
+    }
+
+    /// Checks the rules every stored person satisfies:
+    /// at most one primary email, `userName` equal to the primary email
+    /// (case-insensitively), and a valid CPF for anyone with an address in Brazil.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming the field that breaks a rule.
+    pub fn validate(&self) -> Result<(), DomainError> {
+        if self.user_name.trim().is_empty() {
+            return Err(DomainError::invalid("userName", "must not be empty"));
+        }
+        if self.emails.iter().filter(|e| e.primary).count() > 1 {
+            return Err(DomainError::invalid(
+                "emails",
+                "at most one email may be primary",
+            ));
+        }
+        if let Some(e) = self.emails.iter().find(|e| !looks_like_email(&e.value)) {
+            return Err(DomainError::invalid(
+                "emails",
+                format!("'{}' is not an email address", e.value),
+            ));
+        }
+        match self.primary_email() {
+            Some(primary) if primary.value.eq_ignore_ascii_case(self.user_name.trim()) => {}
+            Some(_) => {
+                return Err(DomainError::invalid(
+                    "userName",
+                    "userName must equal the primary email address",
+                ))
+            }
+            None => {
+                return Err(DomainError::invalid(
+                    "emails",
+                    "a primary email equal to userName is required",
+                ))
+            }
+        }
+        if self.lives_in_brazil() {
+            match &self.cpf_number {
+                Some(cpf) if is_valid_cpf(cpf) => {}
+                Some(_) => {
+                    return Err(DomainError::invalid(
+                        "cpfNumber",
+                        "the CPF number's check digits are not valid",
+                    ))
+                }
+                None => {
+                    return Err(DomainError::invalid(
+                        "cpfNumber",
+                        "a CPF number is mandatory for people in Brazil",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether any of the person's addresses is in Brazil.
+    #[must_use]
+    pub fn lives_in_brazil(&self) -> bool {
+        self.addresses.iter().any(|a| {
+            a.country
+                .as_deref()
+                .is_some_and(|c| c.trim().eq_ignore_ascii_case("BR"))
+        })
+    }
+
+    /// Whether the person is a new joiner on `today`: still active (not
+    /// offboarding) and with a start date that is today or later.
+    #[must_use]
+    pub fn is_new_joiner(&self, today: NaiveDate) -> bool {
+        self.status == PersonStatus::Active && self.start_date.is_some_and(|d| d >= today)
+    }
+
+    /// Whether the person is visible as a SCIM resource (not offboarding or offboarded).
+    #[must_use]
+    pub fn is_provisioned(&self) -> bool {
+        self.status == PersonStatus::Active
+    }
+}
+
+fn looks_like_email(value: &str) -> bool {
+    let value = value.trim();
+    match value.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && !domain.is_empty()
+                && !domain.contains('@')
+                && !value.chars().any(char::is_whitespace)
+        }
+        None => false,
+    }
+}
+
+/// Whether `raw` is a CPF (Cadastro de Pessoas Físicas) number with valid check
+/// digits. Punctuation (`123.456.789-09`) is ignored; numbers with all digits equal
+/// are refused, as the Receita Federal does.
+#[must_use]
+pub fn is_valid_cpf(raw: &str) -> bool {
+    let digits: Vec<u32> = raw
+        .chars()
+        .filter(|c| !matches!(c, '.' | '-' | ' '))
+        .map(|c| c.to_digit(10))
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default();
+    if digits.len() != 11 || digits.iter().all(|d| *d == digits[0]) {
+        return false;
+    }
+    let check = |len: usize| -> u32 {
+        let sum: u32 = digits[..len]
+            .iter()
+            .enumerate()
+            .map(|(i, d)| d * (len as u32 + 1 - i as u32))
+            .sum();
+        let rest = (sum * 10) % 11;
+        if rest == 10 {
+            0
+        } else {
+            rest
+        }
+    };
+    check(9) == digits[9] && check(10) == digits[10]
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn person(user_name: &str) -> Person {
+        let now = Utc::now();
+        Person {
+            id: PersonId::new(),
+            organization_id: OrganizationId::new(),
+            external_id: None,
+            user_name: user_name.into(),
+            given_name: Some("Ada".into()),
+            family_name: Some("Lovelace".into()),
+            display_name: None,
+            emails: vec![Email {
+                value: user_name.into(),
+                kind: Some("work".into()),
+                primary: true,
+            }],
+            phone_numbers: vec![],
+            addresses: vec![],
+            active: true,
+            package_id: None,
+            start_date: None,
+            status: PersonStatus::Active,
+            skip_user_activation: None,
+            cpf_number: None,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
+    #[test]
+    fn user_name_must_equal_primary_email_case_insensitively() {
+        let mut p = person("ada@example.com");
+        p.user_name = "ADA@Example.com".into();
+        assert!(p.validate().is_ok());
+        p.user_name = "someone@example.com".into();
+        let err = p.validate().unwrap_err();
+        assert!(matches!(err, DomainError::Invalid { ref field, .. } if field == "userName"));
+    }
+
+    #[test]
+    fn at_most_one_primary_email() {
+        let mut p = person("ada@example.com");
+        p.emails.push(Email {
+            value: "ada@home.example".into(),
+            kind: Some("home".into()),
+            primary: true,
+        });
+        assert!(
+            matches!(p.validate(), Err(DomainError::Invalid { field, .. }) if field == "emails")
+        );
+    }
+
+    #[test]
+    fn a_single_unflagged_email_counts_as_primary() {
+        let mut p = person("ada@example.com");
+        p.emails[0].primary = false;
+        assert!(p.validate().is_ok());
+        p.emails.clear();
+        assert!(p.validate().is_err());
+    }
+
+    #[test]
+    fn cpf_check_digits() {
+        assert!(is_valid_cpf("529.982.247-25"));
+        assert!(is_valid_cpf("52998224725"));
+        assert!(!is_valid_cpf("529.982.247-26"));
+        assert!(!is_valid_cpf("111.111.111-11"));
+        assert!(!is_valid_cpf("1234"));
+        assert!(!is_valid_cpf("5299822472a"));
+    }
+
+    #[test]
+    fn brazilian_address_needs_a_valid_cpf() {
+        let mut p = person("joao@example.com.br");
+        p.addresses.push(Address {
+            country: Some("br".into()),
+            ..Address::default()
+        });
+        assert!(
+            matches!(p.validate(), Err(DomainError::Invalid { field, .. }) if field == "cpfNumber")
+        );
+        p.cpf_number = Some("529.982.247-26".into());
+        assert!(p.validate().is_err());
+        p.cpf_number = Some("529.982.247-25".into());
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn new_joiner_is_active_with_a_start_date_not_yet_past() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        let mut p = person("ada@example.com");
+        assert!(!p.is_new_joiner(today), "no start date");
+        p.start_date = today.succ_opt();
+        assert!(p.is_new_joiner(today));
+        p.start_date = Some(today);
+        assert!(p.is_new_joiner(today));
+        p.start_date = today.pred_opt();
+        assert!(!p.is_new_joiner(today), "already started");
+        p.start_date = today.succ_opt();
+        p.status = PersonStatus::Offboarding;
+        assert!(!p.is_new_joiner(today), "offboarding");
+    }
+}

@@ -1,0 +1,78 @@
+//! Authenticating a request from its `Authorization` header.
+
+use crate::api_key::{AuthError, Caller, PresentedKey};
+use crate::error::StoreError;
+use crate::ports::ApiKeyRepository;
+
+/// Why authentication failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthFailure {
+    /// The caller's fault: 401.
+    #[error(transparent)]
+    Refused(#[from] AuthError),
+    /// The store failed: 5xx.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Resolves the caller of a request from its `Authorization` header value.
+///
+/// # Errors
+/// [`AuthFailure::Refused`] for a missing, malformed, unknown or revoked key.
+pub fn authenticate(
+    keys: &dyn ApiKeyRepository,
+    header: Option<&str>,
+) -> Result<Caller, AuthFailure> {
+    let presented = PresentedKey::from_header(header.ok_or(AuthError::Missing)?)?;
+    let record = keys
+        .find_api_key_by_prefix(presented.prefix())?
+        .ok_or(AuthError::Unknown)?;
+    record.verify(&presented)?;
+    Ok(Caller {
+        organization_id: record.organization_id,
+        key_id: record.id,
+        scopes: record.scopes,
+    })
+}
+
+#[cfg(all(test, feature = "testing"))]
+mod tests {
+    use super::*;
+    use crate::api_key::{ApiKey, Scopes};
+    use crate::ids::OrganizationId;
+    use crate::ports::ApiKeyRepository;
+    use crate::testing::InMemoryStore;
+    use chrono::Utc;
+
+    #[test]
+    fn valid_key_yields_its_organization_and_scopes() {
+        let store = InMemoryStore::default();
+        let org = OrganizationId::new();
+        let k = ApiKey::generate(org, Scopes::all(), None, Utc::now()).unwrap();
+        store.insert_api_key(&k.record).unwrap();
+        let caller = authenticate(&store, Some(&format!("ApiKey {}", k.secret))).unwrap();
+        assert_eq!(caller.organization_id, org);
+        assert_eq!(caller.scopes, Scopes::all());
+    }
+
+    #[test]
+    fn missing_unknown_and_revoked_keys_are_refused() {
+        let store = InMemoryStore::default();
+        let k = ApiKey::generate(OrganizationId::new(), Scopes::all(), None, Utc::now()).unwrap();
+        let header = format!("ApiKey {}", k.secret);
+        assert!(matches!(
+            authenticate(&store, None),
+            Err(AuthFailure::Refused(AuthError::Missing))
+        ));
+        assert!(matches!(
+            authenticate(&store, Some(&header)),
+            Err(AuthFailure::Refused(AuthError::Unknown))
+        ));
+        store.insert_api_key(&k.record).unwrap();
+        store.revoke_api_key(k.record.id, Utc::now()).unwrap();
+        assert!(matches!(
+            authenticate(&store, Some(&header)),
+            Err(AuthFailure::Refused(AuthError::Revoked))
+        ));
+    }
+}

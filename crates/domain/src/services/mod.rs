@@ -1,0 +1,9 @@
+//! Use cases: rules combined with ports. Each function takes the ports it needs
+//! and the caller's organization, and returns a [`crate::DomainError`] that the
+//! web layer maps to a status.
+
+pub mod admin;
+pub mod auth;
+pub mod import;
+pub mod inventory_levels;
+pub mod warehouses;

@@ -1,0 +1,411 @@
+//! In-memory implementations of every port, for unit tests and for services that
+//! embed the domain without a database. Not tuned for size: everything lives in
+//! one mutex-guarded set of vectors.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard};
+
+use chrono::{DateTime, Utc};
+
+use crate::api_key::ApiKey;
+use crate::catalog::{Package, Sku};
+use crate::error::{StoreError, StoreResult};
+use crate::ids::{
+    ApiKeyId, InventoryItemId, InventoryLevelId, OrganizationId, PersonId, SkuId, WarehouseId,
+};
+use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind};
+use crate::inventory::InventoryItem;
+use crate::inventory_level::InventoryLevel;
+use crate::location::{Office, Warehouse};
+use crate::organization::Organization;
+use crate::person::Person;
+use crate::ports::{
+    ApiKeyRepository, CatalogRepository, HealthCheck, ImportRepository, InventoryLevelRepository,
+    InventoryRepository, OrganizationRepository, PersonRepository, WarehouseRepository,
+};
+
+/// Everything the in-memory store holds.
+#[derive(Debug, Default, Clone)]
+pub struct State {
+    /// Organizations.
+    pub organizations: Vec<Organization>,
+    /// API key records.
+    pub api_keys: Vec<ApiKey>,
+    /// Warehouses.
+    pub warehouses: Vec<Warehouse>,
+    /// (warehouse, organization) access grants for shared warehouses.
+    pub grants: HashSet<(WarehouseId, OrganizationId)>,
+    /// Offices.
+    pub offices: Vec<Office>,
+    /// SKUs.
+    pub skus: Vec<Sku>,
+    /// Packages.
+    pub packages: Vec<Package>,
+    /// People.
+    pub people: Vec<Person>,
+    /// Inventory items.
+    pub inventory: Vec<InventoryItem>,
+    /// Inventory levels.
+    pub inventory_levels: Vec<InventoryLevel>,
+}
+
+/// An in-memory implementation of every repository trait.
+#[derive(Debug, Default)]
+pub struct InMemoryStore {
+    state: Mutex<State>,
+}
+
+impl InMemoryStore {
+    /// Locks the state (recovering from a poisoned lock: the data is plain values).
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn upsert<T: Clone, K: PartialEq>(list: &mut Vec<T>, item: &T, key: impl Fn(&T) -> K) {
+    let k = key(item);
+    match list.iter_mut().find(|x| key(x) == k) {
+        Some(slot) => *slot = item.clone(),
+        None => list.push(item.clone()),
+    }
+}
+
+impl OrganizationRepository for InMemoryStore {
+    fn insert_organization(&self, organization: &Organization) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.organizations.iter().any(|o| o.id == organization.id) {
+            return Err(StoreError::Duplicate {
+                entity: "organization",
+                detail: organization.id.to_string(),
+            });
+        }
+        s.organizations.push(organization.clone());
+        Ok(())
+    }
+
+    fn find_organization(&self, id: OrganizationId) -> StoreResult<Option<Organization>> {
+        Ok(self
+            .state()
+            .organizations
+            .iter()
+            .find(|o| o.id == id)
+            .cloned())
+    }
+}
+
+impl ApiKeyRepository for InMemoryStore {
+    fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.api_keys
+            .iter()
+            .any(|k| k.prefix == key.prefix || k.id == key.id)
+        {
+            return Err(StoreError::Duplicate {
+                entity: "apiKey",
+                detail: "prefix".into(),
+            });
+        }
+        s.api_keys.push(key.clone());
+        Ok(())
+    }
+
+    fn find_api_key_by_prefix(&self, prefix: &str) -> StoreResult<Option<ApiKey>> {
+        Ok(self
+            .state()
+            .api_keys
+            .iter()
+            .find(|k| k.prefix == prefix)
+            .cloned())
+    }
+
+    fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {
+        let mut s = self.state();
+        let key = s
+            .api_keys
+            .iter_mut()
+            .find(|k| k.id == id)
+            .ok_or(StoreError::NotFound { entity: "apiKey" })?;
+        key.revoked_at.get_or_insert(at);
+        Ok(())
+    }
+}
+
+impl WarehouseRepository for InMemoryStore {
+    fn find_accessible_warehouse(
+        &self,
+        organization: OrganizationId,
+        id: WarehouseId,
+    ) -> StoreResult<Option<Warehouse>> {
+        let s = self.state();
+        Ok(s.warehouses
+            .iter()
+            .find(|w| {
+                w.id == id
+                    && w.is_accessible_to(organization, s.grants.contains(&(id, organization)))
+            })
+            .cloned())
+    }
+}
+
+impl CatalogRepository for InMemoryStore {
+    fn find_sku(&self, organization: OrganizationId, id: SkuId) -> StoreResult<Option<Sku>> {
+        Ok(self
+            .state()
+            .skus
+            .iter()
+            .find(|s| s.id == id && s.organization_id == organization)
+            .cloned())
+    }
+}
+
+impl PersonRepository for InMemoryStore {
+    fn find_person(
+        &self,
+        organization: OrganizationId,
+        id: PersonId,
+    ) -> StoreResult<Option<Person>> {
+        Ok(self
+            .state()
+            .people
+            .iter()
+            .find(|p| p.id == id && p.organization_id == organization)
+            .cloned())
+    }
+}
+
+impl InventoryRepository for InMemoryStore {
+    fn find_inventory_item(
+        &self,
+        organization: OrganizationId,
+        id: InventoryItemId,
+    ) -> StoreResult<Option<InventoryItem>> {
+        Ok(self
+            .state()
+            .inventory
+            .iter()
+            .find(|i| i.id == id && i.organization_id == organization)
+            .cloned())
+    }
+}
+
+impl InventoryLevelRepository for InMemoryStore {
+    fn insert_inventory_level(&self, level: &InventoryLevel) -> StoreResult<()> {
+        let mut s = self.state();
+        let clash = s.inventory_levels.iter().any(|l| {
+            l.is_active()
+                && level.is_active()
+                && l.organization_id == level.organization_id
+                && l.sku_id == level.sku_id
+                && l.warehouse_id == level.warehouse_id
+        });
+        if clash {
+            return Err(StoreError::Duplicate {
+                entity: "inventoryLevel",
+                detail: "active level exists".into(),
+            });
+        }
+        s.inventory_levels.push(level.clone());
+        Ok(())
+    }
+
+    fn find_inventory_level(
+        &self,
+        organization: OrganizationId,
+        id: InventoryLevelId,
+    ) -> StoreResult<Option<InventoryLevel>> {
+        Ok(self
+            .state()
+            .inventory_levels
+            .iter()
+            .find(|l| l.id == id && l.organization_id == organization)
+            .cloned())
+    }
+
+    fn list_inventory_levels(
+        &self,
+        organization: OrganizationId,
+        include_inactive: bool,
+    ) -> StoreResult<Vec<InventoryLevel>> {
+        let mut v: Vec<InventoryLevel> = self
+            .state()
+            .inventory_levels
+            .iter()
+            .filter(|l| l.organization_id == organization && (include_inactive || l.is_active()))
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        Ok(v)
+    }
+
+    fn mark_inventory_level_deactivated(
+        &self,
+        organization: OrganizationId,
+        id: InventoryLevelId,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        match s
+            .inventory_levels
+            .iter_mut()
+            .find(|l| l.id == id && l.organization_id == organization && l.is_active())
+        {
+            Some(l) => {
+                l.deactivated_at = Some(at);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}
+
+impl ImportRepository for InMemoryStore {
+    fn import_batch(
+        &self,
+        organization: OrganizationId,
+        batch: &ImportBatch,
+        external: &[ExternalReference],
+        progress: &mut dyn FnMut(usize),
+    ) -> StoreResult<Result<ImportSummary, ImportError>> {
+        let mut s = self.state();
+        for r in external {
+            let id = r.id;
+            let found = match r.kind {
+                ReferenceKind::Sku => s
+                    .skus
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Package => s
+                    .packages
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Person => s
+                    .people
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Office => s
+                    .offices
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Warehouse => s.warehouses.iter().any(|w| {
+                    *w.id.as_uuid() == id
+                        && w.is_accessible_to(
+                            organization,
+                            s.grants.contains(&(w.id, organization)),
+                        )
+                }),
+            };
+            if !found {
+                return Ok(Err(ImportError::new(
+                    r.entry.clone(),
+                    format!("{} {id} not found", r.kind.as_str()),
+                )));
+            }
+        }
+        let mut done = 0;
+        for w in &batch.warehouses {
+            upsert(&mut s.warehouses, w, |x| x.id);
+            if w.owner == crate::location::WarehouseOwner::Shared {
+                s.grants.insert((w.id, organization));
+            }
+        }
+        done += batch.warehouses.len();
+        for o in &batch.offices {
+            upsert(&mut s.offices, o, |x| x.id);
+        }
+        for x in &batch.skus {
+            upsert(&mut s.skus, x, |x| x.id);
+        }
+        for x in &batch.packages {
+            upsert(&mut s.packages, x, |x| x.id);
+        }
+        for x in &batch.people {
+            upsert(&mut s.people, x, |x| x.id);
+        }
+        for x in &batch.inventory {
+            upsert(&mut s.inventory, x, |x| x.id);
+        }
+        for x in &batch.inventory_levels {
+            upsert(&mut s.inventory_levels, x, |x| x.id);
+        }
+        done += batch.len() - batch.warehouses.len();
+        progress(done);
+        Ok(Ok(ImportSummary {
+            warehouses: batch.warehouses.len(),
+            offices: batch.offices.len(),
+            skus: batch.skus.len(),
+            packages: batch.packages.len(),
+            people: batch.people.len(),
+            inventory: batch.inventory.len(),
+            inventory_levels: batch.inventory_levels.len(),
+        }))
+    }
+}
+
+impl HealthCheck for InMemoryStore {
+    fn ping(&self) -> StoreResult<()> {
+        Ok(())
+    }
+}
+
+/// Small data sets for tests.
+pub mod fixtures {
+    use chrono::Utc;
+
+    use super::InMemoryStore;
+    use crate::catalog::Sku;
+    use crate::ids::{OrganizationId, SkuId, WarehouseId};
+    use crate::location::{Warehouse, WarehouseOwner};
+    use crate::organization::{Organization, OrganizationName};
+
+    /// An organization with one SKU and one owned warehouse.
+    #[derive(Debug, Clone)]
+    pub struct Seeded {
+        /// The organization.
+        pub org: Organization,
+        /// Its SKU.
+        pub sku: Sku,
+        /// Its warehouse.
+        pub warehouse: Warehouse,
+    }
+
+    /// Seeds a fresh organization into `store`.
+    ///
+    /// # Panics
+    /// Never for a valid constant name.
+    #[must_use]
+    pub fn seed(store: &InMemoryStore) -> Seeded {
+        let id = OrganizationId::new();
+        let org = Organization {
+            id,
+            name: OrganizationName::parse("Test Org").unwrap_or_else(|_| unreachable!()),
+            created_at: Utc::now(),
+        };
+        let sku = Sku {
+            id: SkuId::new(),
+            organization_id: id,
+            title: "MacBook Air 13\"".into(),
+            category_code: "LAPTOP".into(),
+            category_name: "Laptops".into(),
+            vendor_code: "APPLE".into(),
+            vendor_name: "Apple".into(),
+            vendor_sku: "MLY33".into(),
+        };
+        let warehouse = Warehouse {
+            id: WarehouseId::new(),
+            owner: WarehouseOwner::Organization(id),
+            name: "Berlin".into(),
+            address: None,
+        };
+        let mut s = store.state();
+        s.organizations.push(org.clone());
+        s.skus.push(sku.clone());
+        s.warehouses.push(warehouse.clone());
+        Seeded {
+            org,
+            sku,
+            warehouse,
+        }
+    }
+}
