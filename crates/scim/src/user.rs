@@ -1,1 +1,774 @@
-//! placeholder: owned by the server/import work
+//! The SCIM 2.0 User resource (RFC 7643 §4.1) with equip's extension, and its
+//! conversion to and from the domain's [`Person`].
+//!
+//! Incoming users ([`ScimUser`]) are read the way identity providers send them:
+//! unknown attributes are ignored (a `password` is read past and dropped, never
+//! stored or echoed), `active`, `primary` and `skipUserActivation` accept JSON
+//! booleans as well as the strings `"True"`/`"False"` in any case (Microsoft
+//! Entra ID sends `"active": "False"`), and empty strings count as absent.
+//! Outgoing users ([`from_person`]) omit absent optional attributes.
+
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use equip_domain::ids::{OrganizationId, PackageId, PersonId};
+use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
+
+use crate::schemas;
+
+/// A user as sent by a client (POST, PUT, Bulk data, import files).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScimUser {
+    /// Schema URNs the client lists.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub schemas: Vec<String>,
+    /// The user's id, when the client sends one (bulk, import); servers assign it otherwise.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The identity provider's id for the user.
+    #[serde(default)]
+    pub external_id: Option<String>,
+    /// Login name; must equal the primary email.
+    #[serde(default)]
+    pub user_name: Option<String>,
+    /// Name components.
+    #[serde(default)]
+    pub name: Option<ScimName>,
+    /// Display name.
+    #[serde(default)]
+    pub display_name: Option<String>,
+    /// Email addresses.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub emails: Vec<ScimEmail>,
+    /// Phone numbers.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub phone_numbers: Vec<ScimPhoneNumber>,
+    /// Postal addresses.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub addresses: Vec<ScimAddress>,
+    /// Whether the user is active; `true` when absent.
+    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    pub active: Option<bool>,
+    /// equip's extension object.
+    #[serde(
+        default,
+        rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
+    )]
+    pub extension: Option<ScimUserExtension>,
+}
+
+/// The `name` complex attribute.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScimName {
+    /// Given (first) name.
+    #[serde(default)]
+    pub given_name: Option<String>,
+    /// Family (last) name.
+    #[serde(default)]
+    pub family_name: Option<String>,
+    /// Full name as displayed; read and not stored (derived when sent out).
+    #[serde(default)]
+    pub formatted: Option<String>,
+}
+
+/// One entry of `emails`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ScimEmail {
+    /// The address.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// `work`, `home`, `other`…
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// Whether it is the primary address.
+    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    pub primary: Option<bool>,
+}
+
+/// One entry of `phoneNumbers`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ScimPhoneNumber {
+    /// The number.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// `work`, `mobile`…
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// Whether it is the primary number.
+    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    pub primary: Option<bool>,
+}
+
+/// One entry of `addresses`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScimAddress {
+    /// `home`, `work`…
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// Whether it is the primary address.
+    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    pub primary: Option<bool>,
+    /// ISO 3166-1 alpha-2 country code.
+    #[serde(default)]
+    pub country: Option<String>,
+    /// Street lines; may contain line breaks.
+    #[serde(default)]
+    pub street_address: Option<String>,
+    /// Postal code.
+    #[serde(default)]
+    pub postal_code: Option<String>,
+    /// State or region.
+    #[serde(default)]
+    pub region: Option<String>,
+    /// City.
+    #[serde(default)]
+    pub locality: Option<String>,
+}
+
+/// The object under `urn:ietf:params:scim:schemas:extension:equip:1.0:User`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScimUserExtension {
+    /// Equipment package (UUID).
+    #[serde(default)]
+    pub package_id: Option<String>,
+    /// First working day, `YYYY-MM-DD`.
+    #[serde(default)]
+    pub start_date: Option<String>,
+    /// `ACTIVE`, `OFFBOARDING` or `OFFBOARDED`.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// Whether to skip the activation email.
+    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    pub skip_user_activation: Option<bool>,
+    /// Brazilian CPF number.
+    #[serde(default)]
+    pub cpf_number: Option<String>,
+}
+
+/// A user attribute that cannot be turned into a person.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScimUserError {
+    /// A required attribute is absent (or empty).
+    #[error("{attribute}: required")]
+    Missing {
+        /// The attribute, e.g. `userName` or `emails[1].value`.
+        attribute: String,
+    },
+    /// An attribute has a value equip cannot use.
+    #[error("{attribute}: {message}")]
+    Invalid {
+        /// The attribute, e.g. `packageId` or `startDate`.
+        attribute: String,
+        /// What is wrong with the value.
+        message: String,
+    },
+}
+
+impl ScimUserError {
+    /// The attribute the error is about.
+    #[must_use]
+    pub fn attribute(&self) -> &str {
+        match self {
+            Self::Missing { attribute } | Self::Invalid { attribute, .. } => attribute,
+        }
+    }
+
+    fn invalid(attribute: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            attribute: attribute.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Trims a string; empty means absent.
+fn present(value: Option<String>) -> Option<String> {
+    value.and_then(|v| {
+        let t = v.trim();
+        (!t.is_empty()).then(|| t.to_owned())
+    })
+}
+
+/// Parses a start date: `YYYY-MM-DD`, or a full RFC 3339 timestamp whose date is taken.
+fn parse_start_date(raw: &str) -> Result<NaiveDate, ScimUserError> {
+    NaiveDate::parse_from_str(raw, "%Y-%m-%d")
+        .or_else(|_| DateTime::parse_from_rfc3339(raw).map(|d| d.date_naive()))
+        .map_err(|_| {
+            ScimUserError::invalid(
+                "startDate",
+                format!("'{raw}' is not a date of the form YYYY-MM-DD"),
+            )
+        })
+}
+
+impl ScimUser {
+    /// The person this user describes, in `organization` under `id`, created and
+    /// updated at `now` with version 1. The caller runs [`Person::validate`] and
+    /// carries over what a replace keeps (creation time, version).
+    ///
+    /// # Errors
+    /// [`ScimUserError`] naming the attribute: a missing `userName` or email
+    /// `value`, a `packageId` that is not a UUID, a bad `startDate`, an unknown
+    /// `status`.
+    pub fn into_person(
+        self,
+        organization: OrganizationId,
+        id: PersonId,
+        now: DateTime<Utc>,
+    ) -> Result<Person, ScimUserError> {
+        let user_name = present(self.user_name).ok_or_else(|| ScimUserError::Missing {
+            attribute: "userName".into(),
+        })?;
+        let emails = self
+            .emails
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| {
+                Ok(Email {
+                    value: present(e.value).ok_or_else(|| ScimUserError::Missing {
+                        attribute: format!("emails[{i}].value"),
+                    })?,
+                    kind: present(e.kind),
+                    primary: e.primary.unwrap_or(false),
+                })
+            })
+            .collect::<Result<Vec<_>, ScimUserError>>()?;
+        let phone_numbers = self
+            .phone_numbers
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Ok(PhoneNumber {
+                    value: present(p.value).ok_or_else(|| ScimUserError::Missing {
+                        attribute: format!("phoneNumbers[{i}].value"),
+                    })?,
+                    kind: present(p.kind),
+                    primary: p.primary.unwrap_or(false),
+                })
+            })
+            .collect::<Result<Vec<_>, ScimUserError>>()?;
+        let addresses = self
+            .addresses
+            .into_iter()
+            .map(|a| Address {
+                kind: present(a.kind),
+                primary: a.primary.unwrap_or(false),
+                country: present(a.country),
+                // Line breaks inside the street are kept; only the ends are trimmed.
+                street_address: present(a.street_address),
+                postal_code: present(a.postal_code),
+                region: present(a.region),
+                locality: present(a.locality),
+            })
+            .collect();
+        let ext = self.extension.unwrap_or_default();
+        let package_id = present(ext.package_id)
+            .map(|raw| {
+                Uuid::parse_str(&raw)
+                    .map(PackageId::from_uuid)
+                    .map_err(|_| {
+                        ScimUserError::invalid("packageId", format!("'{raw}' is not a valid UUID"))
+                    })
+            })
+            .transpose()?;
+        let start_date = present(ext.start_date)
+            .map(|raw| parse_start_date(&raw))
+            .transpose()?;
+        let status = match present(ext.status) {
+            Some(raw) => PersonStatus::parse(&raw).map_err(|_| {
+                ScimUserError::invalid(
+                    "status",
+                    format!("unknown status '{raw}'; expected ACTIVE, OFFBOARDING or OFFBOARDED"),
+                )
+            })?,
+            None => PersonStatus::Active,
+        };
+        let name = self.name.unwrap_or_default();
+        Ok(Person {
+            id,
+            organization_id: organization,
+            external_id: present(self.external_id),
+            user_name,
+            given_name: present(name.given_name),
+            family_name: present(name.family_name),
+            display_name: present(self.display_name),
+            emails,
+            phone_numbers,
+            addresses,
+            active: self.active.unwrap_or(true),
+            package_id,
+            start_date,
+            status,
+            skip_user_activation: ext.skip_user_activation,
+            cpf_number: present(ext.cpf_number),
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        })
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutName<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    given_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    family_name: Option<&'a str>,
+    formatted: String,
+}
+
+#[derive(Serialize)]
+struct OutMultiValue<'a> {
+    value: &'a str,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+    primary: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutAddress<'a> {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+    primary: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    country: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    street_address: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    postal_code: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locality: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutMeta {
+    resource_type: &'static str,
+    created: String,
+    last_modified: String,
+    location: String,
+    version: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutExtension<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    package_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_date: Option<String>,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skip_user_activation: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpf_number: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutUser<'a> {
+    schemas: [&'static str; 2],
+    id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    external_id: Option<&'a str>,
+    user_name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<OutName<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    emails: Vec<OutMultiValue<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    phone_numbers: Vec<OutMultiValue<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    addresses: Vec<OutAddress<'a>>,
+    active: bool,
+    meta: OutMeta,
+    #[serde(rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User")]
+    extension: OutExtension<'a>,
+}
+
+fn timestamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// The weak entity tag of a person's version, as `meta.version` and the `ETag`
+/// header show it: `W/"<version>"`.
+#[must_use]
+pub fn version_tag(version: i64) -> String {
+    format!("W/\"{version}\"")
+}
+
+/// The location of a user resource: `{base_url}/scim/v2/Users/{id}`.
+#[must_use]
+pub fn user_location(base_url: &str, id: PersonId) -> String {
+    format!("{}/scim/v2/Users/{id}", base_url.trim_end_matches('/'))
+}
+
+/// The SCIM representation of `person`, with `meta.location` under `base_url`
+/// (e.g. `https://equip.example.com`, no trailing slash needed). Absent optional
+/// attributes and empty multi-valued attributes are omitted.
+#[must_use]
+pub fn from_person(person: &Person, base_url: &str) -> Value {
+    let name = (person.given_name.is_some() || person.family_name.is_some()).then(|| OutName {
+        given_name: person.given_name.as_deref(),
+        family_name: person.family_name.as_deref(),
+        formatted: [person.given_name.as_deref(), person.family_name.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" "),
+    });
+    let user = OutUser {
+        schemas: [schemas::USER, schemas::EQUIP_USER_EXTENSION],
+        id: person.id.to_string(),
+        external_id: person.external_id.as_deref(),
+        user_name: &person.user_name,
+        name,
+        display_name: person.display_name.as_deref(),
+        emails: person
+            .emails
+            .iter()
+            .map(|e| OutMultiValue {
+                value: &e.value,
+                kind: e.kind.as_deref(),
+                primary: e.primary,
+            })
+            .collect(),
+        phone_numbers: person
+            .phone_numbers
+            .iter()
+            .map(|p| OutMultiValue {
+                value: &p.value,
+                kind: p.kind.as_deref(),
+                primary: p.primary,
+            })
+            .collect(),
+        addresses: person
+            .addresses
+            .iter()
+            .map(|a| OutAddress {
+                kind: a.kind.as_deref(),
+                primary: a.primary,
+                country: a.country.as_deref(),
+                street_address: a.street_address.as_deref(),
+                postal_code: a.postal_code.as_deref(),
+                region: a.region.as_deref(),
+                locality: a.locality.as_deref(),
+            })
+            .collect(),
+        active: person.active,
+        meta: OutMeta {
+            resource_type: "User",
+            created: timestamp(person.created_at),
+            last_modified: timestamp(person.updated_at),
+            location: user_location(base_url, person.id),
+            version: version_tag(person.version),
+        },
+        extension: OutExtension {
+            package_id: person.package_id.map(|p| p.to_string()),
+            start_date: person.start_date.map(|d| d.format("%Y-%m-%d").to_string()),
+            status: person.status.as_str(),
+            skip_user_activation: person.skip_user_activation,
+            cpf_number: person.cpf_number.as_deref(),
+        },
+    };
+    // Serializing plain strings, booleans and numbers into a Value cannot fail.
+    serde_json::to_value(user).unwrap_or(Value::Null)
+}
+
+/// Parses a boolean the way identity providers send it.
+fn parse_lenient_bool(value: &Value) -> Result<Option<bool>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(*b)),
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" => Ok(Some(true)),
+            "false" => Ok(Some(false)),
+            "" => Ok(None),
+            _ => Err(format!("expected true or false, got '{s}'")),
+        },
+        other => Err(format!("expected true or false, got {other}")),
+    }
+}
+
+/// `Option<bool>` from a JSON boolean, null, or the strings "true"/"false" in any case.
+fn lenient_opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    let value = Value::deserialize(d)?;
+    parse_lenient_bool(&value).map_err(serde::de::Error::custom)
+}
+
+/// A value whose JSON `null` means its default (e.g. `"emails": null`).
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn org() -> OrganizationId {
+        OrganizationId::parse("0b3c6a8e-1d5f-4a8e-9a0c-2f1e3d4c5b6a").unwrap()
+    }
+
+    fn pid() -> PersonId {
+        PersonId::parse("6f1c2f4e-8d1b-4a53-9a43-3c1c8a0f4b11").unwrap()
+    }
+
+    fn full_user() -> Value {
+        json!({
+            "schemas": [schemas::USER, schemas::EQUIP_USER_EXTENSION],
+            "externalId": "00u1abcd",
+            "userName": "joao.silva@acme.example",
+            "password": "hunter2-very-secret",
+            "name": {"givenName": "João", "familyName": "Silva", "formatted": "João Silva"},
+            "displayName": "João Silva",
+            "emails": [
+                {"value": "joao.silva@acme.example", "type": "work", "primary": true},
+                {"value": "joao@home.example", "type": "home", "primary": "False"}
+            ],
+            "phoneNumbers": [{"value": "+55 11 91234-5678", "type": "mobile", "primary": "true"}],
+            "addresses": [{
+                "type": "home", "primary": true, "country": "BR",
+                "streetAddress": "Rua Augusta, 1500\nApto 42", "postalCode": "01304-001",
+                "region": "SP", "locality": "São Paulo", "formatted": "ignored"
+            }],
+            "active": true,
+            "locale": "pt-BR",
+            "urn:ietf:params:scim:schemas:extension:equip:1.0:User": {
+                "packageId": "9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b",
+                "startDate": "2031-02-03",
+                "status": "ACTIVE",
+                "skipUserActivation": "True",
+                "cpfNumber": "529.982.247-25"
+            }
+        })
+    }
+
+    fn parse(v: Value) -> ScimUser {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn extension_key_matches_the_schema_constant() {
+        let v = json!({ schemas::EQUIP_USER_EXTENSION: {"cpfNumber": "1"} });
+        assert!(parse(v).extension.is_some());
+    }
+
+    #[test]
+    fn incoming_user_becomes_a_person() {
+        let now = Utc::now();
+        let p = parse(full_user()).into_person(org(), pid(), now).unwrap();
+        assert_eq!(p.id, pid());
+        assert_eq!(p.organization_id, org());
+        assert_eq!(p.user_name, "joao.silva@acme.example");
+        assert_eq!(p.external_id.as_deref(), Some("00u1abcd"));
+        assert_eq!(p.given_name.as_deref(), Some("João"));
+        assert_eq!(p.family_name.as_deref(), Some("Silva"));
+        assert_eq!(p.display_name.as_deref(), Some("João Silva"));
+        assert_eq!(p.emails.len(), 2);
+        assert!(p.emails[0].primary && !p.emails[1].primary);
+        assert_eq!(p.emails[1].kind.as_deref(), Some("home"));
+        assert!(p.phone_numbers[0].primary);
+        assert_eq!(
+            p.addresses[0].street_address.as_deref(),
+            Some("Rua Augusta, 1500\nApto 42")
+        );
+        assert_eq!(p.addresses[0].country.as_deref(), Some("BR"));
+        assert!(p.active);
+        assert_eq!(
+            p.package_id.unwrap().to_string(),
+            "9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b"
+        );
+        assert_eq!(p.start_date, NaiveDate::from_ymd_opt(2031, 2, 3));
+        assert_eq!(p.status, PersonStatus::Active);
+        assert_eq!(p.skip_user_activation, Some(true));
+        assert_eq!(p.cpf_number.as_deref(), Some("529.982.247-25"));
+        assert_eq!((p.created_at, p.updated_at, p.version), (now, now, 1));
+        assert!(p.validate().is_ok());
+        assert!(
+            !format!("{p:?}").contains("hunter2"),
+            "password is never kept"
+        );
+    }
+
+    #[test]
+    fn entra_string_booleans_are_accepted_in_any_case() {
+        for (raw, expected) in [
+            ("False", false),
+            ("false", false),
+            ("FALSE", false),
+            ("True", true),
+            (" true ", true),
+        ] {
+            let u = parse(json!({"userName": "a@b.example", "active": raw}));
+            assert_eq!(u.active, Some(expected), "{raw}");
+        }
+        let p = parse(json!({"userName": "a@b.example", "active": "False"}))
+            .into_person(org(), pid(), Utc::now())
+            .unwrap();
+        assert!(!p.active);
+        let u = parse(json!({"userName": "a@b.example", "active": null}));
+        assert_eq!(u.active, None);
+        assert!(serde_json::from_value::<ScimUser>(json!({"active": "maybe"})).is_err());
+        assert!(serde_json::from_value::<ScimUser>(json!({"active": 1})).is_err());
+    }
+
+    #[test]
+    fn active_defaults_to_true_and_status_to_active() {
+        let p = parse(json!({"userName": "a@b.example", "emails": [{"value": "a@b.example"}]}))
+            .into_person(org(), pid(), Utc::now())
+            .unwrap();
+        assert!(p.active);
+        assert_eq!(p.status, PersonStatus::Active);
+        assert!(!p.emails[0].primary);
+        assert!(p.validate().is_ok(), "a single email counts as primary");
+    }
+
+    #[test]
+    fn bad_attributes_are_named() {
+        let cases = [
+            (json!({"emails": []}), "userName"),
+            (json!({"userName": "  "}), "userName"),
+            (
+                json!({"userName": "a@b.example", "emails": [{"type": "work"}]}),
+                "emails[0].value",
+            ),
+            (
+                json!({"userName": "a@b.example", "phoneNumbers": [{"value": ""}]}),
+                "phoneNumbers[0].value",
+            ),
+            (
+                json!({"userName": "a@b.example", schemas::EQUIP_USER_EXTENSION: {"packageId": "nope"}}),
+                "packageId",
+            ),
+            (
+                json!({"userName": "a@b.example", schemas::EQUIP_USER_EXTENSION: {"startDate": "03/02/2031"}}),
+                "startDate",
+            ),
+            (
+                json!({"userName": "a@b.example", schemas::EQUIP_USER_EXTENSION: {"status": "GONE"}}),
+                "status",
+            ),
+        ];
+        for (body, attribute) in cases {
+            let err = parse(body.clone())
+                .into_person(org(), pid(), Utc::now())
+                .unwrap_err();
+            assert_eq!(err.attribute(), attribute, "{body}");
+            assert!(err.to_string().starts_with(attribute));
+        }
+    }
+
+    #[test]
+    fn empty_strings_and_nulls_count_as_absent() {
+        let p = parse(json!({
+            "userName": "a@b.example",
+            "externalId": "",
+            "emails": null,
+            "addresses": null,
+            schemas::EQUIP_USER_EXTENSION: {"packageId": "", "startDate": null, "cpfNumber": " "}
+        }))
+        .into_person(org(), pid(), Utc::now())
+        .unwrap();
+        assert_eq!(p.external_id, None);
+        assert_eq!(p.package_id, None);
+        assert_eq!(p.start_date, None);
+        assert_eq!(p.cpf_number, None);
+        assert!(p.emails.is_empty() && p.addresses.is_empty());
+    }
+
+    #[test]
+    fn start_date_accepts_a_timestamp_too() {
+        let p = parse(json!({"userName": "a@b.example",
+            schemas::EQUIP_USER_EXTENSION: {"startDate": "2031-02-03T00:00:00Z"}}))
+        .into_person(org(), pid(), Utc::now())
+        .unwrap();
+        assert_eq!(p.start_date, NaiveDate::from_ymd_opt(2031, 2, 3));
+    }
+
+    #[test]
+    fn outgoing_user_has_meta_schemas_and_extension() {
+        let mut p = parse(full_user())
+            .into_person(org(), pid(), Utc::now())
+            .unwrap();
+        p.version = 7;
+        let v = from_person(&p, "https://equip.example.com/");
+        assert_eq!(
+            v["schemas"],
+            json!([schemas::USER, schemas::EQUIP_USER_EXTENSION])
+        );
+        assert_eq!(v["id"], pid().to_string());
+        assert_eq!(v["userName"], "joao.silva@acme.example");
+        assert_eq!(v["name"]["formatted"], "João Silva");
+        assert_eq!(v["emails"][1]["primary"], false);
+        assert_eq!(v["emails"][0]["type"], "work");
+        assert_eq!(
+            v["addresses"][0]["streetAddress"],
+            "Rua Augusta, 1500\nApto 42"
+        );
+        assert_eq!(v["active"], true);
+        assert_eq!(v["meta"]["resourceType"], "User");
+        assert_eq!(
+            v["meta"]["location"],
+            format!("https://equip.example.com/scim/v2/Users/{}", pid())
+        );
+        assert_eq!(v["meta"]["version"], "W/\"7\"");
+        assert!(v["meta"]["created"].as_str().unwrap().ends_with('Z'));
+        let ext = &v[schemas::EQUIP_USER_EXTENSION];
+        assert_eq!(ext["packageId"], "9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b");
+        assert_eq!(ext["startDate"], "2031-02-03");
+        assert_eq!(ext["status"], "ACTIVE");
+        assert_eq!(ext["skipUserActivation"], true);
+        assert_eq!(ext["cpfNumber"], "529.982.247-25");
+        assert!(v.get("password").is_none());
+    }
+
+    #[test]
+    fn absent_optionals_are_omitted() {
+        let p = parse(json!({"userName": "a@b.example", "emails": [{"value": "a@b.example", "primary": true}]}))
+            .into_person(org(), pid(), Utc::now())
+            .unwrap();
+        let v = from_person(&p, "http://localhost:8080");
+        let obj = v.as_object().unwrap();
+        for absent in [
+            "externalId",
+            "name",
+            "displayName",
+            "phoneNumbers",
+            "addresses",
+        ] {
+            assert!(!obj.contains_key(absent), "{absent}");
+        }
+        let ext = v[schemas::EQUIP_USER_EXTENSION].as_object().unwrap();
+        assert_eq!(ext.keys().collect::<Vec<_>>(), vec!["status"]);
+        assert!(v["emails"][0].get("type").is_none());
+    }
+
+    #[test]
+    fn round_trip_keeps_the_person() {
+        let now = Utc::now();
+        let original = parse(full_user()).into_person(org(), pid(), now).unwrap();
+        let shown = from_person(&original, "https://equip.example.com");
+        let mut back = parse(shown).into_person(org(), pid(), now).unwrap();
+        // meta is the server's: what comes back carries the caller's time and version.
+        back.version = original.version;
+        assert_eq!(back, original);
+    }
+}
