@@ -1,1 +1,50 @@
-//! placeholder
+//! # equip-http
+//!
+//! The web layer: actix-web handlers, extractors and the mapping of domain errors
+//! to HTTP. It talks to storage only through the domain's repository traits
+//! ([`Ports`]), and runs every (synchronous) store call on actix's blocking pool.
+//!
+//! - [`app`] builds the complete application: routes, JSON and query
+//!   configuration, error bodies for unknown paths and methods, request logging.
+//! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`).
+//! - [`auth`]: the `Authorization: ApiKey …` extractor.
+//! - [`routes`]: one module per resource.
+
+pub mod auth;
+mod blocking;
+mod body;
+pub mod error;
+mod logging;
+pub mod routes;
+mod state;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::{web, App};
+
+pub use state::{AppState, Ports};
+
+/// Largest JSON body accepted on `/api/v1` and `/scim/v2` (except uploads).
+pub const JSON_LIMIT: usize = 1024 * 1024;
+
+/// The complete equip application over `state`.
+pub fn app(
+    state: AppState,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(web::Data::new(state))
+        .app_data(error::json_config(JSON_LIMIT))
+        .app_data(error::query_config())
+        .app_data(error::path_config())
+        .configure(routes::configure)
+        .default_service(web::to(error::unknown_path))
+        .wrap(logging::RequestLog)
+}

@@ -1,0 +1,68 @@
+//! The `Authorization: ApiKey <key>` extractor.
+//!
+//! Every request looks its key up (one indexed read on the blocking pool), so a
+//! revoked key stops working at once on every instance. The key is never logged.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{web, FromRequest, HttpRequest};
+use equip_domain::api_key::{AuthError, Caller, Scope};
+use equip_domain::services::auth::{authenticate, AuthFailure};
+
+use crate::error::{Area, HttpError};
+use crate::state::AppState;
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone)]
+pub struct Authenticated {
+    /// Who is calling.
+    pub caller: Caller,
+    area: Area,
+}
+
+impl Authenticated {
+    /// The caller, if it holds `scope`; otherwise 403.
+    ///
+    /// # Errors
+    /// 403 with the area's body.
+    pub fn require(&self, scope: Scope) -> Result<&Caller, HttpError> {
+        self.caller
+            .require(scope)
+            .map(|()| &self.caller)
+            .map_err(|e| HttpError::forbidden(self.area, e))
+    }
+}
+
+impl FromRequest for Authenticated {
+    type Error = HttpError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let area = Area::of_path(req.path());
+        let state = req.app_data::<web::Data<AppState>>().map(|s| s.ports());
+        let header = req
+            .headers()
+            .get(AUTHORIZATION)
+            .map(|v| v.to_str().map(str::to_owned));
+        Box::pin(async move {
+            let header = match header {
+                None => return Err(HttpError::unauthorized(area, AuthError::Missing)),
+                Some(Err(_)) => return Err(HttpError::unauthorized(area, AuthError::Malformed)),
+                Some(Ok(h)) => h,
+            };
+            let ports =
+                state.ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
+            let result = web::block(move || authenticate(&*ports, Some(&header)))
+                .await
+                .map_err(|e| HttpError::internal(area, &e))?;
+            match result {
+                Ok(caller) => Ok(Self { caller, area }),
+                Err(AuthFailure::Refused(e)) => Err(HttpError::unauthorized(area, e)),
+                Err(AuthFailure::Store(e)) => Err(HttpError::from_domain(area, e.into())),
+            }
+        })
+    }
+}

@@ -1,0 +1,81 @@
+//! Reading JSON request bodies field by field, so that a bad value is answered
+//! with a 400 naming that field.
+
+use equip_domain::ids::InvalidId;
+use serde_json::{Map, Value};
+
+use crate::error::{Area, HttpError};
+
+/// A JSON object body.
+pub struct Fields<'a> {
+    area: Area,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    /// The body as an object.
+    ///
+    /// # Errors
+    /// 400 when the body is not a JSON object.
+    pub fn of(area: Area, body: &'a Value) -> Result<Self, HttpError> {
+        body.as_object()
+            .map(|map| Self { area, map })
+            .ok_or_else(|| {
+                HttpError::bad_request(area, "request", "the body must be a JSON object")
+            })
+    }
+
+    fn required(&self, name: &str) -> Result<&'a Value, HttpError> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Err(HttpError::bad_request(
+                self.area,
+                name,
+                format!("{name} is required"),
+            )),
+            Some(v) => Ok(v),
+        }
+    }
+
+    /// A required UUID-valued field parsed with `parse`.
+    ///
+    /// # Errors
+    /// 400 naming the field when it is missing or not a UUID string.
+    pub fn id<T>(
+        &self,
+        name: &str,
+        parse: fn(&str) -> Result<T, InvalidId>,
+    ) -> Result<T, HttpError> {
+        let value = self.required(name)?;
+        value.as_str().and_then(|s| parse(s).ok()).ok_or_else(|| {
+            HttpError::bad_request(self.area, name, format!("{name} must be a UUID string"))
+        })
+    }
+
+    /// A required 32-bit integer field.
+    ///
+    /// # Errors
+    /// 400 naming the field when it is missing or not an integer in range.
+    pub fn i32(&self, name: &str) -> Result<i32, HttpError> {
+        let value = self.required(name)?;
+        value
+            .as_i64()
+            .and_then(|n| i32::try_from(n).ok())
+            .ok_or_else(|| {
+                HttpError::bad_request(self.area, name, format!("{name} must be an integer"))
+            })
+    }
+}
+
+/// Parses a path segment as an id; 400 naming `name` otherwise.
+///
+/// # Errors
+/// 400 naming the path parameter.
+pub fn path_id<T>(
+    area: Area,
+    name: &str,
+    raw: &str,
+    parse: fn(&str) -> Result<T, InvalidId>,
+) -> Result<T, HttpError> {
+    parse(raw)
+        .map_err(|_| HttpError::bad_request(area, name, format!("'{raw}' is not a valid UUID")))
+}

@@ -1,0 +1,303 @@
+//! Error bodies and status mapping.
+//!
+//! Two areas, two bodies (decisions §4):
+//! - `/api/v1/...` (and everything outside `/scim/`): `{"errors":[{"detail","source"}]}`
+//!   as `application/json`;
+//! - `/scim/v2/...`: the RFC 7644 §3.12 body as `application/scim+json`.
+//!
+//! A 5xx never shows internals: the cause is logged, the caller gets a fixed text.
+
+use std::fmt;
+
+use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use equip_domain::api_key::{AuthError, MissingScope};
+use equip_domain::{DomainError, StoreError};
+use equip_scim::error::{ScimErrorBody, ScimType};
+use serde_json::json;
+
+/// Which part of the API a request belongs to; decides the error body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    /// `/api/v1` and the operational endpoints.
+    Api,
+    /// `/scim/v2`.
+    Scim,
+}
+
+impl Area {
+    /// The area of a request path.
+    #[must_use]
+    pub fn of_path(path: &str) -> Self {
+        if path == "/scim" || path.starts_with("/scim/") {
+            Self::Scim
+        } else {
+            Self::Api
+        }
+    }
+}
+
+/// An error answered to the caller.
+#[derive(Debug, Clone)]
+pub struct HttpError {
+    area: Area,
+    status: StatusCode,
+    detail: String,
+    source: String,
+    scim_type: Option<ScimType>,
+}
+
+impl HttpError {
+    /// An error of `area` with `status`, naming `source` (the parameter, field or
+    /// entity) in the API body.
+    pub fn new(
+        area: Area,
+        status: StatusCode,
+        source: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
+        Self {
+            area,
+            status,
+            detail: detail.into(),
+            source: source.into(),
+            scim_type: None,
+        }
+    }
+
+    /// 400 naming `source`.
+    pub fn bad_request(area: Area, source: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(area, StatusCode::BAD_REQUEST, source, detail)
+    }
+
+    /// Sets the SCIM `scimType`.
+    #[must_use]
+    pub fn with_scim_type(mut self, scim_type: ScimType) -> Self {
+        self.scim_type = Some(scim_type);
+        self
+    }
+
+    /// 401 for a refused key.
+    #[must_use]
+    pub fn unauthorized(area: Area, err: AuthError) -> Self {
+        Self::new(
+            area,
+            StatusCode::UNAUTHORIZED,
+            "authorization",
+            err.to_string(),
+        )
+    }
+
+    /// 403 for a key without the needed scope.
+    #[must_use]
+    pub fn forbidden(area: Area, err: MissingScope) -> Self {
+        Self::new(
+            area,
+            StatusCode::FORBIDDEN,
+            "authorization",
+            err.to_string(),
+        )
+    }
+
+    /// 500 with a fixed text; `cause` goes to the log only.
+    pub fn internal(area: Area, cause: &dyn fmt::Display) -> Self {
+        log::error!("internal error: {cause}");
+        Self::new(
+            area,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server",
+            "internal server error",
+        )
+    }
+
+    /// The status of a domain error, with its field as `source`.
+    #[must_use]
+    pub fn from_domain(area: Area, err: DomainError) -> Self {
+        match err {
+            DomainError::Invalid { field, message } => {
+                Self::new(area, StatusCode::BAD_REQUEST, field, message)
+                    .with_scim_type(ScimType::InvalidValue)
+            }
+            DomainError::NotFound { entity, message } => {
+                Self::new(area, StatusCode::NOT_FOUND, entity, message)
+            }
+            DomainError::Conflict { entity, message } => {
+                Self::new(area, StatusCode::CONFLICT, entity, message)
+            }
+            DomainError::Store(StoreError::Unavailable(cause)) => {
+                log::warn!("storage unavailable: {cause}");
+                Self::new(
+                    area,
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "server",
+                    "the service is temporarily unavailable; retry later",
+                )
+            }
+            DomainError::Store(other) => Self::internal(area, &other),
+        }
+    }
+
+    /// The status.
+    #[must_use]
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.source,
+            self.detail
+        )
+    }
+}
+
+impl ResponseError for HttpError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut builder = HttpResponse::build(self.status);
+        if self.status == StatusCode::UNAUTHORIZED {
+            builder.insert_header((
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("ApiKey realm=\"equip\""),
+            ));
+        }
+        match self.area {
+            Area::Api => builder.content_type("application/json").body(
+                json!({"errors": [{"detail": self.detail, "source": self.source}]}).to_string(),
+            ),
+            Area::Scim => {
+                let body = ScimErrorBody::new(self.status.as_u16(), self.scim_type, &self.detail);
+                builder
+                    .content_type(equip_scim::schemas::MEDIA_TYPE)
+                    .body(serde_json::to_string(&body).unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// Default service: an unknown path is 404 with the area's body.
+pub async fn unknown_path(req: HttpRequest) -> HttpResponse {
+    HttpError::new(
+        Area::of_path(req.path()),
+        StatusCode::NOT_FOUND,
+        "path",
+        format!("no such endpoint: {}", req.path()),
+    )
+    .error_response()
+}
+
+/// Resource default: a known path with another method is 405 with the area's
+/// body and an `Allow` header listing `allow`.
+#[must_use]
+pub fn method_not_allowed(req: &HttpRequest, allow: &'static str) -> HttpResponse {
+    let mut resp = HttpError::new(
+        Area::of_path(req.path()),
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method",
+        format!("method {} is not allowed on {}", req.method(), req.path()),
+    )
+    .error_response();
+    resp.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    resp
+}
+
+/// JSON bodies: `application/json` or any `+json` type (SCIM), at most `limit`
+/// bytes; errors mapped to 400 / 413 / 415 with the area's body.
+#[must_use]
+pub fn json_config(limit: usize) -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(limit)
+        .content_type(|mime| mime.subtype() == mime::JSON || mime.suffix() == Some(mime::JSON))
+        .content_type_required(true)
+        .error_handler(|err, req| json_error(&err, req).into())
+}
+
+fn json_error(err: &JsonPayloadError, req: &HttpRequest) -> HttpError {
+    let area = Area::of_path(req.path());
+    match err {
+        JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
+            HttpError::new(
+                area,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request",
+                format!("request body is larger than the limit ({err})"),
+            )
+        }
+        JsonPayloadError::ContentType => HttpError::new(
+            area,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type",
+            "expected Content-Type application/json (or application/scim+json on /scim/v2)",
+        ),
+        JsonPayloadError::Deserialize(e) => {
+            HttpError::bad_request(area, "request", format!("malformed JSON body: {e}"))
+                .with_scim_type(ScimType::InvalidSyntax)
+        }
+        other => HttpError::bad_request(area, "request", format!("unreadable body: {other}"))
+            .with_scim_type(ScimType::InvalidSyntax),
+    }
+}
+
+/// Query strings that do not parse: 400.
+#[must_use]
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|err: QueryPayloadError, req| {
+        HttpError::bad_request(
+            Area::of_path(req.path()),
+            "query",
+            format!("malformed query string: {err}"),
+        )
+        .into()
+    })
+}
+
+/// Path segments that do not parse: 400.
+#[must_use]
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|err: PathError, req| {
+        HttpError::bad_request(
+            Area::of_path(req.path()),
+            "path",
+            format!("malformed path: {err}"),
+        )
+        .into()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use actix_web::body::to_bytes;
+
+    #[actix_web::test]
+    async fn server_errors_hide_their_cause() {
+        let err = HttpError::from_domain(
+            Area::Api,
+            DomainError::Store(StoreError::Backend("SELECT secret FROM x".into())),
+        );
+        let resp = err.error_response();
+        assert_eq!(resp.status(), 500);
+        let body = to_bytes(resp.into_body()).await.unwrap();
+        let text = String::from_utf8(body.to_vec()).unwrap();
+        assert!(!text.contains("SELECT"), "{text}");
+    }
+
+    #[test]
+    fn area_follows_the_path() {
+        assert_eq!(Area::of_path("/scim/v2/Users"), Area::Scim);
+        assert_eq!(Area::of_path("/api/v1/warehouses/x"), Area::Api);
+        assert_eq!(Area::of_path("/scimx"), Area::Api);
+    }
+}

@@ -1,0 +1,37 @@
+//! `GET /api/v1/warehouses/{id}`.
+
+use actix_web::{web, HttpResponse};
+use equip_domain::api_key::Scope;
+use equip_domain::ids::WarehouseId;
+use equip_domain::location::Warehouse;
+use equip_domain::services::warehouses::get_warehouse;
+use serde_json::{json, Value};
+
+use crate::auth::Authenticated;
+use crate::blocking;
+use crate::body::path_id;
+use crate::error::{Area, HttpError};
+use crate::state::AppState;
+
+/// The Warehouse JSON of the API document: `id`, `name`, `address` (or null).
+#[must_use]
+pub fn warehouse_json(w: &Warehouse) -> Value {
+    json!({
+        "id": w.id,
+        "name": w.name,
+        "address": w.address,
+    })
+}
+
+/// 200 with the warehouse; 400 malformed id; 401; 403; 404 unknown or not accessible.
+pub async fn get(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    let org = auth.require(Scope::WarehousesRead)?.organization_id;
+    let id = path_id(Area::Api, "id", &id, WarehouseId::parse)?;
+    let ports = state.ports();
+    let warehouse = blocking::run(Area::Api, move || get_warehouse(&*ports, org, id)).await?;
+    Ok(HttpResponse::Ok().json(warehouse_json(&warehouse)))
+}
