@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Fails when a crate depends on something its layer must not know:
+#   equip-domain: no diesel, no actix, no SCIM, no persistence;
+#   equip-scim:   no diesel, no actix, no persistence;
+#   equip-http:   no diesel, no persistence (it talks to the domain's traits).
+# Only normal (non-dev) dependency edges count.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail=0
+check() {
+  local crate=$1; shift
+  local tree
+  tree=$(cargo tree -p "$crate" -e normal --prefix none --format '{p}' 2>/dev/null | awk '{print $1}' | sort -u)
+  for banned in "$@"; do
+    if grep -qx -- "$banned" <<<"$tree"; then
+      echo "layering violation: $crate depends on $banned" >&2
+      fail=1
+    fi
+  done
+}
+check equip-domain diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http
+check equip-scim diesel diesel_migrations actix-web actix-http equip-persistence equip-http
+check equip-http diesel diesel_migrations equip-persistence r2d2
+if [ "$fail" -ne 0 ]; then exit 1; fi
+echo "layering: ok (domain, scim and http are free of the layers below them)"
