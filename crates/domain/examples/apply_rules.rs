@@ -19,14 +19,20 @@ fn main() -> Result<(), DomainError> {
         Err(e) => println!("refused as expected: {e}"),
         Ok(()) => println!("unexpectedly accepted"),
     }
-    check_deploy_reason(DeployStatus::Unavailable, Some(DeployReason::RequiresRepair))?;
+    check_deploy_reason(
+        DeployStatus::Unavailable,
+        Some(DeployReason::RequiresRepair),
+    )?;
     println!("UNAVAILABLE with REQUIRES_REPAIR: accepted");
     if let Err(e) = check_transition(DeployStatus::Archived, DeployStatus::Available) {
         println!("refused as expected: {e}");
     }
 
     // 2. Person rules usable on their own.
-    println!("CPF 529.982.247-25 valid: {}", is_valid_cpf("529.982.247-25"));
+    println!(
+        "CPF 529.982.247-25 valid: {}",
+        is_valid_cpf("529.982.247-25")
+    );
 
     // 3. Use cases over the in-memory ports.
     let store = InMemoryStore::default();

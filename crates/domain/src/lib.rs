@@ -20,6 +20,8 @@
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
 //! - [`services`]: use cases that combine rules and ports.
 
+#![deny(missing_docs)]
+
 #[macro_use]
 mod macros;
 

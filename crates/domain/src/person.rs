@@ -136,13 +136,11 @@ impl Person {
     /// The primary email, or the only one when none is flagged.
     #[must_use]
     pub fn primary_email(&self) -> Option<&Email> {
-        self.emails
-            .iter()
-            .find(|e| e.primary)
-            .or_else(|| match self.emails.as_slice() {
-                [only] => Some(only),
-                _ => None,
-            })
+        let only = match self.emails.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        };
+        self.emails.iter().find(|e| e.primary).or(only)
     }
 
     /// Checks the rules every stored person satisfies:
