@@ -1,0 +1,165 @@
+//! The command line (decisions §10). Every command takes `--database-url`
+//! (env `DATABASE_URL`, default `./equip.db`). Commands that create something
+//! print its id (for a key: the key) alone on standard output; everything meant
+//! for a person goes to standard error.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Default location of the embedded SQLite database.
+pub const DEFAULT_DATABASE_URL: &str = "./equip.db";
+/// Default listen address of `equip serve`.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+/// Default seed of `equip demo`.
+pub const DEFAULT_SEED: u64 = 20_261_121;
+/// Default number of inventory items `equip demo` creates.
+pub const DEFAULT_DEMO_ITEMS: usize = 400;
+
+/// equip: equipment inventory and people provisioning service.
+#[derive(Debug, Parser)]
+#[command(name = "equip", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Database: a SQLite path (or sqlite://path) or a postgres:// URL.
+    #[arg(
+        long,
+        global = true,
+        env = "DATABASE_URL",
+        default_value = DEFAULT_DATABASE_URL,
+        hide_env_values = true
+    )]
+    pub database_url: String,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP service (runs pending migrations first).
+    Serve(ServeArgs),
+    /// Run pending database migrations and list them.
+    Migrate,
+    /// Manage organizations.
+    #[command(subcommand)]
+    Org(OrgCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Import an organization's data from a JSON document (see docs/import.md).
+    Import(ImportArgs),
+    /// Create a demo organization with realistic data; prints its API key.
+    Demo(DemoArgs),
+}
+
+/// `equip serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "EQUIP_BIND", default_value = DEFAULT_BIND)]
+    pub bind: String,
+    /// Number of HTTP worker threads (default: one per CPU core).
+    #[arg(long, env = "EQUIP_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+/// `equip org …`.
+#[derive(Debug, Subcommand)]
+pub enum OrgCommand {
+    /// Create an organization; prints its id.
+    Create {
+        /// Display name.
+        #[arg(long)]
+        name: String,
+    },
+}
+
+/// `equip key …`.
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Issue an API key; prints the key (shown only this once).
+    Create {
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+        /// A scope the key gets (repeatable or comma-separated; default: all).
+        /// Scopes: inventory:read, inventory:write, warehouses:read,
+        /// inventory-levels:write, new-joiners:write, scim.
+        #[arg(long = "scope", value_delimiter = ',')]
+        scopes: Vec<String>,
+        /// A label for people, e.g. "Okta provisioning".
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// Revoke an API key by its id; it stops working at once.
+    Revoke {
+        /// The key's id (printed on standard error when it was created).
+        id: String,
+    },
+}
+
+/// `equip import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Organization id.
+    #[arg(long)]
+    pub org: String,
+    /// The JSON document; `-` reads standard input.
+    pub file: PathBuf,
+}
+
+/// `equip demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Name of the demo organization.
+    #[arg(long, default_value = "Demo Org")]
+    pub name: String,
+    /// Seed of the generator: the same seed gives the same data.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Number of inventory items.
+    #[arg(long, default_value_t = DEFAULT_DEMO_ITEMS)]
+    pub items: usize,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn scopes_repeat_or_split_on_commas() {
+        let cli = Cli::try_parse_from([
+            "equip",
+            "key",
+            "create",
+            "--org",
+            "x",
+            "--scope",
+            "scim,inventory:read",
+            "--scope",
+            "warehouses:read",
+        ])
+        .unwrap();
+        match cli.command {
+            Command::Key(KeyCommand::Create { scopes, .. }) => {
+                assert_eq!(scopes, ["scim", "inventory:read", "warehouses:read"]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn database_url_is_accepted_after_the_subcommand() {
+        let cli = Cli::try_parse_from(["equip", "migrate", "--database-url", "/tmp/x.db"]).unwrap();
+        assert_eq!(cli.database_url, "/tmp/x.db");
+    }
+}

@@ -1,0 +1,20 @@
+//! `equip migrate`.
+
+use super::{connect, DatabaseConfig};
+
+/// Applies pending migrations and lists them on standard error.
+///
+/// # Errors
+/// When the database cannot be opened or migrated.
+pub fn run(db: &DatabaseConfig) -> anyhow::Result<()> {
+    let (_, applied) = connect(db)?;
+    if applied.is_empty() {
+        eprintln!("no pending migrations: the database is up to date");
+    } else {
+        for name in &applied {
+            eprintln!("applied {name}");
+        }
+        eprintln!("{} migration(s) applied", applied.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! The admin commands. Each takes the configuration it needs (no globals) and
+//! reports through `anyhow`; `main` prints the error and exits non-zero.
+
+mod demo;
+mod import;
+mod keys;
+mod migrate;
+mod org;
+mod progress;
+mod serve;
+
+use anyhow::Context;
+use equip_persistence::{PoolOptions, Store};
+
+use crate::cli::{Cli, Command, OrgCommand};
+
+/// Where the database is.
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    /// `postgres://…`, `sqlite://path` or a plain SQLite path.
+    pub url: String,
+}
+
+/// Runs the command the command line names.
+///
+/// # Errors
+/// Whatever the command reports; nothing is printed on stdout then.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let db = DatabaseConfig {
+        url: cli.database_url,
+    };
+    match cli.command {
+        Command::Serve(args) => serve::run(&db, &args),
+        Command::Migrate => migrate::run(&db),
+        Command::Org(OrgCommand::Create { name }) => org::create(&db, &name),
+        Command::Key(command) => keys::run(&db, command),
+        Command::Import(args) => import::run(&db, &args),
+        Command::Demo(args) => demo::run(&db, &args),
+    }
+}
+
+/// Connects to the database and applies pending migrations (a fresh SQLite file
+/// is created and migrated on first use). Returns the names of the migrations
+/// applied now.
+fn connect(db: &DatabaseConfig) -> anyhow::Result<(Store, Vec<String>)> {
+    let shown = redact_url(&db.url);
+    let store = Store::connect(&db.url, PoolOptions::default())
+        .with_context(|| format!("cannot open the database {shown}"))?;
+    let applied = store
+        .run_migrations()
+        .with_context(|| format!("cannot migrate the database {shown}"))?;
+    for name in &applied {
+        log::info!("applied migration {name}");
+    }
+    log::debug!("database {shown} ready");
+    Ok((store, applied))
+}
+
+/// Opens the database for a command that does not care which migrations ran.
+fn open(db: &DatabaseConfig) -> anyhow::Result<Store> {
+    connect(db).map(|(store, _)| store)
+}
+
+/// A database URL fit for messages: the password of `scheme://user:password@host`
+/// is replaced by `***`.
+#[must_use]
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, tail) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_url;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact_url("postgres://equip:s3cret@db:5432/equip"),
+            "postgres://equip:***@db:5432/equip"
+        );
+        assert_eq!(
+            redact_url("postgres://equip@db/equip"),
+            "postgres://equip@db/equip"
+        );
+        assert_eq!(redact_url("./equip.db"), "./equip.db");
+        assert_eq!(redact_url("sqlite://x.db"), "sqlite://x.db");
+    }
+}

@@ -1,0 +1,379 @@
+//! The `equip` binary as a script would use it: on a fresh SQLite file per test,
+//! ids and keys alone on stdout, messages on stderr, imports that are atomic.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use equip_domain::ids::{OrganizationId, WarehouseId};
+use equip_domain::ports::WarehouseRepository;
+use equip_persistence::{PoolOptions, Store};
+use serde_json::Value;
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/sample-import.json");
+const SAMPLE_WAREHOUSE: &str = "5b7c1d0e-8f4a-4c3e-9d2b-1a6e7f8c9d01";
+
+/// A temporary directory with the database, removed afterwards.
+struct Workdir(PathBuf);
+
+impl Workdir {
+    fn new() -> Self {
+        let dir = std::env::temp_dir().join(format!("equip-cli-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn db(&self) -> PathBuf {
+        self.0.join("equip.db")
+    }
+
+    fn file(&self, name: &str, content: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+
+    /// Runs `equip` with `args` on this directory's database.
+    fn equip(&self, args: &[&str]) -> Run {
+        self.equip_with_stdin(args, None)
+    }
+
+    fn equip_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Run {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
+            .args(args)
+            .env("DATABASE_URL", self.db())
+            .env("RUST_LOG", "warn")
+            .env_remove("EQUIP_BIND")
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(text) = stdin {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+        }
+        Run(child.wait_with_output().unwrap())
+    }
+
+    fn org(&self) -> String {
+        let run = self.equip(&["org", "create", "--name", "Acme"]);
+        run.ok();
+        run.stdout().trim().to_owned()
+    }
+
+    fn store(&self) -> Store {
+        Store::connect(self.db().to_str().unwrap(), PoolOptions::default()).unwrap()
+    }
+}
+
+impl Drop for Workdir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Run(Output);
+
+impl Run {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+
+    fn ok(&self) -> &Self {
+        assert!(
+            self.0.status.success(),
+            "equip failed: {}\nstdout: {}\nstderr: {}",
+            self.0.status,
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+
+    fn failed(&self) -> &Self {
+        assert!(
+            !self.0.status.success(),
+            "equip succeeded unexpectedly\nstdout: {}\nstderr: {}",
+            self.stdout(),
+            self.stderr()
+        );
+        assert!(
+            self.stdout().is_empty(),
+            "a failure prints nothing on stdout"
+        );
+        self
+    }
+
+    /// stdout holds exactly one line.
+    fn single_line(&self) -> String {
+        let out = self.stdout();
+        assert_eq!(out.lines().count(), 1, "stdout: {out:?}");
+        out.trim().to_owned()
+    }
+}
+
+fn sample() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(SAMPLE).unwrap()).unwrap()
+}
+
+fn warehouse_name(store: &Store, org: &str) -> String {
+    store
+        .find_accessible_warehouse(
+            OrganizationId::parse(org).unwrap(),
+            WarehouseId::parse(SAMPLE_WAREHOUSE).unwrap(),
+        )
+        .unwrap()
+        .expect("the sample warehouse")
+        .name
+}
+
+#[test]
+fn org_create_prints_the_id_alone() {
+    let dir = Workdir::new();
+    let run = dir.equip(&["org", "create", "--name", "Acme"]);
+    run.ok();
+    let id = run.single_line();
+    assert!(OrganizationId::parse(&id).is_ok(), "{id:?}");
+    assert!(run.stderr().contains("equip key create --org"));
+
+    dir.equip(&["org", "create", "--name", "   "]).failed();
+}
+
+#[test]
+fn database_url_flag_works_like_the_environment() {
+    let dir = Workdir::new();
+    let other = dir.0.join("other.db");
+    let run = Command::new(env!("CARGO_BIN_EXE_equip"))
+        .args(["org", "create", "--name", "Flag", "--database-url"])
+        .arg(&other)
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(other.exists());
+    assert!(!dir.db().exists());
+}
+
+#[test]
+fn migrate_lists_what_it_applied() {
+    let dir = Workdir::new();
+    let first = dir.equip(&["migrate"]);
+    first.ok();
+    assert!(first.stdout().is_empty());
+    assert!(first.stderr().contains("applied"), "{}", first.stderr());
+    let second = dir.equip(&["migrate"]);
+    second.ok();
+    assert!(
+        second.stderr().contains("up to date"),
+        "{}",
+        second.stderr()
+    );
+}
+
+#[test]
+fn key_create_prints_the_key_alone_and_revoke_works() {
+    let dir = Workdir::new();
+    let org = dir.org();
+    let run = dir.equip(&["key", "create", "--org", &org, "--label", "ci"]);
+    run.ok();
+    let key = run.single_line();
+    assert!(key.starts_with("equip_"), "{key}");
+    let err = run.stderr();
+    assert!(err.contains("key id: "), "{err}");
+    assert!(
+        err.contains("scim") && err.contains("inventory:read"),
+        "{err}"
+    );
+    assert!(!err.contains(&key), "the key is not repeated on stderr");
+
+    let scoped = dir.equip(&["key", "create", "--org", &org, "--scope", "warehouses:read"]);
+    scoped.ok();
+    assert!(scoped.stderr().contains("scopes: warehouses:read\n"));
+    let key_id = scoped
+        .stderr()
+        .lines()
+        .find_map(|l| l.strip_prefix("key id: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    dir.equip(&["key", "revoke", &key_id]).ok();
+    dir.equip(&["key", "revoke", &uuid::Uuid::new_v4().to_string()])
+        .failed();
+
+    let bad = dir.equip(&[
+        "key",
+        "create",
+        "--org",
+        &org,
+        "--scope",
+        "inventory:delete",
+    ]);
+    bad.failed();
+    assert!(bad.stderr().contains("inventory:delete"));
+    let unknown_org = dir.equip(&["key", "create", "--org", &uuid::Uuid::new_v4().to_string()]);
+    unknown_org.failed();
+    assert!(
+        unknown_org.stderr().contains("not found"),
+        "{}",
+        unknown_org.stderr()
+    );
+}
+
+#[test]
+fn the_sample_imports_and_imports_again() {
+    let dir = Workdir::new();
+    let org = dir.org();
+    let first = dir.equip(&["import", "--org", &org, SAMPLE]);
+    first.ok();
+    assert!(first.stdout().is_empty());
+    assert!(
+        first
+            .stderr()
+            .contains("imported 3 warehouses, 2 offices, 3 SKUs, 2 packages, 3 people, 8 inventory items, 2 inventory levels"),
+        "{}",
+        first.stderr()
+    );
+    dir.equip(&["import", "--org", &org, SAMPLE]).ok();
+    assert_eq!(warehouse_name(&dir.store(), &org), "Berlin Tempelhof");
+
+    // From standard input too, with a change that the upsert applies.
+    let mut doc = sample();
+    doc["warehouses"][0]["name"] = "Berlin Tempelhof (renamed)".into();
+    dir.equip_with_stdin(&["import", "--org", &org, "-"], Some(&doc.to_string()))
+        .ok();
+    assert_eq!(
+        warehouse_name(&dir.store(), &org),
+        "Berlin Tempelhof (renamed)"
+    );
+}
+
+#[test]
+fn a_broken_file_names_the_entry_and_changes_nothing() {
+    let dir = Workdir::new();
+    let org = dir.org();
+    dir.equip(&["import", "--org", &org, SAMPLE]).ok();
+
+    // A bad value: refused while reading the document.
+    let mut doc = sample();
+    doc["warehouses"][0]["name"] = "SHOULD NOT BE WRITTEN".into();
+    doc["inventory"][6]["deployStatus"] = "GIFTED".into();
+    let path = dir.file(
+        "bad-status.json",
+        &serde_json::to_string_pretty(&doc).unwrap(),
+    );
+    let run = dir.equip(&["import", "--org", &org, path.to_str().unwrap()]);
+    run.failed();
+    let err = run.stderr();
+    assert!(
+        err.contains("inventory[6].deployStatus: unknown value 'GIFTED'"),
+        "{err}"
+    );
+    assert!(err.contains("line "), "{err}");
+    assert!(err.contains("nothing was imported"), "{err}");
+    assert_eq!(warehouse_name(&dir.store(), &org), "Berlin Tempelhof");
+
+    // A reference the store cannot resolve, in the last entry: the warehouses
+    // written before it in the same transaction are rolled back.
+    let mut doc = sample();
+    doc["warehouses"][0]["name"] = "SHOULD NOT BE WRITTEN".into();
+    doc["inventory"][7]["assignedTo"] =
+        serde_json::json!({"type": "PERSON", "id": uuid::Uuid::new_v4().to_string()});
+    let path = dir.file("bad-reference.json", &doc.to_string());
+    let run = dir.equip(&["import", "--org", &org, path.to_str().unwrap()]);
+    run.failed();
+    assert!(run.stderr().contains("inventory[7]"), "{}", run.stderr());
+    assert_eq!(warehouse_name(&dir.store(), &org), "Berlin Tempelhof");
+
+    // A domain rule: an UNAVAILABLE item without a reason.
+    let mut doc = sample();
+    doc["warehouses"][0]["name"] = "SHOULD NOT BE WRITTEN".into();
+    doc["inventory"][3]
+        .as_object_mut()
+        .unwrap()
+        .remove("deployReason");
+    let path = dir.file("bad-rule.json", &doc.to_string());
+    let run = dir.equip(&["import", "--org", &org, path.to_str().unwrap()]);
+    run.failed();
+    assert!(
+        run.stderr().contains("inventory[3].deployReason"),
+        "{}",
+        run.stderr()
+    );
+    assert_eq!(warehouse_name(&dir.store(), &org), "Berlin Tempelhof");
+
+    // The good file still imports.
+    dir.equip(&["import", "--org", &org, SAMPLE]).ok();
+}
+
+#[test]
+fn import_refuses_an_unknown_organization_and_a_missing_file() {
+    let dir = Workdir::new();
+    dir.equip(&["migrate"]).ok();
+    let run = dir.equip(&["import", "--org", &uuid::Uuid::new_v4().to_string(), SAMPLE]);
+    run.failed();
+    assert!(run.stderr().contains("not found"), "{}", run.stderr());
+    let org = dir.org();
+    let missing = dir.0.join("missing.json");
+    let run = dir.equip(&["import", "--org", &org, missing.to_str().unwrap()]);
+    run.failed();
+    assert!(run.stderr().contains("cannot read"), "{}", run.stderr());
+    dir.equip(&["import", "--org", "not-a-uuid", SAMPLE])
+        .failed();
+}
+
+#[test]
+fn demo_prints_a_key_and_loads_data() {
+    let dir = Workdir::new();
+    let run = dir.equip(&["demo", "--items", "150"]);
+    run.ok();
+    let key = run.single_line();
+    assert!(key.starts_with("equip_"), "{key}");
+    let err = run.stderr();
+    assert!(!err.contains(&key), "the key is not repeated on stderr");
+    assert!(err.contains("150 inventory items"), "{err}");
+    assert!(err.contains("/api/v1/warehouses/"), "{err}");
+    let org = err
+        .lines()
+        .find_map(|l| l.strip_prefix("demo organization 'Demo Org': "))
+        .unwrap()
+        .trim()
+        .to_owned();
+    let warehouse = err
+        .split("/api/v1/warehouses/")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let found = dir
+        .store()
+        .find_accessible_warehouse(
+            OrganizationId::parse(&org).unwrap(),
+            WarehouseId::parse(&warehouse).unwrap(),
+        )
+        .unwrap();
+    assert!(found.is_some());
+
+    // A second demo into the same database: its ids do not collide.
+    dir.equip(&["demo", "--items", "20", "--name", "Second Demo"])
+        .ok();
+}
