@@ -1,0 +1,242 @@
+//! Connections: the [`DbConnection`] enum over both backends, the r2d2 manager
+//! that picks the backend from the URL, the SQLite pragmas, and the helpers that
+//! reach the inner connection where the enum cannot (upserts, `BEGIN IMMEDIATE`).
+
+use std::path::{Path, PathBuf};
+
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::pg::PgConnection;
+use diesel::r2d2::{CustomizeConnection, Error as PoolError, ManageConnection, R2D2Connection};
+use diesel::sqlite::SqliteConnection;
+use diesel::Connection;
+
+use crate::error::PersistenceError;
+
+/// One connection to either backend. Most queries run on the enum itself
+/// (Diesel's `MultiConnection` covers the SQL both backends share); the few that
+/// need one backend's own API use the inner connection through [`on_inner!`].
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    /// An embedded SQLite database.
+    Sqlite(SqliteConnection),
+    /// A PostgreSQL server.
+    Postgres(PgConnection),
+}
+
+/// Runs `$body` with `$c` bound to the inner connection of `$conn` (a
+/// `&mut DbConnection`), once per backend: the body is compiled for each
+/// concrete connection type, so backend-specific Diesel APIs (`on_conflict`
+/// upserts, for instance) are available.
+macro_rules! on_inner {
+    ($conn:expr, |$c:ident| $body:expr) => {
+        match &mut *$conn {
+            $crate::connection::DbConnection::Sqlite($c) => $body,
+            $crate::connection::DbConnection::Postgres($c) => $body,
+        }
+    };
+}
+pub(crate) use on_inner;
+
+/// The database behind a [`crate::Store`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite, embedded, one file.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
+impl Backend {
+    /// The backend a database URL selects: `postgres://` or `postgresql://` for
+    /// PostgreSQL; `sqlite://path`, `sqlite:path` or a plain path for SQLite.
+    ///
+    /// # Errors
+    /// [`PersistenceError::InvalidUrl`] for an empty URL or another scheme.
+    pub fn from_url(database_url: &str) -> Result<Self, PersistenceError> {
+        Target::parse(database_url).map(|t| t.backend())
+    }
+}
+
+/// A parsed database URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// Path of the SQLite file.
+    Sqlite(String),
+    /// PostgreSQL connection URL, as given.
+    Postgres(String),
+}
+
+impl Target {
+    pub(crate) fn parse(database_url: &str) -> Result<Self, PersistenceError> {
+        let url = database_url.trim();
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            return Ok(Self::Postgres(url.to_owned()));
+        }
+        let path = if let Some(rest) = url.strip_prefix("sqlite://") {
+            rest
+        } else if let Some(rest) = url.strip_prefix("sqlite:") {
+            rest
+        } else if let Some((scheme, _)) = url.split_once("://") {
+            return Err(PersistenceError::InvalidUrl(format!(
+                "unsupported scheme '{scheme}://'; use postgres://, postgresql://, sqlite:// or a file path"
+            )));
+        } else {
+            url
+        };
+        if path.is_empty() {
+            return Err(PersistenceError::InvalidUrl(
+                "no SQLite database path given".to_owned(),
+            ));
+        }
+        Ok(Self::Sqlite(path.to_owned()))
+    }
+
+    pub(crate) fn backend(&self) -> Backend {
+        match self {
+            Self::Sqlite(_) => Backend::Sqlite,
+            Self::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Creates the parent directory of a SQLite file (SQLite creates the file).
+    pub(crate) fn prepare(&self) -> Result<(), PersistenceError> {
+        if let Self::Sqlite(path) = self {
+            if path == ":memory:" {
+                return Ok(());
+            }
+            if let Some(dir) = Path::new(path).parent() {
+                if !dir.as_os_str().is_empty() && !dir.exists() {
+                    std::fs::create_dir_all(dir).map_err(|source| {
+                        PersistenceError::CreateDirectory {
+                            path: PathBuf::from(dir),
+                            source,
+                        }
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// r2d2 connection manager: opens a connection of the backend its URL names.
+/// (Diesel's `establish` on the enum would try backends in order, and SQLite
+/// accepts any string as a path.)
+#[derive(Debug)]
+pub(crate) struct Manager {
+    target: Target,
+}
+
+impl Manager {
+    pub(crate) fn new(target: Target) -> Self {
+        Self { target }
+    }
+}
+
+impl ManageConnection for Manager {
+    type Connection = DbConnection;
+    type Error = PoolError;
+
+    fn connect(&self) -> Result<DbConnection, PoolError> {
+        match &self.target {
+            Target::Sqlite(path) => SqliteConnection::establish(path)
+                .map(DbConnection::Sqlite)
+                .map_err(PoolError::ConnectionError),
+            Target::Postgres(url) => PgConnection::establish(url)
+                .map(DbConnection::Postgres)
+                .map_err(PoolError::ConnectionError),
+        }
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), PoolError> {
+        conn.ping().map_err(PoolError::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        conn.is_broken()
+    }
+}
+
+/// Statements run on every new SQLite connection. `busy_timeout` comes first so
+/// that switching a fresh file to WAL waits for a concurrent opener instead of
+/// failing.
+pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
+     PRAGMA journal_mode = WAL; \
+     PRAGMA foreign_keys = ON; \
+     PRAGMA synchronous = NORMAL;";
+
+/// Applies [`SQLITE_PRAGMAS`] to each SQLite connection the pool opens.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SqlitePragmas;
+
+impl CustomizeConnection<DbConnection, PoolError> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), PoolError> {
+        if let DbConnection::Sqlite(c) = conn {
+            c.batch_execute(SQLITE_PRAGMAS)
+                .map_err(PoolError::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `body` in a write transaction: `BEGIN IMMEDIATE` on SQLite (the write
+/// lock is taken up front, so a concurrent writer waits on `busy_timeout`
+/// instead of failing on a lock upgrade), a plain `BEGIN` on PostgreSQL. Commits
+/// when `body` returns `Ok`, rolls back otherwise.
+pub(crate) fn write_transaction<T, E, F>(conn: &mut DbConnection, body: F) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+{
+    match conn {
+        DbConnection::Sqlite(c) => {
+            AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")?
+        }
+        DbConnection::Postgres(c) => AnsiTransactionManager::begin_transaction(c)?,
+    }
+    match body(conn) {
+        Ok(value) => {
+            if let Err(commit) = DbConnection::commit_transaction(conn) {
+                // Leave the connection usable (or marked broken for the pool).
+                let _ = DbConnection::rollback_transaction(conn);
+                return Err(commit.into());
+            }
+            Ok(value)
+        }
+        Err(err) => match DbConnection::rollback_transaction(conn) {
+            Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(err),
+            Err(rollback) => Err(rollback.into()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_pick_the_backend() {
+        let pg = |u: &str| Target::parse(u).map(|t| t.backend()).ok();
+        assert_eq!(pg("postgres://u@h/db"), Some(Backend::Postgres));
+        assert_eq!(pg("postgresql://u@h/db"), Some(Backend::Postgres));
+        assert_eq!(
+            Target::parse("sqlite://data/equip.db").ok(),
+            Some(Target::Sqlite("data/equip.db".into()))
+        );
+        assert_eq!(
+            Target::parse("sqlite:///var/equip.db").ok(),
+            Some(Target::Sqlite("/var/equip.db".into()))
+        );
+        assert_eq!(
+            Target::parse("sqlite:equip.db").ok(),
+            Some(Target::Sqlite("equip.db".into()))
+        );
+        assert_eq!(
+            Target::parse("./equip.db").ok(),
+            Some(Target::Sqlite("./equip.db".into()))
+        );
+        assert!(Target::parse("mysql://h/db").is_err());
+        assert!(Target::parse("").is_err());
+        assert!(Target::parse("sqlite://").is_err());
+    }
+}

@@ -1,0 +1,265 @@
+//! Diesel table definitions, shared by both backends (the migrations under
+//! `migrations/sqlite` and `migrations/postgres` create equivalent tables).
+//!
+//! Written by hand; keep in step with the migrations.
+
+diesel::table! {
+    organizations (id) {
+        id -> Text,
+        name -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> Text,
+        organization_id -> Text,
+        prefix -> Text,
+        hash -> Text,
+        scopes -> Text,
+        label -> Nullable<Text>,
+        created_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    warehouses (id) {
+        id -> Text,
+        owner_organization_id -> Nullable<Text>,
+        name -> Text,
+        address_configured -> Bool,
+        street1 -> Nullable<Text>,
+        street2 -> Nullable<Text>,
+        city -> Nullable<Text>,
+        province -> Nullable<Text>,
+        postal_code -> Nullable<Text>,
+        country_code -> Nullable<Text>,
+        phone_number -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    warehouse_grants (warehouse_id, organization_id) {
+        warehouse_id -> Text,
+        organization_id -> Text,
+        granted_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    offices (id) {
+        id -> Text,
+        organization_id -> Text,
+        name -> Text,
+    }
+}
+
+diesel::table! {
+    skus (id) {
+        id -> Text,
+        organization_id -> Text,
+        title -> Text,
+        category_code -> Text,
+        category_name -> Text,
+        vendor_code -> Text,
+        vendor_name -> Text,
+        vendor_sku -> Text,
+    }
+}
+
+diesel::table! {
+    packages (id) {
+        id -> Text,
+        organization_id -> Text,
+        slug -> Text,
+        name -> Text,
+    }
+}
+
+diesel::table! {
+    people (id) {
+        id -> Text,
+        organization_id -> Text,
+        external_id -> Nullable<Text>,
+        user_name -> Text,
+        user_name_lower -> Text,
+        given_name -> Nullable<Text>,
+        family_name -> Nullable<Text>,
+        display_name -> Nullable<Text>,
+        phone_numbers -> Text,
+        addresses -> Text,
+        active -> Bool,
+        package_id -> Nullable<Text>,
+        start_date -> Nullable<Date>,
+        status -> Text,
+        skip_user_activation -> Nullable<Bool>,
+        cpf_number -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    person_emails (person_id, position) {
+        person_id -> Text,
+        organization_id -> Text,
+        position -> Integer,
+        value -> Text,
+        value_lower -> Text,
+        kind -> Nullable<Text>,
+        is_primary -> Bool,
+    }
+}
+
+diesel::table! {
+    inventory_items (id) {
+        id -> Text,
+        organization_id -> Text,
+        sku_id -> Text,
+        serial_number -> Nullable<Text>,
+        imei -> Text,
+        deploy_status -> Text,
+        deploy_reason -> Nullable<Text>,
+        condition -> Text,
+        renewal_date -> Nullable<Date>,
+        renewal_date_updated_by -> Nullable<Text>,
+        billing_start_date -> Nullable<Date>,
+        billing_end_date -> Nullable<Date>,
+        procurement_method -> Nullable<Text>,
+        assignee_type -> Nullable<Text>,
+        assignee_id -> Nullable<Text>,
+        assigned_at -> Nullable<Timestamp>,
+        description -> Nullable<Text>,
+        erp_invoice_id -> Nullable<Text>,
+        hold_start_date -> Nullable<Date>,
+        unlock_date -> Nullable<Date>,
+        itad_requested -> Nullable<Bool>,
+        device_program_status -> Nullable<Text>,
+        device_program_last_sync_at -> Nullable<Timestamp>,
+        device_program_next_sync_at -> Nullable<Timestamp>,
+        supplied_by -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    inventory_item_pricing (item_id) {
+        item_id -> Text,
+        organization_id -> Text,
+        region_code -> Text,
+        price_option -> Text,
+        price -> Double,
+        currency_code -> Text,
+        discounted_price -> Double,
+        discount_percentage -> Double,
+    }
+}
+
+diesel::table! {
+    inventory_item_tags (item_id, position) {
+        item_id -> Text,
+        organization_id -> Text,
+        position -> Integer,
+        tag_id -> Text,
+        label -> Text,
+    }
+}
+
+diesel::table! {
+    return_orders (id) {
+        id -> Text,
+        organization_id -> Text,
+        person_id -> Nullable<Text>,
+        status -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    return_order_items (id) {
+        id -> Text,
+        organization_id -> Text,
+        return_order_id -> Text,
+        inventory_item_id -> Text,
+        status -> Text,
+        active -> Bool,
+        retrieval_id -> Nullable<Text>,
+        retrieval_type -> Nullable<Text>,
+        retrieval_status -> Nullable<Text>,
+        retrieval_updated_at -> Nullable<Timestamp>,
+        inbound_tracking_code -> Nullable<Text>,
+        inbound_tracking_link -> Nullable<Text>,
+        outbound_tracking_code -> Nullable<Text>,
+        outbound_tracking_link -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    inventory_levels (id) {
+        id -> Text,
+        organization_id -> Text,
+        sku_id -> Text,
+        warehouse_id -> Text,
+        minimum_quantity -> Integer,
+        target_quantity -> Integer,
+        created_at -> Timestamp,
+        deactivated_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    reminders (id) {
+        id -> Text,
+        organization_id -> Text,
+        person_id -> Text,
+        sender_person_id -> Nullable<Text>,
+        status -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    outbox_messages (id) {
+        id -> Text,
+        organization_id -> Text,
+        reminder_id -> Text,
+        recipient -> Text,
+        subject -> Text,
+        body_text -> Text,
+        body_html -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        last_error -> Nullable<Text>,
+        sent_at -> Nullable<Timestamp>,
+        claimed_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(return_order_items -> return_orders (return_order_id));
+diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    organizations,
+    api_keys,
+    warehouses,
+    warehouse_grants,
+    offices,
+    skus,
+    packages,
+    people,
+    person_emails,
+    inventory_items,
+    inventory_item_pricing,
+    inventory_item_tags,
+    return_orders,
+    return_order_items,
+    inventory_levels,
+    reminders,
+    outbox_messages,
+);

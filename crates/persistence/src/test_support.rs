@@ -1,0 +1,296 @@
+//! Throw-away databases for tests (feature `test-support`).
+//!
+//! ```no_run
+//! use equip_persistence::test_support::TestDatabase;
+//!
+//! let sqlite = TestDatabase::sqlite();
+//! let store = sqlite.store(); // connected and migrated
+//! if let Some(pg) = TestDatabase::postgres() {
+//!     let store = pg.store();
+//! }
+//! ```
+//!
+//! These helpers panic on failure: they exist for tests.
+
+use std::path::PathBuf;
+
+use diesel::pg::PgConnection;
+use diesel::sql_types::{BigInt, Text};
+use diesel::sqlite::SqliteConnection;
+use diesel::{Connection, QueryableByName, RunQueryDsl};
+use uuid::Uuid;
+
+use crate::connection::on_inner;
+use crate::{Backend, PoolOptions, Store};
+
+/// Admin URL used when `EQUIP_TEST_POSTGRES_URL` is not set.
+pub const DEFAULT_POSTGRES_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+enum Kind {
+    Sqlite { dir: PathBuf },
+    Postgres { admin_url: String, name: String },
+}
+
+/// A fresh, empty database, removed when dropped: a SQLite file in its own
+/// temporary directory, or a PostgreSQL database `equip_test_<uuid>`.
+pub struct TestDatabase {
+    url: String,
+    kind: Kind,
+}
+
+impl std::fmt::Debug for TestDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestDatabase")
+            .field("url", &redact(&self.url))
+            .finish()
+    }
+}
+
+impl TestDatabase {
+    /// A new SQLite database file in a new temporary directory.
+    ///
+    /// # Panics
+    /// When the directory cannot be created.
+    #[must_use]
+    pub fn sqlite() -> TestDatabase {
+        let dir = std::env::temp_dir().join(format!("equip-test-{}", Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        let url = dir.join("equip.db").to_string_lossy().into_owned();
+        TestDatabase {
+            url,
+            kind: Kind::Sqlite { dir },
+        }
+    }
+
+    /// A fresh PostgreSQL database `equip_test_<uuid simple>` created from the
+    /// admin URL in env `EQUIP_TEST_POSTGRES_URL` (default
+    /// [`DEFAULT_POSTGRES_ADMIN_URL`]).
+    ///
+    /// When PostgreSQL cannot be reached: if env `EQUIP_REQUIRE_POSTGRES` is `1`
+    /// or `CI` is `true`, panics with a clear message; otherwise prints one line
+    /// to stderr, `skipping PostgreSQL test: <reason>`, and returns `None`.
+    ///
+    /// # Panics
+    /// As above, and when the server is reachable but the database cannot be
+    /// created.
+    #[must_use]
+    pub fn postgres() -> Option<TestDatabase> {
+        let admin_url = std::env::var("EQUIP_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_POSTGRES_ADMIN_URL.to_owned());
+        let mut admin = match PgConnection::establish(&with_connect_timeout(&admin_url)) {
+            Ok(conn) => conn,
+            Err(e) => {
+                let reason = format!(
+                    "cannot connect to {}: {}",
+                    redact(&admin_url),
+                    e.to_string().trim()
+                );
+                if postgres_required() {
+                    panic!(
+                        "PostgreSQL is required (EQUIP_REQUIRE_POSTGRES=1 or CI=true) but unavailable: {reason}"
+                    );
+                }
+                eprintln!("skipping PostgreSQL test: {reason}");
+                return None;
+            }
+        };
+        let name = format!("equip_test_{}", Uuid::new_v4().simple());
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut admin)
+            .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
+        Some(TestDatabase {
+            url: with_database(&admin_url, &name),
+            kind: Kind::Postgres { admin_url, name },
+        })
+    }
+
+    /// The database URL.
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// A store on this database, connected and migrated.
+    ///
+    /// # Panics
+    /// When connecting or migrating fails.
+    #[must_use]
+    pub fn store(&self) -> Store {
+        let store = Store::connect(&self.url, PoolOptions::default())
+            .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
+        store
+            .run_migrations()
+            .unwrap_or_else(|e| panic!("cannot migrate the test database: {e}"));
+        store
+    }
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct PragmaValue {
+    #[diesel(sql_type = Text)]
+    value: String,
+}
+
+impl TestDatabase {
+    /// Number of rows in `table` (a trusted table name), read on a connection
+    /// of its own.
+    ///
+    /// # Panics
+    /// When the query fails.
+    #[must_use]
+    pub fn count_rows(&self, table: &str) -> i64 {
+        let sql = format!("SELECT COUNT(*) AS n FROM {table}");
+        let query = diesel::sql_query(sql);
+        let rows: Result<Vec<Count>, String> = match &self.kind {
+            Kind::Sqlite { .. } => SqliteConnection::establish(&self.url)
+                .map_err(|e| e.to_string())
+                .and_then(|mut c| query.load(&mut c).map_err(|e| e.to_string())),
+            Kind::Postgres { .. } => PgConnection::establish(&self.url)
+                .map_err(|e| e.to_string())
+                .and_then(|mut c| query.load(&mut c).map_err(|e| e.to_string())),
+        };
+        match rows {
+            Ok(rows) => rows.first().map_or(0, |r| r.n),
+            Err(e) => panic!("cannot count rows of {table}: {e}"),
+        }
+    }
+}
+
+impl Store {
+    /// Reads `PRAGMA <pragma>` on `connections` distinct pooled connections
+    /// (held at the same time), as text. Empty on PostgreSQL. For tests.
+    ///
+    /// # Panics
+    /// When a connection or the query fails.
+    #[must_use]
+    pub fn pooled_sqlite_pragma(&self, pragma: &str, connections: usize) -> Vec<String> {
+        if self.backend() != Backend::Sqlite {
+            return Vec::new();
+        }
+        let sql = format!("SELECT CAST((SELECT * FROM pragma_{pragma}()) AS TEXT) AS value");
+        let mut held = Vec::with_capacity(connections);
+        let mut values = Vec::with_capacity(connections);
+        for _ in 0..connections {
+            let mut conn = self
+                .pool()
+                .get()
+                .unwrap_or_else(|e| panic!("no pooled connection: {e}"));
+            let rows: Vec<PragmaValue> = on_inner!(&mut *conn, |c| diesel::sql_query(&sql).load(c))
+                .unwrap_or_else(|e| panic!("PRAGMA {pragma} failed: {e}"));
+            values.extend(rows.into_iter().map(|r| r.value));
+            held.push(conn);
+        }
+        values
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        match &self.kind {
+            Kind::Sqlite { dir } => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Kind::Postgres { admin_url, name } => {
+                let dropped = PgConnection::establish(admin_url).and_then(|mut admin| {
+                    diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                        .execute(&mut admin)
+                        .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))
+                });
+                if let Err(e) = dropped {
+                    eprintln!("warning: could not drop test database {name}: {e}");
+                }
+            }
+        }
+    }
+}
+
+fn postgres_required() -> bool {
+    std::env::var("EQUIP_REQUIRE_POSTGRES").is_ok_and(|v| v.trim() == "1")
+        || std::env::var("CI").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// `url` with its database (path) replaced by `database`, query kept.
+fn with_database(url: &str, database: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let path_start = url[start..]
+        .find(['/', '?'])
+        .map_or(url.len(), |i| start + i);
+    let query = url[path_start..]
+        .find('?')
+        .map_or("", |i| &url[path_start + i..]);
+    format!("{}/{database}{query}", &url[..path_start])
+}
+
+/// Adds a 5 s `connect_timeout` unless the URL sets one.
+fn with_connect_timeout(url: &str) -> String {
+    if url.contains("connect_timeout=") {
+        url.to_owned()
+    } else if url.contains('?') {
+        format!("{url}&connect_timeout=5")
+    } else {
+        format!("{url}?connect_timeout=5")
+    }
+}
+
+/// Hides the password of a URL for messages.
+fn redact(url: &str) -> String {
+    let Some(start) = url.find("://").map(|i| i + 3) else {
+        return url.to_owned();
+    };
+    let authority_end = url[start..]
+        .find(['/', '?'])
+        .map_or(url.len(), |i| start + i);
+    let authority = &url[start..authority_end];
+    match authority.rfind('@') {
+        Some(at) => match authority[..at].find(':') {
+            Some(colon) => format!(
+                "{}{}:***{}",
+                &url[..start],
+                &authority[..colon],
+                &url[start + at..]
+            ),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_replaced_in_urls() {
+        assert_eq!(
+            with_database("postgres://postgres@127.0.0.1:5432/postgres", "x"),
+            "postgres://postgres@127.0.0.1:5432/x"
+        );
+        assert_eq!(
+            with_database("postgres://u:p@h/postgres?sslmode=disable", "x"),
+            "postgres://u:p@h/x?sslmode=disable"
+        );
+        assert_eq!(with_database("postgres://h", "x"), "postgres://h/x");
+        assert_eq!(
+            with_database("postgres://h?sslmode=disable", "x"),
+            "postgres://h/x?sslmode=disable"
+        );
+    }
+
+    #[test]
+    fn passwords_are_hidden() {
+        assert_eq!(
+            redact("postgres://u:secret@h:5432/db"),
+            "postgres://u:***@h:5432/db"
+        );
+        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
+    }
+}

@@ -1,0 +1,1456 @@
+//! The storage integration suite: every test runs against SQLite and against
+//! PostgreSQL (skipped with a note on stderr when PostgreSQL cannot be reached,
+//! unless `EQUIP_REQUIRE_POSTGRES=1` or `CI=true`).
+//!
+//! Run: `cargo test -p equip-persistence --features test-support`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::too_many_lines)]
+
+use std::sync::{Arc, Barrier};
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use uuid::Uuid;
+
+use equip_domain::api_key::{ApiKey, Scope, Scopes};
+use equip_domain::catalog::{Package, Sku};
+use equip_domain::ids::{
+    ApiKeyId, InventoryItemId, InventoryLevelId, OfficeId, OrganizationId, PackageId, PersonId,
+    RetrievalId, ReturnOrderId, ReturnOrderItemId, SkuId, TagId, WarehouseId,
+};
+use equip_domain::import::{ImportBatch, ImportError, ImportSummary};
+use equip_domain::inventory::{
+    AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
+    DeviceProgramStatus, InventoryItem, Price, RenewalDateUpdatedBy, Retrieval, RetrievalKind,
+    RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,
+};
+use equip_domain::inventory_level::InventoryLevel;
+use equip_domain::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
+use equip_domain::organization::{Organization, OrganizationName};
+use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
+use equip_domain::ports::{
+    ApiKeyRepository, CatalogRepository, HealthCheck, ImportRepository, InventoryLevelRepository,
+    InventoryRepository, OrganizationRepository, PersonRepository, WarehouseRepository,
+};
+use equip_domain::StoreError;
+use equip_persistence::test_support::TestDatabase;
+use equip_persistence::{Backend, Store};
+
+/// Generates `mod sqlite` and `mod postgres`, each with one `#[test]` per
+/// function; every function takes `(&TestDatabase, &Store)`.
+macro_rules! storage_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[test]
+                fn $name() {
+                    let db = super::TestDatabase::sqlite();
+                    let store = db.store();
+                    assert_eq!(store.backend(), super::Backend::Sqlite);
+                    super::$name(&db, &store);
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[test]
+                fn $name() {
+                    let Some(db) = super::TestDatabase::postgres() else {
+                        return;
+                    };
+                    let store = db.store();
+                    assert_eq!(store.backend(), super::Backend::Postgres);
+                    super::$name(&db, &store);
+                }
+            )*
+        }
+    };
+}
+
+storage_tests!(
+    migrations_are_idempotent,
+    ping_answers,
+    organizations_round_trip,
+    api_keys_insert_find_revoke,
+    warehouses_owned_shared_and_foreign,
+    inventory_levels_rules,
+    inventory_levels_list_order,
+    concurrent_active_level_inserts_one_wins,
+    import_round_trip_keeps_every_field,
+    import_upserts_by_id,
+    import_bad_external_reference_writes_nothing,
+    import_foreign_id_writes_nothing,
+    import_user_name_rules,
+    import_package_slug_rules,
+    import_level_rules,
+    import_failure_in_write_phase_rolls_back,
+    import_many_items_reports_progress,
+);
+
+// ---------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------
+
+/// A time with microsecond precision (what both backends store).
+fn at(day: u32, micros: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, day, 9, 30, 0).unwrap() + Duration::microseconds(micros)
+}
+
+fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+fn new_org(store: &Store, name: &str) -> Organization {
+    let org = Organization {
+        id: OrganizationId::new(),
+        name: OrganizationName::parse(name).unwrap(),
+        created_at: at(1, 123_456),
+    };
+    store.insert_organization(&org).unwrap();
+    org
+}
+
+fn sku(org: &Organization, title: &str) -> Sku {
+    Sku {
+        id: SkuId::new(),
+        organization_id: org.id,
+        title: title.into(),
+        category_code: "LAPTOP".into(),
+        category_name: "Laptops".into(),
+        vendor_code: "APPLE".into(),
+        vendor_name: "Apple".into(),
+        vendor_sku: "MLY33".into(),
+    }
+}
+
+fn owned_warehouse(org: &Organization, name: &str) -> Warehouse {
+    Warehouse {
+        id: WarehouseId::new(),
+        owner: WarehouseOwner::Organization(org.id),
+        name: name.into(),
+        address: Some(WarehouseAddress {
+            street1: Some("Hauptstraße 1".into()),
+            street2: None,
+            city: Some("Berlin".into()),
+            province: Some("BE".into()),
+            postal_code: Some("10115".into()),
+            country_code: Some("DE".into()),
+            phone_number: Some("+49 30 1234567".into()),
+        }),
+    }
+}
+
+fn shared_warehouse(name: &str) -> Warehouse {
+    Warehouse {
+        id: WarehouseId::new(),
+        owner: WarehouseOwner::Shared,
+        name: name.into(),
+        address: None,
+    }
+}
+
+fn person(org: &Organization, user_name: &str) -> Person {
+    Person {
+        id: PersonId::new(),
+        organization_id: org.id,
+        external_id: None,
+        user_name: user_name.into(),
+        given_name: Some("Ada".into()),
+        family_name: Some("Lovelace".into()),
+        display_name: None,
+        emails: vec![Email {
+            value: user_name.into(),
+            kind: Some("work".into()),
+            primary: true,
+        }],
+        phone_numbers: vec![],
+        addresses: vec![],
+        active: true,
+        package_id: None,
+        start_date: None,
+        status: PersonStatus::Active,
+        skip_user_activation: None,
+        cpf_number: None,
+        created_at: at(2, 1),
+        updated_at: at(2, 2),
+        version: 1,
+    }
+}
+
+/// A minimal AVAILABLE item in `warehouse`.
+fn item(
+    org: &Organization,
+    sku: &Sku,
+    warehouse: &Warehouse,
+    created: DateTime<Utc>,
+) -> InventoryItem {
+    InventoryItem {
+        id: InventoryItemId::new(),
+        organization_id: org.id,
+        sku_id: sku.id,
+        serial_number: Some(format!("SN-{}", Uuid::new_v4().simple())),
+        imei: vec![],
+        deploy_status: DeployStatus::Available,
+        deploy_reason: None,
+        condition: Condition::New,
+        renewal_date: None,
+        renewal_date_updated_by: None,
+        billing_start_date: None,
+        billing_end_date: None,
+        procurement_method: None,
+        assignment: Some(Assignment {
+            kind: AssigneeType::Warehouse,
+            id: *warehouse.id.as_uuid(),
+            assigned_at: None,
+        }),
+        tags: vec![],
+        pricing: None,
+        description: None,
+        erp_invoice_id: None,
+        hold_start_date: None,
+        unlock_date: None,
+        itad_requested: None,
+        device_program: None,
+        supplied_by: SuppliedBy::Organization,
+        return_order: None,
+        created_at: created,
+        updated_at: created,
+    }
+}
+
+fn level(
+    org: &Organization,
+    sku: &Sku,
+    warehouse: &Warehouse,
+    created: DateTime<Utc>,
+) -> InventoryLevel {
+    InventoryLevel {
+        id: InventoryLevelId::new(),
+        organization_id: org.id,
+        sku_id: sku.id,
+        warehouse_id: warehouse.id,
+        minimum_quantity: 5,
+        target_quantity: 20,
+        created_at: created,
+        deactivated_at: None,
+    }
+}
+
+/// Validates `batch` like the import use case, then writes it.
+fn import(
+    store: &Store,
+    org: &Organization,
+    batch: &ImportBatch,
+) -> Result<ImportSummary, ImportError> {
+    let external = batch.validate(org)?;
+    store
+        .import_batch(org.id, batch, &external, &mut |_| {})
+        .expect("no backend failure")
+}
+
+/// An organization with one SKU and one owned warehouse, stored.
+fn seeded(store: &Store, name: &str) -> (Organization, Sku, Warehouse) {
+    let org = new_org(store, name);
+    let s = sku(&org, "MacBook Air 13\"");
+    let w = owned_warehouse(&org, "Berlin");
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            skus: vec![s.clone()],
+            warehouses: vec![w.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    (org, s, w)
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------
+
+fn migrations_are_idempotent(db: &TestDatabase, store: &Store) {
+    assert_eq!(store.run_migrations().unwrap(), Vec::<String>::new());
+    // A second store on the same database finds nothing to do either.
+    let again = Store::connect(db.url(), equip_persistence::PoolOptions::default()).unwrap();
+    assert!(again.run_migrations().unwrap().is_empty());
+    // Every table exists and is empty.
+    for table in [
+        "organizations",
+        "api_keys",
+        "warehouses",
+        "warehouse_grants",
+        "offices",
+        "skus",
+        "packages",
+        "people",
+        "person_emails",
+        "inventory_items",
+        "inventory_item_pricing",
+        "inventory_item_tags",
+        "return_orders",
+        "return_order_items",
+        "inventory_levels",
+        "reminders",
+        "outbox_messages",
+    ] {
+        assert_eq!(db.count_rows(table), 0, "{table}");
+    }
+}
+
+fn ping_answers(_db: &TestDatabase, store: &Store) {
+    store.ping().unwrap();
+}
+
+fn organizations_round_trip(_db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Acme");
+    assert_eq!(store.find_organization(org.id).unwrap(), Some(org.clone()));
+    assert_eq!(
+        store.find_organization(OrganizationId::new()).unwrap(),
+        None
+    );
+    assert!(matches!(
+        store.insert_organization(&org),
+        Err(StoreError::Duplicate { .. })
+    ));
+}
+
+fn api_keys_insert_find_revoke(_db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Acme");
+    let key = ApiKey {
+        id: ApiKeyId::new(),
+        organization_id: org.id,
+        prefix: "0123456789abcdef".into(),
+        hash: "ab".repeat(32),
+        scopes: Scopes::all(),
+        label: Some("Okta provisioning".into()),
+        created_at: at(3, 5),
+        revoked_at: None,
+    };
+    store.insert_api_key(&key).unwrap();
+    assert_eq!(
+        store.find_api_key_by_prefix("0123456789abcdef").unwrap(),
+        Some(key.clone())
+    );
+    assert_eq!(
+        store.find_api_key_by_prefix("ffffffffffffffff").unwrap(),
+        None
+    );
+
+    // Scopes other than "all" survive too.
+    let narrow = ApiKey {
+        id: ApiKeyId::new(),
+        prefix: "1111111111111111".into(),
+        scopes: Scopes::from_list([Scope::Scim, Scope::InventoryRead]),
+        label: None,
+        ..key.clone()
+    };
+    store.insert_api_key(&narrow).unwrap();
+    assert_eq!(
+        store.find_api_key_by_prefix(&narrow.prefix).unwrap(),
+        Some(narrow)
+    );
+
+    // Same prefix, another id: duplicate.
+    let clash = ApiKey {
+        id: ApiKeyId::new(),
+        ..key.clone()
+    };
+    assert!(matches!(
+        store.insert_api_key(&clash),
+        Err(StoreError::Duplicate {
+            entity: "apiKey",
+            ..
+        })
+    ));
+    // Unknown organization: missing reference.
+    let orphan = ApiKey {
+        id: ApiKeyId::new(),
+        organization_id: OrganizationId::new(),
+        prefix: "2222222222222222".into(),
+        ..key.clone()
+    };
+    assert!(matches!(
+        store.insert_api_key(&orphan),
+        Err(StoreError::MissingReference { .. })
+    ));
+
+    // Revocation keeps the first time.
+    store.revoke_api_key(key.id, at(4, 1)).unwrap();
+    store.revoke_api_key(key.id, at(5, 1)).unwrap();
+    let stored = store.find_api_key_by_prefix(&key.prefix).unwrap().unwrap();
+    assert_eq!(stored.revoked_at, Some(at(4, 1)));
+    assert!(matches!(
+        store.revoke_api_key(ApiKeyId::new(), at(4, 1)),
+        Err(StoreError::NotFound { entity: "apiKey" })
+    ));
+}
+
+fn warehouses_owned_shared_and_foreign(_db: &TestDatabase, store: &Store) {
+    let a = new_org(store, "A");
+    let b = new_org(store, "B");
+    let owned = owned_warehouse(&a, "A's own");
+    let granted = shared_warehouse("Operator EU hub");
+    let mut not_configured = owned_warehouse(&a, "Not configured yet");
+    not_configured.address = None;
+    import(
+        store,
+        &a,
+        &ImportBatch {
+            warehouses: vec![owned.clone(), granted.clone(), not_configured.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    let only_b = shared_warehouse("Operator US hub");
+    let b_own = owned_warehouse(&b, "B's own");
+    import(
+        store,
+        &b,
+        &ImportBatch {
+            warehouses: vec![only_b.clone(), b_own.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+
+    let find =
+        |org: &Organization, w: &Warehouse| store.find_accessible_warehouse(org.id, w.id).unwrap();
+    assert_eq!(find(&a, &owned), Some(owned.clone()), "owned");
+    assert_eq!(
+        find(&a, &granted),
+        Some(granted.clone()),
+        "shared and granted"
+    );
+    assert_eq!(find(&a, &not_configured), Some(not_configured.clone()));
+    assert_eq!(find(&a, &only_b), None, "shared, not granted");
+    assert_eq!(find(&a, &b_own), None, "another organization's");
+    assert_eq!(find(&b, &owned), None, "another organization's");
+    assert_eq!(find(&b, &granted), None, "shared, not granted to B");
+    assert_eq!(find(&b, &only_b), Some(only_b.clone()));
+    assert_eq!(
+        store
+            .find_accessible_warehouse(a.id, WarehouseId::new())
+            .unwrap(),
+        None
+    );
+
+    // Granting the shared hub to B too (B imports it) opens it for B.
+    import(
+        store,
+        &b,
+        &ImportBatch {
+            warehouses: vec![granted.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(find(&b, &granted), Some(granted.clone()));
+    assert_eq!(find(&a, &granted), Some(granted));
+}
+
+fn inventory_levels_rules(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let (other, other_sku, other_wh) = seeded(store, "Other");
+    let first = level(&org, &s, &w, at(10, 1));
+    store.insert_inventory_level(&first).unwrap();
+    assert_eq!(
+        store.find_inventory_level(org.id, first.id).unwrap(),
+        Some(first.clone())
+    );
+
+    // A second active level for the same SKU and warehouse.
+    let second = InventoryLevel {
+        id: InventoryLevelId::new(),
+        created_at: at(11, 1),
+        ..first.clone()
+    };
+    assert!(matches!(
+        store.insert_inventory_level(&second),
+        Err(StoreError::Duplicate {
+            entity: "inventoryLevel",
+            ..
+        })
+    ));
+    // The other organization may have its own.
+    store
+        .insert_inventory_level(&level(&other, &other_sku, &other_wh, at(10, 2)))
+        .unwrap();
+
+    // Another organization's id behaves like an unknown one.
+    assert_eq!(
+        store.find_inventory_level(other.id, first.id).unwrap(),
+        None
+    );
+    assert!(!store
+        .mark_inventory_level_deactivated(other.id, first.id, at(12, 0))
+        .unwrap());
+    assert!(!store
+        .mark_inventory_level_deactivated(org.id, InventoryLevelId::new(), at(12, 0))
+        .unwrap());
+
+    // Deactivation happens once and keeps the first time.
+    assert!(store
+        .mark_inventory_level_deactivated(org.id, first.id, at(12, 0))
+        .unwrap());
+    assert!(!store
+        .mark_inventory_level_deactivated(org.id, first.id, at(13, 0))
+        .unwrap());
+    let stored = store
+        .find_inventory_level(org.id, first.id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.deactivated_at, Some(at(12, 0)));
+
+    // Now a new active level may be created.
+    store.insert_inventory_level(&second).unwrap();
+    assert_eq!(
+        store.list_inventory_levels(org.id, false).unwrap(),
+        vec![second.clone()]
+    );
+    assert_eq!(
+        store.list_inventory_levels(org.id, true).unwrap(),
+        vec![second, stored]
+    );
+
+    // A SKU of another organization is a missing reference.
+    let foreign = level(&org, &other_sku, &w, at(14, 0));
+    assert!(matches!(
+        store.insert_inventory_level(&foreign),
+        Err(StoreError::MissingReference { .. })
+    ));
+}
+
+fn inventory_levels_list_order(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let w2 = owned_warehouse(&org, "Hamburg");
+    let w3 = owned_warehouse(&org, "Munich");
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            warehouses: vec![w2.clone(), w3.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    let old = level(&org, &s, &w, at(5, 0));
+    let tie_a = level(&org, &s, &w2, at(6, 0));
+    let tie_b = level(&org, &s, &w3, at(6, 0));
+    for l in [&old, &tie_a, &tie_b] {
+        store.insert_inventory_level(l).unwrap();
+    }
+    let listed: Vec<InventoryLevelId> = store
+        .list_inventory_levels(org.id, false)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.id)
+        .collect();
+    let (hi, lo) = if tie_a.id > tie_b.id {
+        (tie_a.id, tie_b.id)
+    } else {
+        (tie_b.id, tie_a.id)
+    };
+    assert_eq!(
+        listed,
+        vec![hi, lo, old.id],
+        "newest first, ties by id descending"
+    );
+}
+
+fn concurrent_active_level_inserts_one_wins(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let threads = 8;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|i| {
+            let store = store.clone();
+            let barrier = Arc::clone(&barrier);
+            let l = level(&org, &s, &w, at(7, i64::try_from(i).unwrap()));
+            std::thread::spawn(move || {
+                barrier.wait();
+                store.insert_inventory_level(&l)
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let duplicates = results
+        .iter()
+        .filter(|r| matches!(r, Err(StoreError::Duplicate { .. })))
+        .count();
+    assert_eq!(ok, 1, "{results:?}");
+    assert_eq!(duplicates, threads - 1, "{results:?}");
+    assert_eq!(store.list_inventory_levels(org.id, true).unwrap().len(), 1);
+}
+
+/// A batch using every field, with one item per retrieval variant.
+fn full_batch(org: &Organization) -> ImportBatch {
+    let laptop = sku(org, "MacBook Pro 14\"");
+    let phone = Sku {
+        category_code: "PHONE".into(),
+        category_name: "Phones".into(),
+        ..sku(org, "iPhone 15")
+    };
+    let berlin = owned_warehouse(org, "Berlin");
+    let hub = shared_warehouse("Operator EU hub");
+    let office = Office {
+        id: OfficeId::new(),
+        organization_id: org.id,
+        name: "Lisbon office".into(),
+    };
+    let package = Package {
+        id: PackageId::new(),
+        organization_id: org.id,
+        slug: "engineering-mac".into(),
+        name: "Engineering (Mac)".into(),
+    };
+    let ada = Person {
+        external_id: Some("okta-00u1".into()),
+        display_name: Some("Ada L.".into()),
+        emails: vec![
+            Email {
+                value: "Ada@Example.com".into(),
+                kind: Some("work".into()),
+                primary: true,
+            },
+            Email {
+                value: "ada@home.example".into(),
+                kind: Some("home".into()),
+                primary: false,
+            },
+            Email {
+                value: "ada@other.example".into(),
+                kind: None,
+                primary: false,
+            },
+        ],
+        phone_numbers: vec![
+            PhoneNumber {
+                value: "+351 912 345 678".into(),
+                kind: Some("mobile".into()),
+                primary: true,
+            },
+            PhoneNumber {
+                value: "+49 30 000".into(),
+                kind: None,
+                primary: false,
+            },
+        ],
+        addresses: vec![Address {
+            kind: Some("home".into()),
+            primary: true,
+            country: Some("BR".into()),
+            street_address: Some("Rua Augusta 1\nApto 2".into()),
+            postal_code: Some("01305-000".into()),
+            region: Some("SP".into()),
+            locality: Some("São Paulo".into()),
+        }],
+        active: false,
+        package_id: Some(package.id),
+        start_date: Some(date(2026, 12, 1)),
+        skip_user_activation: Some(true),
+        cpf_number: Some("529.982.247-25".into()),
+        version: 7,
+        ..person(org, "Ada@Example.com")
+    };
+    let leaving = Person {
+        status: PersonStatus::Offboarding,
+        ..person(org, "grace@example.com")
+    };
+
+    let base = item(org, &laptop, &berlin, at(20, 1));
+    let full = InventoryItem {
+        imei: vec!["356938035643809".into(), "356938035643817".into()],
+        deploy_status: DeployStatus::Deployed,
+        condition: Condition::UsedGood,
+        renewal_date: Some(date(2029, 1, 31)),
+        renewal_date_updated_by: Some(RenewalDateUpdatedBy::ManuallyUpdated),
+        billing_start_date: Some(date(2026, 1, 1)),
+        billing_end_date: Some(date(2028, 12, 31)),
+        procurement_method: Some("Purchase".into()),
+        assignment: Some(Assignment {
+            kind: AssigneeType::Person,
+            id: *ada.id.as_uuid(),
+            assigned_at: Some(at(20, 777_777)),
+        }),
+        tags: vec![
+            Tag {
+                id: TagId::new(),
+                label: "loaner".into(),
+            },
+            Tag {
+                id: TagId::new(),
+                label: "VIP".into(),
+            },
+            Tag {
+                id: TagId::new(),
+                label: "a-first".into(),
+            },
+        ],
+        pricing: Some(Price {
+            region_code: "EU".into(),
+            price_option: "RENTAL_24M".into(),
+            price: 1234.56,
+            currency_code: "EUR".into(),
+            discounted_price: 1111.1,
+            discount_percentage: 10.0,
+        }),
+        description: Some("Ada's laptop — with ünïcode".into()),
+        erp_invoice_id: Some("INV-2026-0001".into()),
+        hold_start_date: Some(date(2026, 2, 1)),
+        unlock_date: Some(date(2026, 5, 1)),
+        itad_requested: Some(false),
+        device_program: Some(DeviceProgram {
+            assignment_status: DeviceProgramStatus::Assigned,
+            last_sync_timestamp: Some(at(21, 5)),
+            next_sync_timestamp: at(22, 6),
+        }),
+        supplied_by: SuppliedBy::Operator,
+        return_order: Some(ReturnInfo {
+            id: ReturnOrderId::new(),
+            status: ReturnStatus::Processing,
+            created_at: at(23, 1),
+            return_order_item_id: ReturnOrderItemId::new(),
+            return_order_item_status: ReturnStatus::ReturnKitSent,
+            retrieval: Some(Retrieval {
+                id: RetrievalId::new(),
+                status: RetrievalStatus::Shipped,
+                updated_at: at(23, 2),
+                kind: RetrievalKind::ReturnKit {
+                    inbound_tracking_code: Some("IN-1".into()),
+                    inbound_tracking_link: Some("https://track.example/IN-1".into()),
+                    outbound_tracking_code: Some("OUT-1".into()),
+                    outbound_tracking_link: None,
+                },
+            }),
+        }),
+        updated_at: at(24, 999_999),
+        ..base
+    };
+    let shared_return = ReturnOrderId::new();
+    let label = InventoryItem {
+        deploy_status: DeployStatus::OnHold,
+        deploy_reason: Some(DeployReason::ReturnInProgress),
+        return_order: Some(ReturnInfo {
+            id: shared_return,
+            status: ReturnStatus::Pending,
+            created_at: at(25, 0),
+            return_order_item_id: ReturnOrderItemId::new(),
+            return_order_item_status: ReturnStatus::Pending,
+            retrieval: Some(Retrieval {
+                id: RetrievalId::new(),
+                status: RetrievalStatus::LabelCreated,
+                updated_at: at(25, 1),
+                kind: RetrievalKind::InboundLabel {
+                    inbound_tracking_code: Some("LBL-9".into()),
+                    inbound_tracking_link: None,
+                },
+            }),
+        }),
+        ..item(org, &phone, &hub, at(20, 2))
+    };
+    let physical = InventoryItem {
+        deploy_status: DeployStatus::Unavailable,
+        deploy_reason: Some(DeployReason::RequiresRepair),
+        assignment: Some(Assignment {
+            kind: AssigneeType::Office,
+            id: *office.id.as_uuid(),
+            assigned_at: Some(at(26, 0)),
+        }),
+        return_order: Some(ReturnInfo {
+            id: shared_return,
+            status: ReturnStatus::Pending,
+            created_at: at(25, 0),
+            return_order_item_id: ReturnOrderItemId::new(),
+            return_order_item_status: ReturnStatus::Submitted,
+            retrieval: Some(Retrieval {
+                id: RetrievalId::new(),
+                status: RetrievalStatus::SchedulingPickUp,
+                updated_at: at(26, 3),
+                kind: RetrievalKind::Physical,
+            }),
+        }),
+        ..item(org, &laptop, &berlin, at(20, 3))
+    };
+    let not_chosen = InventoryItem {
+        deploy_status: DeployStatus::AwaitingArrival,
+        serial_number: None,
+        assignment: None,
+        return_order: Some(ReturnInfo {
+            id: ReturnOrderId::new(),
+            status: ReturnStatus::None,
+            created_at: at(27, 0),
+            return_order_item_id: ReturnOrderItemId::new(),
+            return_order_item_status: ReturnStatus::None,
+            retrieval: None,
+        }),
+        ..item(org, &phone, &berlin, at(20, 4))
+    };
+    let levels = vec![
+        level(org, &laptop, &berlin, at(28, 0)),
+        InventoryLevel {
+            deactivated_at: Some(at(29, 0)),
+            ..level(org, &laptop, &berlin, at(27, 0))
+        },
+        level(org, &phone, &hub, at(28, 1)),
+    ];
+    ImportBatch {
+        warehouses: vec![berlin, hub],
+        offices: vec![office],
+        skus: vec![laptop, phone],
+        packages: vec![package],
+        people: vec![ada, leaving],
+        inventory: vec![full, label, physical, not_chosen],
+        inventory_levels: levels,
+    }
+}
+
+fn import_round_trip_keeps_every_field(db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Acme");
+    let other = new_org(store, "Other");
+    let batch = full_batch(&org);
+    let summary = import(store, &org, &batch).unwrap();
+    assert_eq!(
+        summary,
+        ImportSummary {
+            warehouses: 2,
+            offices: 1,
+            skus: 2,
+            packages: 1,
+            people: 2,
+            inventory: 4,
+            inventory_levels: 3,
+        }
+    );
+    for w in &batch.warehouses {
+        assert_eq!(
+            store
+                .find_accessible_warehouse(org.id, w.id)
+                .unwrap()
+                .as_ref(),
+            Some(w)
+        );
+    }
+    for s in &batch.skus {
+        assert_eq!(store.find_sku(org.id, s.id).unwrap().as_ref(), Some(s));
+        assert_eq!(store.find_sku(other.id, s.id).unwrap(), None);
+    }
+    for p in &batch.people {
+        assert_eq!(store.find_person(org.id, p.id).unwrap().as_ref(), Some(p));
+        assert_eq!(store.find_person(other.id, p.id).unwrap(), None);
+    }
+    for i in &batch.inventory {
+        assert_eq!(
+            store.find_inventory_item(org.id, i.id).unwrap().as_ref(),
+            Some(i)
+        );
+        assert_eq!(store.find_inventory_item(other.id, i.id).unwrap(), None);
+    }
+    for l in &batch.inventory_levels {
+        assert_eq!(
+            store.find_inventory_level(org.id, l.id).unwrap().as_ref(),
+            Some(l)
+        );
+    }
+    assert_eq!(db.count_rows("person_emails"), 4);
+    assert_eq!(db.count_rows("inventory_item_tags"), 3);
+    assert_eq!(
+        db.count_rows("return_orders"),
+        3,
+        "one order covers two items"
+    );
+    assert_eq!(db.count_rows("return_order_items"), 4);
+    assert_eq!(db.count_rows("warehouse_grants"), 1);
+}
+
+fn import_upserts_by_id(db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Acme");
+    let batch = full_batch(&org);
+    import(store, &org, &batch).unwrap();
+    // The same batch again changes nothing and duplicates nothing.
+    import(store, &org, &batch).unwrap();
+    let counts = |db: &TestDatabase| {
+        [
+            "warehouses",
+            "warehouse_grants",
+            "offices",
+            "skus",
+            "packages",
+            "people",
+            "person_emails",
+            "inventory_items",
+            "inventory_item_pricing",
+            "inventory_item_tags",
+            "return_orders",
+            "return_order_items",
+            "inventory_levels",
+        ]
+        .map(|t| db.count_rows(t))
+    };
+    let before = counts(db);
+    assert_eq!(before, [2, 1, 1, 2, 1, 2, 4, 4, 1, 3, 3, 4, 3]);
+
+    // Change fields everywhere.
+    let mut changed = batch.clone();
+    changed.warehouses[0].name = "Berlin (new)".into();
+    changed.warehouses[0].address = None;
+    changed.skus[0].title = "MacBook Pro 16\"".into();
+    changed.packages[0].name = "Engineering".into();
+    changed.people[0].given_name = Some("Augusta Ada".into());
+    changed.people[0].emails.truncate(1);
+    changed.people[0].phone_numbers.clear();
+    changed.people[0].version = 8;
+    let item = &mut changed.inventory[0];
+    item.description = Some("renamed".into());
+    item.tags.remove(1);
+    item.tags.reverse();
+    item.pricing = None;
+    item.device_program = None;
+    item.imei = vec!["490154203237518".into()];
+    // A new return replaces the active one.
+    item.return_order = Some(ReturnInfo {
+        id: ReturnOrderId::new(),
+        status: ReturnStatus::Pending,
+        created_at: at(28, 5),
+        return_order_item_id: ReturnOrderItemId::new(),
+        return_order_item_status: ReturnStatus::Pending,
+        retrieval: None,
+    });
+    // The second item's return is over.
+    changed.inventory[1].return_order = None;
+    changed.inventory_levels[0].target_quantity = 99;
+    import(store, &org, &changed).unwrap();
+
+    assert_eq!(
+        store
+            .find_accessible_warehouse(org.id, changed.warehouses[0].id)
+            .unwrap()
+            .as_ref(),
+        Some(&changed.warehouses[0])
+    );
+    assert_eq!(
+        store.find_sku(org.id, changed.skus[0].id).unwrap().as_ref(),
+        Some(&changed.skus[0])
+    );
+    assert_eq!(
+        store
+            .find_person(org.id, changed.people[0].id)
+            .unwrap()
+            .as_ref(),
+        Some(&changed.people[0])
+    );
+    for i in &changed.inventory {
+        assert_eq!(
+            store.find_inventory_item(org.id, i.id).unwrap().as_ref(),
+            Some(i)
+        );
+    }
+    assert_eq!(
+        store
+            .find_inventory_level(org.id, changed.inventory_levels[0].id)
+            .unwrap()
+            .as_ref(),
+        Some(&changed.inventory_levels[0])
+    );
+    let after = counts(db);
+    // Same parents; fewer emails, tags and prices; one more return order and
+    // line (the old lines are kept, inactive).
+    assert_eq!(after, [2, 1, 1, 2, 1, 2, 2, 4, 0, 2, 4, 5, 3]);
+}
+
+fn import_bad_external_reference_writes_nothing(db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let new_sku = sku(&org, "New");
+    let good = item(&org, &new_sku, &w, at(20, 0));
+    let bad_sku = InventoryItem {
+        sku_id: SkuId::new(),
+        ..item(&org, &s, &w, at(20, 1))
+    };
+    let batch = ImportBatch {
+        skus: vec![new_sku.clone()],
+        inventory: vec![good, bad_sku.clone()],
+        ..ImportBatch::default()
+    };
+    let err = import(store, &org, &batch).unwrap_err();
+    assert_eq!(err.entry, "inventory[1].skuId");
+    assert!(err.message.contains("not found"), "{err}");
+    assert_eq!(store.find_sku(org.id, new_sku.id).unwrap(), None);
+    assert_eq!(db.count_rows("inventory_items"), 0);
+
+    // An assignee that does not exist.
+    let nobody = InventoryItem {
+        deploy_status: DeployStatus::Deployed,
+        assignment: Some(Assignment {
+            kind: AssigneeType::Person,
+            id: Uuid::new_v4(),
+            assigned_at: None,
+        }),
+        ..item(&org, &s, &w, at(20, 2))
+    };
+    let batch = ImportBatch {
+        skus: vec![new_sku.clone()],
+        inventory: vec![nobody],
+        ..ImportBatch::default()
+    };
+    let err = import(store, &org, &batch).unwrap_err();
+    assert_eq!(err.entry, "inventory[0].assignedTo");
+    assert_eq!(db.count_rows("skus"), 1);
+
+    // A warehouse of another organization is not accessible.
+    let (_, _, foreign_wh) = seeded(store, "Other");
+    let batch = ImportBatch {
+        inventory_levels: vec![level(&org, &s, &foreign_wh, at(20, 3))],
+        ..ImportBatch::default()
+    };
+    let err = import(store, &org, &batch).unwrap_err();
+    assert_eq!(err.entry, "inventoryLevels[0].warehouseId");
+    assert_eq!(db.count_rows("inventory_levels"), 0);
+}
+
+fn import_foreign_id_writes_nothing(db: &TestDatabase, store: &Store) {
+    let (a, a_sku, a_wh) = seeded(store, "A");
+    let a_item = item(&a, &a_sku, &a_wh, at(20, 0));
+    let a_person = person(&a, "ada@a.example");
+    import(
+        store,
+        &a,
+        &ImportBatch {
+            inventory: vec![a_item.clone()],
+            people: vec![a_person.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+
+    let (b, b_sku, b_wh) = seeded(store, "B");
+    let items_before = db.count_rows("inventory_items");
+    // B's batch reuses A's item id at inventory[1].
+    let stolen = InventoryItem {
+        id: a_item.id,
+        ..item(&b, &b_sku, &b_wh, at(21, 0))
+    };
+    let new_b_sku = sku(&b, "B new");
+    let batch = ImportBatch {
+        skus: vec![new_b_sku.clone()],
+        inventory: vec![item(&b, &b_sku, &b_wh, at(21, 1)), stolen],
+        ..ImportBatch::default()
+    };
+    let err = import(store, &b, &batch).unwrap_err();
+    assert_eq!(err.entry, "inventory[1]");
+    assert!(err.message.contains("another organization"), "{err}");
+    assert_eq!(store.find_sku(b.id, new_b_sku.id).unwrap(), None);
+    assert_eq!(db.count_rows("inventory_items"), items_before);
+    assert_eq!(
+        store.find_inventory_item(a.id, a_item.id).unwrap(),
+        Some(a_item.clone())
+    );
+
+    // The same for people, SKUs and warehouses.
+    let err = import(
+        store,
+        &b,
+        &ImportBatch {
+            people: vec![Person {
+                id: a_person.id,
+                ..person(&b, "someone@b.example")
+            }],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.entry, "people[0]");
+    assert_eq!(
+        store.find_person(a.id, a_person.id).unwrap(),
+        Some(a_person)
+    );
+
+    let err = import(
+        store,
+        &b,
+        &ImportBatch {
+            skus: vec![Sku {
+                id: a_sku.id,
+                ..sku(&b, "x")
+            }],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.entry, "skus[0]");
+    assert_eq!(store.find_sku(a.id, a_sku.id).unwrap(), Some(a_sku));
+
+    let err = import(
+        store,
+        &b,
+        &ImportBatch {
+            warehouses: vec![Warehouse {
+                id: a_wh.id,
+                ..owned_warehouse(&b, "mine now")
+            }],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.entry, "warehouses[0]");
+    // Nor can a shared warehouse entry take over an owned one.
+    let err = import(
+        store,
+        &b,
+        &ImportBatch {
+            warehouses: vec![Warehouse {
+                id: a_wh.id,
+                ..shared_warehouse("shared now")
+            }],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.entry, "warehouses[0]");
+    assert_eq!(
+        store.find_accessible_warehouse(a.id, a_wh.id).unwrap(),
+        Some(a_wh)
+    );
+    assert_eq!(
+        store.find_accessible_warehouse(b.id, b_wh.id).unwrap(),
+        Some(b_wh)
+    );
+}
+
+fn import_user_name_rules(db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Acme");
+    let ada = person(&org, "ada@example.com");
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            people: vec![ada.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+
+    // Another person with the same userName, other case: refused.
+    let twin = person(&org, "ADA@example.COM");
+    let err = import(
+        store,
+        &org,
+        &ImportBatch {
+            people: vec![person(&org, "bob@example.com"), twin.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.entry, "people[1].userName");
+    assert_eq!(db.count_rows("people"), 1);
+
+    // Another organization may use it.
+    let other = new_org(store, "Other");
+    import(
+        store,
+        &other,
+        &ImportBatch {
+            people: vec![person(&other, "ada@example.com")],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+
+    // Offboarding frees the userName.
+    let leaving = Person {
+        status: PersonStatus::Offboarding,
+        ..ada.clone()
+    };
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            people: vec![leaving.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            people: vec![twin.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        store.find_person(org.id, twin.id).unwrap(),
+        Some(twin.clone())
+    );
+    assert_eq!(store.find_person(org.id, ada.id).unwrap(), Some(leaving));
+
+    // Two stored people may swap userNames in one import.
+    let bob = person(&org, "bob@example.com");
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            people: vec![bob.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    let swapped = vec![
+        Person {
+            user_name: "bob@example.com".into(),
+            emails: bob.emails.clone(),
+            ..twin.clone()
+        },
+        Person {
+            user_name: "ADA@example.COM".into(),
+            emails: twin.emails.clone(),
+            ..bob.clone()
+        },
+    ];
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            people: swapped.clone(),
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    for p in &swapped {
+        assert_eq!(store.find_person(org.id, p.id).unwrap().as_ref(), Some(p));
+    }
+}
+
+fn import_package_slug_rules(_db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Acme");
+    let pkg = |slug: &str| Package {
+        id: PackageId::new(),
+        organization_id: org.id,
+        slug: slug.into(),
+        name: slug.to_uppercase(),
+    };
+    let mac = pkg("mac");
+    let win = pkg("win");
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            packages: vec![mac.clone(), win.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    let err = import(
+        store,
+        &org,
+        &ImportBatch {
+            packages: vec![pkg("mac")],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.entry, "packages[0].slug");
+    // Swapping slugs between stored packages works; people keep their package.
+    let mut ada = person(&org, "ada@example.com");
+    ada.package_id = Some(mac.id);
+    let swapped = vec![
+        Package {
+            slug: "win".into(),
+            ..mac.clone()
+        },
+        Package {
+            slug: "mac".into(),
+            ..win.clone()
+        },
+    ];
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            packages: swapped,
+            people: vec![ada.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(store.find_person(org.id, ada.id).unwrap(), Some(ada));
+}
+
+fn import_level_rules(db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let stored = level(&org, &s, &w, at(10, 0));
+    store.insert_inventory_level(&stored).unwrap();
+    // A second active level for the same pair, with another id: refused.
+    let err = import(
+        store,
+        &org,
+        &ImportBatch {
+            inventory_levels: vec![level(&org, &s, &w, at(11, 0))],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.entry, "inventoryLevels[0]");
+    assert!(err.message.contains(&stored.id.to_string()), "{err}");
+    // Deactivating the stored one and adding a new one in the same import works.
+    let replacement = level(&org, &s, &w, at(11, 0));
+    let deactivated = InventoryLevel {
+        deactivated_at: Some(at(11, 0)),
+        ..stored.clone()
+    };
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            inventory_levels: vec![replacement.clone(), deactivated.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        store.list_inventory_levels(org.id, true).unwrap(),
+        vec![replacement, deactivated]
+    );
+    assert_eq!(db.count_rows("inventory_levels"), 2);
+}
+
+fn import_failure_in_write_phase_rolls_back(db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let new_sku = sku(&org, "New");
+    // Levels are written last; this one breaks the table's CHECK (minimum above
+    // target), which `ImportBatch::validate` would have refused: call the store
+    // directly so the failure happens after everything else was written.
+    let broken = InventoryLevel {
+        minimum_quantity: 10,
+        target_quantity: 1,
+        ..level(&org, &s, &w, at(10, 0))
+    };
+    let batch = ImportBatch {
+        skus: vec![new_sku.clone()],
+        people: vec![person(&org, "ada@example.com")],
+        inventory: vec![item(&org, &new_sku, &w, at(10, 1))],
+        inventory_levels: vec![broken],
+        ..ImportBatch::default()
+    };
+    let result = store.import_batch(org.id, &batch, &[], &mut |_| {});
+    assert!(matches!(result, Err(StoreError::Backend(_))), "{result:?}");
+    assert_eq!(store.find_sku(org.id, new_sku.id).unwrap(), None);
+    assert_eq!(db.count_rows("people"), 0);
+    assert_eq!(db.count_rows("inventory_items"), 0);
+    assert_eq!(db.count_rows("skus"), 1);
+    // The store is still usable.
+    store.ping().unwrap();
+}
+
+fn import_many_items_reports_progress(db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let items: Vec<InventoryItem> = (0..12_000)
+        .map(|i| InventoryItem {
+            tags: vec![Tag {
+                id: TagId::new(),
+                label: format!("batch-{}", i % 7),
+            }],
+            ..item(&org, &s, &w, at(15, i))
+        })
+        .collect();
+    let batch = ImportBatch {
+        inventory: items,
+        ..ImportBatch::default()
+    };
+    let external = batch.validate(&org).unwrap();
+    let mut reports = Vec::new();
+    let summary = store
+        .import_batch(org.id, &batch, &external, &mut |n| reports.push(n))
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.inventory, 12_000);
+    assert_eq!(db.count_rows("inventory_items"), 12_000);
+    assert_eq!(db.count_rows("inventory_item_tags"), 12_000);
+    assert!(reports.len() >= 3, "{reports:?}");
+    assert!(reports.windows(2).all(|w| w[0] < w[1]), "{reports:?}");
+    assert_eq!(reports.last(), Some(&12_000));
+    let last = batch.inventory.last().unwrap();
+    assert_eq!(
+        store.find_inventory_item(org.id, last.id).unwrap().as_ref(),
+        Some(last)
+    );
+}
+
+// ---------------------------------------------------------------------------
+// SQLite only
+// ---------------------------------------------------------------------------
+
+#[test]
+fn sqlite_pragmas_are_set_on_pooled_connections() {
+    let db = TestDatabase::sqlite();
+    let store = db.store();
+    let n = 4;
+    assert_eq!(store.pooled_sqlite_pragma("foreign_keys", n), vec!["1"; n]);
+    assert_eq!(
+        store.pooled_sqlite_pragma("journal_mode", n),
+        vec!["wal"; n]
+    );
+    assert_eq!(
+        store.pooled_sqlite_pragma("busy_timeout", n),
+        vec!["5000"; n]
+    );
+    // synchronous = NORMAL is 1.
+    assert_eq!(store.pooled_sqlite_pragma("synchronous", n), vec!["1"; n]);
+}
+
+#[test]
+fn sqlite_file_and_directory_are_created() {
+    let db = TestDatabase::sqlite();
+    let nested = std::path::Path::new(db.url())
+        .parent()
+        .unwrap()
+        .join("a/b/equip.db");
+    let url = format!("sqlite://{}", nested.display());
+    let store = Store::connect(&url, equip_persistence::PoolOptions::default()).unwrap();
+    assert_eq!(
+        store.run_migrations().unwrap(),
+        vec!["2026-11-21-060000_create_schema".to_owned()]
+    );
+    assert!(nested.exists());
+    assert!(store.run_migrations().unwrap().is_empty());
+}
+
+#[test]
+fn postgres_fresh_database_is_migrated_once() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let store = Store::connect(db.url(), equip_persistence::PoolOptions::default()).unwrap();
+    assert_eq!(store.backend(), Backend::Postgres);
+    // Several starters at once: one applies the schema, the others wait for it.
+    let handles: Vec<_> = (0..3)
+        .map(|_| {
+            let store = store.clone();
+            std::thread::spawn(move || store.run_migrations().unwrap())
+        })
+        .collect();
+    let mut applied: Vec<Vec<String>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    applied.sort();
+    assert_eq!(
+        applied,
+        vec![
+            vec![],
+            vec![],
+            vec!["2026-11-21-060000_create_schema".to_owned()]
+        ]
+    );
+}
+
+#[test]
+fn unsupported_urls_are_refused() {
+    let err = Store::connect(
+        "mysql://localhost/db",
+        equip_persistence::PoolOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        equip_persistence::PersistenceError::InvalidUrl(_)
+    ));
+}

@@ -1,0 +1,17 @@
+DROP TABLE outbox_messages;
+DROP TABLE reminders;
+DROP TABLE inventory_levels;
+DROP TABLE return_order_items;
+DROP TABLE return_orders;
+DROP TABLE inventory_item_tags;
+DROP TABLE inventory_item_pricing;
+DROP TABLE inventory_items;
+DROP TABLE person_emails;
+DROP TABLE people;
+DROP TABLE packages;
+DROP TABLE skus;
+DROP TABLE offices;
+DROP TABLE warehouse_grants;
+DROP TABLE warehouses;
+DROP TABLE api_keys;
+DROP TABLE organizations;
