@@ -18,7 +18,7 @@ pub const DEFAULT_DEMO_ITEMS: usize = 400;
 
 /// equip: equipment inventory and people provisioning service.
 #[derive(Debug, Parser)]
-#[command(name = "equip", version, about, propagate_version = true)]
+#[command(name = "equip", version, propagate_version = true)]
 pub struct Cli {
     /// Database: a SQLite path (or sqlite://path) or a postgres:// URL.
     #[arg(

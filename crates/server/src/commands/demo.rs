@@ -44,14 +44,14 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
     })?;
     println!("{}", key.secret);
     eprintln!(
-        "demo organization '{}': {}\nkey id: {} (all scopes; the key above is shown only now)\nimported {}",
+        "demo organization '{}': {}\nkey id: {} (all scopes; the key, printed on stdout, is shown only now)\nimported {}",
         org.name.as_str(),
         org.id,
         key.record.id,
         progress::describe(&summary)
     );
     eprintln!(
-        "try it:\n  KEY=<the key printed above>\n  equip serve &\n  curl -H \"Authorization: ApiKey $KEY\" http://{DEFAULT_BIND}/api/v1/warehouses/{first_warehouse}"
+        "try it:\n  KEY=<the key printed on stdout>\n  equip serve &\n  curl -H \"Authorization: ApiKey $KEY\" http://{DEFAULT_BIND}/api/v1/warehouses/{first_warehouse}"
     );
     Ok(())
 }

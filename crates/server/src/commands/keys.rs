@@ -53,7 +53,7 @@ fn create(
         key.record.id,
         key.record.scopes.to_storage()
     );
-    log::info!("issued API key {} for organization {}", key.record.id, org);
+    log::debug!("issued API key {} for organization {}", key.record.id, org);
     Ok(())
 }
 

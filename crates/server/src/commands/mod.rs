@@ -49,9 +49,6 @@ fn connect(db: &DatabaseConfig) -> anyhow::Result<(Store, Vec<String>)> {
     let applied = store
         .run_migrations()
         .with_context(|| format!("cannot migrate the database {shown}"))?;
-    for name in &applied {
-        log::info!("applied migration {name}");
-    }
     log::debug!("database {shown} ready");
     Ok((store, applied))
 }
