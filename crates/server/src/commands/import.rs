@@ -28,7 +28,13 @@ pub fn run(db: &DatabaseConfig, args: &ImportArgs) -> anyhow::Result<()> {
         Some(line) => anyhow!("{e} (entry at line {line} of {shown}); nothing was imported"),
         None => anyhow!("{e}; nothing was imported"),
     };
-    let batch = parse_document(&text, org, Utc::now()).map_err(|e| located(&e))?;
+    let reading = progress::spinner(
+        text.len() > progress::SPINNER_BYTES,
+        format!("reading {shown}"),
+    );
+    let parsed = parse_document(&text, org, Utc::now());
+    reading.finish_and_clear();
+    let batch = parsed.map_err(|e| located(&e))?;
     let store = open(db)?;
     let bar = progress::bar(batch.len(), "importing");
     let result = run_import(&store, org, &batch, &mut |done| {

@@ -22,6 +22,21 @@ pub fn bar(total: usize, message: &'static str) -> ProgressBar {
     bar
 }
 
+/// Files larger than this show a spinner while they are read.
+pub const SPINNER_BYTES: usize = 4 << 20;
+
+/// A spinner for a step of unknown length (reading a large file), or a hidden
+/// one when `show` is false.
+pub fn spinner(show: bool, message: String) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_message(message);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
 /// `3 warehouses, 2 offices, …` for the summary line.
 #[must_use]
 pub fn describe(summary: &ImportSummary) -> String {

@@ -47,6 +47,8 @@ struct RawDocument<'a> {
 
 impl<'a> RawDocument<'a> {
     fn parse(text: &'a str) -> Result<Self, ImportError> {
+        // A UTF-8 byte order mark, as some editors write, is not JSON: skip it.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         serde_json::from_str(text)
             .map_err(|e| ImportError::new("document", format!("not a valid import document: {e}")))
     }

@@ -493,6 +493,16 @@ fn document_level_problems() {
     assert_eq!(err.entry, "document");
     assert!(err.message.contains("line 2"), "{}", err.message);
 
+    let with_bom = format!("\u{feff}{SAMPLE}");
+    assert_eq!(
+        parse_document(&with_bom, org(), now()).unwrap(),
+        parse_document(SAMPLE, org(), now()).unwrap()
+    );
+    assert_eq!(
+        entry_line(&with_bom, "skus[0]"),
+        entry_line(SAMPLE, "skus[0]")
+    );
+
     let empty = parse_document("{}", org(), now()).unwrap();
     assert!(empty.is_empty());
     let nulls = parse_document("{\"people\": null, \"inventory\": []}", org(), now()).unwrap();
