@@ -1,0 +1,263 @@
+//! Shared set-up of the black-box HTTP tests: a fresh database per test (SQLite or
+//! PostgreSQL), the real application over it, and two organizations with keys,
+//! warehouses (owned, shared and granted, shared and not granted) and SKUs.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use actix_web::http::StatusCode;
+use actix_web::test::{self, TestRequest};
+use actix_web::web::Bytes;
+use chrono::Utc;
+use equip_domain::api_key::{Scope, Scopes};
+use equip_domain::catalog::Sku;
+use equip_domain::ids::{OrganizationId, SkuId, WarehouseId};
+use equip_domain::import::ImportBatch;
+use equip_domain::location::{Warehouse, WarehouseAddress, WarehouseOwner};
+use equip_domain::ports::ApiKeyRepository;
+use equip_domain::services::{admin, import};
+use equip_http::AppState;
+use equip_persistence::test_support::TestDatabase;
+use equip_persistence::Store;
+use serde_json::Value;
+
+/// A caller holding one API key.
+#[derive(Debug, Clone)]
+pub struct Client {
+    /// The key, as shown once at creation.
+    pub key: String,
+}
+
+impl Client {
+    /// Adds this client's `Authorization` header.
+    pub fn with(&self, req: TestRequest) -> TestRequest {
+        req.insert_header(("Authorization", format!("ApiKey {}", self.key)))
+    }
+
+    /// GET `path`.
+    pub fn get(&self, path: &str) -> TestRequest {
+        self.with(TestRequest::get().uri(path))
+    }
+
+    /// DELETE `path`.
+    pub fn delete(&self, path: &str) -> TestRequest {
+        self.with(TestRequest::delete().uri(path))
+    }
+
+    /// POST `body` as JSON to `path`.
+    pub fn post_json(&self, path: &str, body: &Value) -> TestRequest {
+        self.with(TestRequest::post().uri(path)).set_json(body)
+    }
+}
+
+/// The seeded data.
+#[derive(Debug, Clone)]
+pub struct World {
+    /// Organization A, all scopes.
+    pub a: Client,
+    /// Organization B, all scopes.
+    pub b: Client,
+    /// Organization A, only `inventory:read`.
+    pub limited: Client,
+    /// A revoked key of A.
+    pub revoked_key: String,
+    pub a_org: OrganizationId,
+    pub b_org: OrganizationId,
+    /// Owned by A, with an address in Berlin.
+    pub a_warehouse: WarehouseId,
+    /// Owned by B (Hamburg).
+    pub b_warehouse: WarehouseId,
+    /// Shared, granted to A (address not configured).
+    pub shared_granted: WarehouseId,
+    /// Shared, granted to B only.
+    pub shared_not_granted: WarehouseId,
+    pub a_sku: SkuId,
+    pub b_sku: SkuId,
+}
+
+/// A response with the parts tests look at.
+pub struct Raw {
+    pub status: StatusCode,
+    pub content_type: Option<String>,
+    pub body: Bytes,
+    pub allow: Option<String>,
+    pub location: Option<String>,
+}
+
+/// The application over a fresh database.
+pub struct TestApp {
+    pub store: Arc<Store>,
+    state: AppState,
+    world: World,
+    _db: TestDatabase,
+}
+
+impl TestApp {
+    /// Over a fresh SQLite database.
+    pub async fn sqlite() -> Self {
+        Self::over(TestDatabase::sqlite())
+    }
+
+    /// Over a fresh PostgreSQL database, or `None` (test skipped, with a message)
+    /// when PostgreSQL is not reachable outside CI.
+    pub async fn postgres() -> Option<Self> {
+        TestDatabase::postgres().map(Self::over)
+    }
+
+    fn over(db: TestDatabase) -> Self {
+        let store = Arc::new(db.store());
+        let world = seed(&store);
+        Self {
+            state: AppState::new(Arc::clone(&store)),
+            store,
+            world,
+            _db: db,
+        }
+    }
+
+    /// The seeded data.
+    pub fn world(&self) -> World {
+        self.world.clone()
+    }
+
+    /// Sends one request; the JSON body (or `Null` when empty).
+    pub async fn call(&self, req: TestRequest) -> (StatusCode, Value) {
+        let raw = self.call_raw(req).await;
+        let body = if raw.body.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&raw.body).unwrap_or_else(|e| {
+                panic!(
+                    "body is not JSON ({e}): {}",
+                    String::from_utf8_lossy(&raw.body)
+                )
+            })
+        };
+        (raw.status, body)
+    }
+
+    /// Sends one request; status, headers and raw body.
+    pub async fn call_raw(&self, req: TestRequest) -> Raw {
+        let service = test::init_service(equip_http::app(self.state.clone())).await;
+        let resp = test::call_service(&service, req.to_request()).await;
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let content_type = header("content-type");
+        let allow = header("allow");
+        let location = header("location");
+        let status = resp.status();
+        let body = test::read_body(resp).await;
+        Raw {
+            status,
+            content_type,
+            body,
+            allow,
+            location,
+        }
+    }
+
+    /// Sends all requests at once through one service; their statuses.
+    pub async fn call_concurrently(&self, reqs: Vec<TestRequest>) -> Vec<StatusCode> {
+        let service = test::init_service(equip_http::app(self.state.clone())).await;
+        let calls = reqs
+            .into_iter()
+            .map(|r| test::call_service(&service, r.to_request()));
+        futures_util::future::join_all(calls)
+            .await
+            .into_iter()
+            .map(|r| r.status())
+            .collect()
+    }
+}
+
+fn sku(org: OrganizationId, title: &str) -> Sku {
+    Sku {
+        id: SkuId::new(),
+        organization_id: org,
+        title: title.into(),
+        category_code: "LAPTOP".into(),
+        category_name: "Laptops".into(),
+        vendor_code: "LENOVO".into(),
+        vendor_name: "Lenovo".into(),
+        vendor_sku: "21HM".into(),
+    }
+}
+
+fn warehouse(owner: WarehouseOwner, name: &str, address: Option<WarehouseAddress>) -> Warehouse {
+    Warehouse {
+        id: WarehouseId::new(),
+        owner,
+        name: name.into(),
+        address,
+    }
+}
+
+fn seed(store: &Store) -> World {
+    let now = Utc::now();
+    let a_org = admin::create_organization(store, "Org A", now).unwrap().id;
+    let b_org = admin::create_organization(store, "Org B", now).unwrap().id;
+    let key = |org, scopes| admin::issue_api_key(store, org, scopes, None, now).unwrap();
+    let a = key(a_org, Scopes::all());
+    let b = key(b_org, Scopes::all());
+    let limited = key(a_org, Scopes::from_list([Scope::InventoryRead]));
+    let revoked = key(a_org, Scopes::all());
+    store.revoke_api_key(revoked.record.id, now).unwrap();
+
+    let a_wh = warehouse(
+        WarehouseOwner::Organization(a_org),
+        "Berlin Central",
+        Some(WarehouseAddress {
+            street1: Some("Invalidenstraße 1".into()),
+            city: Some("Berlin".into()),
+            postal_code: Some("10115".into()),
+            country_code: Some("DE".into()),
+            ..WarehouseAddress::default()
+        }),
+    );
+    let b_wh = warehouse(
+        WarehouseOwner::Organization(b_org),
+        "Hamburg Port",
+        Some(WarehouseAddress {
+            city: Some("Hamburg".into()),
+            country_code: Some("DE".into()),
+            ..WarehouseAddress::default()
+        }),
+    );
+    let shared_a = warehouse(WarehouseOwner::Shared, "Operator EU Hub", None);
+    let shared_b = warehouse(WarehouseOwner::Shared, "Operator US Hub", None);
+    let a_sku = sku(a_org, "ThinkPad X1 Carbon");
+    let b_sku = sku(b_org, "ThinkPad T14");
+    let world = World {
+        a: Client { key: a.secret },
+        b: Client { key: b.secret },
+        limited: Client {
+            key: limited.secret,
+        },
+        revoked_key: revoked.secret,
+        a_org,
+        b_org,
+        a_warehouse: a_wh.id,
+        b_warehouse: b_wh.id,
+        shared_granted: shared_a.id,
+        shared_not_granted: shared_b.id,
+        a_sku: a_sku.id,
+        b_sku: b_sku.id,
+    };
+    let batch_a = ImportBatch {
+        warehouses: vec![a_wh, shared_a],
+        skus: vec![a_sku],
+        ..ImportBatch::default()
+    };
+    let batch_b = ImportBatch {
+        warehouses: vec![b_wh, shared_b],
+        skus: vec![b_sku],
+        ..ImportBatch::default()
+    };
+    import::run_import(store, a_org, &batch_a, &mut |_| {}).unwrap();
+    import::run_import(store, b_org, &batch_b, &mut |_| {}).unwrap();
+    world
+}
