@@ -57,6 +57,32 @@ const fn rows_per_statement(columns: usize) -> usize {
     }
 }
 
+/// Imports of at least this many entries refresh the planner statistics
+/// afterwards.
+pub(crate) const ANALYZE_AFTER: usize = 1_000;
+
+/// Tables an import writes.
+const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, packages, people, \
+     person_emails, inventory_items, inventory_item_pricing, inventory_item_tags, return_orders, \
+     return_order_items, inventory_levels";
+
+/// After a bulk import, refreshes the query planner's statistics (PostgreSQL:
+/// `ANALYZE`; SQLite: `PRAGMA optimize`). Without it, PostgreSQL may keep
+/// plans made while the tables were small, e.g. sequential scans for the id
+/// lookups of the next import. Failures are logged only: the import is
+/// already committed.
+pub(crate) fn refresh_statistics(c: &mut DbConnection) {
+    let result = match &mut *c {
+        DbConnection::Sqlite(c) => diesel::sql_query("PRAGMA optimize").execute(c),
+        DbConnection::Postgres(c) => {
+            diesel::sql_query(format!("ANALYZE {IMPORTED_TABLES}")).execute(c)
+        }
+    };
+    if let Err(e) = result {
+        log::warn!("could not refresh planner statistics after the import: {e}");
+    }
+}
+
 /// Suffix that parks a unique key (userName, slug) while rows swap keys.
 const PARKED: &str = "#parked";
 

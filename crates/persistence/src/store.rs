@@ -507,7 +507,12 @@ impl ImportRepository for Store {
             crate::import::run(c, organization, batch, external, progress)
         });
         match result {
-            Ok(summary) => Ok(Ok(summary)),
+            Ok(summary) => {
+                if batch.len() >= crate::import::ANALYZE_AFTER {
+                    crate::import::refresh_statistics(&mut conn);
+                }
+                Ok(Ok(summary))
+            }
             Err(DbError::Import(e)) => Ok(Err(e)),
             Err(other) => {
                 Err(other.into_store("import", "a row of the import clashes with a stored row"))

@@ -83,10 +83,14 @@ impl TestDatabase {
         let mut admin = match PgConnection::establish(&with_connect_timeout(&admin_url)) {
             Ok(conn) => conn,
             Err(e) => {
+                // One line: libpq messages span several.
                 let reason = format!(
                     "cannot connect to {}: {}",
                     redact(&admin_url),
-                    e.to_string().trim()
+                    e.to_string()
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 );
                 if postgres_required() {
                     panic!(
