@@ -34,6 +34,12 @@ pub trait OrganizationRepository: Send + Sync {
     /// # Errors
     /// Backend failures.
     fn find_organization(&self, id: OrganizationId) -> StoreResult<Option<Organization>>;
+
+    /// How many organizations exist (an operator's hint: none means a fresh install).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn count_organizations(&self) -> StoreResult<u64>;
 }
 
 /// API keys.

@@ -93,6 +93,10 @@ impl OrganizationRepository for InMemoryStore {
             .find(|o| o.id == id)
             .cloned())
     }
+
+    fn count_organizations(&self) -> StoreResult<u64> {
+        Ok(self.state().organizations.len() as u64)
+    }
 }
 
 impl ApiKeyRepository for InMemoryStore {

@@ -234,6 +234,13 @@ impl OrganizationRepository for Store {
                 .transpose()
         })
     }
+
+    fn count_organizations(&self) -> StoreResult<u64> {
+        self.with("organization", "", |c| {
+            let n: i64 = organizations::table.count().get_result(c)?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        })
+    }
 }
 
 impl ApiKeyRepository for Store {

@@ -303,7 +303,9 @@ fn ping_answers(_db: &TestDatabase, store: &Store) {
 }
 
 fn organizations_round_trip(_db: &TestDatabase, store: &Store) {
+    assert_eq!(store.count_organizations().unwrap(), 0);
     let org = new_org(store, "Acme");
+    assert_eq!(store.count_organizations().unwrap(), 1);
     assert_eq!(store.find_organization(org.id).unwrap(), Some(org.clone()));
     assert_eq!(
         store.find_organization(OrganizationId::new()).unwrap(),

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use actix_web::HttpServer;
 use anyhow::Context;
+use equip_domain::ports::OrganizationRepository;
 
 use super::{connect, DatabaseConfig};
 use crate::cli::ServeArgs;
@@ -14,9 +15,13 @@ use crate::cli::ServeArgs;
 /// # Errors
 /// When the database cannot be opened or the address cannot be bound.
 pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
-    let (store, applied) = connect(db)?;
+    let (store, _applied) = connect(db)?;
     let store = Arc::new(store);
-    if created_schema(&applied) {
+    if store
+        .count_organizations()
+        .context("cannot read organizations")?
+        == 0
+    {
         eprintln!(
             "no organization yet: run `equip demo` or `equip org create --name …` and `equip key create --org …`"
         );
@@ -38,23 +43,4 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         }
         server.run().await.context("the HTTP server failed")
     })
-}
-
-/// Whether the migrations just applied created the schema, i.e. the database
-/// is new and so has no organization yet. (The ports offer no way to count
-/// organizations; a database migrated earlier but still empty gets no hint.)
-fn created_schema(applied: &[String]) -> bool {
-    applied.iter().any(|name| name.ends_with("_create_schema"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::created_schema;
-
-    #[test]
-    fn a_fresh_schema_is_recognised() {
-        assert!(created_schema(&["2026-11-21-060000_create_schema".into()]));
-        assert!(!created_schema(&[]));
-        assert!(!created_schema(&["2027-01-01-000000_add_index".into()]));
-    }
 }
