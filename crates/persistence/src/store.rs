@@ -1,43 +1,16 @@
-//! [`Store`]: the r2d2 pool, migrations, and the repository traits.
+//! [`Store`]: the r2d2 pool and migrations. The repository traits are
+//! implemented in `crate::repositories`, one module per port.
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::r2d2::{Pool, PooledConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
-use equip_domain::api_key::ApiKey;
-use equip_domain::catalog::Sku;
 use equip_domain::error::StoreResult;
-use equip_domain::ids::{
-    ApiKeyId, InventoryItemId, InventoryLevelId, OrganizationId, PersonId, SkuId, WarehouseId,
-};
-use equip_domain::import::{ExternalReference, ImportBatch, ImportError, ImportSummary};
-use equip_domain::inventory::InventoryItem;
-use equip_domain::inventory_level::InventoryLevel;
-use equip_domain::location::Warehouse;
-use equip_domain::organization::Organization;
-use equip_domain::person::Person;
-use equip_domain::ports::{
-    ApiKeyRepository, CatalogRepository, HealthCheck, ImportRepository, InventoryLevelRepository,
-    InventoryRepository, OrganizationRepository, PersonRepository, WarehouseRepository,
-};
-use equip_domain::StoreError;
 
-use crate::connection::{
-    on_inner, write_transaction, Backend, DbConnection, Manager, SqlitePragmas, Target,
-};
+use crate::connection::{write_transaction, Backend, DbConnection, Manager, SqlitePragmas, Target};
 use crate::error::{DbError, DbResult, PersistenceError};
-use crate::models::{
-    db_time, ApiKeyRow, ItemRow, ItemRows, LevelRow, OrganizationRow, PersonEmailRow, PersonRow,
-    PersonRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseRow,
-};
-use crate::schema::{
-    api_keys, inventory_item_pricing, inventory_item_tags, inventory_items, inventory_levels,
-    organizations, people, person_emails, return_order_items, return_orders, skus,
-    warehouse_grants, warehouses,
-};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -57,7 +30,7 @@ pub struct PoolOptions {
     /// SQLite whatever is asked).
     pub max_size: u32,
     /// How long a caller waits for a free connection before getting
-    /// [`StoreError::Unavailable`].
+    /// [`equip_domain::StoreError::Unavailable`].
     pub connection_timeout: Duration,
 }
 
@@ -196,12 +169,12 @@ impl Store {
         &self.pool
     }
 
-    fn conn(&self) -> DbResult<Conn> {
+    pub(crate) fn conn(&self) -> DbResult<Conn> {
         self.pool.get().map_err(|e| DbError::Pool(e.to_string()))
     }
 
     /// Runs `f` with a pooled connection, mapping errors for `entity`.
-    fn with<T>(
+    pub(crate) fn with<T>(
         &self,
         entity: &'static str,
         duplicate: &str,
@@ -209,330 +182,5 @@ impl Store {
     ) -> StoreResult<T> {
         let mut conn = self.conn().map_err(|e| e.into_store(entity, duplicate))?;
         f(&mut conn).map_err(|e| e.into_store(entity, duplicate))
-    }
-}
-
-impl OrganizationRepository for Store {
-    fn insert_organization(&self, organization: &Organization) -> StoreResult<()> {
-        let row = OrganizationRow::from(organization);
-        self.with("organization", "an organization with this id exists", |c| {
-            diesel::insert_into(organizations::table)
-                .values(&row)
-                .execute(c)?;
-            Ok(())
-        })
-    }
-
-    fn find_organization(&self, id: OrganizationId) -> StoreResult<Option<Organization>> {
-        self.with("organization", "", |c| {
-            organizations::table
-                .find(id.to_string())
-                .select(OrganizationRow::as_select())
-                .first(c)
-                .optional()?
-                .map(OrganizationRow::into_domain)
-                .transpose()
-        })
-    }
-
-    fn count_organizations(&self) -> StoreResult<u64> {
-        self.with("organization", "", |c| {
-            let n: i64 = organizations::table.count().get_result(c)?;
-            Ok(u64::try_from(n).unwrap_or(0))
-        })
-    }
-}
-
-impl ApiKeyRepository for Store {
-    fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()> {
-        let row = ApiKeyRow::from(key);
-        self.with("apiKey", "an API key with this prefix or id exists", |c| {
-            diesel::insert_into(api_keys::table)
-                .values(&row)
-                .execute(c)?;
-            Ok(())
-        })
-    }
-
-    fn find_api_key_by_prefix(&self, prefix: &str) -> StoreResult<Option<ApiKey>> {
-        self.with("apiKey", "", |c| {
-            api_keys::table
-                .filter(api_keys::prefix.eq(prefix))
-                .select(ApiKeyRow::as_select())
-                .first(c)
-                .optional()?
-                .map(ApiKeyRow::into_domain)
-                .transpose()
-        })
-    }
-
-    fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {
-        let id = id.to_string();
-        let found = self.with("apiKey", "", |c| {
-            // Only an unrevoked key changes, so the first revocation time stays.
-            let changed = diesel::update(
-                api_keys::table
-                    .filter(api_keys::id.eq(&id))
-                    .filter(api_keys::revoked_at.is_null()),
-            )
-            .set(api_keys::revoked_at.eq(Some(db_time(at))))
-            .execute(c)?;
-            if changed > 0 {
-                return Ok(true);
-            }
-            let exists: i64 = api_keys::table
-                .filter(api_keys::id.eq(&id))
-                .count()
-                .get_result(c)?;
-            Ok(exists > 0)
-        })?;
-        if found {
-            Ok(())
-        } else {
-            Err(StoreError::NotFound { entity: "apiKey" })
-        }
-    }
-}
-
-impl WarehouseRepository for Store {
-    fn find_accessible_warehouse(
-        &self,
-        organization: OrganizationId,
-        id: WarehouseId,
-    ) -> StoreResult<Option<Warehouse>> {
-        let org = organization.to_string();
-        let id = id.to_string();
-        self.with("warehouse", "", |c| {
-            let granted = warehouse_grants::table
-                .filter(warehouse_grants::warehouse_id.eq(&id))
-                .filter(warehouse_grants::organization_id.eq(&org));
-            warehouses::table
-                .filter(warehouses::id.eq(&id))
-                .filter(
-                    warehouses::owner_organization_id.eq(&org).or(
-                        warehouses::owner_organization_id
-                            .is_null()
-                            .and(diesel::dsl::exists(granted)),
-                    ),
-                )
-                .select(WarehouseRow::as_select())
-                .first(c)
-                .optional()?
-                .map(WarehouseRow::into_domain)
-                .transpose()
-        })
-    }
-}
-
-impl CatalogRepository for Store {
-    fn find_sku(&self, organization: OrganizationId, id: SkuId) -> StoreResult<Option<Sku>> {
-        self.with("sku", "", |c| {
-            skus::table
-                .filter(skus::id.eq(id.to_string()))
-                .filter(skus::organization_id.eq(organization.to_string()))
-                .select(SkuRow::as_select())
-                .first(c)
-                .optional()?
-                .map(SkuRow::into_domain)
-                .transpose()
-        })
-    }
-}
-
-impl PersonRepository for Store {
-    fn find_person(
-        &self,
-        organization: OrganizationId,
-        id: PersonId,
-    ) -> StoreResult<Option<Person>> {
-        let org = organization.to_string();
-        let id = id.to_string();
-        self.with("person", "", |c| {
-            c.transaction(|c| {
-                let Some(person) = people::table
-                    .filter(people::id.eq(&id))
-                    .filter(people::organization_id.eq(&org))
-                    .select(PersonRow::as_select())
-                    .first(c)
-                    .optional()?
-                else {
-                    return Ok(None);
-                };
-                let emails = person_emails::table
-                    .filter(person_emails::person_id.eq(&id))
-                    .filter(person_emails::organization_id.eq(&org))
-                    .order(person_emails::position.asc())
-                    .select(PersonEmailRow::as_select())
-                    .load(c)?;
-                PersonRows { person, emails }.into_domain().map(Some)
-            })
-        })
-    }
-}
-
-impl InventoryRepository for Store {
-    fn find_inventory_item(
-        &self,
-        organization: OrganizationId,
-        id: InventoryItemId,
-    ) -> StoreResult<Option<InventoryItem>> {
-        let org = organization.to_string();
-        let id = id.to_string();
-        self.with("inventoryItem", "", |c| {
-            c.transaction(|c| {
-                let Some(item) = inventory_items::table
-                    .filter(inventory_items::id.eq(&id))
-                    .filter(inventory_items::organization_id.eq(&org))
-                    .select(ItemRow::as_select())
-                    .first(c)
-                    .optional()?
-                else {
-                    return Ok(None);
-                };
-                let tags = inventory_item_tags::table
-                    .filter(inventory_item_tags::item_id.eq(&id))
-                    .filter(inventory_item_tags::organization_id.eq(&org))
-                    .order(inventory_item_tags::position.asc())
-                    .select(TagRow::as_select())
-                    .load(c)?;
-                let pricing = inventory_item_pricing::table
-                    .filter(inventory_item_pricing::item_id.eq(&id))
-                    .filter(inventory_item_pricing::organization_id.eq(&org))
-                    .select(PricingRow::as_select())
-                    .first(c)
-                    .optional()?;
-                let active_return = return_order_items::table
-                    .inner_join(return_orders::table)
-                    .filter(return_order_items::inventory_item_id.eq(&id))
-                    .filter(return_order_items::organization_id.eq(&org))
-                    .filter(return_order_items::active.eq(true))
-                    .select((ReturnOrderRow::as_select(), ReturnOrderItemRow::as_select()))
-                    .first(c)
-                    .optional()?;
-                ItemRows {
-                    item,
-                    pricing,
-                    tags,
-                    active_return,
-                }
-                .into_domain()
-                .map(Some)
-            })
-        })
-    }
-}
-
-impl InventoryLevelRepository for Store {
-    fn insert_inventory_level(&self, level: &InventoryLevel) -> StoreResult<()> {
-        let row = LevelRow::from(level);
-        self.with(
-            "inventoryLevel",
-            "an active inventory level exists for this SKU and warehouse",
-            |c| {
-                diesel::insert_into(inventory_levels::table)
-                    .values(&row)
-                    .execute(c)?;
-                Ok(())
-            },
-        )
-    }
-
-    fn find_inventory_level(
-        &self,
-        organization: OrganizationId,
-        id: InventoryLevelId,
-    ) -> StoreResult<Option<InventoryLevel>> {
-        self.with("inventoryLevel", "", |c| {
-            inventory_levels::table
-                .filter(inventory_levels::id.eq(id.to_string()))
-                .filter(inventory_levels::organization_id.eq(organization.to_string()))
-                .select(LevelRow::as_select())
-                .first(c)
-                .optional()?
-                .map(LevelRow::into_domain)
-                .transpose()
-        })
-    }
-
-    fn list_inventory_levels(
-        &self,
-        organization: OrganizationId,
-        include_inactive: bool,
-    ) -> StoreResult<Vec<InventoryLevel>> {
-        self.with("inventoryLevel", "", |c| {
-            let mut query = inventory_levels::table
-                .filter(inventory_levels::organization_id.eq(organization.to_string()))
-                .order((
-                    inventory_levels::created_at.desc(),
-                    inventory_levels::id.desc(),
-                ))
-                .select(LevelRow::as_select())
-                .into_boxed();
-            if !include_inactive {
-                query = query.filter(inventory_levels::deactivated_at.is_null());
-            }
-            query
-                .load(c)?
-                .into_iter()
-                .map(LevelRow::into_domain)
-                .collect()
-        })
-    }
-
-    fn mark_inventory_level_deactivated(
-        &self,
-        organization: OrganizationId,
-        id: InventoryLevelId,
-        at: DateTime<Utc>,
-    ) -> StoreResult<bool> {
-        self.with("inventoryLevel", "", |c| {
-            let changed = diesel::update(
-                inventory_levels::table
-                    .filter(inventory_levels::id.eq(id.to_string()))
-                    .filter(inventory_levels::organization_id.eq(organization.to_string()))
-                    .filter(inventory_levels::deactivated_at.is_null()),
-            )
-            .set(inventory_levels::deactivated_at.eq(Some(db_time(at))))
-            .execute(c)?;
-            Ok(changed > 0)
-        })
-    }
-}
-
-impl ImportRepository for Store {
-    fn import_batch(
-        &self,
-        organization: OrganizationId,
-        batch: &ImportBatch,
-        external: &[ExternalReference],
-        progress: &mut dyn FnMut(usize),
-    ) -> StoreResult<Result<ImportSummary, ImportError>> {
-        let mut conn = self
-            .conn()
-            .map_err(|e| e.into_store("import", "a row of the import clashes with a stored row"))?;
-        let result = write_transaction(&mut conn, |c| {
-            crate::import::run(c, organization, batch, external, progress)
-        });
-        match result {
-            Ok(summary) => {
-                if batch.len() >= crate::import::ANALYZE_AFTER {
-                    crate::import::refresh_statistics(&mut conn);
-                }
-                Ok(Ok(summary))
-            }
-            Err(DbError::Import(e)) => Ok(Err(e)),
-            Err(other) => {
-                Err(other.into_store("import", "a row of the import clashes with a stored row"))
-            }
-        }
-    }
-}
-
-impl HealthCheck for Store {
-    fn ping(&self) -> StoreResult<()> {
-        self.with("database", "", |c| {
-            on_inner!(c, |c| diesel::sql_query("SELECT 1").execute(c))?;
-            Ok(())
-        })
     }
 }

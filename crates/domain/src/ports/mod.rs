@@ -1,0 +1,27 @@
+//! Repository traits (ports). Storage adapters implement them; the web layer and
+//! the use cases in [`crate::services`] use them. All are synchronous: callers on
+//! an async runtime run them on a blocking pool.
+//!
+//! Every method that reads or writes customer data takes the caller's
+//! [`crate::ids::OrganizationId`]; a row of another organization behaves exactly like a row
+//! that does not exist.
+
+mod api_keys;
+mod catalog;
+mod health;
+mod import;
+mod inventory;
+mod inventory_levels;
+mod locations;
+mod organizations;
+mod people;
+
+pub use api_keys::ApiKeyRepository;
+pub use catalog::CatalogRepository;
+pub use health::HealthCheck;
+pub use import::ImportRepository;
+pub use inventory::InventoryRepository;
+pub use inventory_levels::InventoryLevelRepository;
+pub use locations::WarehouseRepository;
+pub use organizations::OrganizationRepository;
+pub use people::PersonRepository;

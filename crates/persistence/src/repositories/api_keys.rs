@@ -1,0 +1,66 @@
+//! [`ApiKeyRepository`] for [`Store`].
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use equip_domain::api_key::ApiKey;
+use equip_domain::error::StoreResult;
+use equip_domain::ids::ApiKeyId;
+use equip_domain::ports::ApiKeyRepository;
+use equip_domain::StoreError;
+
+use crate::models::{db_time, ApiKeyRow};
+use crate::schema::api_keys;
+
+use crate::store::Store;
+
+impl ApiKeyRepository for Store {
+    fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()> {
+        let row = ApiKeyRow::from(key);
+        self.with("apiKey", "an API key with this prefix or id exists", |c| {
+            diesel::insert_into(api_keys::table)
+                .values(&row)
+                .execute(c)?;
+            Ok(())
+        })
+    }
+
+    fn find_api_key_by_prefix(&self, prefix: &str) -> StoreResult<Option<ApiKey>> {
+        self.with("apiKey", "", |c| {
+            api_keys::table
+                .filter(api_keys::prefix.eq(prefix))
+                .select(ApiKeyRow::as_select())
+                .first(c)
+                .optional()?
+                .map(ApiKeyRow::into_domain)
+                .transpose()
+        })
+    }
+
+    fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {
+        let id = id.to_string();
+        let found = self.with("apiKey", "", |c| {
+            // Only an unrevoked key changes, so the first revocation time stays.
+            let changed = diesel::update(
+                api_keys::table
+                    .filter(api_keys::id.eq(&id))
+                    .filter(api_keys::revoked_at.is_null()),
+            )
+            .set(api_keys::revoked_at.eq(Some(db_time(at))))
+            .execute(c)?;
+            if changed > 0 {
+                return Ok(true);
+            }
+            let exists: i64 = api_keys::table
+                .filter(api_keys::id.eq(&id))
+                .count()
+                .get_result(c)?;
+            Ok(exists > 0)
+        })?;
+        if found {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound { entity: "apiKey" })
+        }
+    }
+}

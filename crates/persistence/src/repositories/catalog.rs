@@ -1,0 +1,28 @@
+//! [`CatalogRepository`] for [`Store`].
+
+use diesel::prelude::*;
+
+use equip_domain::catalog::Sku;
+use equip_domain::error::StoreResult;
+use equip_domain::ids::{OrganizationId, SkuId};
+use equip_domain::ports::CatalogRepository;
+
+use crate::models::SkuRow;
+use crate::schema::skus;
+
+use crate::store::Store;
+
+impl CatalogRepository for Store {
+    fn find_sku(&self, organization: OrganizationId, id: SkuId) -> StoreResult<Option<Sku>> {
+        self.with("sku", "", |c| {
+            skus::table
+                .filter(skus::id.eq(id.to_string()))
+                .filter(skus::organization_id.eq(organization.to_string()))
+                .select(SkuRow::as_select())
+                .first(c)
+                .optional()?
+                .map(SkuRow::into_domain)
+                .transpose()
+        })
+    }
+}

@@ -1,0 +1,91 @@
+//! [`InventoryLevelRepository`] for [`Store`].
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use equip_domain::error::StoreResult;
+use equip_domain::ids::{InventoryLevelId, OrganizationId};
+use equip_domain::inventory_level::InventoryLevel;
+use equip_domain::ports::InventoryLevelRepository;
+
+use crate::models::{db_time, LevelRow};
+use crate::schema::inventory_levels;
+
+use crate::store::Store;
+
+impl InventoryLevelRepository for Store {
+    fn insert_inventory_level(&self, level: &InventoryLevel) -> StoreResult<()> {
+        let row = LevelRow::from(level);
+        self.with(
+            "inventoryLevel",
+            "an active inventory level exists for this SKU and warehouse",
+            |c| {
+                diesel::insert_into(inventory_levels::table)
+                    .values(&row)
+                    .execute(c)?;
+                Ok(())
+            },
+        )
+    }
+
+    fn find_inventory_level(
+        &self,
+        organization: OrganizationId,
+        id: InventoryLevelId,
+    ) -> StoreResult<Option<InventoryLevel>> {
+        self.with("inventoryLevel", "", |c| {
+            inventory_levels::table
+                .filter(inventory_levels::id.eq(id.to_string()))
+                .filter(inventory_levels::organization_id.eq(organization.to_string()))
+                .select(LevelRow::as_select())
+                .first(c)
+                .optional()?
+                .map(LevelRow::into_domain)
+                .transpose()
+        })
+    }
+
+    fn list_inventory_levels(
+        &self,
+        organization: OrganizationId,
+        include_inactive: bool,
+    ) -> StoreResult<Vec<InventoryLevel>> {
+        self.with("inventoryLevel", "", |c| {
+            let mut query = inventory_levels::table
+                .filter(inventory_levels::organization_id.eq(organization.to_string()))
+                .order((
+                    inventory_levels::created_at.desc(),
+                    inventory_levels::id.desc(),
+                ))
+                .select(LevelRow::as_select())
+                .into_boxed();
+            if !include_inactive {
+                query = query.filter(inventory_levels::deactivated_at.is_null());
+            }
+            query
+                .load(c)?
+                .into_iter()
+                .map(LevelRow::into_domain)
+                .collect()
+        })
+    }
+
+    fn mark_inventory_level_deactivated(
+        &self,
+        organization: OrganizationId,
+        id: InventoryLevelId,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        self.with("inventoryLevel", "", |c| {
+            let changed = diesel::update(
+                inventory_levels::table
+                    .filter(inventory_levels::id.eq(id.to_string()))
+                    .filter(inventory_levels::organization_id.eq(organization.to_string()))
+                    .filter(inventory_levels::deactivated_at.is_null()),
+            )
+            .set(inventory_levels::deactivated_at.eq(Some(db_time(at))))
+            .execute(c)?;
+            Ok(changed > 0)
+        })
+    }
+}

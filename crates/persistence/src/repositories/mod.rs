@@ -1,0 +1,11 @@
+//! The domain's repository traits implemented for [`crate::Store`], one module per port.
+
+mod api_keys;
+mod catalog;
+mod health;
+mod import;
+mod inventory;
+mod inventory_levels;
+mod organizations;
+mod people;
+mod warehouses;
