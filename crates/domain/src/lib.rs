@@ -27,6 +27,7 @@ mod macros;
 
 pub mod api_key;
 pub mod catalog;
+pub mod email;
 pub mod error;
 pub mod ids;
 pub mod import;

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use equip_domain::services::inventory_levels::LevelPorts;
+use equip_domain::services::reminders::ReminderPorts;
 
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, HealthCheck, InventoryLevelRepository,
@@ -13,6 +14,7 @@ use equip_domain::ports::{
 /// implements this automatically.
 pub trait Ports:
     LevelPorts
+    + ReminderPorts
     + ApiKeyRepository
     + WarehouseRepository
     + CatalogRepository
@@ -30,6 +32,7 @@ impl<T> Ports for T where
         + InventoryLevelRepository
         + InventoryRepository
         + PersonRepository
+        + equip_domain::ports::ReminderRepository
         + HealthCheck
 {
 }

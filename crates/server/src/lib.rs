@@ -9,3 +9,4 @@ pub mod cli;
 pub mod commands;
 pub mod demo;
 pub mod import_document;
+pub mod mail;

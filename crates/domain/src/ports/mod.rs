@@ -15,6 +15,7 @@ mod inventory_levels;
 mod locations;
 mod organizations;
 mod people;
+mod reminders;
 
 pub use api_keys::ApiKeyRepository;
 pub use catalog::CatalogRepository;
@@ -25,3 +26,4 @@ pub use inventory_levels::InventoryLevelRepository;
 pub use locations::WarehouseRepository;
 pub use organizations::OrganizationRepository;
 pub use people::PersonRepository;
+pub use reminders::{OutboxRepository, ReminderRepository};

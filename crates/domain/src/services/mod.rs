@@ -6,4 +6,5 @@ pub mod admin;
 pub mod auth;
 pub mod import;
 pub mod inventory_levels;
+pub mod reminders;
 pub mod warehouses;

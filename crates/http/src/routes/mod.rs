@@ -2,6 +2,7 @@
 
 pub mod health;
 pub mod inventory_levels;
+pub mod new_joiners;
 pub mod warehouses;
 
 use actix_web::{web, HttpRequest, Resource};
@@ -21,6 +22,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(
             resource("/api/v1/inventory-levels/{id}", "DELETE")
                 .route(web::delete().to(inventory_levels::deactivate)),
+        )
+        .service(
+            resource("/api/v1/new-joiners/{personId}/remind", "POST")
+                .route(web::post().to(new_joiners::remind)),
+        )
+        .service(
+            resource("/api/v1/new-joiners/{personId}/reminders", "GET")
+                .route(web::get().to(new_joiners::list)),
         );
 }
 

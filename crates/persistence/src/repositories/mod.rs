@@ -8,4 +8,5 @@ mod inventory;
 mod inventory_levels;
 mod organizations;
 mod people;
+mod reminders;
 mod warehouses;
