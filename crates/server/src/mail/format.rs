@@ -127,7 +127,7 @@ mod tests {
         assert!(raw.contains("text/plain"), "{raw}");
         assert!(raw.contains("text/html"), "{raw}");
         assert!(
-            raw.contains("Subject: =?utf-8?"),
+            raw.contains("Subject: Welcome aboard, Ana =?utf-8?"),
             "non-ASCII subject is encoded: {raw}"
         );
     }
