@@ -15,7 +15,8 @@
 //! - [`location`]: warehouses (owned or shared) and offices.
 //! - [`inventory`]: inventory items, their enums and the deploy rules.
 //! - [`inventory_level`]: per-SKU, per-warehouse stock-level settings.
-//! - [`reminder`]: new-joiner reminders and the email outbox.
+//! - [`reminder`]: new-joiner reminders and the email outbox; [`email`]: what
+//!   the emails say.
 //! - [`import`]: the bulk import document and its validation.
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
 //! - [`services`]: use cases that combine rules and ports.

@@ -106,3 +106,149 @@ pub fn list_reminders(
     }
     Ok(ports.list_reminders(organization, person_id)?)
 }
+
+#[cfg(all(test, feature = "testing"))]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::{Days, Utc};
+
+    use super::*;
+    use crate::catalog::Package;
+    use crate::ids::PackageId;
+    use crate::person::{Email, Person, PersonStatus};
+    use crate::ports::OutboxRepository;
+    use crate::reminder::AfterFailure;
+    use crate::testing::{fixtures, InMemoryStore};
+
+    fn person(org: OrganizationId, email: &str) -> Person {
+        let now = Utc::now();
+        Person {
+            id: PersonId::new(),
+            organization_id: org,
+            external_id: None,
+            user_name: email.into(),
+            given_name: Some("Ana".into()),
+            family_name: Some("Silva".into()),
+            display_name: None,
+            emails: vec![Email {
+                value: email.into(),
+                kind: None,
+                primary: true,
+            }],
+            phone_numbers: vec![],
+            addresses: vec![],
+            active: true,
+            package_id: None,
+            start_date: now.date_naive().checked_add_days(Days::new(5)),
+            status: PersonStatus::Active,
+            skip_user_activation: None,
+            cpf_number: None,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
+    #[test]
+    fn a_reminder_queues_one_email_and_records_the_sender() {
+        let store = InMemoryStore::default();
+        let f = fixtures::seed(&store);
+        let package = Package {
+            id: PackageId::new(),
+            organization_id: f.org.id,
+            slug: "kit".into(),
+            name: "Starter Kit".into(),
+        };
+        let mut joiner = person(f.org.id, "ana@acme.example");
+        joiner.package_id = Some(package.id);
+        let sender = person(f.org.id, "hr@acme.example");
+        {
+            let mut s = store.state();
+            s.packages.push(package);
+            s.people.push(joiner.clone());
+            s.people.push(sender.clone());
+        }
+        let now = Utc::now();
+        let r = send_reminder(&store, f.org.id, joiner.id, Some(sender.id), now).unwrap();
+        assert_eq!(r.sender_person_id, Some(sender.id));
+        assert_eq!(r.status, DeliveryStatus::Pending);
+        let r2 = send_reminder(&store, f.org.id, joiner.id, None, now).unwrap();
+        assert_eq!(r2.sender_person_id, None);
+        let s = store.state();
+        assert_eq!(s.outbox.len(), 2);
+        assert_eq!(s.outbox[0].recipient, "ana@acme.example");
+        assert!(s.outbox[0].body_text.contains("Starter Kit"));
+        drop(s);
+        assert_eq!(
+            list_reminders(&store, f.org.id, joiner.id).unwrap().len(),
+            2
+        );
+    }
+
+    #[test]
+    fn unknown_people_are_404_and_non_joiners_409() {
+        let store = InMemoryStore::default();
+        let f = fixtures::seed(&store);
+        let other = fixtures::seed(&store);
+        let joiner = person(f.org.id, "ana@acme.example");
+        let mut started = person(f.org.id, "ben@acme.example");
+        started.start_date = Utc::now().date_naive().checked_sub_days(Days::new(1));
+        let stranger = person(other.org.id, "zoe@other.example");
+        {
+            let mut s = store.state();
+            s.people
+                .extend([joiner.clone(), started.clone(), stranger.clone()]);
+        }
+        let now = Utc::now();
+        let err = send_reminder(&store, f.org.id, stranger.id, None, now).unwrap_err();
+        assert!(matches!(err, DomainError::NotFound { ref entity, .. } if entity == "person"));
+        let err = send_reminder(&store, f.org.id, joiner.id, Some(stranger.id), now).unwrap_err();
+        assert!(
+            matches!(err, DomainError::NotFound { ref entity, .. } if entity == "senderPersonId")
+        );
+        let err = send_reminder(&store, f.org.id, started.id, None, now).unwrap_err();
+        assert!(matches!(err, DomainError::Conflict { ref entity, .. } if entity == "person"));
+        assert!(store.state().outbox.is_empty());
+        assert!(list_reminders(&store, f.org.id, stranger.id).is_err());
+    }
+
+    #[test]
+    fn claims_lease_and_only_the_lease_holder_marks() {
+        let store = InMemoryStore::default();
+        let f = fixtures::seed(&store);
+        let joiner = person(f.org.id, "ana@acme.example");
+        store.state().people.push(joiner.clone());
+        let now = Utc::now();
+        send_reminder(&store, f.org.id, joiner.id, None, now).unwrap();
+        let lease = now + chrono::Duration::minutes(5);
+        let claimed = store.claim_outbox_messages(now, lease, 10).unwrap();
+        assert_eq!(claimed.len(), 1);
+        assert_eq!(claimed[0].attempts, 1);
+        // Leased: nobody else gets it.
+        assert!(store
+            .claim_outbox_messages(now, lease, 10)
+            .unwrap()
+            .is_empty());
+        // A wrong lease cannot mark it.
+        assert!(!store
+            .mark_outbox_sent(claimed[0].id, lease + chrono::Duration::seconds(1), now)
+            .unwrap());
+        let retry = now + chrono::Duration::seconds(30);
+        assert!(store
+            .mark_outbox_failed(claimed[0].id, lease, AfterFailure::RetryAt(retry), "451")
+            .unwrap());
+        assert!(
+            store
+                .claim_outbox_messages(now, lease, 10)
+                .unwrap()
+                .is_empty(),
+            "not due"
+        );
+        let again = store.claim_outbox_messages(retry, lease, 10).unwrap();
+        assert_eq!(again[0].attempts, 2);
+        assert!(store.mark_outbox_sent(again[0].id, lease, retry).unwrap());
+        let listed = list_reminders(&store, f.org.id, joiner.id).unwrap();
+        assert_eq!(listed[0].reminder.status, DeliveryStatus::Sent);
+        assert_eq!(store.outbox_stats().unwrap().pending, 0);
+    }
+}
