@@ -11,6 +11,7 @@
 //! - [`ids`]: typed identifiers.
 //! - [`organization`], [`api_key`]: tenants and their keys and scopes.
 //! - [`person`]: the people provisioned over SCIM, with their rules.
+//! - [`person_query`]: filters, sorting and paging over people.
 //! - [`catalog`]: SKUs and equipment packages.
 //! - [`location`]: warehouses (owned or shared) and offices.
 //! - [`inventory`]: inventory items, their enums and the deploy rules.
@@ -37,6 +38,7 @@ pub mod inventory_level;
 pub mod location;
 pub mod organization;
 pub mod person;
+pub mod person_query;
 pub mod ports;
 pub mod reminder;
 pub mod services;

@@ -181,6 +181,140 @@ impl PersonRepository for InMemoryStore {
             .find(|p| p.id == id && p.organization_id == organization)
             .cloned())
     }
+
+    fn list_people(
+        &self,
+        organization: OrganizationId,
+        query: &crate::person_query::PersonQuery,
+    ) -> StoreResult<crate::person_query::PersonPage> {
+        let mut people: Vec<Person> = self
+            .state()
+            .people
+            .iter()
+            .filter(|p| p.organization_id == organization && p.is_provisioned())
+            .filter(|p| query.filter.as_ref().is_none_or(|f| f.matches(p)))
+            .cloned()
+            .collect();
+        crate::person_query::sort_people(&mut people, query);
+        let total = people.len() as u64;
+        let skip = usize::try_from(query.start_index.saturating_sub(1)).unwrap_or(usize::MAX);
+        let people = people
+            .into_iter()
+            .skip(skip)
+            .take(query.count as usize)
+            .collect();
+        Ok(crate::person_query::PersonPage { total, people })
+    }
+
+    fn insert_person(&self, person: &Person) -> StoreResult<()> {
+        let mut s = self.state();
+        if person_name_taken(&s, person) {
+            return Err(StoreError::Duplicate {
+                entity: "person",
+                detail: "userName".into(),
+            });
+        }
+        s.people.push(person.clone());
+        Ok(())
+    }
+
+    fn update_person(
+        &self,
+        person: &Person,
+        expected_version: i64,
+    ) -> StoreResult<crate::ports::PersonWrite> {
+        use crate::ports::PersonWrite;
+        let mut s = self.state();
+        let taken = person_name_taken(&s, person);
+        let Some(slot) = s.people.iter_mut().find(|p| {
+            p.id == person.id && p.organization_id == person.organization_id && p.is_provisioned()
+        }) else {
+            return Ok(PersonWrite::Missing);
+        };
+        if slot.version != expected_version {
+            return Ok(PersonWrite::Stale {
+                current: slot.version,
+            });
+        }
+        if taken {
+            return Err(StoreError::Duplicate {
+                entity: "person",
+                detail: "userName".into(),
+            });
+        }
+        *slot = person.clone();
+        Ok(PersonWrite::Done)
+    }
+
+    fn offboard_person(
+        &self,
+        organization: OrganizationId,
+        id: PersonId,
+        expected_version: Option<i64>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<crate::ports::Offboarding> {
+        use crate::inventory::{AssigneeType, DeployStatus, ReturnInfo, ReturnStatus};
+        use crate::ports::Offboarding;
+        let mut s = self.state();
+        let Some(p) = s
+            .people
+            .iter_mut()
+            .find(|p| p.id == id && p.organization_id == organization && p.is_provisioned())
+        else {
+            return Ok(Offboarding::Missing);
+        };
+        if expected_version.is_some_and(|v| v != p.version) {
+            return Ok(Offboarding::Stale { current: p.version });
+        }
+        p.status = crate::person::PersonStatus::Offboarding;
+        p.version += 1;
+        p.updated_at = at;
+        let order = crate::ids::ReturnOrderId::new();
+        let mut returns = 0;
+        for item in s.inventory.iter_mut().filter(|i| {
+            i.organization_id == organization
+                && i.deploy_status == DeployStatus::Deployed
+                && i.return_order.is_none()
+                && i.assignment
+                    .as_ref()
+                    .is_some_and(|a| a.kind == AssigneeType::Person && a.id == *id.as_uuid())
+        }) {
+            item.return_order = Some(ReturnInfo {
+                id: order,
+                status: ReturnStatus::Pending,
+                created_at: at,
+                return_order_item_id: crate::ids::ReturnOrderItemId::new(),
+                return_order_item_status: ReturnStatus::Pending,
+                retrieval: None,
+            });
+            returns += 1;
+        }
+        Ok(Offboarding::Started { returns })
+    }
+
+    fn package_exists(
+        &self,
+        organization: OrganizationId,
+        id: crate::ids::PackageId,
+    ) -> StoreResult<bool> {
+        Ok(self
+            .state()
+            .packages
+            .iter()
+            .any(|p| p.id == id && p.organization_id == organization))
+    }
+}
+
+/// Whether another provisioned person of the organization has `person`'s
+/// userName (case-insensitively).
+fn person_name_taken(s: &State, person: &Person) -> bool {
+    person.is_provisioned()
+        && s.people.iter().any(|p| {
+            p.id != person.id
+                && p.organization_id == person.organization_id
+                && p.is_provisioned()
+                && p.user_name.to_lowercase() == person.user_name.to_lowercase()
+        })
 }
 
 impl InventoryRepository for InMemoryStore {

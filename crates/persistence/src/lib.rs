@@ -44,6 +44,7 @@ mod connection;
 mod error;
 mod import;
 mod models;
+mod people_filter;
 mod repositories;
 mod schema;
 mod store;

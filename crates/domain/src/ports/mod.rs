@@ -25,5 +25,5 @@ pub use inventory::InventoryRepository;
 pub use inventory_levels::InventoryLevelRepository;
 pub use locations::WarehouseRepository;
 pub use organizations::OrganizationRepository;
-pub use people::PersonRepository;
+pub use people::{Offboarding, PersonRepository, PersonWrite};
 pub use reminders::{OutboxRepository, ReminderRepository};

@@ -6,5 +6,6 @@ pub mod admin;
 pub mod auth;
 pub mod import;
 pub mod inventory_levels;
+pub mod people;
 pub mod reminders;
 pub mod warehouses;
