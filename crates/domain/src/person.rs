@@ -200,6 +200,19 @@ impl Person {
         Ok(())
     }
 
+    /// A person sent without any email gets their userName as primary email
+    /// (userName is the primary email, decisions §8), when it looks like one.
+    pub fn default_primary_email(&mut self) {
+        let user_name = self.user_name.trim();
+        if self.emails.is_empty() && looks_like_email(user_name) {
+            self.emails.push(Email {
+                value: user_name.to_owned(),
+                kind: None,
+                primary: true,
+            });
+        }
+    }
+
     /// Whether any of the person's addresses is in Brazil.
     #[must_use]
     pub fn lives_in_brazil(&self) -> bool {
@@ -330,6 +343,19 @@ pub(crate) mod tests {
         assert!(p.validate().is_ok());
         p.emails.clear();
         assert!(p.validate().is_err());
+    }
+
+    #[test]
+    fn a_person_without_emails_gets_the_user_name_as_primary_email() {
+        let mut p = person("ada@example.com");
+        p.emails.clear();
+        p.default_primary_email();
+        assert_eq!(p.emails.len(), 1);
+        assert!(p.emails[0].primary && p.validate().is_ok());
+        let mut q = person("not-an-address");
+        q.emails.clear();
+        q.default_primary_email();
+        assert!(q.emails.is_empty() && q.validate().is_err());
     }
 
     #[test]

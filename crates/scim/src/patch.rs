@@ -366,7 +366,23 @@ fn apply_path(
                 };
                 let mut added = Vec::new();
                 for n in new {
-                    if !items.contains(&n) {
+                    // An element with the value of an existing one (compared
+                    // case-insensitively) updates it instead of repeating it.
+                    let same = |x: &Value| match (x.get("value"), n.get("value")) {
+                        (Some(Value::String(a)), Some(Value::String(b))) => {
+                            a.to_lowercase() == b.to_lowercase()
+                        }
+                        (Some(a), Some(b)) => a == b,
+                        _ => false,
+                    };
+                    if let Some(i) = items.iter().position(same) {
+                        if let (Some(o), Value::Object(given)) = (items[i].as_object_mut(), n) {
+                            for (k, x) in given {
+                                o.insert(k, x);
+                            }
+                        }
+                        added.push(i);
+                    } else if !items.contains(&n) {
                         items.push(n);
                         added.push(items.len() - 1);
                     }

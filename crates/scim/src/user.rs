@@ -70,7 +70,7 @@ pub struct ScimName {
     /// Family (last) name.
     #[serde(default)]
     pub family_name: Option<String>,
-    /// Full name as displayed; read and not stored (derived when sent out).
+    /// Full name as displayed; read and not stored (nor shown).
     #[serde(default)]
     pub formatted: Option<String>,
 }
@@ -321,7 +321,6 @@ struct OutName<'a> {
     given_name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     family_name: Option<&'a str>,
-    formatted: String,
 }
 
 #[derive(Serialize)]
@@ -420,14 +419,9 @@ pub fn user_location(base_url: &str, id: PersonId) -> String {
 /// attributes and empty multi-valued attributes are omitted.
 #[must_use]
 pub fn from_person(person: &Person, base_url: &str) -> Value {
-    let name = (person.given_name.is_some() || person.family_name.is_some()).then(|| OutName {
+    let name = (person.given_name.is_some() || person.family_name.is_some()).then_some(OutName {
         given_name: person.given_name.as_deref(),
         family_name: person.family_name.as_deref(),
-        formatted: [person.given_name.as_deref(), person.family_name.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" "),
     });
     let user = OutUser {
         schemas: [schemas::USER, schemas::EQUIP_USER_EXTENSION],
@@ -716,7 +710,11 @@ mod tests {
         );
         assert_eq!(v["id"], pid().to_string());
         assert_eq!(v["userName"], "joao.silva@acme.example");
-        assert_eq!(v["name"]["formatted"], "João Silva");
+        assert_eq!(
+            v["name"],
+            json!({"givenName": "João", "familyName": "Silva"}),
+            "name.formatted is read and not stored, so not shown"
+        );
         assert_eq!(v["emails"][1]["primary"], false);
         assert_eq!(v["emails"][0]["type"], "work");
         assert_eq!(

@@ -60,10 +60,6 @@ const MULTI_SUB: &[AttrDef] = &[
 ];
 
 const NAME_SUB: &[AttrDef] = &[
-    s(
-        "formatted",
-        "Full name, derived from givenName and familyName (read only in effect).",
-    ),
     s("familyName", "Family name."),
     s("givenName", "Given name."),
 ];

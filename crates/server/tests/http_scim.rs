@@ -881,6 +881,20 @@ async fn errors_are_scim_bodies_including_401_and_403(app: TestApp) {
         let r = send(&app, req).await;
         assert_scim_error(&r, 403, None);
     }
+    // Okta and Entra send the key as a bearer token: accepted on /scim/v2 only.
+    let bearer = |path: &str| {
+        TestRequest::get()
+            .uri(path)
+            .insert_header(("Authorization", format!("Bearer {}", w.a.key)))
+    };
+    let r = send(&app, bearer("/scim/v2/Users")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let r = send(
+        &app,
+        bearer(&format!("/api/v1/warehouses/{}", w.a_warehouse)),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     let r = send(
         &app,
         w.a.get(&format!("/scim/v2/Users/{}", uuid::Uuid::new_v4())),

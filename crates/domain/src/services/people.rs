@@ -65,6 +65,7 @@ pub fn create_person(
     person.created_at = now;
     person.updated_at = now;
     person.version = 1;
+    person.default_primary_email();
     check(ports, &person)?;
     ports.insert_person(&person).map_err(store_error)?;
     Ok(person)
@@ -119,6 +120,7 @@ pub fn replace_person(
     replacement.created_at = current.created_at;
     replacement.updated_at = now.max(current.updated_at);
     replacement.version = current.version + 1;
+    replacement.default_primary_email();
     check(ports, &replacement)?;
     match ports
         .update_person(&replacement, current.version)

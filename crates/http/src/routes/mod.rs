@@ -44,6 +44,8 @@ fn configure_scim(cfg: &mut web::ServiceConfig) {
             .route(web::post().to(users::create)),
     )
     .service(resource("/scim/v2/Users/.search", "POST").route(web::post().to(users::search)))
+    // RFC 7644 §3.4.3: a search at the root spans every resource type (Users only).
+    .service(resource("/scim/v2/.search", "POST").route(web::post().to(users::search)))
     .service(
         resource("/scim/v2/Users/{id}", "GET, PUT, PATCH, DELETE")
             .route(web::get().to(users::get))
