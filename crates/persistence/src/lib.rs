@@ -43,6 +43,7 @@
 mod connection;
 mod error;
 mod import;
+mod listing;
 mod models;
 mod repositories;
 mod schema;

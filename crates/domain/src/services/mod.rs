@@ -5,5 +5,6 @@
 pub mod admin;
 pub mod auth;
 pub mod import;
+pub mod inventory;
 pub mod inventory_levels;
 pub mod warehouses;

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
+use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
 use equip_domain::ports::InventoryRepository;
 
 use crate::models::{ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, TagRow};
@@ -62,6 +63,28 @@ impl InventoryRepository for Store {
                 .into_domain()
                 .map(Some)
             })
+        })
+    }
+
+    fn list_inventory(
+        &self,
+        organization: OrganizationId,
+        query: &InventoryQuery,
+    ) -> StoreResult<InventoryPage> {
+        let org = organization.to_string();
+        self.with("inventoryItem", "", |c| {
+            // One snapshot for the page, its count and its details.
+            c.transaction(|c| crate::listing::page(c, &org, query))
+        })
+    }
+
+    fn find_inventory_views(
+        &self,
+        organization: OrganizationId,
+        ids: &[InventoryItemId],
+    ) -> StoreResult<Vec<InventoryItemView>> {
+        self.with("inventoryItem", "", |c| {
+            c.transaction(|c| crate::listing::views_by_id(c, organization, ids))
         })
     }
 }
