@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
 
 use equip_domain::ports::{
@@ -13,6 +14,7 @@ use equip_domain::ports::{
 /// implements this automatically.
 pub trait Ports:
     LevelPorts
+    + InventoryPorts
     + ApiKeyRepository
     + WarehouseRepository
     + CatalogRepository
@@ -24,7 +26,9 @@ pub trait Ports:
 }
 
 impl<T> Ports for T where
-    T: ApiKeyRepository
+    T: LevelPorts
+        + InventoryPorts
+        + ApiKeyRepository
         + WarehouseRepository
         + CatalogRepository
         + InventoryLevelRepository

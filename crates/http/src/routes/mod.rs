@@ -1,6 +1,7 @@
 //! Routes, one module per resource.
 
 pub mod health;
+pub mod inventory;
 pub mod inventory_levels;
 pub mod warehouses;
 
@@ -12,6 +13,8 @@ use crate::error::method_not_allowed;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/healthz", "GET").route(web::get().to(health::healthz)))
         .service(resource("/readyz", "GET").route(web::get().to(health::readyz)))
+        .service(resource("/api/v1/inventory", "GET").route(web::get().to(inventory::list)))
+        .service(resource("/api/inventory", "GET").route(web::get().to(inventory::list)))
         .service(resource("/api/v1/warehouses/{id}", "GET").route(web::get().to(warehouses::get)))
         .service(
             resource("/api/v1/inventory-levels", "GET, POST")

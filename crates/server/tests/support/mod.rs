@@ -3,6 +3,8 @@
 //! warehouses (owned, shared and granted, shared and not granted) and SKUs.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod inventory;
+
 use std::sync::Arc;
 
 use actix_web::http::StatusCode;
