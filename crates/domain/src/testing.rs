@@ -201,6 +201,37 @@ impl PersonRepository for InMemoryStore {
 }
 
 impl InventoryRepository for InMemoryStore {
+    fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.inventory.iter().any(|i| i.id == item.id) {
+            return Err(StoreError::Duplicate {
+                entity: "inventoryItem",
+                detail: item.id.to_string(),
+            });
+        }
+        s.inventory.push(item.clone());
+        Ok(())
+    }
+
+    fn update_inventory_item(
+        &self,
+        item: &InventoryItem,
+        expected_updated_at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        match s.inventory.iter_mut().find(|i| {
+            i.id == item.id
+                && i.organization_id == item.organization_id
+                && i.updated_at == expected_updated_at
+        }) {
+            Some(slot) => {
+                *slot = item.clone();
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     fn list_inventory(
         &self,
         organization: OrganizationId,

@@ -1,5 +1,7 @@
 //! Port: Inventory items.
 
+use chrono::{DateTime, Utc};
+
 use crate::error::StoreResult;
 use crate::ids::{InventoryItemId, OrganizationId};
 use crate::inventory::InventoryItem;
@@ -38,4 +40,23 @@ pub trait InventoryRepository: Send + Sync {
         organization: OrganizationId,
         ids: &[InventoryItemId],
     ) -> StoreResult<Vec<InventoryItemView>>;
+
+    /// Stores a new item (and its tags) and its listing row, in one transaction.
+    ///
+    /// # Errors
+    /// [`crate::StoreError::Duplicate`] for an existing id;
+    /// [`crate::StoreError::MissingReference`] for a SKU not in the organization.
+    fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()>;
+
+    /// Replaces a stored item's fields, tags and listing row if its `updatedAt`
+    /// is still `expected_updated_at` (optimistic concurrency). Returns whether it
+    /// was written.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn update_inventory_item(
+        &self,
+        item: &InventoryItem,
+        expected_updated_at: DateTime<Utc>,
+    ) -> StoreResult<bool>;
 }
