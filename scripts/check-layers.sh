@@ -19,8 +19,8 @@ check() {
     fi
   done
 }
-check equip-domain diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http
+check equip-domain diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http lettre
 check equip-scim diesel diesel_migrations actix-web actix-http equip-persistence equip-http
-check equip-http diesel diesel_migrations equip-persistence r2d2
+check equip-http diesel diesel_migrations equip-persistence r2d2 lettre
 if [ "$fail" -ne 0 ]; then exit 1; fi
 echo "layering: ok (domain, scim and http are free of the layers below them)"

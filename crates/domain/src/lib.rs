@@ -11,11 +11,13 @@
 //! - [`ids`]: typed identifiers.
 //! - [`organization`], [`api_key`]: tenants and their keys and scopes.
 //! - [`person`]: the people provisioned over SCIM, with their rules.
+//! - [`person_query`]: filters, sorting and paging over people.
 //! - [`catalog`]: SKUs and equipment packages.
 //! - [`location`]: warehouses (owned or shared) and offices.
 //! - [`inventory`]: inventory items, their enums and the deploy rules.
 //! - [`inventory_level`]: per-SKU, per-warehouse stock-level settings.
-//! - [`reminder`]: new-joiner reminders and the email outbox.
+//! - [`reminder`]: new-joiner reminders and the email outbox; [`email`]: what
+//!   the emails say.
 //! - [`import`]: the bulk import document and its validation.
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
 //! - [`services`]: use cases that combine rules and ports.
@@ -27,6 +29,7 @@ mod macros;
 
 pub mod api_key;
 pub mod catalog;
+pub mod email;
 pub mod error;
 pub mod ids;
 pub mod import;
@@ -36,6 +39,7 @@ pub mod inventory_query;
 pub mod location;
 pub mod organization;
 pub mod person;
+pub mod person_query;
 pub mod ports;
 pub mod reminder;
 pub mod services;

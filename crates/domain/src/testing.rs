@@ -53,6 +53,10 @@ pub struct State {
     pub inventory: Vec<InventoryItem>,
     /// Inventory levels.
     pub inventory_levels: Vec<InventoryLevel>,
+    /// New-joiner reminders.
+    pub reminders: Vec<crate::reminder::Reminder>,
+    /// The email outbox.
+    pub outbox: Vec<crate::reminder::OutboxMessage>,
 }
 
 /// An in-memory implementation of every repository trait.
@@ -198,6 +202,140 @@ impl PersonRepository for InMemoryStore {
             .find(|p| p.id == id && p.organization_id == organization)
             .cloned())
     }
+
+    fn list_people(
+        &self,
+        organization: OrganizationId,
+        query: &crate::person_query::PersonQuery,
+    ) -> StoreResult<crate::person_query::PersonPage> {
+        let mut people: Vec<Person> = self
+            .state()
+            .people
+            .iter()
+            .filter(|p| p.organization_id == organization && p.is_provisioned())
+            .filter(|p| query.filter.as_ref().is_none_or(|f| f.matches(p)))
+            .cloned()
+            .collect();
+        crate::person_query::sort_people(&mut people, query);
+        let total = people.len() as u64;
+        let skip = usize::try_from(query.start_index.saturating_sub(1)).unwrap_or(usize::MAX);
+        let people = people
+            .into_iter()
+            .skip(skip)
+            .take(query.count as usize)
+            .collect();
+        Ok(crate::person_query::PersonPage { total, people })
+    }
+
+    fn insert_person(&self, person: &Person) -> StoreResult<()> {
+        let mut s = self.state();
+        if person_name_taken(&s, person) {
+            return Err(StoreError::Duplicate {
+                entity: "person",
+                detail: "userName".into(),
+            });
+        }
+        s.people.push(person.clone());
+        Ok(())
+    }
+
+    fn update_person(
+        &self,
+        person: &Person,
+        expected_version: i64,
+    ) -> StoreResult<crate::ports::PersonWrite> {
+        use crate::ports::PersonWrite;
+        let mut s = self.state();
+        let taken = person_name_taken(&s, person);
+        let Some(slot) = s.people.iter_mut().find(|p| {
+            p.id == person.id && p.organization_id == person.organization_id && p.is_provisioned()
+        }) else {
+            return Ok(PersonWrite::Missing);
+        };
+        if slot.version != expected_version {
+            return Ok(PersonWrite::Stale {
+                current: slot.version,
+            });
+        }
+        if taken {
+            return Err(StoreError::Duplicate {
+                entity: "person",
+                detail: "userName".into(),
+            });
+        }
+        *slot = person.clone();
+        Ok(PersonWrite::Done)
+    }
+
+    fn offboard_person(
+        &self,
+        organization: OrganizationId,
+        id: PersonId,
+        expected_version: Option<i64>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<crate::ports::Offboarding> {
+        use crate::inventory::{AssigneeType, DeployStatus, ReturnInfo, ReturnStatus};
+        use crate::ports::Offboarding;
+        let mut s = self.state();
+        let Some(p) = s
+            .people
+            .iter_mut()
+            .find(|p| p.id == id && p.organization_id == organization && p.is_provisioned())
+        else {
+            return Ok(Offboarding::Missing);
+        };
+        if expected_version.is_some_and(|v| v != p.version) {
+            return Ok(Offboarding::Stale { current: p.version });
+        }
+        p.status = crate::person::PersonStatus::Offboarding;
+        p.version += 1;
+        p.updated_at = at;
+        let order = crate::ids::ReturnOrderId::new();
+        let mut returns = 0;
+        for item in s.inventory.iter_mut().filter(|i| {
+            i.organization_id == organization
+                && i.deploy_status == DeployStatus::Deployed
+                && i.return_order.is_none()
+                && i.assignment
+                    .as_ref()
+                    .is_some_and(|a| a.kind == AssigneeType::Person && a.id == *id.as_uuid())
+        }) {
+            item.return_order = Some(ReturnInfo {
+                id: order,
+                status: ReturnStatus::Pending,
+                created_at: at,
+                return_order_item_id: crate::ids::ReturnOrderItemId::new(),
+                return_order_item_status: ReturnStatus::Pending,
+                retrieval: None,
+            });
+            returns += 1;
+        }
+        Ok(Offboarding::Started { returns })
+    }
+
+    fn package_exists(
+        &self,
+        organization: OrganizationId,
+        id: crate::ids::PackageId,
+    ) -> StoreResult<bool> {
+        Ok(self
+            .state()
+            .packages
+            .iter()
+            .any(|p| p.id == id && p.organization_id == organization))
+    }
+}
+
+/// Whether another provisioned person of the organization has `person`'s
+/// userName (case-insensitively).
+fn person_name_taken(s: &State, person: &Person) -> bool {
+    person.is_provisioned()
+        && s.people.iter().any(|p| {
+            p.id != person.id
+                && p.organization_id == person.organization_id
+                && p.is_provisioned()
+                && p.user_name.to_lowercase() == person.user_name.to_lowercase()
+        })
 }
 
 impl InventoryRepository for InMemoryStore {
@@ -553,6 +691,176 @@ fn sort_key(v: &InventoryItemView, key: SortKey) -> String {
 impl HealthCheck for InMemoryStore {
     fn ping(&self) -> StoreResult<()> {
         Ok(())
+    }
+}
+
+impl crate::ports::ReminderRepository for InMemoryStore {
+    fn find_reminder_package(
+        &self,
+        organization: OrganizationId,
+        id: crate::ids::PackageId,
+    ) -> StoreResult<Option<Package>> {
+        Ok(self
+            .state()
+            .packages
+            .iter()
+            .find(|p| p.id == id && p.organization_id == organization)
+            .cloned())
+    }
+
+    fn insert_reminder(
+        &self,
+        reminder: &crate::reminder::Reminder,
+        message: &crate::reminder::OutboxMessage,
+    ) -> StoreResult<()> {
+        let mut s = self.state();
+        let org = reminder.organization_id;
+        let known = |id: PersonId| {
+            s.people
+                .iter()
+                .any(|p| p.id == id && p.organization_id == org)
+        };
+        if !known(reminder.person_id) || !reminder.sender_person_id.is_none_or(known) {
+            return Err(StoreError::MissingReference {
+                entity: "reminder",
+                detail: "person not in the organization".into(),
+            });
+        }
+        s.reminders.push(reminder.clone());
+        s.outbox.push(message.clone());
+        Ok(())
+    }
+
+    fn list_reminders(
+        &self,
+        organization: OrganizationId,
+        person: PersonId,
+    ) -> StoreResult<Vec<crate::reminder::ReminderDelivery>> {
+        let s = self.state();
+        let mut v: Vec<crate::reminder::ReminderDelivery> = s
+            .reminders
+            .iter()
+            .filter(|r| r.organization_id == organization && r.person_id == person)
+            .filter_map(|r| {
+                s.outbox.iter().find(|m| m.reminder_id == r.id).map(|m| {
+                    crate::reminder::ReminderDelivery {
+                        reminder: crate::reminder::Reminder {
+                            status: m.status,
+                            ..r.clone()
+                        },
+                        attempts: m.attempts,
+                        next_attempt_at: m.next_attempt_at,
+                        last_error: m.last_error.clone(),
+                        sent_at: m.sent_at,
+                    }
+                })
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.reminder
+                .created_at
+                .cmp(&a.reminder.created_at)
+                .then(b.reminder.id.cmp(&a.reminder.id))
+        });
+        Ok(v)
+    }
+}
+
+impl crate::ports::OutboxRepository for InMemoryStore {
+    fn claim_outbox_messages(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> StoreResult<Vec<crate::reminder::OutboxMessage>> {
+        let mut s = self.state();
+        let mut claimed = Vec::new();
+        for m in s.outbox.iter_mut().filter(|m| {
+            m.status == crate::reminder::DeliveryStatus::Pending
+                && m.next_attempt_at <= now
+                && m.claimed_until.is_none_or(|t| t < now)
+        }) {
+            if claimed.len() >= limit {
+                break;
+            }
+            m.claimed_until = Some(lease_until);
+            m.attempts += 1;
+            claimed.push(m.clone());
+        }
+        Ok(claimed)
+    }
+
+    fn mark_outbox_sent(
+        &self,
+        id: crate::ids::OutboxMessageId,
+        lease: DateTime<Utc>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        let Some(m) = s.outbox.iter_mut().find(|m| {
+            m.id == id
+                && m.claimed_until == Some(lease)
+                && m.status == crate::reminder::DeliveryStatus::Pending
+        }) else {
+            return Ok(false);
+        };
+        m.status = crate::reminder::DeliveryStatus::Sent;
+        m.sent_at = Some(at);
+        m.claimed_until = None;
+        let reminder = m.reminder_id;
+        for r in s.reminders.iter_mut().filter(|r| r.id == reminder) {
+            r.status = crate::reminder::DeliveryStatus::Sent;
+        }
+        Ok(true)
+    }
+
+    fn mark_outbox_failed(
+        &self,
+        id: crate::ids::OutboxMessageId,
+        lease: DateTime<Utc>,
+        outcome: crate::reminder::AfterFailure,
+        error: &str,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        let Some(m) = s.outbox.iter_mut().find(|m| {
+            m.id == id
+                && m.claimed_until == Some(lease)
+                && m.status == crate::reminder::DeliveryStatus::Pending
+        }) else {
+            return Ok(false);
+        };
+        m.claimed_until = None;
+        m.last_error = Some(error.to_owned());
+        let status = match outcome {
+            crate::reminder::AfterFailure::RetryAt(at) => {
+                m.next_attempt_at = at;
+                crate::reminder::DeliveryStatus::Pending
+            }
+            crate::reminder::AfterFailure::Dead => crate::reminder::DeliveryStatus::Dead,
+        };
+        m.status = status;
+        let reminder = m.reminder_id;
+        for r in s.reminders.iter_mut().filter(|r| r.id == reminder) {
+            r.status = status;
+        }
+        Ok(true)
+    }
+
+    fn outbox_stats(&self) -> StoreResult<crate::reminder::OutboxStats> {
+        let s = self.state();
+        let pending = s
+            .outbox
+            .iter()
+            .filter(|m| m.status == crate::reminder::DeliveryStatus::Pending);
+        Ok(crate::reminder::OutboxStats {
+            pending: pending.clone().count() as u64,
+            dead: s
+                .outbox
+                .iter()
+                .filter(|m| m.status == crate::reminder::DeliveryStatus::Dead)
+                .count() as u64,
+            oldest_pending_created_at: pending.map(|m| m.created_at).min(),
+        })
     }
 }
 

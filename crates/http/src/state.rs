@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
+use equip_domain::services::reminders::ReminderPorts;
 
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, HealthCheck, InventoryLevelRepository,
@@ -15,6 +16,7 @@ use equip_domain::ports::{
 pub trait Ports:
     LevelPorts
     + InventoryPorts
+    + ReminderPorts
     + ApiKeyRepository
     + WarehouseRepository
     + CatalogRepository
@@ -28,6 +30,7 @@ pub trait Ports:
 impl<T> Ports for T where
     T: LevelPorts
         + InventoryPorts
+        + ReminderPorts
         + ApiKeyRepository
         + WarehouseRepository
         + CatalogRepository

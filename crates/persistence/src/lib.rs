@@ -45,6 +45,7 @@ mod error;
 mod import;
 mod listing;
 mod models;
+mod people_filter;
 mod repositories;
 mod schema;
 mod store;

@@ -2,8 +2,17 @@
 //!
 //! The SCIM 2.0 protocol (RFC 7643/7644) as equip speaks it: schema URNs, the
 //! User resource and its conversion to and from the domain's person, and the
-//! error body. The filter grammar, PATCH, Bulk and CSV conversion join it later.
+//! error body; the filter grammar ([`filter`]) and its translation into the
+//! domain's person filter ([`list`]); PATCH ([`patch`]); `attributes` /
+//! `excludedAttributes` ([`projection`]); discovery ([`discovery`]). Bulk and
+//! CSV conversion join it later.
 
+pub mod discovery;
 pub mod error;
+pub mod filter;
+pub mod list;
+pub mod patch;
+pub mod projection;
 pub mod schemas;
 pub mod user;
+pub mod user_schema;

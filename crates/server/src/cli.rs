@@ -52,6 +52,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Create a demo organization with realistic data; prints its API key.
     Demo(DemoArgs),
+    /// Deliver the email outbox (`--once`: what is due now, then exit).
+    Dispatch(DispatchArgs),
 }
 
 /// `equip serve`.
@@ -63,6 +65,49 @@ pub struct ServeArgs {
     /// Number of HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "EQUIP_WORKERS")]
     pub workers: Option<usize>,
+    /// Do not run the outbox dispatcher in this process (run `equip dispatch`
+    /// elsewhere).
+    #[arg(long, env = "EQUIP_NO_DISPATCHER")]
+    pub no_dispatcher: bool,
+    /// How mail is delivered.
+    #[command(flatten)]
+    pub mail: MailArgs,
+}
+
+/// Default spool directory (used when no SMTP URL is configured).
+pub const DEFAULT_SPOOL_DIR: &str = "./spool";
+
+/// Mail delivery settings, shared by `serve` and `dispatch`.
+#[derive(Debug, Clone, Args)]
+pub struct MailArgs {
+    /// SMTP relay: smtp://[user:pass@]host[:port][?tls=required|opportunistic]
+    /// or smtps://[user:pass@]host[:port]. When unset, mail goes to the spool
+    /// directory.
+    #[arg(long, env = "EQUIP_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// From address of outgoing mail, e.g. "People Team <people@acme.example>".
+    #[arg(long, env = "EQUIP_MAIL_FROM", default_value = crate::mail::format::DEFAULT_FROM)]
+    pub mail_from: String,
+    /// Directory of .eml files when no SMTP URL is configured.
+    #[arg(long, env = "EQUIP_SPOOL_DIR", default_value = DEFAULT_SPOOL_DIR)]
+    pub spool_dir: PathBuf,
+    /// Seconds between outbox passes when nothing is due.
+    #[arg(long, env = "EQUIP_DISPATCH_INTERVAL", default_value_t = 5)]
+    pub dispatch_interval: u64,
+    /// SMTP command time-out in seconds.
+    #[arg(long, env = "EQUIP_SMTP_TIMEOUT", default_value_t = 20)]
+    pub smtp_timeout: u64,
+}
+
+/// `equip dispatch`.
+#[derive(Debug, Args)]
+pub struct DispatchArgs {
+    /// Deliver what is due now, print a summary, and exit.
+    #[arg(long)]
+    pub once: bool,
+    /// How mail is delivered.
+    #[command(flatten)]
+    pub mail: MailArgs,
 }
 
 /// `equip org …`.

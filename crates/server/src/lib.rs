@@ -2,10 +2,12 @@
 //!
 //! The `equip` binary's library half: the command line ([`cli`]), the admin
 //! commands ([`commands`]), the import document ([`import_document`]) and the
-//! demo data generator ([`demo`]). `main.rs` only sets up logging, parses the
+//! demo data generator ([`demo`]); mail delivery ([`mail`]: the outbox
+//! dispatcher and its transports). `main.rs` only sets up logging, parses the
 //! command line and dispatches.
 
 pub mod cli;
 pub mod commands;
 pub mod demo;
 pub mod import_document;
+pub mod mail;

@@ -15,6 +15,7 @@ mod inventory_levels;
 mod locations;
 mod organizations;
 mod people;
+mod reminders;
 
 pub use api_keys::ApiKeyRepository;
 pub use catalog::CatalogRepository;
@@ -24,4 +25,5 @@ pub use inventory::InventoryRepository;
 pub use inventory_levels::InventoryLevelRepository;
 pub use locations::{OfficeRepository, WarehouseRepository};
 pub use organizations::OrganizationRepository;
-pub use people::PersonRepository;
+pub use people::{Offboarding, PersonRepository, PersonWrite};
+pub use reminders::{OutboxRepository, ReminderRepository};

@@ -1,8 +1,42 @@
 //! Port: People.
 
+use chrono::{DateTime, Utc};
+
 use crate::error::StoreResult;
-use crate::ids::{OrganizationId, PersonId};
+use crate::ids::{OrganizationId, PackageId, PersonId};
 use crate::person::Person;
+use crate::person_query::{PersonPage, PersonQuery};
+
+/// What a conditional write of a person found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PersonWrite {
+    /// Written.
+    Done,
+    /// The person exists (and is provisioned) but has another version now.
+    Stale {
+        /// The stored version.
+        current: i64,
+    },
+    /// No provisioned (ACTIVE) person with that id in the organization.
+    Missing,
+}
+
+/// What starting an offboarding did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offboarding {
+    /// Status set to OFFBOARDING; `returns` items got a PENDING return order.
+    Started {
+        /// Items deployed to the person that now have a return order.
+        returns: usize,
+    },
+    /// The person has another version than the one expected.
+    Stale {
+        /// The stored version.
+        current: i64,
+    },
+    /// No provisioned (ACTIVE) person with that id in the organization.
+    Missing,
+}
 
 /// People.
 pub trait PersonRepository: Send + Sync {
@@ -15,4 +49,53 @@ pub trait PersonRepository: Send + Sync {
         organization: OrganizationId,
         id: PersonId,
     ) -> StoreResult<Option<Person>>;
+
+    /// One page of the organization's provisioned (ACTIVE) people matching the
+    /// query, and how many match in all. Filtering, ordering and paging happen in
+    /// the store.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_people(
+        &self,
+        organization: OrganizationId,
+        query: &PersonQuery,
+    ) -> StoreResult<PersonPage>;
+
+    /// Inserts a new person with their emails.
+    ///
+    /// # Errors
+    /// [`crate::StoreError::Duplicate`] when another provisioned person of the
+    /// organization has the same userName (case-insensitively), enforced by the
+    /// store even under concurrent inserts; `MissingReference` for a package of
+    /// another organization; backend failures.
+    fn insert_person(&self, person: &Person) -> StoreResult<()>;
+
+    /// Replaces a provisioned person (all fields and emails) if their stored
+    /// version is still `expected_version`; `person.version` is the new one.
+    ///
+    /// # Errors
+    /// As [`PersonRepository::insert_person`].
+    fn update_person(&self, person: &Person, expected_version: i64) -> StoreResult<PersonWrite>;
+
+    /// Starts offboarding a provisioned person in one transaction: status
+    /// OFFBOARDING, version increased, and a return order (PENDING) for every
+    /// item DEPLOYED to them that has no active return yet. With
+    /// `expected_version`, only if the stored version is that one.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn offboard_person(
+        &self,
+        organization: OrganizationId,
+        id: PersonId,
+        expected_version: Option<i64>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Offboarding>;
+
+    /// Whether the package exists in the organization.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn package_exists(&self, organization: OrganizationId, id: PackageId) -> StoreResult<bool>;
 }

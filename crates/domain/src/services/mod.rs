@@ -7,4 +7,6 @@ pub mod auth;
 pub mod import;
 pub mod inventory;
 pub mod inventory_levels;
+pub mod people;
+pub mod reminders;
 pub mod warehouses;

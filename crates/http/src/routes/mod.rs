@@ -4,6 +4,8 @@ pub mod health;
 pub mod inventory;
 pub mod inventory_items;
 pub mod inventory_levels;
+pub mod new_joiners;
+pub mod scim;
 pub mod warehouses;
 
 use actix_web::{web, HttpRequest, Resource};
@@ -34,7 +36,47 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(
             resource("/api/v1/inventory-levels/{id}", "DELETE")
                 .route(web::delete().to(inventory_levels::deactivate)),
+        )
+        .service(
+            resource("/api/v1/new-joiners/{personId}/remind", "POST")
+                .route(web::post().to(new_joiners::remind)),
+        )
+        .service(
+            resource("/api/v1/new-joiners/{personId}/reminders", "GET")
+                .route(web::get().to(new_joiners::list)),
         );
+    configure_scim(cfg);
+}
+
+/// `/scim/v2`: Users and discovery.
+fn configure_scim(cfg: &mut web::ServiceConfig) {
+    use scim::{discovery, users};
+    cfg.service(
+        resource("/scim/v2/Users", "GET, POST")
+            .route(web::get().to(users::list))
+            .route(web::post().to(users::create)),
+    )
+    .service(resource("/scim/v2/Users/.search", "POST").route(web::post().to(users::search)))
+    .service(
+        resource("/scim/v2/Users/{id}", "GET, PUT, PATCH, DELETE")
+            .route(web::get().to(users::get))
+            .route(web::put().to(users::replace))
+            .route(web::patch().to(users::patch))
+            .route(web::delete().to(users::delete)),
+    )
+    .service(
+        resource("/scim/v2/ServiceProviderConfig", "GET")
+            .route(web::get().to(discovery::service_provider_config)),
+    )
+    .service(
+        resource("/scim/v2/ResourceTypes", "GET").route(web::get().to(discovery::resource_types)),
+    )
+    .service(
+        resource("/scim/v2/ResourceTypes/{id}", "GET")
+            .route(web::get().to(discovery::resource_type)),
+    )
+    .service(resource("/scim/v2/Schemas", "GET").route(web::get().to(discovery::schemas)))
+    .service(resource("/scim/v2/Schemas/{id}", "GET").route(web::get().to(discovery::schema)));
 }
 
 /// A resource whose other methods answer 405 with the area's body and `Allow`.

@@ -9,4 +9,5 @@ mod inventory_levels;
 mod offices;
 mod organizations;
 mod people;
+mod reminders;
 mod warehouses;

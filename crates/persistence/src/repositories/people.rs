@@ -1,16 +1,138 @@
 //! [`PersonRepository`] for [`Store`].
 
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
 
 use equip_domain::error::StoreResult;
-use equip_domain::ids::{OrganizationId, PersonId};
+use equip_domain::ids::{OrganizationId, PackageId, PersonId};
 use equip_domain::person::Person;
-use equip_domain::ports::PersonRepository;
+use equip_domain::person_query::{PersonPage, PersonQuery};
+use equip_domain::ports::{Offboarding, PersonRepository, PersonWrite};
 
-use crate::models::{PersonEmailRow, PersonRow, PersonRows};
-use crate::schema::{people, person_emails};
+use crate::connection::{on_inner, write_transaction, DbConnection};
+use crate::error::DbResult;
+use crate::models::{
+    db_time, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
+};
+use crate::people_filter::{from_where, order_and_page, Bind, Sql};
+use crate::schema::{
+    inventory_items, packages, people, person_emails, return_order_items, return_orders,
+};
 
 use crate::store::Store;
+
+const DUPLICATE_USER_NAME: &str = "another user of the organization already has this userName";
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+#[derive(QueryableByName)]
+struct CountRow {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// Runs `sql` with its binds on whichever backend `conn` is.
+macro_rules! load_sql {
+    ($conn:expr, $sql:expr, $row:ty) => {{
+        let sql: &Sql = $sql;
+        on_inner_load!($conn, sql, $row)
+    }};
+}
+
+macro_rules! on_inner_load {
+    ($conn:expr, $sql:expr, $row:ty) => {
+        match &mut *$conn {
+            DbConnection::Sqlite(c) => {
+                let mut q =
+                    diesel::sql_query($sql.text.as_str()).into_boxed::<diesel::sqlite::Sqlite>();
+                for b in &$sql.binds {
+                    q = bind_one!(q, b);
+                }
+                q.load::<$row>(c)
+            }
+            DbConnection::Postgres(c) => {
+                let mut q = diesel::sql_query($sql.text.as_str()).into_boxed::<diesel::pg::Pg>();
+                for b in &$sql.binds {
+                    q = bind_one!(q, b);
+                }
+                q.load::<$row>(c)
+            }
+        }
+    };
+}
+
+macro_rules! bind_one {
+    ($q:expr, $b:expr) => {
+        match $b {
+            Bind::Text(s) => $q.bind::<Text, _>(s.clone()),
+            Bind::Bool(v) => $q.bind::<diesel::sql_types::Bool, _>(*v),
+            Bind::Time(t) => $q.bind::<diesel::sql_types::Timestamp, _>(*t),
+            Bind::Date(d) => $q.bind::<diesel::sql_types::Date, _>(*d),
+            Bind::BigInt(n) => $q.bind::<BigInt, _>(*n),
+        }
+    };
+}
+
+fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<Vec<Person>> {
+    let rows: Vec<PersonRow> = people::table
+        .filter(people::organization_id.eq(org))
+        .filter(people::id.eq_any(ids))
+        .select(PersonRow::as_select())
+        .load(conn)?;
+    let mut emails: HashMap<String, Vec<PersonEmailRow>> = HashMap::new();
+    for e in person_emails::table
+        .filter(person_emails::organization_id.eq(org))
+        .filter(person_emails::person_id.eq_any(ids))
+        .order((
+            person_emails::person_id.asc(),
+            person_emails::position.asc(),
+        ))
+        .select(PersonEmailRow::as_select())
+        .load(conn)?
+    {
+        emails.entry(e.person_id.clone()).or_default().push(e);
+    }
+    let mut by_id: HashMap<String, Person> = HashMap::new();
+    for person in rows {
+        let id = person.id.clone();
+        let emails = emails.remove(&id).unwrap_or_default();
+        by_id.insert(id, PersonRows { person, emails }.into_domain()?);
+    }
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+}
+
+fn insert_emails(conn: &mut DbConnection, emails: &[PersonEmailRow]) -> DbResult<()> {
+    if !emails.is_empty() {
+        on_inner!(conn, |c| diesel::insert_into(person_emails::table)
+            .values(emails)
+            .execute(c))?;
+    }
+    Ok(())
+}
+
+/// The stored (status, version) of a person.
+fn state_of(conn: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<(String, i64)>> {
+    Ok(people::table
+        .filter(people::id.eq(id))
+        .filter(people::organization_id.eq(org))
+        .select((people::status, people::version))
+        .first(conn)
+        .optional()?)
+}
+
+fn not_written(conn: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<i64>> {
+    Ok(match state_of(conn, org, id)? {
+        Some((status, version)) if status == "ACTIVE" => Some(version),
+        _ => None,
+    })
+}
 
 impl PersonRepository for Store {
     fn find_person(
@@ -39,6 +161,210 @@ impl PersonRepository for Store {
                     .load(c)?;
                 PersonRows { person, emails }.into_domain().map(Some)
             })
+        })
+    }
+
+    fn list_people(
+        &self,
+        organization: OrganizationId,
+        query: &PersonQuery,
+    ) -> StoreResult<PersonPage> {
+        let org = organization.to_string();
+        let backend = self.backend();
+        self.with("person", "", |c| {
+            c.transaction(|c| {
+                let mut count = Sql::new(backend);
+                count.push("SELECT COUNT(*) AS n");
+                from_where(&mut count, &org, query);
+                let total: i64 = load_sql!(c, &count, CountRow)?.first().map_or(0, |r| r.n);
+                if query.count == 0 || total == 0 {
+                    return Ok(PersonPage {
+                        total: u64::try_from(total).unwrap_or(0),
+                        people: Vec::new(),
+                    });
+                }
+                let mut page = Sql::new(backend);
+                page.push("SELECT p.id AS id");
+                from_where(&mut page, &org, query);
+                order_and_page(&mut page, query);
+                let ids: Vec<String> = load_sql!(c, &page, IdRow)?
+                    .into_iter()
+                    .map(|r| r.id)
+                    .collect();
+                let people = load_people(c, &org, &ids)?;
+                Ok(PersonPage {
+                    total: u64::try_from(total).unwrap_or(0),
+                    people,
+                })
+            })
+        })
+    }
+
+    fn insert_person(&self, person: &Person) -> StoreResult<()> {
+        self.with("person", DUPLICATE_USER_NAME, |c| {
+            let rows = PersonRows::from_domain(person)?;
+            write_transaction(c, |c| {
+                diesel::insert_into(people::table)
+                    .values(&rows.person)
+                    .execute(c)?;
+                insert_emails(c, &rows.emails)
+            })
+        })
+    }
+
+    fn update_person(&self, person: &Person, expected_version: i64) -> StoreResult<PersonWrite> {
+        self.with("person", DUPLICATE_USER_NAME, |c| {
+            let rows = PersonRows::from_domain(person)?;
+            let p = rows.person;
+            write_transaction(c, |c| {
+                let n = diesel::update(
+                    people::table
+                        .filter(people::id.eq(&p.id))
+                        .filter(people::organization_id.eq(&p.organization_id))
+                        .filter(people::status.eq("ACTIVE"))
+                        .filter(people::version.eq(expected_version)),
+                )
+                .set((
+                    people::external_id.eq(&p.external_id),
+                    people::user_name.eq(&p.user_name),
+                    people::user_name_lower.eq(&p.user_name_lower),
+                    people::given_name.eq(&p.given_name),
+                    people::family_name.eq(&p.family_name),
+                    people::display_name.eq(&p.display_name),
+                    people::phone_numbers.eq(&p.phone_numbers),
+                    people::addresses.eq(&p.addresses),
+                    people::active.eq(p.active),
+                    people::package_id.eq(&p.package_id),
+                    people::start_date.eq(p.start_date),
+                    people::skip_user_activation.eq(p.skip_user_activation),
+                    people::cpf_number.eq(&p.cpf_number),
+                    people::updated_at.eq(p.updated_at),
+                    people::version.eq(p.version),
+                ))
+                .execute(c)?;
+                if n == 0 {
+                    return Ok(match not_written(c, &p.organization_id, &p.id)? {
+                        Some(current) => PersonWrite::Stale { current },
+                        None => PersonWrite::Missing,
+                    });
+                }
+                diesel::delete(
+                    person_emails::table
+                        .filter(person_emails::organization_id.eq(&p.organization_id))
+                        .filter(person_emails::person_id.eq(&p.id)),
+                )
+                .execute(c)?;
+                insert_emails(c, &rows.emails)?;
+                // The inventory listing shows (and sorts by) the assignee's userName.
+                crate::listing::refresh(
+                    c,
+                    &p.organization_id,
+                    crate::listing::Scope::Assignees(std::slice::from_ref(&p.id)),
+                )?;
+                Ok(PersonWrite::Done)
+            })
+        })
+    }
+
+    fn offboard_person(
+        &self,
+        organization: OrganizationId,
+        id: PersonId,
+        expected_version: Option<i64>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Offboarding> {
+        let org = organization.to_string();
+        let id = id.to_string();
+        let now = db_time(at);
+        self.with("person", "", |c| {
+            write_transaction(c, |c| {
+                let target = people::table
+                    .filter(people::id.eq(&id))
+                    .filter(people::organization_id.eq(&org))
+                    .filter(people::status.eq("ACTIVE"));
+                let set = (
+                    people::status.eq("OFFBOARDING"),
+                    people::version.eq(people::version + 1),
+                    people::updated_at.eq(now),
+                );
+                let n = match expected_version {
+                    Some(v) => diesel::update(target.filter(people::version.eq(v)))
+                        .set(set)
+                        .execute(c)?,
+                    None => diesel::update(target).set(set).execute(c)?,
+                };
+                if n == 0 {
+                    return Ok(match not_written(c, &org, &id)? {
+                        Some(current) => Offboarding::Stale { current },
+                        None => Offboarding::Missing,
+                    });
+                }
+                // Items deployed to the person without an active return.
+                let active_returns = return_order_items::table
+                    .filter(return_order_items::organization_id.eq(&org))
+                    .filter(return_order_items::active.eq(true))
+                    .select(return_order_items::inventory_item_id);
+                let items: Vec<String> = inventory_items::table
+                    .filter(inventory_items::organization_id.eq(&org))
+                    .filter(inventory_items::assignee_type.eq("PERSON"))
+                    .filter(inventory_items::assignee_id.eq(&id))
+                    .filter(inventory_items::deploy_status.eq("DEPLOYED"))
+                    .filter(inventory_items::id.ne_all(active_returns))
+                    .order(inventory_items::id.asc())
+                    .select(inventory_items::id)
+                    .load(c)?;
+                if items.is_empty() {
+                    return Ok(Offboarding::Started { returns: 0 });
+                }
+                let order_id = uuid::Uuid::new_v4().to_string();
+                diesel::insert_into(return_orders::table)
+                    .values(ReturnOrderRow {
+                        id: order_id.clone(),
+                        organization_id: org.clone(),
+                        person_id: Some(id.clone()),
+                        status: "PENDING".into(),
+                        created_at: now,
+                    })
+                    .execute(c)?;
+                let lines: Vec<ReturnOrderItemRow> = items
+                    .iter()
+                    .map(|item| ReturnOrderItemRow {
+                        id: uuid::Uuid::new_v4().to_string(),
+                        organization_id: org.clone(),
+                        return_order_id: order_id.clone(),
+                        inventory_item_id: item.clone(),
+                        status: "PENDING".into(),
+                        active: true,
+                        retrieval_id: None,
+                        retrieval_type: None,
+                        retrieval_status: None,
+                        retrieval_updated_at: None,
+                        inbound_tracking_code: None,
+                        inbound_tracking_link: None,
+                        outbound_tracking_code: None,
+                        outbound_tracking_link: None,
+                    })
+                    .collect();
+                on_inner!(c, |inner| diesel::insert_into(return_order_items::table)
+                    .values(&lines)
+                    .execute(inner))?;
+                Ok(Offboarding::Started {
+                    returns: items.len(),
+                })
+            })
+        })
+    }
+
+    fn package_exists(&self, organization: OrganizationId, id: PackageId) -> StoreResult<bool> {
+        let org = organization.to_string();
+        let id = id.to_string();
+        self.with("package", "", |c| {
+            let n: i64 = packages::table
+                .filter(packages::id.eq(&id))
+                .filter(packages::organization_id.eq(&org))
+                .count()
+                .get_result(c)?;
+            Ok(n > 0)
         })
     }
 }

@@ -2,6 +2,7 @@
 //! reports through `anyhow`; `main` prints the error and exits non-zero.
 
 mod demo;
+mod dispatch;
 mod import;
 mod keys;
 mod migrate;
@@ -36,6 +37,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Key(command) => keys::run(&db, command),
         Command::Import(args) => import::run(&db, &args),
         Command::Demo(args) => demo::run(&db, &args),
+        Command::Dispatch(args) => dispatch::run(&db, &args),
     }
 }
 

@@ -1,4 +1,4 @@
-//! `equip serve`: migrate, then serve the API.
+//! `equip serve`: migrate, then serve the API and deliver the email outbox.
 
 use std::sync::Arc;
 
@@ -26,10 +26,24 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             "no organization yet: run `equip demo` or `equip org create --name …` and `equip key create --org …`"
         );
     }
+    // The outbox dispatcher runs on its own thread: its store calls and SMTP
+    // conversations block, and never run on actix's async workers.
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    let dispatcher = if args.no_dispatcher {
+        log::info!("outbox dispatcher disabled (--no-dispatcher)");
+        None
+    } else {
+        let dispatcher = super::dispatch::dispatcher(store.clone(), &args.mail)?;
+        let handle = std::thread::Builder::new()
+            .name("equip-dispatcher".into())
+            .spawn(move || dispatcher.run(&stopped))
+            .context("cannot start the outbox dispatcher")?;
+        Some(handle)
+    };
     let state = equip_http::AppState::new(Arc::clone(&store));
     let bind = args.bind.clone();
     let workers = args.workers;
-    actix_web::rt::System::new().block_on(async move {
+    let served = actix_web::rt::System::new().block_on(async move {
         let server = HttpServer::new(move || equip_http::app(state.clone()));
         let server = match workers {
             Some(n) => server.workers(n.max(1)),
@@ -42,5 +56,13 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             eprintln!("equip listening on http://{addr}");
         }
         server.run().await.context("the HTTP server failed")
-    })
+    });
+    // Stop the dispatcher: it finishes the message it is sending, then exits.
+    drop(stop);
+    if let Some(handle) = dispatcher {
+        if handle.join().is_err() {
+            log::error!("the outbox dispatcher panicked");
+        }
+    }
+    served
 }

@@ -4,6 +4,8 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod inventory;
+pub mod reminders;
+pub mod scim;
 
 use std::sync::Arc;
 

@@ -1,0 +1,416 @@
+//! Queries over people: a filter tree over the person's fields, a sort order
+//! and a page. Protocols translate their own query languages into it (SCIM's
+//! filter grammar in `equip-scim`); storage translates it into its query
+//! language (SQL in `equip-persistence`), so filtering never happens in memory
+//! outside the in-memory test store.
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::person::Person;
+
+/// Largest page a list of people returns.
+pub const MAX_PAGE_SIZE: u32 = 50;
+
+/// A field of a person that can be filtered on or sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PersonField {
+    /// The id (exact).
+    Id,
+    /// The identity provider's id (exact).
+    ExternalId,
+    /// Login name (case-insensitive).
+    UserName,
+    /// Given name (case-insensitive).
+    GivenName,
+    /// Family name (case-insensitive).
+    FamilyName,
+    /// Display name (case-insensitive).
+    DisplayName,
+    /// Whether the identity provider has the person active.
+    Active,
+    /// Creation time.
+    Created,
+    /// Last change.
+    LastModified,
+    /// Equipment package id (exact).
+    PackageId,
+    /// First working day.
+    StartDate,
+}
+
+/// A field of a person's email address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EmailField {
+    /// The address (case-insensitive).
+    Value,
+    /// `work`, `home`… (case-insensitive).
+    Kind,
+    /// Whether it is the primary address.
+    Primary,
+}
+
+/// How values of a field compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// Text; `case_exact` false compares case-insensitively.
+    Text {
+        /// Whether case matters.
+        case_exact: bool,
+    },
+    /// A boolean.
+    Bool,
+    /// A point in time.
+    Time,
+    /// A calendar date.
+    Date,
+}
+
+impl PersonField {
+    /// How the field compares.
+    #[must_use]
+    pub const fn kind(self) -> FieldKind {
+        match self {
+            Self::Id | Self::ExternalId | Self::PackageId => FieldKind::Text { case_exact: true },
+            Self::UserName | Self::GivenName | Self::FamilyName | Self::DisplayName => {
+                FieldKind::Text { case_exact: false }
+            }
+            Self::Active => FieldKind::Bool,
+            Self::Created | Self::LastModified => FieldKind::Time,
+            Self::StartDate => FieldKind::Date,
+        }
+    }
+}
+
+impl EmailField {
+    /// How the field compares.
+    #[must_use]
+    pub const fn kind(self) -> FieldKind {
+        match self {
+            Self::Value | Self::Kind => FieldKind::Text { case_exact: false },
+            Self::Primary => FieldKind::Bool,
+        }
+    }
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareOp {
+    /// Equal.
+    Eq,
+    /// Not equal (also true when the field is absent).
+    Ne,
+    /// Contains (text only).
+    Co,
+    /// Starts with (text only).
+    Sw,
+    /// Ends with (text only).
+    Ew,
+    /// Greater than.
+    Gt,
+    /// Greater than or equal.
+    Ge,
+    /// Less than.
+    Lt,
+    /// Less than or equal.
+    Le,
+}
+
+/// A value to compare a field with; its variant matches the field's [`FieldKind`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilterValue {
+    /// Text (already trimmed of nothing: compared as given).
+    Text(String),
+    /// A boolean.
+    Bool(bool),
+    /// A point in time.
+    Time(DateTime<Utc>),
+    /// A date.
+    Date(NaiveDate),
+}
+
+/// A condition on one email address of a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmailFilter {
+    /// `field op value`.
+    Compare(EmailField, CompareOp, FilterValue),
+    /// The field has a value.
+    Present(EmailField),
+    /// Both hold.
+    And(Box<EmailFilter>, Box<EmailFilter>),
+    /// Either holds.
+    Or(Box<EmailFilter>, Box<EmailFilter>),
+    /// Does not hold.
+    Not(Box<EmailFilter>),
+}
+
+/// A condition on a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PersonFilter {
+    /// `field op value`. Absent fields never match, except with `ne`.
+    Compare(PersonField, CompareOp, FilterValue),
+    /// The field has a value.
+    Present(PersonField),
+    /// Some email address of the person satisfies the condition.
+    AnyEmail(EmailFilter),
+    /// Both hold.
+    And(Box<PersonFilter>, Box<PersonFilter>),
+    /// Either holds.
+    Or(Box<PersonFilter>, Box<PersonFilter>),
+    /// Does not hold.
+    Not(Box<PersonFilter>),
+}
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortOrder {
+    /// Smallest first (the default).
+    #[default]
+    Ascending,
+    /// Largest first.
+    Descending,
+}
+
+/// What to list: provisioned (ACTIVE) people of one organization matching
+/// `filter`, ordered by `sort` (then by creation time and id, so paging is
+/// stable), from the 1-based `start_index`, at most `count` of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonQuery {
+    /// Condition, or all.
+    pub filter: Option<PersonFilter>,
+    /// Sort field; creation order when absent.
+    pub sort: Option<PersonField>,
+    /// Direction of `sort`.
+    pub order: SortOrder,
+    /// 1-based index of the first person of the page.
+    pub start_index: u64,
+    /// Page size, at most [`MAX_PAGE_SIZE`]; 0 counts only.
+    pub count: u32,
+}
+
+impl Default for PersonQuery {
+    fn default() -> Self {
+        Self {
+            filter: None,
+            sort: None,
+            order: SortOrder::Ascending,
+            start_index: 1,
+            count: MAX_PAGE_SIZE,
+        }
+    }
+}
+
+/// One page of people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonPage {
+    /// Everyone matching the filter.
+    pub total: u64,
+    /// The page, in order.
+    pub people: Vec<Person>,
+}
+
+// ---------------------------------------------------------------------------
+// In-memory evaluation (the reference semantics; the in-memory store uses it,
+// the SQL translation must agree with it).
+// ---------------------------------------------------------------------------
+
+/// A field's value on a person, as a comparable value.
+#[must_use]
+pub fn person_value(p: &Person, field: PersonField) -> Option<FilterValue> {
+    match field {
+        PersonField::Id => Some(FilterValue::Text(p.id.to_string())),
+        PersonField::ExternalId => p.external_id.clone().map(FilterValue::Text),
+        PersonField::UserName => Some(FilterValue::Text(p.user_name.clone())),
+        PersonField::GivenName => p.given_name.clone().map(FilterValue::Text),
+        PersonField::FamilyName => p.family_name.clone().map(FilterValue::Text),
+        PersonField::DisplayName => p.display_name.clone().map(FilterValue::Text),
+        PersonField::Active => Some(FilterValue::Bool(p.active)),
+        PersonField::Created => Some(FilterValue::Time(p.created_at)),
+        PersonField::LastModified => Some(FilterValue::Time(p.updated_at)),
+        PersonField::PackageId => p.package_id.map(|x| FilterValue::Text(x.to_string())),
+        PersonField::StartDate => p.start_date.map(FilterValue::Date),
+    }
+}
+
+fn email_value(e: &crate::person::Email, field: EmailField) -> Option<FilterValue> {
+    match field {
+        EmailField::Value => Some(FilterValue::Text(e.value.clone())),
+        EmailField::Kind => e.kind.clone().map(FilterValue::Text),
+        EmailField::Primary => Some(FilterValue::Bool(e.primary)),
+    }
+}
+
+fn compare(
+    kind: FieldKind,
+    actual: Option<FilterValue>,
+    op: CompareOp,
+    wanted: &FilterValue,
+) -> bool {
+    use std::cmp::Ordering;
+    let Some(actual) = actual else {
+        return op == CompareOp::Ne;
+    };
+    let fold = |s: &str| match kind {
+        FieldKind::Text { case_exact: false } => s.to_lowercase(),
+        _ => s.to_owned(),
+    };
+    let ordering: Option<Ordering> = match (&actual, wanted) {
+        (FilterValue::Text(a), FilterValue::Text(b)) => {
+            let (a, b) = (fold(a), fold(b));
+            match op {
+                CompareOp::Co => return a.contains(&b),
+                CompareOp::Sw => return a.starts_with(&b),
+                CompareOp::Ew => return a.ends_with(&b),
+                _ => Some(a.cmp(&b)),
+            }
+        }
+        (FilterValue::Bool(a), FilterValue::Bool(b)) => Some(a.cmp(b)),
+        (FilterValue::Time(a), FilterValue::Time(b)) => Some(a.cmp(b)),
+        (FilterValue::Date(a), FilterValue::Date(b)) => Some(a.cmp(b)),
+        _ => None,
+    };
+    let Some(o) = ordering else { return false };
+    match op {
+        CompareOp::Eq => o == Ordering::Equal,
+        CompareOp::Ne => o != Ordering::Equal,
+        CompareOp::Gt => o == Ordering::Greater,
+        CompareOp::Ge => o != Ordering::Less,
+        CompareOp::Lt => o == Ordering::Less,
+        CompareOp::Le => o != Ordering::Greater,
+        CompareOp::Co | CompareOp::Sw | CompareOp::Ew => false,
+    }
+}
+
+impl EmailFilter {
+    /// Whether `email` satisfies the condition.
+    #[must_use]
+    pub fn matches(&self, email: &crate::person::Email) -> bool {
+        match self {
+            Self::Compare(f, op, v) => compare(f.kind(), email_value(email, *f), *op, v),
+            Self::Present(f) => email_value(email, *f).is_some(),
+            Self::And(a, b) => a.matches(email) && b.matches(email),
+            Self::Or(a, b) => a.matches(email) || b.matches(email),
+            Self::Not(a) => !a.matches(email),
+        }
+    }
+}
+
+impl PersonFilter {
+    /// Whether `person` satisfies the condition.
+    #[must_use]
+    pub fn matches(&self, person: &Person) -> bool {
+        match self {
+            Self::Compare(f, op, v) => compare(f.kind(), person_value(person, *f), *op, v),
+            Self::Present(f) => person_value(person, *f).is_some(),
+            Self::AnyEmail(e) => person.emails.iter().any(|x| e.matches(x)),
+            Self::And(a, b) => a.matches(person) && b.matches(person),
+            Self::Or(a, b) => a.matches(person) || b.matches(person),
+            Self::Not(a) => !a.matches(person),
+        }
+    }
+}
+
+/// Orders people for `query` (sort field, then creation time and id).
+pub fn sort_people(people: &mut [Person], query: &PersonQuery) {
+    people.sort_by(|a, b| {
+        let by_field = query.sort.map_or(std::cmp::Ordering::Equal, |f| {
+            let key = |p: &Person| {
+                person_value(p, f).map(|v| match v {
+                    FilterValue::Text(s)
+                        if matches!(f.kind(), FieldKind::Text { case_exact: false }) =>
+                    {
+                        FilterValue::Text(s.to_lowercase())
+                    }
+                    other => other,
+                })
+            };
+            let o = cmp_opt(&key(a), &key(b));
+            match query.order {
+                SortOrder::Ascending => o,
+                SortOrder::Descending => o.reverse(),
+            }
+        });
+        by_field
+            .then(a.created_at.cmp(&b.created_at))
+            .then(a.id.to_string().cmp(&b.id.to_string()))
+    });
+}
+
+/// Absent values sort last in ascending order.
+fn cmp_opt(a: &Option<FilterValue>, b: &Option<FilterValue>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Greater,
+        (Some(_), None) => Ordering::Less,
+        (Some(x), Some(y)) => match (x, y) {
+            (FilterValue::Text(x), FilterValue::Text(y)) => x.cmp(y),
+            (FilterValue::Bool(x), FilterValue::Bool(y)) => x.cmp(y),
+            (FilterValue::Time(x), FilterValue::Time(y)) => x.cmp(y),
+            (FilterValue::Date(x), FilterValue::Date(y)) => x.cmp(y),
+            _ => Ordering::Equal,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::person::tests::person;
+
+    #[test]
+    fn text_comparisons_follow_case_exactness() {
+        let mut p = person("Ada@Example.com");
+        p.external_id = Some("ABC".into());
+        let user = |op, v: &str| {
+            PersonFilter::Compare(PersonField::UserName, op, FilterValue::Text(v.into()))
+                .matches(&p)
+        };
+        assert!(user(CompareOp::Eq, "ada@example.COM"));
+        assert!(user(CompareOp::Sw, "ADA"));
+        assert!(user(CompareOp::Ew, ".com"));
+        assert!(user(CompareOp::Co, "@EXAMPLE"));
+        assert!(!user(CompareOp::Ne, "ADA@example.com"));
+        let ext = |v: &str| {
+            PersonFilter::Compare(
+                PersonField::ExternalId,
+                CompareOp::Eq,
+                FilterValue::Text(v.into()),
+            )
+            .matches(&p)
+        };
+        assert!(ext("ABC"));
+        assert!(!ext("abc"));
+    }
+
+    #[test]
+    fn absent_fields_match_only_ne() {
+        let p = person("a@b.example");
+        let f = |op| {
+            PersonFilter::Compare(PersonField::DisplayName, op, FilterValue::Text("x".into()))
+                .matches(&p)
+        };
+        assert!(!f(CompareOp::Eq));
+        assert!(f(CompareOp::Ne));
+        assert!(!PersonFilter::Present(PersonField::DisplayName).matches(&p));
+        assert!(PersonFilter::Present(PersonField::UserName).matches(&p));
+    }
+
+    #[test]
+    fn email_conditions_hold_on_one_address() {
+        let p = person("a@b.example");
+        let work = EmailFilter::Compare(
+            EmailField::Kind,
+            CompareOp::Eq,
+            FilterValue::Text("WORK".into()),
+        );
+        let value = EmailFilter::Compare(
+            EmailField::Value,
+            CompareOp::Eq,
+            FilterValue::Text("A@B.example".into()),
+        );
+        let both = PersonFilter::AnyEmail(EmailFilter::And(Box::new(work), Box::new(value)));
+        assert!(both.matches(&p));
+        assert!(!PersonFilter::Not(Box::new(both)).matches(&p));
+    }
+}

@@ -1,0 +1,202 @@
+//! Use cases of people provisioning: create, read, list, replace and start
+//! offboarding, with the rules of [`crate::person`] and the uniqueness the store
+//! enforces.
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{DomainError, StoreError};
+use crate::ids::{OrganizationId, PersonId};
+use crate::person::{Person, PersonStatus};
+use crate::person_query::{PersonPage, PersonQuery, MAX_PAGE_SIZE};
+use crate::ports::{Offboarding, PersonRepository, PersonWrite};
+
+/// The stored version differs from the one the caller expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the person was changed meanwhile (version {current})")]
+pub struct VersionMismatch {
+    /// The stored version.
+    pub current: i64,
+}
+
+fn not_found() -> DomainError {
+    DomainError::not_found("user", "user not found")
+}
+
+fn store_error(err: StoreError) -> DomainError {
+    match err {
+        StoreError::Duplicate { .. } => DomainError::conflict(
+            "userName",
+            "another user of the organization already has this userName",
+        ),
+        StoreError::MissingReference { .. } => {
+            DomainError::not_found("packageId", "package not found in the organization")
+        }
+        other => other.into(),
+    }
+}
+
+/// Checks the person's rules and that their package is the organization's.
+fn check(ports: &dyn PersonRepository, person: &Person) -> Result<(), DomainError> {
+    person.validate()?;
+    if let Some(package) = person.package_id {
+        if !ports.package_exists(person.organization_id, package)? {
+            return Err(DomainError::not_found(
+                "packageId",
+                format!("package {package} not found in the organization"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Creates a provisioned person (status ACTIVE, version 1, created now).
+///
+/// # Errors
+/// `Invalid` for a broken rule (userName not the primary email, two primary
+/// emails, CPF missing or wrong for Brazil); `NotFound` (`packageId`) for a
+/// package outside the organization; `Conflict` (`userName`) when another
+/// provisioned person has the userName, case-insensitively.
+pub fn create_person(
+    ports: &dyn PersonRepository,
+    mut person: Person,
+    now: DateTime<Utc>,
+) -> Result<Person, DomainError> {
+    person.status = PersonStatus::Active;
+    person.created_at = now;
+    person.updated_at = now;
+    person.version = 1;
+    check(ports, &person)?;
+    ports.insert_person(&person).map_err(store_error)?;
+    Ok(person)
+}
+
+/// A provisioned person of the organization.
+///
+/// # Errors
+/// `NotFound` when unknown, of another organization, or offboarding.
+pub fn get_person(
+    ports: &dyn PersonRepository,
+    organization: OrganizationId,
+    id: PersonId,
+) -> Result<Person, DomainError> {
+    ports
+        .find_person(organization, id)?
+        .filter(Person::is_provisioned)
+        .ok_or_else(not_found)
+}
+
+/// A page of provisioned people; the page size is capped at [`MAX_PAGE_SIZE`]
+/// and the start index is at least 1.
+///
+/// # Errors
+/// Store failures.
+pub fn list_people(
+    ports: &dyn PersonRepository,
+    organization: OrganizationId,
+    mut query: PersonQuery,
+) -> Result<PersonPage, DomainError> {
+    query.count = query.count.min(MAX_PAGE_SIZE);
+    query.start_index = query.start_index.max(1);
+    Ok(ports.list_people(organization, &query)?)
+}
+
+/// Replaces a provisioned person with `replacement` (built by the caller from
+/// the version `expected_version` it read). Id, organization, status and
+/// creation time are kept; the version increases.
+///
+/// # Errors
+/// As [`create_person`]; `NotFound` when the person is gone. A changed version
+/// is `Ok(Err(VersionMismatch))`.
+pub fn replace_person(
+    ports: &dyn PersonRepository,
+    current: &Person,
+    mut replacement: Person,
+    now: DateTime<Utc>,
+) -> Result<Result<Person, VersionMismatch>, DomainError> {
+    replacement.id = current.id;
+    replacement.organization_id = current.organization_id;
+    replacement.status = current.status;
+    replacement.created_at = current.created_at;
+    replacement.updated_at = now.max(current.updated_at);
+    replacement.version = current.version + 1;
+    check(ports, &replacement)?;
+    match ports
+        .update_person(&replacement, current.version)
+        .map_err(store_error)?
+    {
+        PersonWrite::Done => Ok(Ok(replacement)),
+        PersonWrite::Stale { current } => Ok(Err(VersionMismatch { current })),
+        PersonWrite::Missing => Err(not_found()),
+    }
+}
+
+/// Starts offboarding (the SCIM DELETE): status OFFBOARDING, return orders for
+/// deployed items, the userName free again. Returns how many items got a return.
+///
+/// # Errors
+/// `NotFound` when the person is not provisioned; a version other than
+/// `expected_version` is `Ok(Err(VersionMismatch))`.
+pub fn offboard_person(
+    ports: &dyn PersonRepository,
+    organization: OrganizationId,
+    id: PersonId,
+    expected_version: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<Result<usize, VersionMismatch>, DomainError> {
+    match ports.offboard_person(organization, id, expected_version, now)? {
+        Offboarding::Started { returns } => Ok(Ok(returns)),
+        Offboarding::Stale { current } => Ok(Err(VersionMismatch { current })),
+        Offboarding::Missing => Err(not_found()),
+    }
+}
+
+#[cfg(all(test, feature = "testing"))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::person::tests::person;
+    use crate::testing::InMemoryStore;
+
+    #[test]
+    fn create_get_replace_offboard() {
+        let store = InMemoryStore::default();
+        let now = Utc::now();
+        let p = person("ada@example.com");
+        let org = p.organization_id;
+        let created = create_person(&store, p.clone(), now).unwrap();
+        assert_eq!(created.version, 1);
+        let mut dup = person("ADA@example.com");
+        dup.organization_id = org;
+        assert!(matches!(
+            create_person(&store, dup, now),
+            Err(DomainError::Conflict { .. })
+        ));
+        let mut changed = created.clone();
+        changed.given_name = Some("Augusta".into());
+        let replaced = replace_person(&store, &created, changed.clone(), now)
+            .unwrap()
+            .unwrap();
+        assert_eq!(replaced.version, 2);
+        // A second replace from the old version is stale.
+        assert_eq!(
+            replace_person(&store, &created, changed, now).unwrap(),
+            Err(VersionMismatch { current: 2 })
+        );
+        assert_eq!(
+            offboard_person(&store, org, created.id, Some(1), now).unwrap(),
+            Err(VersionMismatch { current: 2 })
+        );
+        assert_eq!(
+            offboard_person(&store, org, created.id, None, now).unwrap(),
+            Ok(0)
+        );
+        assert!(matches!(
+            get_person(&store, org, created.id),
+            Err(DomainError::NotFound { .. })
+        ));
+        // The userName is free again.
+        let mut again = person("ada@example.com");
+        again.organization_id = org;
+        assert!(create_person(&store, again, now).is_ok());
+    }
+}

@@ -1,0 +1,83 @@
+//! `/scim/v2/ServiceProviderConfig`, `/ResourceTypes`, `/Schemas` (read only;
+//! other methods answer 405).
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use equip_domain::api_key::Scope;
+use equip_scim::discovery;
+use equip_scim::list::list_response;
+
+use super::{base_url, scim_response};
+use crate::auth::Authenticated;
+use crate::error::{Area, HttpError};
+
+fn not_found(what: &str) -> HttpError {
+    HttpError::new(
+        Area::Scim,
+        StatusCode::NOT_FOUND,
+        "id",
+        format!("no such {what}"),
+    )
+}
+
+/// `GET /scim/v2/ServiceProviderConfig`.
+pub async fn service_provider_config(
+    auth: Authenticated,
+    req: HttpRequest,
+) -> Result<HttpResponse, HttpError> {
+    auth.require(Scope::Scim)?;
+    Ok(scim_response(
+        StatusCode::OK,
+        &discovery::service_provider_config(&base_url(&req)),
+    ))
+}
+
+/// `GET /scim/v2/ResourceTypes`.
+pub async fn resource_types(
+    auth: Authenticated,
+    req: HttpRequest,
+) -> Result<HttpResponse, HttpError> {
+    auth.require(Scope::Scim)?;
+    let all = vec![discovery::user_resource_type(&base_url(&req))];
+    Ok(scim_response(StatusCode::OK, &list_response(1, 1, all)))
+}
+
+/// `GET /scim/v2/ResourceTypes/{id}`.
+pub async fn resource_type(
+    auth: Authenticated,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    auth.require(Scope::Scim)?;
+    if id.as_str() != "User" {
+        return Err(not_found("resource type"));
+    }
+    Ok(scim_response(
+        StatusCode::OK,
+        &discovery::user_resource_type(&base_url(&req)),
+    ))
+}
+
+/// `GET /scim/v2/Schemas`.
+pub async fn schemas(auth: Authenticated, req: HttpRequest) -> Result<HttpResponse, HttpError> {
+    auth.require(Scope::Scim)?;
+    let all = discovery::schemas(&base_url(&req));
+    Ok(scim_response(
+        StatusCode::OK,
+        &list_response(all.len() as u64, 1, all),
+    ))
+}
+
+/// `GET /scim/v2/Schemas/{id}`.
+pub async fn schema(
+    auth: Authenticated,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    auth.require(Scope::Scim)?;
+    discovery::schemas(&base_url(&req))
+        .into_iter()
+        .find(|s| s["id"].as_str() == Some(id.as_str()))
+        .map(|s| scim_response(StatusCode::OK, &s))
+        .ok_or_else(|| not_found("schema"))
+}

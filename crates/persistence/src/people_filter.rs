@@ -1,0 +1,334 @@
+//! The domain's [`PersonFilter`] and sort order as SQL over `people` and
+//! `person_emails`, with bind parameters (never values spliced into the text).
+//!
+//! - Case-insensitive fields compare folded columns (`user_name_lower`,
+//!   `value_lower`, or `LOWER(col)` for names) with the folded value.
+//! - Every leaf is two-valued: an absent (NULL) field never matches, except
+//!   with `ne`, so `not (…)` behaves as the in-memory reference does.
+//! - `co` / `sw` / `ew` use `instr` / `strpos` and `substr`, not `LIKE`, so no
+//!   wildcard in a value needs escaping and case-exact fields stay case-exact on
+//!   SQLite too. Ordering comparisons use the byte order (`COLLATE "C"` on
+//!   PostgreSQL, SQLite's default binary collation), as does sorting.
+//! - An email condition is `EXISTS (SELECT 1 FROM person_emails …)` over one
+//!   address.
+
+use chrono::{NaiveDate, NaiveDateTime};
+
+use equip_domain::person_query::{
+    CompareOp, EmailField, EmailFilter, FieldKind, FilterValue, PersonField, PersonFilter,
+    PersonQuery, SortOrder,
+};
+
+use crate::connection::Backend;
+use crate::models::{db_time, fold_case};
+
+/// A bind parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Bind {
+    Text(String),
+    Bool(bool),
+    Time(NaiveDateTime),
+    Date(NaiveDate),
+    BigInt(i64),
+}
+
+/// SQL text with its binds, rendered for one backend.
+pub(crate) struct Sql {
+    backend: Backend,
+    pub text: String,
+    pub binds: Vec<Bind>,
+}
+
+impl Sql {
+    pub(crate) fn new(backend: Backend) -> Self {
+        Self {
+            backend,
+            text: String::new(),
+            binds: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, s: &str) -> &mut Self {
+        self.text.push_str(s);
+        self
+    }
+
+    pub(crate) fn bind(&mut self, b: Bind) -> &mut Self {
+        self.binds.push(b);
+        match self.backend {
+            Backend::Sqlite => self.text.push('?'),
+            Backend::Postgres => {
+                self.text.push('$');
+                self.text.push_str(&self.binds.len().to_string());
+            }
+        }
+        self
+    }
+
+    fn collate(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite => "",
+            Backend::Postgres => " COLLATE \"C\"",
+        }
+    }
+}
+
+/// Column expression of a person field (folded for case-insensitive text).
+fn person_column(f: PersonField) -> &'static str {
+    match f {
+        PersonField::Id => "p.id",
+        PersonField::ExternalId => "p.external_id",
+        PersonField::UserName => "p.user_name_lower",
+        PersonField::GivenName => "LOWER(p.given_name)",
+        PersonField::FamilyName => "LOWER(p.family_name)",
+        PersonField::DisplayName => "LOWER(p.display_name)",
+        PersonField::Active => "p.active",
+        PersonField::Created => "p.created_at",
+        PersonField::LastModified => "p.updated_at",
+        PersonField::PackageId => "p.package_id",
+        PersonField::StartDate => "p.start_date",
+    }
+}
+
+fn email_column(f: EmailField) -> &'static str {
+    match f {
+        EmailField::Value => "e.value_lower",
+        EmailField::Kind => "LOWER(e.kind)",
+        EmailField::Primary => "e.is_primary",
+    }
+}
+
+fn bind_value(kind: FieldKind, v: &FilterValue) -> Bind {
+    match v {
+        FilterValue::Text(s) => match kind {
+            FieldKind::Text { case_exact: false } => Bind::Text(fold_case(s)),
+            _ => Bind::Text(s.clone()),
+        },
+        FilterValue::Bool(b) => Bind::Bool(*b),
+        FilterValue::Time(t) => Bind::Time(db_time(*t)),
+        FilterValue::Date(d) => Bind::Date(*d),
+    }
+}
+
+/// `col op value`, two-valued.
+fn compare(sql: &mut Sql, col: &str, kind: FieldKind, op: CompareOp, v: &FilterValue) {
+    let b = bind_value(kind, v);
+    let collate = if matches!(kind, FieldKind::Text { .. }) {
+        sql.collate()
+    } else {
+        ""
+    };
+    match op {
+        CompareOp::Ne => {
+            sql.push("(")
+                .push(col)
+                .push(" IS NULL OR ")
+                .push(col)
+                .push(" <> ");
+            sql.bind(b).push(")");
+        }
+        CompareOp::Co => {
+            let f = match sql.backend {
+                Backend::Sqlite => "instr(",
+                Backend::Postgres => "strpos(",
+            };
+            sql.push("(")
+                .push(col)
+                .push(" IS NOT NULL AND ")
+                .push(f)
+                .push(col)
+                .push(", ");
+            sql.bind(b).push(") > 0)");
+        }
+        CompareOp::Sw => {
+            sql.push("(")
+                .push(col)
+                .push(" IS NOT NULL AND substr(")
+                .push(col)
+                .push(", 1, length(");
+            sql.bind(b.clone()).push(")) = ");
+            sql.bind(b).push(")");
+        }
+        CompareOp::Ew => {
+            sql.push("(")
+                .push(col)
+                .push(" IS NOT NULL AND length(")
+                .push(col)
+                .push(") >= length(");
+            sql.bind(b.clone())
+                .push(") AND substr(")
+                .push(col)
+                .push(", length(")
+                .push(col);
+            sql.push(") - length(");
+            sql.bind(b.clone()).push(") + 1) = ");
+            sql.bind(b).push(")");
+        }
+        CompareOp::Eq | CompareOp::Gt | CompareOp::Ge | CompareOp::Lt | CompareOp::Le => {
+            let o = match op {
+                CompareOp::Eq => " = ",
+                CompareOp::Gt => " > ",
+                CompareOp::Ge => " >= ",
+                CompareOp::Lt => " < ",
+                _ => " <= ",
+            };
+            sql.push("(")
+                .push(col)
+                .push(" IS NOT NULL AND ")
+                .push(col)
+                .push(collate)
+                .push(o);
+            sql.bind(b).push(collate).push(")");
+        }
+    }
+}
+
+fn email_sql(sql: &mut Sql, f: &EmailFilter) {
+    match f {
+        EmailFilter::Compare(field, op, v) => {
+            compare(sql, email_column(*field), field.kind(), *op, v)
+        }
+        EmailFilter::Present(field) => {
+            let col = email_column(*field);
+            sql.push("(").push(col).push(" IS NOT NULL)");
+        }
+        EmailFilter::And(a, b) => {
+            sql.push("(");
+            email_sql(sql, a);
+            sql.push(" AND ");
+            email_sql(sql, b);
+            sql.push(")");
+        }
+        EmailFilter::Or(a, b) => {
+            sql.push("(");
+            email_sql(sql, a);
+            sql.push(" OR ");
+            email_sql(sql, b);
+            sql.push(")");
+        }
+        EmailFilter::Not(a) => {
+            sql.push("(NOT ");
+            email_sql(sql, a);
+            sql.push(")");
+        }
+    }
+}
+
+/// Appends the condition of `f` on the row alias `p`.
+pub(crate) fn filter_sql(sql: &mut Sql, f: &PersonFilter) {
+    match f {
+        PersonFilter::Compare(field, op, v) => {
+            compare(sql, person_column(*field), field.kind(), *op, v);
+        }
+        PersonFilter::Present(field) => {
+            let col = person_column(*field);
+            sql.push("(").push(col).push(" IS NOT NULL");
+            if matches!(field.kind(), FieldKind::Text { .. }) {
+                sql.push(" AND ").push(col).push(" <> ''");
+            }
+            sql.push(")");
+        }
+        PersonFilter::AnyEmail(e) => {
+            sql.push("EXISTS (SELECT 1 FROM person_emails e WHERE e.organization_id = p.organization_id AND e.person_id = p.id AND ");
+            email_sql(sql, e);
+            sql.push(")");
+        }
+        PersonFilter::And(a, b) => {
+            sql.push("(");
+            filter_sql(sql, a);
+            sql.push(" AND ");
+            filter_sql(sql, b);
+            sql.push(")");
+        }
+        PersonFilter::Or(a, b) => {
+            sql.push("(");
+            filter_sql(sql, a);
+            sql.push(" OR ");
+            filter_sql(sql, b);
+            sql.push(")");
+        }
+        PersonFilter::Not(a) => {
+            sql.push("(NOT ");
+            filter_sql(sql, a);
+            sql.push(")");
+        }
+    }
+}
+
+/// `FROM people p WHERE <org> AND status = 'ACTIVE' [AND <filter>]`.
+pub(crate) fn from_where(sql: &mut Sql, organization: &str, query: &PersonQuery) {
+    sql.push(" FROM people p WHERE p.organization_id = ");
+    sql.bind(Bind::Text(organization.to_owned()));
+    sql.push(" AND p.status = 'ACTIVE'");
+    if let Some(f) = &query.filter {
+        sql.push(" AND ");
+        filter_sql(sql, f);
+    }
+}
+
+/// `ORDER BY …` (absent values last when ascending), ending with the creation
+/// time and id so paging is stable, then `LIMIT` / `OFFSET`.
+pub(crate) fn order_and_page(sql: &mut Sql, query: &PersonQuery) {
+    sql.push(" ORDER BY ");
+    if let Some(field) = query.sort {
+        let col = person_column(field);
+        let dir = match query.order {
+            SortOrder::Ascending => " ASC",
+            SortOrder::Descending => " DESC",
+        };
+        // NULLs last in ascending order, first in descending (as the in-memory store).
+        sql.push("(")
+            .push(col)
+            .push(" IS NULL)")
+            .push(dir)
+            .push(", ");
+        sql.push(col);
+        if matches!(field.kind(), FieldKind::Text { .. }) {
+            let c = sql.collate();
+            sql.push(c);
+        }
+        sql.push(dir).push(", ");
+    }
+    let c = sql.collate();
+    sql.push("p.created_at ASC, p.id")
+        .push(c)
+        .push(" ASC LIMIT ");
+    sql.bind(Bind::BigInt(i64::from(query.count)));
+    sql.push(" OFFSET ");
+    sql.bind(Bind::BigInt(
+        i64::try_from(query.start_index.saturating_sub(1)).unwrap_or(i64::MAX),
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use equip_domain::person_query::PersonQuery;
+
+    #[test]
+    fn values_are_bound_and_placeholders_follow_the_backend() {
+        let q = PersonQuery {
+            filter: Some(PersonFilter::And(
+                Box::new(PersonFilter::Compare(
+                    PersonField::UserName,
+                    CompareOp::Eq,
+                    FilterValue::Text("Ada@X.example".into()),
+                )),
+                Box::new(PersonFilter::AnyEmail(EmailFilter::Compare(
+                    EmailField::Value,
+                    CompareOp::Co,
+                    FilterValue::Text("'; DROP TABLE people; --".into()),
+                ))),
+            )),
+            ..PersonQuery::default()
+        };
+        let mut pg = Sql::new(Backend::Postgres);
+        from_where(&mut pg, "org", &q);
+        assert!(pg.text.contains("$1") && pg.text.contains("$3"));
+        assert!(!pg.text.contains("DROP"));
+        assert_eq!(pg.binds[1], Bind::Text("ada@x.example".into()));
+        let mut lite = Sql::new(Backend::Sqlite);
+        from_where(&mut lite, "org", &q);
+        assert!(lite.text.contains('?') && !lite.text.contains('$'));
+    }
+}

@@ -1,0 +1,727 @@
+//! The SCIM filter grammar (RFC 7644 §3.4.2.2) and PATCH paths (§3.5.2),
+//! parsed into an AST.
+//!
+//! ```text
+//! FILTER    = attrExp / logExp / valuePath / *1"not" "(" FILTER ")"
+//! valuePath = attrPath "[" valFilter "]"      ; also valuePath "." subAttr op value (Entra)
+//! attrExp   = (attrPath SP "pr") / (attrPath SP compareOp SP compValue)
+//! logExp    = FILTER SP ("and" / "or") SP FILTER
+//! compValue = false / null / true / number / string
+//! attrPath  = [URI ":"] ATTRNAME *1subAttr
+//! PATH      = attrPath / valuePath [subAttr]
+//! ```
+//!
+//! Precedence: `not` binds tighter than `and`, which binds tighter than `or`;
+//! parentheses group. Operators and keywords are case-insensitive; strings are
+//! JSON strings (escapes included).
+
+use std::fmt;
+
+/// An attribute path: optional schema URN, attribute, optional sub-attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttrPath {
+    /// The schema URN prefix, if written (`urn:ietf:params:scim:schemas:core:2.0:User`).
+    pub uri: Option<String>,
+    /// The attribute name as written.
+    pub attr: String,
+    /// The sub-attribute, if any (`givenName` of `name.givenName`).
+    pub sub_attr: Option<String>,
+}
+
+impl fmt::Display for AttrPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(uri) = &self.uri {
+            write!(f, "{uri}:")?;
+        }
+        write!(f, "{}", self.attr)?;
+        if let Some(sub) = &self.sub_attr {
+            write!(f, ".{sub}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareOp {
+    /// equal
+    Eq,
+    /// not equal
+    Ne,
+    /// contains
+    Co,
+    /// starts with
+    Sw,
+    /// ends with
+    Ew,
+    /// greater than
+    Gt,
+    /// greater than or equal
+    Ge,
+    /// less than
+    Lt,
+    /// less than or equal
+    Le,
+}
+
+impl CompareOp {
+    fn parse(word: &str) -> Option<Self> {
+        Some(match word.to_ascii_lowercase().as_str() {
+            "eq" => Self::Eq,
+            "ne" => Self::Ne,
+            "co" => Self::Co,
+            "sw" => Self::Sw,
+            "ew" => Self::Ew,
+            "gt" => Self::Gt,
+            "ge" => Self::Ge,
+            "lt" => Self::Lt,
+            "le" => Self::Le,
+            _ => return None,
+        })
+    }
+}
+
+/// A literal compared with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompValue {
+    /// A JSON string, unescaped.
+    Str(String),
+    /// A JSON number.
+    Number(f64),
+    /// `true` / `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+}
+
+/// A filter expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Filter {
+    /// `attrPath op value`.
+    Compare(AttrPath, CompareOp, CompValue),
+    /// `attrPath pr`.
+    Present(AttrPath),
+    /// `a and b`.
+    And(Box<Filter>, Box<Filter>),
+    /// `a or b`.
+    Or(Box<Filter>, Box<Filter>),
+    /// `not (a)`.
+    Not(Box<Filter>),
+    /// `attr[filter]`: some element of the multi-valued `attr` satisfies the
+    /// inner filter, whose paths are relative to the element.
+    ValuePath(AttrPath, Box<Filter>),
+}
+
+/// A PATCH operation's `path`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatchPath {
+    /// The attribute (with a sub-attribute when written `name.givenName`).
+    pub attr: AttrPath,
+    /// The value selection filter of `emails[type eq "work"]`.
+    pub filter: Option<Filter>,
+    /// The sub-attribute after the filter: `value` of `emails[type eq "work"].value`.
+    pub sub_attr: Option<String>,
+}
+
+/// Why a filter or path does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (at character {position})")]
+pub struct FilterError {
+    /// What is wrong.
+    pub message: String,
+    /// 0-based character offset.
+    pub position: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    /// `.subAttr` right after `]`.
+    DotWord(String),
+    Word(String),
+    Str(String),
+    Number(f64),
+}
+
+struct Lexer<'a> {
+    chars: Vec<char>,
+    pos: usize,
+    src: &'a str,
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$' | ':' | '.')
+}
+
+impl<'a> Lexer<'a> {
+    fn new(src: &'a str) -> Self {
+        Self {
+            chars: src.chars().collect(),
+            pos: 0,
+            src,
+        }
+    }
+
+    fn err(&self, message: impl Into<String>, position: usize) -> FilterError {
+        let _ = self.src;
+        FilterError {
+            message: message.into(),
+            position,
+        }
+    }
+
+    fn tokens(mut self) -> Result<Vec<(Tok, usize)>, FilterError> {
+        let mut out = Vec::new();
+        while self.pos < self.chars.len() {
+            let c = self.chars[self.pos];
+            let start = self.pos;
+            match c {
+                ' ' | '\t' | '\n' | '\r' => {
+                    self.pos += 1;
+                }
+                '(' => {
+                    out.push((Tok::LParen, start));
+                    self.pos += 1;
+                }
+                ')' => {
+                    out.push((Tok::RParen, start));
+                    self.pos += 1;
+                }
+                '[' => {
+                    out.push((Tok::LBracket, start));
+                    self.pos += 1;
+                }
+                ']' => {
+                    out.push((Tok::RBracket, start));
+                    self.pos += 1;
+                    if self.chars.get(self.pos) == Some(&'.') {
+                        self.pos += 1;
+                        let word = self.word();
+                        if word.is_empty() {
+                            return Err(self.err("expected a sub-attribute after '].'", self.pos));
+                        }
+                        out.push((Tok::DotWord(word), start));
+                    }
+                }
+                '"' => out.push((Tok::Str(self.string()?), start)),
+                c if c == '-' || c.is_ascii_digit() => {
+                    let mut end = self.pos + 1;
+                    while end < self.chars.len()
+                        && (self.chars[end].is_ascii_digit()
+                            || matches!(self.chars[end], '.' | 'e' | 'E' | '+' | '-'))
+                    {
+                        end += 1;
+                    }
+                    let text: String = self.chars[self.pos..end].iter().collect();
+                    let n = text
+                        .parse::<f64>()
+                        .map_err(|_| self.err(format!("'{text}' is not a number"), start))?;
+                    self.pos = end;
+                    out.push((Tok::Number(n), start));
+                }
+                c if is_name_char(c) => {
+                    let word = self.word();
+                    out.push((Tok::Word(word), start));
+                }
+                other => return Err(self.err(format!("unexpected character '{other}'"), start)),
+            }
+        }
+        Ok(out)
+    }
+
+    fn word(&mut self) -> String {
+        let start = self.pos;
+        while self.pos < self.chars.len() && is_name_char(self.chars[self.pos]) {
+            self.pos += 1;
+        }
+        self.chars[start..self.pos].iter().collect()
+    }
+
+    /// A JSON string starting at the opening quote.
+    fn string(&mut self) -> Result<String, FilterError> {
+        let start = self.pos;
+        let mut end = self.pos + 1;
+        let mut escaped = false;
+        while end < self.chars.len() {
+            let c = self.chars[end];
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                break;
+            }
+            end += 1;
+        }
+        if end >= self.chars.len() {
+            return Err(self.err("unterminated string", start));
+        }
+        let raw: String = self.chars[start..=end].iter().collect();
+        self.pos = end + 1;
+        serde_json::from_str::<String>(&raw)
+            .map_err(|e| self.err(format!("bad string literal: {e}"), start))
+    }
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    pos: usize,
+    end: usize,
+}
+
+fn keyword(tok: Option<&Tok>, kw: &str) -> bool {
+    matches!(tok, Some(Tok::Word(w)) if w.eq_ignore_ascii_case(kw))
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|(t, _)| t)
+    }
+
+    fn here(&self) -> usize {
+        self.toks.get(self.pos).map_or(self.end, |(_, p)| *p)
+    }
+
+    fn err<T>(&self, message: impl Into<String>) -> Result<T, FilterError> {
+        Err(FilterError {
+            message: message.into(),
+            position: self.here(),
+        })
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).map(|(t, _)| t.clone());
+        self.pos += 1;
+        t
+    }
+
+    /// or-expression (lowest precedence).
+    fn or(&mut self, inner: bool) -> Result<Filter, FilterError> {
+        let mut left = self.and(inner)?;
+        while keyword(self.peek(), "or") {
+            self.pos += 1;
+            let right = self.and(inner)?;
+            left = Filter::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn and(&mut self, inner: bool) -> Result<Filter, FilterError> {
+        let mut left = self.unary(inner)?;
+        while keyword(self.peek(), "and") {
+            self.pos += 1;
+            let right = self.unary(inner)?;
+            left = Filter::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn unary(&mut self, inner: bool) -> Result<Filter, FilterError> {
+        if keyword(self.peek(), "not")
+            && matches!(self.toks.get(self.pos + 1), Some((Tok::LParen, _)))
+        {
+            self.pos += 1;
+            let f = self.group(inner)?;
+            return Ok(Filter::Not(Box::new(f)));
+        }
+        match self.peek() {
+            Some(Tok::LParen) => self.group(inner),
+            Some(Tok::Word(_)) => self.attr_exp(inner),
+            None => self.err("expected an expression, found the end of the filter"),
+            Some(other) => {
+                let other = other.clone();
+                self.err(format!("expected an attribute or '(', found {other:?}"))
+            }
+        }
+    }
+
+    fn group(&mut self, inner: bool) -> Result<Filter, FilterError> {
+        if self.next() != Some(Tok::LParen) {
+            self.pos -= 1;
+            return self.err("expected '('");
+        }
+        let f = self.or(inner)?;
+        if self.next() != Some(Tok::RParen) {
+            self.pos -= 1;
+            return self.err("expected ')'");
+        }
+        Ok(f)
+    }
+
+    fn attr_exp(&mut self, inner: bool) -> Result<Filter, FilterError> {
+        let start = self.here();
+        let Some(Tok::Word(word)) = self.next() else {
+            self.pos -= 1;
+            return self.err("expected an attribute path");
+        };
+        let path = parse_attr_path(&word).map_err(|message| FilterError {
+            message,
+            position: start,
+        })?;
+        if self.peek() == Some(&Tok::LBracket) {
+            if inner {
+                return self.err("value filters cannot be nested");
+            }
+            if path.sub_attr.is_some() {
+                return self.err("a value filter follows an attribute, not a sub-attribute");
+            }
+            self.pos += 1;
+            let f = self.or(true)?;
+            match self.next() {
+                Some(Tok::RBracket) => {}
+                _ => {
+                    self.pos -= 1;
+                    return self.err("expected ']'");
+                }
+            }
+            // Entra: emails[type eq "work"].value eq "x"
+            let f = if let Some(Tok::DotWord(sub)) = self.peek().cloned() {
+                self.pos += 1;
+                let sub_path = AttrPath {
+                    uri: None,
+                    attr: sub,
+                    sub_attr: None,
+                };
+                let cond = self.condition(sub_path)?;
+                Filter::And(Box::new(f), Box::new(cond))
+            } else {
+                f
+            };
+            return Ok(Filter::ValuePath(path, Box::new(f)));
+        }
+        self.condition(path)
+    }
+
+    fn condition(&mut self, path: AttrPath) -> Result<Filter, FilterError> {
+        let op = match self.next() {
+            Some(Tok::Word(w)) if w.eq_ignore_ascii_case("pr") => return Ok(Filter::Present(path)),
+            Some(Tok::Word(w)) => match CompareOp::parse(&w) {
+                Some(op) => op,
+                None => {
+                    self.pos -= 1;
+                    return self.err(format!("unknown operator '{w}'"));
+                }
+            },
+            None => return self.err(format!("expected an operator after '{path}'")),
+            Some(_) => {
+                self.pos -= 1;
+                return self.err(format!("expected an operator after '{path}'"));
+            }
+        };
+        let value = match self.next() {
+            Some(Tok::Str(s)) => CompValue::Str(s),
+            Some(Tok::Number(n)) => CompValue::Number(n),
+            Some(Tok::Word(w)) if w.eq_ignore_ascii_case("true") => CompValue::Bool(true),
+            Some(Tok::Word(w)) if w.eq_ignore_ascii_case("false") => CompValue::Bool(false),
+            Some(Tok::Word(w)) if w.eq_ignore_ascii_case("null") => CompValue::Null,
+            None => return self.err("expected a value, found the end of the filter"),
+            Some(_) => {
+                self.pos -= 1;
+                return self.err(
+                    "expected a value (a string in double quotes, a number, true, false or null)",
+                );
+            }
+        };
+        Ok(Filter::Compare(path, op, value))
+    }
+}
+
+/// Splits `[URI ":"] ATTRNAME ["." subAttr]`.
+fn parse_attr_path(word: &str) -> Result<AttrPath, String> {
+    let (uri, rest) = match word.rsplit_once(':') {
+        Some((uri, rest)) => (Some(uri.to_owned()), rest),
+        None => (None, word),
+    };
+    let (attr, sub) = match rest.split_once('.') {
+        Some((a, s)) => (a, Some(s)),
+        None => (rest, None),
+    };
+    let valid = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '$')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$'))
+    };
+    if !valid(attr) || sub.is_some_and(|s| !valid(s)) {
+        return Err(format!("'{word}' is not an attribute path"));
+    }
+    Ok(AttrPath {
+        uri,
+        attr: attr.to_owned(),
+        sub_attr: sub.map(str::to_owned),
+    })
+}
+
+fn parser(src: &str) -> Result<Parser, FilterError> {
+    let toks = Lexer::new(src).tokens()?;
+    Ok(Parser {
+        toks,
+        pos: 0,
+        end: src.chars().count(),
+    })
+}
+
+/// Parses a filter expression.
+///
+/// # Errors
+/// [`FilterError`] with the position of the first problem.
+pub fn parse_filter(src: &str) -> Result<Filter, FilterError> {
+    let mut p = parser(src)?;
+    if p.toks.is_empty() {
+        return p.err("the filter is empty");
+    }
+    let f = p.or(false)?;
+    if p.pos < p.toks.len() {
+        return p.err("unexpected text after the end of the expression");
+    }
+    Ok(f)
+}
+
+/// Parses a PATCH `path`.
+///
+/// # Errors
+/// [`FilterError`] for anything that is not `attrPath` or `valuePath[.subAttr]`.
+pub fn parse_path(src: &str) -> Result<PatchPath, FilterError> {
+    let mut p = parser(src)?;
+    let start = p.here();
+    let Some(Tok::Word(word)) = p.next() else {
+        return Err(FilterError {
+            message: "expected an attribute path".into(),
+            position: 0,
+        });
+    };
+    let attr = parse_attr_path(&word).map_err(|message| FilterError {
+        message,
+        position: start,
+    })?;
+    let mut path = PatchPath {
+        attr,
+        filter: None,
+        sub_attr: None,
+    };
+    if p.peek() == Some(&Tok::LBracket) {
+        if path.attr.sub_attr.is_some() {
+            return p.err("a value filter follows an attribute, not a sub-attribute");
+        }
+        p.pos += 1;
+        path.filter = Some(p.or(true)?);
+        if p.next() != Some(Tok::RBracket) {
+            p.pos -= 1;
+            return p.err("expected ']'");
+        }
+        if let Some(Tok::DotWord(sub)) = p.peek().cloned() {
+            p.pos += 1;
+            path.sub_attr = Some(sub);
+        }
+    }
+    if p.pos < p.toks.len() {
+        return p.err("unexpected text after the path");
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn ap(s: &str) -> AttrPath {
+        parse_attr_path(s).unwrap()
+    }
+
+    fn cmp(path: &str, op: CompareOp, v: CompValue) -> Filter {
+        Filter::Compare(ap(path), op, v)
+    }
+
+    fn s(v: &str) -> CompValue {
+        CompValue::Str(v.into())
+    }
+
+    #[test]
+    fn simple_comparisons_and_operators_in_any_case() {
+        assert_eq!(
+            parse_filter(r#"userName eq "bjensen""#).unwrap(),
+            cmp("userName", CompareOp::Eq, s("bjensen"))
+        );
+        assert_eq!(
+            parse_filter(r#"userName EQ "bjensen""#).unwrap(),
+            cmp("userName", CompareOp::Eq, s("bjensen"))
+        );
+        for (word, op) in [
+            ("ne", CompareOp::Ne),
+            ("co", CompareOp::Co),
+            ("Sw", CompareOp::Sw),
+            ("ew", CompareOp::Ew),
+            ("gt", CompareOp::Gt),
+            ("GE", CompareOp::Ge),
+            ("lt", CompareOp::Lt),
+            ("le", CompareOp::Le),
+        ] {
+            assert_eq!(
+                parse_filter(&format!("title {word} 1")).unwrap(),
+                cmp("title", op, CompValue::Number(1.0))
+            );
+        }
+        assert_eq!(
+            parse_filter("title pr").unwrap(),
+            Filter::Present(ap("title"))
+        );
+        assert_eq!(
+            parse_filter("active eq True").unwrap(),
+            cmp("active", CompareOp::Eq, CompValue::Bool(true))
+        );
+        assert_eq!(
+            parse_filter("externalId eq null").unwrap(),
+            cmp("externalId", CompareOp::Eq, CompValue::Null)
+        );
+    }
+
+    #[test]
+    fn urn_prefixed_and_sub_attribute_paths() {
+        let f = parse_filter(
+            r#"urn:ietf:params:scim:schemas:core:2.0:User:name.familyName co "O'Malley""#,
+        )
+        .unwrap();
+        let Filter::Compare(path, CompareOp::Co, CompValue::Str(v)) = f else {
+            panic!()
+        };
+        assert_eq!(
+            path.uri.as_deref(),
+            Some("urn:ietf:params:scim:schemas:core:2.0:User")
+        );
+        assert_eq!(path.attr, "name");
+        assert_eq!(path.sub_attr.as_deref(), Some("familyName"));
+        assert_eq!(v, "O'Malley");
+        let f = parse_filter(r#"meta.lastModified gt "2011-05-13T04:42:34Z""#).unwrap();
+        assert_eq!(
+            f,
+            cmp(
+                "meta.lastModified",
+                CompareOp::Gt,
+                s("2011-05-13T04:42:34Z")
+            )
+        );
+    }
+
+    #[test]
+    fn precedence_not_over_and_over_or() {
+        let f = parse_filter(r#"a eq "1" or b eq "2" and c eq "3""#).unwrap();
+        assert_eq!(
+            f,
+            Filter::Or(
+                Box::new(cmp("a", CompareOp::Eq, s("1"))),
+                Box::new(Filter::And(
+                    Box::new(cmp("b", CompareOp::Eq, s("2"))),
+                    Box::new(cmp("c", CompareOp::Eq, s("3")))
+                ))
+            )
+        );
+        let f = parse_filter(r#"(a eq "1" or b eq "2") and not (c eq "3")"#).unwrap();
+        assert_eq!(
+            f,
+            Filter::And(
+                Box::new(Filter::Or(
+                    Box::new(cmp("a", CompareOp::Eq, s("1"))),
+                    Box::new(cmp("b", CompareOp::Eq, s("2")))
+                )),
+                Box::new(Filter::Not(Box::new(cmp("c", CompareOp::Eq, s("3")))))
+            )
+        );
+        // Left-associative chains.
+        let f = parse_filter("a pr and b pr and c pr").unwrap();
+        assert!(matches!(f, Filter::And(ref l, _) if matches!(**l, Filter::And(..))));
+    }
+
+    #[test]
+    fn escapes_in_strings() {
+        let f = parse_filter(r#"displayName eq "say \"hi\" \\ \u00e9 ]) and""#).unwrap();
+        assert_eq!(
+            f,
+            cmp("displayName", CompareOp::Eq, s("say \"hi\" \\ é ]) and"))
+        );
+    }
+
+    #[test]
+    fn value_paths() {
+        let f = parse_filter(r#"emails[type eq "work" and value co "@example.com"]"#).unwrap();
+        assert_eq!(
+            f,
+            Filter::ValuePath(
+                ap("emails"),
+                Box::new(Filter::And(
+                    Box::new(cmp("type", CompareOp::Eq, s("work"))),
+                    Box::new(cmp("value", CompareOp::Co, s("@example.com")))
+                ))
+            )
+        );
+        let f = parse_filter(
+            r#"userType eq "Employee" and (emails co "example.com" or emails.value co "example.org")"#,
+        )
+        .unwrap();
+        assert!(matches!(f, Filter::And(..)));
+        // Entra: emails[type eq "work"].value eq "x"
+        let f = parse_filter(r#"emails[type eq "work"].value eq "a@b.example""#).unwrap();
+        assert_eq!(
+            f,
+            Filter::ValuePath(
+                ap("emails"),
+                Box::new(Filter::And(
+                    Box::new(cmp("type", CompareOp::Eq, s("work"))),
+                    Box::new(cmp("value", CompareOp::Eq, s("a@b.example")))
+                ))
+            )
+        );
+        let f = parse_filter(r#"not (emails[primary eq true]) or x pr"#).unwrap();
+        assert!(matches!(f, Filter::Or(ref l, _) if matches!(**l, Filter::Not(_))));
+    }
+
+    #[test]
+    fn errors_carry_a_position() {
+        for bad in [
+            "",
+            "userName",
+            "userName eq",
+            r#"userName xx "a""#,
+            r#"userName eq "unterminated"#,
+            r#"(userName eq "a""#,
+            r#"userName eq "a")"#,
+            r#"userName eq "a" and"#,
+            r#"emails[type eq "work""#,
+            r#"emails[type[value eq "x"] eq "y"]"#,
+            r#"userName eq bjensen"#,
+            r#"userName eq "a" userName eq "b""#,
+            "1abc eq 1",
+            "not userName eq \"a\"",
+            "userName eq \"a\" # x",
+        ] {
+            let err = parse_filter(bad).unwrap_err();
+            assert!(!err.message.is_empty(), "{bad}");
+            assert!(err.position <= bad.chars().count(), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn patch_paths() {
+        let p = parse_path("name.givenName").unwrap();
+        assert_eq!(p.attr, ap("name.givenName"));
+        assert!(p.filter.is_none() && p.sub_attr.is_none());
+        let p = parse_path(r#"emails[type eq "work"].value"#).unwrap();
+        assert_eq!(p.attr.attr, "emails");
+        assert_eq!(p.filter, Some(cmp("type", CompareOp::Eq, s("work"))));
+        assert_eq!(p.sub_attr.as_deref(), Some("value"));
+        let p =
+            parse_path("urn:ietf:params:scim:schemas:extension:equip:1.0:User:packageId").unwrap();
+        assert_eq!(
+            p.attr.uri.as_deref(),
+            Some("urn:ietf:params:scim:schemas:extension:equip:1.0:User")
+        );
+        assert_eq!(p.attr.attr, "packageId");
+        assert!(parse_path("emails[").is_err());
+        assert!(parse_path("emails x").is_err());
+        assert!(parse_path("").is_err());
+    }
+}

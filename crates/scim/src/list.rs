@@ -1,0 +1,477 @@
+//! List and search requests on `/Users` (RFC 7644 §3.4.2, §3.4.3): the filter
+//! translated into the domain's [`PersonFilter`], sorting, paging, and the
+//! ListResponse.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde_json::{json, Value};
+
+use equip_domain::person_query::{
+    CompareOp as DCompareOp, EmailField, EmailFilter, FieldKind, FilterValue, PersonField,
+    PersonFilter, PersonQuery, SortOrder, MAX_PAGE_SIZE,
+};
+
+use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};
+use crate::schemas;
+use crate::user_schema::{resolve, Schema};
+
+/// A list input that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ListError {
+    /// The filter does not parse or names something equip cannot filter on
+    /// (`scimType` `invalidFilter`).
+    #[error("invalid filter: {0}")]
+    Filter(String),
+    /// Another input is wrong (`invalidValue`), naming it.
+    #[error("{param}: {message}")]
+    Param {
+        /// The input.
+        param: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn filter_err(message: impl Into<String>) -> ListError {
+    ListError::Filter(message.into())
+}
+
+fn person_field(path: &AttrPath) -> Result<Field, ListError> {
+    let r = resolve(path).ok_or_else(|| {
+        filter_err(format!(
+            "'{path}' is not an attribute of User that equip supports"
+        ))
+    })?;
+    let attr = r.attr.map(|a| a.name);
+    let sub = r.sub.map(|a| a.name);
+    let field = match (r.schema, attr, sub) {
+        (Schema::Core, Some("id"), None) => Field::Person(PersonField::Id),
+        (Schema::Core, Some("externalId"), None) => Field::Person(PersonField::ExternalId),
+        (Schema::Core, Some("userName"), None) => Field::Person(PersonField::UserName),
+        (Schema::Core, Some("name"), Some("givenName")) => Field::Person(PersonField::GivenName),
+        (Schema::Core, Some("name"), Some("familyName")) => Field::Person(PersonField::FamilyName),
+        (Schema::Core, Some("displayName"), None) => Field::Person(PersonField::DisplayName),
+        (Schema::Core, Some("active"), None) => Field::Person(PersonField::Active),
+        (Schema::Core, Some("meta"), Some("created")) => Field::Person(PersonField::Created),
+        (Schema::Core, Some("meta"), Some("lastModified")) => {
+            Field::Person(PersonField::LastModified)
+        }
+        (Schema::Core, Some("emails"), None | Some("value")) => Field::Email(EmailField::Value),
+        (Schema::Core, Some("emails"), Some("type")) => Field::Email(EmailField::Kind),
+        (Schema::Core, Some("emails"), Some("primary")) => Field::Email(EmailField::Primary),
+        (Schema::Extension, Some("packageId"), None) => Field::Person(PersonField::PackageId),
+        (Schema::Extension, Some("startDate"), None) => Field::Person(PersonField::StartDate),
+        _ => {
+            return Err(filter_err(format!(
+                "filtering on '{path}' is not supported; see docs/scim.md for the attributes"
+            )))
+        }
+    };
+    Ok(field)
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Person(PersonField),
+    Email(EmailField),
+}
+
+fn op(op: CompareOp) -> DCompareOp {
+    match op {
+        CompareOp::Eq => DCompareOp::Eq,
+        CompareOp::Ne => DCompareOp::Ne,
+        CompareOp::Co => DCompareOp::Co,
+        CompareOp::Sw => DCompareOp::Sw,
+        CompareOp::Ew => DCompareOp::Ew,
+        CompareOp::Gt => DCompareOp::Gt,
+        CompareOp::Ge => DCompareOp::Ge,
+        CompareOp::Lt => DCompareOp::Lt,
+        CompareOp::Le => DCompareOp::Le,
+    }
+}
+
+/// What a comparison becomes: a comparison, or presence for `eq null` / `ne null`.
+enum Cond {
+    Compare(DCompareOp, FilterValue),
+    Present(bool),
+}
+
+fn condition(
+    path: &AttrPath,
+    kind: FieldKind,
+    o: CompareOp,
+    v: &CompValue,
+) -> Result<Cond, ListError> {
+    if *v == CompValue::Null {
+        return match o {
+            CompareOp::Eq => Ok(Cond::Present(false)),
+            CompareOp::Ne => Ok(Cond::Present(true)),
+            _ => Err(filter_err(format!(
+                "'{path}': only eq and ne compare with null"
+            ))),
+        };
+    }
+    let text_op = matches!(o, CompareOp::Co | CompareOp::Sw | CompareOp::Ew);
+    let order_op = matches!(
+        o,
+        CompareOp::Gt | CompareOp::Ge | CompareOp::Lt | CompareOp::Le
+    );
+    let value = match (kind, v) {
+        (FieldKind::Text { .. }, CompValue::Str(s)) => FilterValue::Text(s.clone()),
+        (FieldKind::Bool, CompValue::Bool(b)) if !text_op && !order_op => FilterValue::Bool(*b),
+        (FieldKind::Bool, _) => {
+            return Err(filter_err(format!(
+                "'{path}' is a boolean: use eq or ne with true or false"
+            )))
+        }
+        (FieldKind::Time, CompValue::Str(s)) if !text_op => FilterValue::Time(
+            DateTime::parse_from_rfc3339(s)
+                .map(|d| d.with_timezone(&Utc))
+                .map_err(|_| filter_err(format!("'{path}': '{s}' is not an RFC 3339 date-time")))?,
+        ),
+        (FieldKind::Date, CompValue::Str(s)) if !text_op => FilterValue::Date(
+            NaiveDate::parse_from_str(s, "%Y-%m-%d")
+                .map_err(|_| filter_err(format!("'{path}': '{s}' is not a date YYYY-MM-DD")))?,
+        ),
+        _ => {
+            return Err(filter_err(format!(
+                "'{path}' cannot be compared with {v:?} using this operator"
+            )))
+        }
+    };
+    Ok(Cond::Compare(op(o), value))
+}
+
+fn email_filter(f: &Filter) -> Result<EmailFilter, ListError> {
+    Ok(match f {
+        Filter::And(a, b) => {
+            EmailFilter::And(Box::new(email_filter(a)?), Box::new(email_filter(b)?))
+        }
+        Filter::Or(a, b) => EmailFilter::Or(Box::new(email_filter(a)?), Box::new(email_filter(b)?)),
+        Filter::Not(a) => EmailFilter::Not(Box::new(email_filter(a)?)),
+        Filter::ValuePath(..) => return Err(filter_err("value filters cannot be nested")),
+        Filter::Present(p) | Filter::Compare(p, ..) => {
+            // Inside emails[...], names are sub-attributes: type, value, primary.
+            let inner = AttrPath {
+                uri: None,
+                attr: "emails".into(),
+                sub_attr: Some(p.attr.clone()),
+            };
+            if p.sub_attr.is_some() || p.uri.is_some() {
+                return Err(filter_err(format!(
+                    "'{p}' is not a sub-attribute of emails"
+                )));
+            }
+            let Field::Email(field) = person_field(&inner)? else {
+                return Err(filter_err(format!(
+                    "'{p}' is not a sub-attribute of emails"
+                )));
+            };
+            match f {
+                Filter::Present(_) => EmailFilter::Present(field),
+                Filter::Compare(_, o, v) => match condition(p, field.kind(), *o, v)? {
+                    Cond::Compare(o, v) => EmailFilter::Compare(field, o, v),
+                    Cond::Present(true) => EmailFilter::Present(field),
+                    Cond::Present(false) => EmailFilter::Not(Box::new(EmailFilter::Present(field))),
+                },
+                _ => unreachable!("matched above"),
+            }
+        }
+    })
+}
+
+/// Translates a parsed filter into the domain's [`PersonFilter`].
+///
+/// # Errors
+/// [`ListError::Filter`] for attributes equip does not filter on, and values
+/// of the wrong type.
+pub fn to_person_filter(f: &Filter) -> Result<PersonFilter, ListError> {
+    Ok(match f {
+        Filter::And(a, b) => PersonFilter::And(
+            Box::new(to_person_filter(a)?),
+            Box::new(to_person_filter(b)?),
+        ),
+        Filter::Or(a, b) => PersonFilter::Or(
+            Box::new(to_person_filter(a)?),
+            Box::new(to_person_filter(b)?),
+        ),
+        Filter::Not(a) => PersonFilter::Not(Box::new(to_person_filter(a)?)),
+        Filter::ValuePath(path, inner) => {
+            match resolve(path).and_then(|r| r.attr).map(|a| a.name) {
+                Some("emails") if path.sub_attr.is_none() => {
+                    PersonFilter::AnyEmail(email_filter(inner)?)
+                }
+                _ => {
+                    return Err(filter_err(format!(
+                        "value filters are supported on emails only, not on '{path}'"
+                    )))
+                }
+            }
+        }
+        Filter::Present(path) => match person_field(path)? {
+            Field::Person(p) => PersonFilter::Present(p),
+            Field::Email(e) => PersonFilter::AnyEmail(EmailFilter::Present(e)),
+        },
+        Filter::Compare(path, o, v) => match person_field(path)? {
+            Field::Person(p) => match condition(path, p.kind(), *o, v)? {
+                Cond::Compare(o, v) => PersonFilter::Compare(p, o, v),
+                Cond::Present(true) => PersonFilter::Present(p),
+                Cond::Present(false) => PersonFilter::Not(Box::new(PersonFilter::Present(p))),
+            },
+            Field::Email(e) => match condition(path, e.kind(), *o, v)? {
+                // "no email equals x" for ne: every email differs.
+                Cond::Compare(DCompareOp::Ne, v) => PersonFilter::Not(Box::new(
+                    PersonFilter::AnyEmail(EmailFilter::Compare(e, DCompareOp::Eq, v)),
+                )),
+                Cond::Compare(o, v) => PersonFilter::AnyEmail(EmailFilter::Compare(e, o, v)),
+                Cond::Present(true) => PersonFilter::AnyEmail(EmailFilter::Present(e)),
+                Cond::Present(false) => {
+                    PersonFilter::Not(Box::new(PersonFilter::AnyEmail(EmailFilter::Present(e))))
+                }
+            },
+        },
+    })
+}
+
+/// Parses and translates a filter string.
+///
+/// # Errors
+/// [`ListError::Filter`].
+pub fn parse_person_filter(raw: &str) -> Result<PersonFilter, ListError> {
+    let f = parse_filter(raw).map_err(|e| filter_err(e.to_string()))?;
+    to_person_filter(&f)
+}
+
+/// The list inputs as strings (query parameters, or a SearchRequest body
+/// flattened by [`ListInputs::from_search_body`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListInputs {
+    /// `filter`.
+    pub filter: Option<String>,
+    /// `startIndex`.
+    pub start_index: Option<String>,
+    /// `count`.
+    pub count: Option<String>,
+    /// `sortBy`.
+    pub sort_by: Option<String>,
+    /// `sortOrder`.
+    pub sort_order: Option<String>,
+    /// `attributes`, comma-separated.
+    pub attributes: Option<String>,
+    /// `excludedAttributes`, comma-separated.
+    pub excluded_attributes: Option<String>,
+}
+
+fn json_scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .filter_map(|i| {
+                    i.as_str()
+                        .map(str::to_owned)
+                        .or_else(|| Some(i.to_string()))
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        other => Some(other.to_string()),
+    }
+}
+
+impl ListInputs {
+    /// Reads a SearchRequest body (RFC 7644 §3.4.3); attribute names are
+    /// matched case-insensitively, attribute lists may be arrays or strings.
+    ///
+    /// # Errors
+    /// [`ListError::Param`] when the body is not an object.
+    pub fn from_search_body(body: &Value) -> Result<Self, ListError> {
+        let obj = body.as_object().ok_or(ListError::Param {
+            param: "request",
+            message: "the SearchRequest must be a JSON object".into(),
+        })?;
+        let get = |name: &str| {
+            obj.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .and_then(|(_, v)| json_scalar(v))
+        };
+        Ok(Self {
+            filter: get("filter"),
+            start_index: get("startIndex"),
+            count: get("count"),
+            sort_by: get("sortBy"),
+            sort_order: get("sortOrder"),
+            attributes: get("attributes"),
+            excluded_attributes: get("excludedAttributes"),
+        })
+    }
+
+    /// The domain query.
+    ///
+    /// # Errors
+    /// [`ListError::Filter`] for the filter; [`ListError::Param`] for a
+    /// non-integer `startIndex` / `count`, an unknown `sortBy` or `sortOrder`.
+    pub fn query(&self) -> Result<PersonQuery, ListError> {
+        let int = |param: &'static str, raw: &Option<String>| -> Result<Option<i64>, ListError> {
+            match raw.as_deref().map(str::trim) {
+                None | Some("") => Ok(None),
+                Some(s) => s.parse::<i64>().map(Some).map_err(|_| ListError::Param {
+                    param,
+                    message: format!("'{s}' is not an integer"),
+                }),
+            }
+        };
+        // RFC 7644 §3.4.2.4: startIndex < 1 means 1; a negative count means 0.
+        let start_index = int("startIndex", &self.start_index)?.unwrap_or(1).max(1);
+        let count = int("count", &self.count)?
+            .unwrap_or(i64::from(MAX_PAGE_SIZE))
+            .clamp(0, i64::from(MAX_PAGE_SIZE));
+        let filter = match self.filter.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => Some(parse_person_filter(raw)?),
+        };
+        let sort = match self.sort_by.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => Some(sort_field(raw)?),
+        };
+        let order = match self.sort_order.as_deref().map(str::trim) {
+            None | Some("") => SortOrder::Ascending,
+            Some(s) if s.eq_ignore_ascii_case("ascending") => SortOrder::Ascending,
+            Some(s) if s.eq_ignore_ascii_case("descending") => SortOrder::Descending,
+            Some(s) => {
+                return Err(ListError::Param {
+                    param: "sortOrder",
+                    message: format!("'{s}' is neither ascending nor descending"),
+                })
+            }
+        };
+        Ok(PersonQuery {
+            filter,
+            sort,
+            order,
+            start_index: u64::try_from(start_index).unwrap_or(1),
+            count: u32::try_from(count).unwrap_or(MAX_PAGE_SIZE),
+        })
+    }
+}
+
+fn sort_field(raw: &str) -> Result<PersonField, ListError> {
+    let bad = || ListError::Param {
+        param: "sortBy",
+        message: format!(
+            "cannot sort by '{raw}'; sortable: id, externalId, userName, name.givenName, \
+             name.familyName, displayName, active, meta.created, meta.lastModified"
+        ),
+    };
+    let path = crate::filter::parse_path(raw).map_err(|_| bad())?;
+    if path.filter.is_some() {
+        return Err(bad());
+    }
+    match person_field(&path.attr) {
+        Ok(Field::Person(p)) if !matches!(p, PersonField::PackageId | PersonField::StartDate) => {
+            Ok(p)
+        }
+        Ok(Field::Email(EmailField::Value)) => Ok(PersonField::UserName),
+        _ => Err(bad()),
+    }
+}
+
+/// A ListResponse with `resources` (already projected) for a page starting at
+/// `start_index`. With `count_only` (count=0) the Resources array is empty.
+#[must_use]
+pub fn list_response(total: u64, start_index: u64, resources: Vec<Value>) -> Value {
+    json!({
+        "schemas": [schemas::LIST_RESPONSE],
+        "totalResults": total,
+        "itemsPerPage": resources.len(),
+        "startIndex": start_index,
+        "Resources": resources,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn entra_and_okta_filters_translate() {
+        let f = parse_person_filter(r#"userName eq "a@b.example""#).unwrap();
+        assert_eq!(
+            f,
+            PersonFilter::Compare(
+                PersonField::UserName,
+                DCompareOp::Eq,
+                FilterValue::Text("a@b.example".into())
+            )
+        );
+        let f = parse_person_filter(r#"externalId eq "0f1e""#).unwrap();
+        assert!(matches!(
+            f,
+            PersonFilter::Compare(PersonField::ExternalId, ..)
+        ));
+        let f = parse_person_filter(r#"emails[type eq "work"].value eq "a@b.example""#).unwrap();
+        assert!(matches!(f, PersonFilter::AnyEmail(EmailFilter::And(..))));
+        let f = parse_person_filter(r#"Emails.Value Eq "a@b.example""#).unwrap();
+        assert!(matches!(
+            f,
+            PersonFilter::AnyEmail(EmailFilter::Compare(EmailField::Value, ..))
+        ));
+    }
+
+    #[test]
+    fn unsupported_attributes_and_types_are_invalid_filters() {
+        for bad in [
+            r#"nickName eq "x""#,
+            r#"phoneNumbers.value eq "1""#,
+            r#"active gt true"#,
+            r#"active eq "yes""#,
+            r#"userName eq 1"#,
+            r#"meta.created gt "yesterday""#,
+            r#"addresses[country eq "BR"]"#,
+            r#"userName eq"#,
+        ] {
+            assert!(
+                matches!(parse_person_filter(bad), Err(ListError::Filter(_))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn paging_inputs_follow_rfc_7644() {
+        let q = ListInputs {
+            start_index: Some("0".into()),
+            count: Some("500".into()),
+            ..ListInputs::default()
+        }
+        .query()
+        .unwrap();
+        assert_eq!((q.start_index, q.count), (1, 50));
+        let q = ListInputs {
+            count: Some("-3".into()),
+            ..ListInputs::default()
+        }
+        .query()
+        .unwrap();
+        assert_eq!(q.count, 0);
+        assert!(ListInputs {
+            count: Some("ten".into()),
+            ..ListInputs::default()
+        }
+        .query()
+        .is_err());
+        let q = ListInputs::from_search_body(&json!({
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+            "filter": "userName sw \"a\"", "startIndex": 2, "count": 10,
+            "attributes": ["userName", "emails"], "sortBy": "userName", "sortOrder": "descending"
+        }))
+        .unwrap();
+        assert_eq!(q.attributes.as_deref(), Some("userName,emails"));
+        let query = q.query().unwrap();
+        assert_eq!((query.start_index, query.count), (2, 10));
+        assert_eq!(query.sort, Some(PersonField::UserName));
+        assert_eq!(query.order, SortOrder::Descending);
+    }
+}
