@@ -30,7 +30,7 @@ use crate::models::{
     ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow,
 };
 use crate::schema::{
-    inventory_item_pricing, inventory_item_tags, inventory_items, offices, people,
+    inventory_item_pricing, inventory_item_tags, inventory_items, offices, people, person_emails,
     return_order_items, return_orders, skus, warehouses,
 };
 
@@ -250,7 +250,7 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
 }
 
 /// The WHERE clause (after `WHERE l.organization_id = ?`) of a filter.
-fn push_filter(st: &mut Statement, c: &DbConnection, org: &str, f: &InventoryFilter) {
+fn push_filter(st: &mut Statement, c: &DbConnection, f: &InventoryFilter, email_people: &[String]) {
     if !f.deploy_statuses.is_empty() {
         st.push(" AND l.deploy_status IN ")
             .text_list(f.deploy_statuses.iter().map(|s| s.as_str()));
@@ -283,12 +283,11 @@ fn push_filter(st: &mut Statement, c: &DbConnection, org: &str, f: &InventoryFil
             st.push(" AND l.assignee_type = 'PERSON' AND l.assignee_id = ")
                 .text(id.to_string());
         }
-        Some(AssigneeFilter::Email(email)) => {
-            st.push(" AND l.assignee_type = 'PERSON' AND l.assignee_id IN (SELECT e.person_id FROM person_emails e WHERE e.organization_id = ")
-                .text(org)
-                .push(" AND e.value_lower = ")
-                .text(crate::models::fold_case(email))
-                .push(")");
+        Some(AssigneeFilter::Email(_)) => {
+            // Resolved to person ids beforehand (see `people_with_email`), so
+            // that the planner uses the assignee index.
+            st.push(" AND l.assignee_type = 'PERSON' AND l.assignee_id IN ")
+                .text_list(email_people.iter().map(String::as_str));
         }
         None => {}
     }
@@ -358,10 +357,20 @@ fn order_by(c: &DbConnection, key: SortKey, direction: SortDirection) -> String 
 
 /// One page of the listing.
 pub(crate) fn page(c: &mut DbConnection, org: &str, q: &InventoryQuery) -> DbResult<InventoryPage> {
+    let email_people = match &q.filter.person {
+        Some(AssigneeFilter::Email(email)) => {
+            let ids = people_with_email(c, org, email)?;
+            if ids.is_empty() {
+                return Ok(InventoryPage::empty());
+            }
+            ids
+        }
+        _ => Vec::new(),
+    };
     let mut st = Statement::default();
     st.push("SELECT l.item_id FROM inventory_listing l WHERE l.organization_id = ")
         .text(org);
-    push_filter(&mut st, c, org, &q.filter);
+    push_filter(&mut st, c, &q.filter, &email_people);
     st.push(&order_by(c, q.sort, q.direction));
     st.push(" LIMIT ")
         .int(i64::from(q.size))
@@ -376,7 +385,7 @@ pub(crate) fn page(c: &mut DbConnection, org: &str, q: &InventoryQuery) -> DbRes
     let total_records = if q.page == 1 && ids.len() < q.size as usize {
         ids.len() as u64
     } else {
-        count(c, org, &q.filter)?
+        count(c, org, &q.filter, &email_people)?
     };
     let items = load_views(c, org, &ids)?;
     Ok(InventoryPage {
@@ -385,8 +394,26 @@ pub(crate) fn page(c: &mut DbConnection, org: &str, q: &InventoryQuery) -> DbRes
     })
 }
 
+/// The people of the organization with `email` (case-insensitive) among their
+/// addresses.
+fn people_with_email(c: &mut DbConnection, org: &str, email: &str) -> DbResult<Vec<String>> {
+    let mut ids: Vec<String> = person_emails::table
+        .filter(person_emails::organization_id.eq(org))
+        .filter(person_emails::value_lower.eq(crate::models::fold_case(email)))
+        .select(person_emails::person_id)
+        .load(c)?;
+    ids.sort();
+    ids.dedup();
+    Ok(ids)
+}
+
 /// How many items match `filter`.
-fn count(c: &mut DbConnection, org: &str, filter: &InventoryFilter) -> DbResult<u64> {
+fn count(
+    c: &mut DbConnection,
+    org: &str,
+    filter: &InventoryFilter,
+    email_people: &[String],
+) -> DbResult<u64> {
     let mut st = Statement::default();
     if filter.is_countable_by_status_and_category() {
         st.push("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM inventory_counts l WHERE l.organization_id = ")
@@ -402,14 +429,15 @@ fn count(c: &mut DbConnection, org: &str, filter: &InventoryFilter) -> DbResult<
     } else {
         st.push("SELECT COUNT(*) AS n FROM inventory_listing l WHERE l.organization_id = ")
             .text(org);
-        push_filter(&mut st, c, org, filter);
+        push_filter(&mut st, c, filter, email_people);
     }
     let n = st.load::<CountRow>(c)?.first().map_or(0, |r| r.n);
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// The listed form of the items `ids` (in that order), in a fixed number of
-/// queries: items, SKUs, pricing, tags, active returns, assignee labels.
+/// queries: items with their SKUs and pricing, tags, active returns, assignee
+/// labels.
 pub(crate) fn load_views(
     c: &mut DbConnection,
     org: &str,
@@ -422,22 +450,32 @@ pub(crate) fn load_views(
     let mut pricing: HashMap<String, PricingRow> = HashMap::new();
     let mut tags: HashMap<String, Vec<TagRow>> = HashMap::new();
     let mut returns: HashMap<String, (ReturnOrderRow, ReturnOrderItemRow)> = HashMap::new();
+    let mut sku_rows: HashMap<String, SkuRow> = HashMap::new();
     for chunk in ids.chunks(ID_CHUNK) {
-        for row in inventory_items::table
+        let joined: Vec<(ItemRow, SkuRow, Option<PricingRow>)> = inventory_items::table
+            .inner_join(
+                skus::table.on(skus::id
+                    .eq(inventory_items::sku_id)
+                    .and(skus::organization_id.eq(inventory_items::organization_id))),
+            )
+            .left_join(
+                inventory_item_pricing::table
+                    .on(inventory_item_pricing::item_id.eq(inventory_items::id)),
+            )
             .filter(inventory_items::organization_id.eq(org))
             .filter(inventory_items::id.eq_any(chunk))
-            .select(ItemRow::as_select())
-            .load(c)?
-        {
-            items.insert(row.id.clone(), row);
-        }
-        for row in inventory_item_pricing::table
-            .filter(inventory_item_pricing::organization_id.eq(org))
-            .filter(inventory_item_pricing::item_id.eq_any(chunk))
-            .select(PricingRow::as_select())
-            .load(c)?
-        {
-            pricing.insert(row.item_id.clone(), row);
+            .select((
+                ItemRow::as_select(),
+                SkuRow::as_select(),
+                Option::<PricingRow>::as_select(),
+            ))
+            .load(c)?;
+        for (item, sku, price) in joined {
+            if let Some(price) = price {
+                pricing.insert(item.id.clone(), price);
+            }
+            sku_rows.insert(sku.id.clone(), sku);
+            items.insert(item.id.clone(), item);
         }
         for row in inventory_item_tags::table
             .filter(inventory_item_tags::organization_id.eq(org))
@@ -457,21 +495,6 @@ pub(crate) fn load_views(
             .load::<(ReturnOrderRow, ReturnOrderItemRow)>(c)?
         {
             returns.insert(line.inventory_item_id.clone(), (order, line));
-        }
-    }
-
-    let mut sku_ids: Vec<String> = items.values().map(|i| i.sku_id.clone()).collect();
-    sku_ids.sort();
-    sku_ids.dedup();
-    let mut sku_rows: HashMap<String, SkuRow> = HashMap::new();
-    for chunk in sku_ids.chunks(ID_CHUNK) {
-        for row in skus::table
-            .filter(skus::organization_id.eq(org))
-            .filter(skus::id.eq_any(chunk))
-            .select(SkuRow::as_select())
-            .load(c)?
-        {
-            sku_rows.insert(row.id.clone(), row);
         }
     }
 

@@ -4,9 +4,14 @@
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use equip_domain::api_key::Scope;
-use equip_domain::inventory::{RetrievalKind, ReturnInfo};
+use equip_domain::ids::{InventoryItemId, SkuId};
+use equip_domain::inventory::{
+    AssigneeType, Condition, DeployReason, DeployStatus, DeviceProgramStatus, Price,
+    RenewalDateUpdatedBy, RetrievalKind, ReturnInfo, SuppliedBy, Tag,
+};
 use equip_domain::inventory_query::{InventoryItemView, RawInventoryQuery};
 use equip_domain::services::inventory::list_inventory;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::auth::Authenticated;
@@ -16,12 +21,6 @@ use crate::state::AppState;
 
 fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
-
-fn date(d: Option<NaiveDate>) -> Value {
-    d.map_or(Value::Null, |d| {
-        Value::String(d.format("%Y-%m-%d").to_string())
-    })
 }
 
 fn return_json(r: &ReturnInfo) -> Value {
@@ -65,52 +64,124 @@ fn return_json(r: &ReturnInfo) -> Value {
     })
 }
 
-/// The Inventory item of the API document. Absent optional values are `null`;
-/// `imei` and `tags` are always arrays.
-#[must_use]
-pub fn item_json(v: &InventoryItemView) -> Value {
-    let i = &v.item;
-    json!({
-        "id": i.id,
-        "skuId": i.sku_id,
-        "serialNumber": i.serial_number,
-        "imei": i.imei,
-        "deployStatus": i.deploy_status,
-        "deployReason": i.deploy_reason,
-        "condition": i.condition,
-        "categoryCode": v.sku.category_code,
-        "categoryNameOfSku": v.sku.category_name,
-        "skuTitle": v.sku.title,
-        "vendorCode": v.sku.vendor_code,
-        "vendorSku": v.sku.vendor_sku,
-        "createdAt": time(i.created_at),
-        "updatedAt": time(i.updated_at),
-        "renewalDate": date(i.renewal_date),
-        "renewalDateUpdatedBy": i.renewal_date_updated_by,
-        "billingStartDate": date(i.billing_start_date),
-        "billingEndDate": date(i.billing_end_date),
-        "procurementMethod": i.procurement_method,
-        "returnOrder": i.return_order.as_ref().map(return_json),
-        "assignedTo": i.assignment.map(|a| json!({
-            "id": a.id,
-            "type": a.kind,
-            "label": v.assignee_label,
-            "assignedAt": a.assigned_at.map(time),
-        })),
-        "tags": i.tags,
-        "pricing": i.pricing,
-        "description": i.description,
-        "erpInvoiceId": i.erp_invoice_id,
-        "holdStartDate": date(i.hold_start_date),
-        "unlockDate": date(i.unlock_date),
-        "itadRequested": i.itad_requested,
-        "deviceProgram": i.device_program.as_ref().map(|d| json!({
-            "assignmentStatus": d.assignment_status,
-            "lastSyncTimestamp": d.last_sync_timestamp.map(time),
-            "nextSyncTimestamp": time(d.next_sync_timestamp),
-        })),
-        "suppliedBy": i.supplied_by,
-    })
+/// Who holds an item, as the document shows it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AssigneeBody<'a> {
+    id: uuid::Uuid,
+    #[serde(rename = "type")]
+    kind: AssigneeType,
+    label: Option<&'a str>,
+    assigned_at: Option<String>,
+}
+
+/// Device-management program, as the document shows it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeviceProgramBody {
+    assignment_status: DeviceProgramStatus,
+    last_sync_timestamp: Option<String>,
+    next_sync_timestamp: String,
+}
+
+/// The Inventory item of the API document, serialized straight from the
+/// domain values. Absent optional values are `null`; `imei` and `tags` are
+/// always arrays.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemBody<'a> {
+    id: InventoryItemId,
+    sku_id: SkuId,
+    serial_number: Option<&'a str>,
+    imei: &'a [String],
+    deploy_status: DeployStatus,
+    deploy_reason: Option<DeployReason>,
+    condition: Condition,
+    category_code: &'a str,
+    category_name_of_sku: &'a str,
+    sku_title: &'a str,
+    vendor_code: &'a str,
+    vendor_sku: &'a str,
+    created_at: String,
+    updated_at: String,
+    renewal_date: Option<NaiveDate>,
+    renewal_date_updated_by: Option<RenewalDateUpdatedBy>,
+    billing_start_date: Option<NaiveDate>,
+    billing_end_date: Option<NaiveDate>,
+    procurement_method: Option<&'a str>,
+    return_order: Option<Value>,
+    assigned_to: Option<AssigneeBody<'a>>,
+    tags: &'a [Tag],
+    pricing: Option<&'a Price>,
+    description: Option<&'a str>,
+    erp_invoice_id: Option<&'a str>,
+    hold_start_date: Option<NaiveDate>,
+    unlock_date: Option<NaiveDate>,
+    itad_requested: Option<bool>,
+    device_program: Option<DeviceProgramBody>,
+    supplied_by: SuppliedBy,
+}
+
+impl<'a> From<&'a InventoryItemView> for ItemBody<'a> {
+    fn from(v: &'a InventoryItemView) -> Self {
+        let i = &v.item;
+        Self {
+            id: i.id,
+            sku_id: i.sku_id,
+            serial_number: i.serial_number.as_deref(),
+            imei: &i.imei,
+            deploy_status: i.deploy_status,
+            deploy_reason: i.deploy_reason,
+            condition: i.condition,
+            category_code: &v.sku.category_code,
+            category_name_of_sku: &v.sku.category_name,
+            sku_title: &v.sku.title,
+            vendor_code: &v.sku.vendor_code,
+            vendor_sku: &v.sku.vendor_sku,
+            created_at: time(i.created_at),
+            updated_at: time(i.updated_at),
+            renewal_date: i.renewal_date,
+            renewal_date_updated_by: i.renewal_date_updated_by,
+            billing_start_date: i.billing_start_date,
+            billing_end_date: i.billing_end_date,
+            procurement_method: i.procurement_method.as_deref(),
+            return_order: i.return_order.as_ref().map(return_json),
+            assigned_to: i.assignment.map(|a| AssigneeBody {
+                id: a.id,
+                kind: a.kind,
+                label: v.assignee_label.as_deref(),
+                assigned_at: a.assigned_at.map(time),
+            }),
+            tags: &i.tags,
+            pricing: i.pricing.as_ref(),
+            description: i.description.as_deref(),
+            erp_invoice_id: i.erp_invoice_id.as_deref(),
+            hold_start_date: i.hold_start_date,
+            unlock_date: i.unlock_date,
+            itad_requested: i.itad_requested,
+            device_program: i.device_program.as_ref().map(|d| DeviceProgramBody {
+                assignment_status: d.assignment_status,
+                last_sync_timestamp: d.last_sync_timestamp.map(time),
+                next_sync_timestamp: time(d.next_sync_timestamp),
+            }),
+            supplied_by: i.supplied_by,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Pagination {
+    total_records: u64,
+    total_pages: u64,
+    current_page: u32,
+    page_size: u32,
+}
+
+#[derive(Serialize)]
+struct ListBody<'a> {
+    data: Vec<ItemBody<'a>>,
+    pagination: Pagination,
 }
 
 /// Reads the listing's parameters; list parameters may repeat. Unknown
@@ -171,14 +242,13 @@ pub async fn list(
     let ports = state.ports();
     let (query, page) =
         blocking::run(Area::Api, move || list_inventory(&*ports, org, &raw)).await?;
-    let data: Vec<Value> = page.items.iter().map(item_json).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "data": data,
-        "pagination": {
-            "totalRecords": page.total_records,
-            "totalPages": page.total_pages(query.size),
-            "currentPage": query.page,
-            "pageSize": query.size,
-        }
-    })))
+    Ok(HttpResponse::Ok().json(ListBody {
+        data: page.items.iter().map(ItemBody::from).collect(),
+        pagination: Pagination {
+            total_records: page.total_records,
+            total_pages: page.total_pages(query.size),
+            current_page: query.page,
+            page_size: query.size,
+        },
+    }))
 }

@@ -15,7 +15,7 @@ use crate::auth::Authenticated;
 use crate::blocking;
 use crate::body::{path_id, Fields};
 use crate::error::{Area, HttpError};
-use crate::routes::inventory::item_json;
+use crate::routes::inventory::ItemBody;
 use crate::state::AppState;
 
 fn text(v: &Value) -> Option<String> {
@@ -70,7 +70,7 @@ pub async fn get(
     let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
     let ports = state.ports();
     let view = blocking::run(Area::Api, move || get_item(&*ports, org, id)).await?;
-    Ok(HttpResponse::Ok().json(item_json(&view)))
+    Ok(HttpResponse::Ok().json(ItemBody::from(&view)))
 }
 
 /// `POST /api/v1/inventory`: 201 with the item and its `Location`.
@@ -135,7 +135,7 @@ pub async fn create(
     .await?;
     Ok(HttpResponse::Created()
         .insert_header((LOCATION, format!("/api/v1/inventory/{}", view.item.id)))
-        .json(item_json(&view)))
+        .json(ItemBody::from(&view)))
 }
 
 /// `PATCH /api/v1/inventory/{id}`: 200 with the changed item.
@@ -192,5 +192,5 @@ pub async fn update(
         update_item(&*ports, org, id, changes, Utc::now())
     })
     .await?;
-    Ok(HttpResponse::Ok().json(item_json(&view)))
+    Ok(HttpResponse::Ok().json(ItemBody::from(&view)))
 }

@@ -78,9 +78,12 @@ impl InventoryRepository for Store {
         query: &InventoryQuery,
     ) -> StoreResult<InventoryPage> {
         let org = organization.to_string();
-        self.with("inventoryItem", "", |c| {
-            // One snapshot for the page, its count and its details.
-            c.transaction(|c| crate::listing::page(c, &org, query))
+        self.with("inventoryItem", "", |c| match c {
+            // SQLite: one snapshot for the page, its count and its details.
+            DbConnection::Sqlite(_) => c.transaction(|c| crate::listing::page(c, &org, query)),
+            // PostgreSQL reads committed data per statement anyway; a
+            // transaction would only add two round trips.
+            DbConnection::Postgres(_) => crate::listing::page(c, &org, query),
         })
     }
 
