@@ -35,6 +35,7 @@ pub mod ids;
 pub mod import;
 pub mod inventory;
 pub mod inventory_level;
+pub mod inventory_query;
 pub mod location;
 pub mod organization;
 pub mod person;

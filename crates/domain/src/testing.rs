@@ -11,17 +11,23 @@ use crate::api_key::ApiKey;
 use crate::catalog::{Package, Sku};
 use crate::error::{StoreError, StoreResult};
 use crate::ids::{
-    ApiKeyId, InventoryItemId, InventoryLevelId, OrganizationId, PersonId, SkuId, WarehouseId,
+    ApiKeyId, InventoryItemId, InventoryLevelId, OfficeId, OrganizationId, PersonId, SkuId,
+    WarehouseId,
 };
 use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind};
-use crate::inventory::InventoryItem;
+use crate::inventory::{AssigneeType, Condition, InventoryItem};
 use crate::inventory_level::InventoryLevel;
+use crate::inventory_query::{
+    AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
+    SortDirection, SortKey,
+};
 use crate::location::{Office, Warehouse};
 use crate::organization::Organization;
 use crate::person::Person;
 use crate::ports::{
     ApiKeyRepository, CatalogRepository, HealthCheck, ImportRepository, InventoryLevelRepository,
-    InventoryRepository, OrganizationRepository, PersonRepository, WarehouseRepository,
+    InventoryRepository, OfficeRepository, OrganizationRepository, PersonRepository,
+    WarehouseRepository,
 };
 
 /// Everything the in-memory store holds.
@@ -153,6 +159,21 @@ impl WarehouseRepository for InMemoryStore {
                 w.id == id
                     && w.is_accessible_to(organization, s.grants.contains(&(id, organization)))
             })
+            .cloned())
+    }
+}
+
+impl OfficeRepository for InMemoryStore {
+    fn find_office(
+        &self,
+        organization: OrganizationId,
+        id: OfficeId,
+    ) -> StoreResult<Option<Office>> {
+        Ok(self
+            .state()
+            .offices
+            .iter()
+            .find(|o| o.id == id && o.organization_id == organization)
             .cloned())
     }
 }
@@ -318,6 +339,88 @@ fn person_name_taken(s: &State, person: &Person) -> bool {
 }
 
 impl InventoryRepository for InMemoryStore {
+    fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.inventory.iter().any(|i| i.id == item.id) {
+            return Err(StoreError::Duplicate {
+                entity: "inventoryItem",
+                detail: item.id.to_string(),
+            });
+        }
+        s.inventory.push(item.clone());
+        Ok(())
+    }
+
+    fn update_inventory_item(
+        &self,
+        item: &InventoryItem,
+        expected_updated_at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        match s.inventory.iter_mut().find(|i| {
+            i.id == item.id
+                && i.organization_id == item.organization_id
+                && i.updated_at == expected_updated_at
+        }) {
+            Some(slot) => {
+                *slot = item.clone();
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn list_inventory(
+        &self,
+        organization: OrganizationId,
+        query: &InventoryQuery,
+    ) -> StoreResult<InventoryPage> {
+        let s = self.state();
+        let mut views: Vec<InventoryItemView> = s
+            .inventory
+            .iter()
+            .filter(|i| i.organization_id == organization)
+            .filter_map(|i| listed(&s, i))
+            .filter(|v| matches_filter(&s, v, &query.filter))
+            .collect();
+        views.sort_by(|a, b| {
+            let order = sort_key(a, query.sort)
+                .cmp(&sort_key(b, query.sort))
+                .then_with(|| a.item.id.to_string().cmp(&b.item.id.to_string()));
+            match query.direction {
+                SortDirection::Asc => order,
+                SortDirection::Desc => order.reverse(),
+            }
+        });
+        let total_records = views.len() as u64;
+        let items = views
+            .into_iter()
+            .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
+            .take(query.size as usize)
+            .collect();
+        Ok(InventoryPage {
+            items,
+            total_records,
+        })
+    }
+
+    fn find_inventory_views(
+        &self,
+        organization: OrganizationId,
+        ids: &[InventoryItemId],
+    ) -> StoreResult<Vec<InventoryItemView>> {
+        let s = self.state();
+        Ok(ids
+            .iter()
+            .filter_map(|id| {
+                s.inventory
+                    .iter()
+                    .find(|i| i.id == *id && i.organization_id == organization)
+            })
+            .filter_map(|i| listed(&s, i))
+            .collect())
+    }
+
     fn find_inventory_item(
         &self,
         organization: OrganizationId,
@@ -482,6 +585,106 @@ impl ImportRepository for InMemoryStore {
             inventory: batch.inventory.len(),
             inventory_levels: batch.inventory_levels.len(),
         }))
+    }
+}
+
+fn listed(s: &State, item: &InventoryItem) -> Option<InventoryItemView> {
+    let sku = s.skus.iter().find(|k| k.id == item.sku_id)?.clone();
+    let assignee_label = item.assignment.and_then(|a| match a.kind {
+        AssigneeType::Person => s
+            .people
+            .iter()
+            .find(|p| *p.id.as_uuid() == a.id)
+            .map(|p| p.user_name.clone()),
+        AssigneeType::Warehouse => s
+            .warehouses
+            .iter()
+            .find(|w| *w.id.as_uuid() == a.id)
+            .map(|w| w.name.clone()),
+        AssigneeType::Office => s
+            .offices
+            .iter()
+            .find(|o| *o.id.as_uuid() == a.id)
+            .map(|o| o.name.clone()),
+    });
+    Some(InventoryItemView {
+        item: item.clone(),
+        sku,
+        assignee_label,
+    })
+}
+
+fn assigned_to(v: &InventoryItemView, kind: AssigneeType, id: &uuid::Uuid) -> bool {
+    v.item
+        .assignment
+        .is_some_and(|a| a.kind == kind && a.id == *id)
+}
+
+fn matches_filter(s: &State, v: &InventoryItemView, f: &InventoryFilter) -> bool {
+    let i = &v.item;
+    let lower = |o: &Option<String>| o.as_deref().unwrap_or("").to_lowercase();
+    let person_ok = match &f.person {
+        None => true,
+        Some(AssigneeFilter::Person(id)) => assigned_to(v, AssigneeType::Person, id.as_uuid()),
+        Some(AssigneeFilter::Email(email)) => s.people.iter().any(|p| {
+            p.emails.iter().any(|e| e.value.to_lowercase() == *email)
+                && assigned_to(v, AssigneeType::Person, p.id.as_uuid())
+        }),
+    };
+    let search_text = [
+        lower(&i.description),
+        v.sku.vendor_name.to_lowercase(),
+        v.sku.category_code.to_lowercase(),
+        v.sku.category_name.to_lowercase(),
+        v.sku.title.to_lowercase(),
+        lower(&i.serial_number),
+    ]
+    .join("\n");
+    person_ok
+        && f.warehouse_id
+            .is_none_or(|w| assigned_to(v, AssigneeType::Warehouse, w.as_uuid()))
+        && f.office_id
+            .is_none_or(|o| assigned_to(v, AssigneeType::Office, o.as_uuid()))
+        && (f.categories.is_empty() || f.categories.contains(&v.sku.category_code.to_lowercase()))
+        && (f.deploy_statuses.is_empty() || f.deploy_statuses.contains(&i.deploy_status))
+        && !f.matches_nothing
+        && (f.sku_ids.is_empty() || f.sku_ids.contains(&i.sku_id))
+        && f.search
+            .as_ref()
+            .is_none_or(|q| search_text.contains(q.as_str()))
+        && f.updated_from.is_none_or(|t| i.updated_at.naive_utc() >= t)
+        && f.updated_to.is_none_or(|t| i.updated_at.naive_utc() <= t)
+        && (f.serial_numbers.is_empty() || f.serial_numbers.contains(&lower(&i.serial_number)))
+        && (f.vendor_skus.is_empty() || f.vendor_skus.contains(&v.sku.vendor_sku.to_lowercase()))
+}
+
+fn sort_key(v: &InventoryItemView, key: SortKey) -> String {
+    let i = &v.item;
+    let date = |d: Option<chrono::NaiveDate>| d.map(|d| d.to_string()).unwrap_or_default();
+    let time = |t: DateTime<Utc>| t.format("%Y-%m-%dT%H:%M:%S%.6f").to_string();
+    match key {
+        SortKey::Product => v.sku.title.to_lowercase(),
+        SortKey::SkuId => i.sku_id.to_string(),
+        SortKey::CreatedAt => time(i.created_at),
+        SortKey::UpdatedAt => time(i.updated_at),
+        SortKey::SerialNumber => i.serial_number.as_deref().unwrap_or("").to_lowercase(),
+        SortKey::DeployStatus => i.deploy_status.as_str().to_owned(),
+        SortKey::DeployReason => i.deploy_reason.map(|r| r.as_str()).unwrap_or("").to_owned(),
+        SortKey::Assignee => v.assignee_label.as_deref().unwrap_or("").to_lowercase(),
+        SortKey::Condition => format!(
+            "{:02}",
+            Condition::ALL
+                .iter()
+                .position(|c| *c == i.condition)
+                .unwrap_or(99)
+        ),
+        SortKey::RenewalDate => date(i.renewal_date),
+        SortKey::Category => format!(
+            "{}\u{0}{}",
+            v.sku.category_code.to_lowercase(),
+            v.sku.title.to_lowercase()
+        ),
+        SortKey::SuppliedBy => i.supplied_by.as_str().to_owned(),
     }
 }
 

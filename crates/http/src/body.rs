@@ -79,3 +79,84 @@ pub fn path_id<T>(
     parse(raw)
         .map_err(|_| HttpError::bad_request(area, name, format!("'{raw}' is not a valid UUID")))
 }
+
+/// A field of a JSON object: absent, explicitly `null`, or a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Field<T> {
+    /// Not in the body.
+    Absent,
+    /// `null`.
+    Null,
+    /// A value.
+    Value(T),
+}
+
+impl<T> Field<T> {
+    /// `None` when absent, `Some(None)` when null, `Some(Some(v))` for a value.
+    pub fn into_change(self) -> Option<Option<T>> {
+        match self {
+            Self::Absent => None,
+            Self::Null => Some(None),
+            Self::Value(v) => Some(Some(v)),
+        }
+    }
+
+    /// The value, if any.
+    pub fn into_option(self) -> Option<T> {
+        match self {
+            Self::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl Fields<'_> {
+    /// Refuses fields outside `known`, naming the first.
+    ///
+    /// # Errors
+    /// 400 naming the unknown field.
+    pub fn only(&self, known: &[&str]) -> Result<(), HttpError> {
+        match self.map.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(k) => Err(HttpError::bad_request(
+                self.area,
+                k.as_str(),
+                format!("unknown field '{k}'"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// A field read with `parse`; `expected` describes a good value.
+    ///
+    /// # Errors
+    /// 400 naming the field when `parse` refuses its value.
+    pub fn get<T>(
+        &self,
+        name: &str,
+        expected: &str,
+        parse: impl Fn(&Value) -> Option<T>,
+    ) -> Result<Field<T>, HttpError> {
+        match self.map.get(name) {
+            None => Ok(Field::Absent),
+            Some(Value::Null) => Ok(Field::Null),
+            Some(v) => parse(v).map(Field::Value).ok_or_else(|| {
+                HttpError::bad_request(self.area, name, format!("{name} must be {expected}"))
+            }),
+        }
+    }
+
+    /// A field that must be present and not null.
+    ///
+    /// # Errors
+    /// 400 naming the field when missing, null or bad.
+    pub fn require<T>(
+        &self,
+        name: &str,
+        expected: &str,
+        parse: impl Fn(&Value) -> Option<T>,
+    ) -> Result<T, HttpError> {
+        self.get(name, expected, parse)?
+            .into_option()
+            .ok_or_else(|| HttpError::bad_request(self.area, name, format!("{name} is required")))
+    }
+}

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
 use equip_domain::services::reminders::ReminderPorts;
 
@@ -14,6 +15,7 @@ use equip_domain::ports::{
 /// implements this automatically.
 pub trait Ports:
     LevelPorts
+    + InventoryPorts
     + ReminderPorts
     + ApiKeyRepository
     + WarehouseRepository
@@ -26,13 +28,15 @@ pub trait Ports:
 }
 
 impl<T> Ports for T where
-    T: ApiKeyRepository
+    T: LevelPorts
+        + InventoryPorts
+        + ReminderPorts
+        + ApiKeyRepository
         + WarehouseRepository
         + CatalogRepository
         + InventoryLevelRepository
         + InventoryRepository
         + PersonRepository
-        + equip_domain::ports::ReminderRepository
         + HealthCheck
 {
 }

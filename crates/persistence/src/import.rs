@@ -64,7 +64,7 @@ pub(crate) const ANALYZE_AFTER: usize = 1_000;
 /// Tables an import writes.
 const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, packages, people, \
      person_emails, inventory_items, inventory_item_pricing, inventory_item_tags, return_orders, \
-     return_order_items, inventory_levels";
+     return_order_items, inventory_levels, inventory_listing, inventory_counts";
 
 /// After a bulk import, refreshes the query planner's statistics (PostgreSQL:
 /// `ANALYZE`; SQLite: `PRAGMA optimize`). Without it, PostgreSQL may keep
@@ -261,6 +261,11 @@ struct Stored {
     packages_to_park: Vec<String>,
     /// Batch items already stored (their tags, pricing and returns are replaced).
     items: Vec<String>,
+    /// Batch SKUs already stored: the listing rows of their items are rewritten.
+    skus: Vec<String>,
+    /// Batch warehouses and offices already stored: the listing rows of the items
+    /// assigned to them are rewritten (people: see `people`).
+    places: Vec<String>,
     /// Batch levels stored active that become inactive or change key: parked.
     levels_to_park: Vec<String>,
 }
@@ -283,6 +288,7 @@ pub(crate) fn run(
         report,
     };
     write(c, batch, &rows, &stored, &mut progress)?;
+    refresh_listing(c, &org, &rows, &stored)?;
     progress.finish();
     Ok(ImportSummary {
         warehouses: batch.warehouses.len(),
@@ -293,6 +299,22 @@ pub(crate) fn run(
         inventory: batch.inventory.len(),
         inventory_levels: batch.inventory_levels.len(),
     })
+}
+
+/// Rewrites the inventory listing rows the import changed: its items, and the
+/// items of stored SKUs, people, warehouses and offices it may have renamed.
+fn refresh_listing(c: &mut DbConnection, org: &str, rows: &Rows, stored: &Stored) -> DbResult<()> {
+    use crate::listing::{refresh, Scope};
+    let items = ids_of(&rows.items, |i| i.item.id.clone());
+    refresh(c, org, Scope::Items(&items))?;
+    refresh(c, org, Scope::Skus(&stored.skus))?;
+    let assignees: Vec<String> = stored
+        .people
+        .iter()
+        .chain(&stored.places)
+        .cloned()
+        .collect();
+    refresh(c, org, Scope::Assignees(&assignees))
 }
 
 /// Resolves references to rows outside the batch, one query per kind and
@@ -404,10 +426,15 @@ fn check_stored(
         }
     }
 
+    stored.places.extend(owners.into_keys());
     let ids = ids_of(&rows.offices, |o| o.id.clone());
-    check_owner("offices", &ids, &stored_owners!(c, offices, ids), org)?;
+    let office_owners = stored_owners!(c, offices, ids);
+    check_owner("offices", &ids, &office_owners, org)?;
+    stored.places.extend(office_owners.into_keys());
     let ids = ids_of(&rows.skus, |s| s.id.clone());
-    check_owner("skus", &ids, &stored_owners!(c, skus, ids), org)?;
+    let sku_owners = stored_owners!(c, skus, ids);
+    check_owner("skus", &ids, &sku_owners, org)?;
+    stored.skus.extend(sku_owners.into_keys());
 
     // Packages: ownership, then slugs used by stored packages outside the batch.
     let ids = ids_of(&rows.packages, |p| p.id.clone());

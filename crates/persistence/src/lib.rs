@@ -43,6 +43,7 @@
 mod connection;
 mod error;
 mod import;
+mod listing;
 mod models;
 mod people_filter;
 mod repositories;

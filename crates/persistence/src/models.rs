@@ -557,8 +557,8 @@ impl PersonRows {
 // Inventory
 // ---------------------------------------------------------------------------
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = inventory_items, treat_none_as_default_value = false)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = inventory_items, treat_none_as_default_value = false, treat_none_as_null = true)]
 pub(crate) struct ItemRow {
     pub id: String,
     pub organization_id: String,

@@ -1,8 +1,11 @@
 //! Port: Inventory items.
 
+use chrono::{DateTime, Utc};
+
 use crate::error::StoreResult;
 use crate::ids::{InventoryItemId, OrganizationId};
 use crate::inventory::InventoryItem;
+use crate::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
 
 /// Inventory items.
 pub trait InventoryRepository: Send + Sync {
@@ -15,4 +18,45 @@ pub trait InventoryRepository: Send + Sync {
         organization: OrganizationId,
         id: InventoryItemId,
     ) -> StoreResult<Option<InventoryItem>>;
+
+    /// One page of the organization's items for a validated query: filtered,
+    /// ordered (ties broken by id) and counted by the store.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_inventory(
+        &self,
+        organization: OrganizationId,
+        query: &InventoryQuery,
+    ) -> StoreResult<InventoryPage>;
+
+    /// The listed form of the given items of the organization, in the order of
+    /// `ids`; unknown ids are skipped.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn find_inventory_views(
+        &self,
+        organization: OrganizationId,
+        ids: &[InventoryItemId],
+    ) -> StoreResult<Vec<InventoryItemView>>;
+
+    /// Stores a new item (and its tags) and its listing row, in one transaction.
+    ///
+    /// # Errors
+    /// [`crate::StoreError::Duplicate`] for an existing id;
+    /// [`crate::StoreError::MissingReference`] for a SKU not in the organization.
+    fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()>;
+
+    /// Replaces a stored item's fields, tags and listing row if its `updatedAt`
+    /// is still `expected_updated_at` (optimistic concurrency). Returns whether it
+    /// was written.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn update_inventory_item(
+        &self,
+        item: &InventoryItem,
+        expected_updated_at: DateTime<Utc>,
+    ) -> StoreResult<bool>;
 }

@@ -1,8 +1,8 @@
-//! Port: Warehouses (and later offices).
+//! Ports: warehouses and offices.
 
 use crate::error::StoreResult;
-use crate::ids::{OrganizationId, WarehouseId};
-use crate::location::Warehouse;
+use crate::ids::{OfficeId, OrganizationId, WarehouseId};
+use crate::location::{Office, Warehouse};
 
 /// Warehouses.
 pub trait WarehouseRepository: Send + Sync {
@@ -15,4 +15,17 @@ pub trait WarehouseRepository: Send + Sync {
         organization: OrganizationId,
         id: WarehouseId,
     ) -> StoreResult<Option<Warehouse>>;
+}
+
+/// Offices.
+pub trait OfficeRepository: Send + Sync {
+    /// Finds an office of the organization.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn find_office(
+        &self,
+        organization: OrganizationId,
+        id: OfficeId,
+    ) -> StoreResult<Option<Office>>;
 }

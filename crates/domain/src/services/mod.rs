@@ -5,6 +5,7 @@
 pub mod admin;
 pub mod auth;
 pub mod import;
+pub mod inventory;
 pub mod inventory_levels;
 pub mod people;
 pub mod reminders;

@@ -1,6 +1,8 @@
 //! Routes, one module per resource.
 
 pub mod health;
+pub mod inventory;
+pub mod inventory_items;
 pub mod inventory_levels;
 pub mod new_joiners;
 pub mod scim;
@@ -14,6 +16,17 @@ use crate::error::method_not_allowed;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource("/healthz", "GET").route(web::get().to(health::healthz)))
         .service(resource("/readyz", "GET").route(web::get().to(health::readyz)))
+        .service(
+            resource("/api/v1/inventory", "GET, POST")
+                .route(web::get().to(inventory::list))
+                .route(web::post().to(inventory_items::create)),
+        )
+        .service(
+            resource("/api/v1/inventory/{id}", "GET, PATCH")
+                .route(web::get().to(inventory_items::get))
+                .route(web::patch().to(inventory_items::update)),
+        )
+        .service(resource("/api/inventory", "GET").route(web::get().to(inventory::list)))
         .service(resource("/api/v1/warehouses/{id}", "GET").route(web::get().to(warehouses::get)))
         .service(
             resource("/api/v1/inventory-levels", "GET, POST")

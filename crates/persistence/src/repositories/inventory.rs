@@ -1,13 +1,20 @@
 //! [`InventoryRepository`] for [`Store`].
 
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
+use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
 use equip_domain::ports::InventoryRepository;
 
-use crate::models::{ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, TagRow};
+use crate::connection::{on_inner, write_transaction, DbConnection};
+use crate::error::DbResult;
+use crate::listing::{refresh, Scope};
+use crate::models::{
+    db_time, ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, TagRow,
+};
 use crate::schema::{
     inventory_item_pricing, inventory_item_tags, inventory_items, return_order_items, return_orders,
 };
@@ -64,4 +71,102 @@ impl InventoryRepository for Store {
             })
         })
     }
+
+    fn list_inventory(
+        &self,
+        organization: OrganizationId,
+        query: &InventoryQuery,
+    ) -> StoreResult<InventoryPage> {
+        let org = organization.to_string();
+        self.with("inventoryItem", "", |c| match c {
+            // SQLite: one snapshot for the page, its count and its details.
+            DbConnection::Sqlite(_) => c.transaction(|c| crate::listing::page(c, &org, query)),
+            // PostgreSQL reads committed data per statement anyway; a
+            // transaction would only add two round trips.
+            DbConnection::Postgres(_) => crate::listing::page(c, &org, query),
+        })
+    }
+
+    fn find_inventory_views(
+        &self,
+        organization: OrganizationId,
+        ids: &[InventoryItemId],
+    ) -> StoreResult<Vec<InventoryItemView>> {
+        self.with("inventoryItem", "", |c| {
+            c.transaction(|c| crate::listing::views_by_id(c, organization, ids))
+        })
+    }
+
+    fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()> {
+        let org = item.organization_id.to_string();
+        self.with(
+            "inventoryItem",
+            "an inventory item with this id exists",
+            |c| {
+                let rows = ItemRows::from_domain(item)?;
+                write_transaction(c, |c| {
+                    diesel::insert_into(inventory_items::table)
+                        .values(&rows.item)
+                        .execute(c)?;
+                    write_details(c, &rows)?;
+                    refresh(c, &org, Scope::Items(std::slice::from_ref(&rows.item.id)))
+                })
+            },
+        )
+    }
+
+    fn update_inventory_item(
+        &self,
+        item: &InventoryItem,
+        expected_updated_at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let org = item.organization_id.to_string();
+        self.with("inventoryItem", "", |c| {
+            let rows = ItemRows::from_domain(item)?;
+            write_transaction(c, |c| {
+                let changed = diesel::update(
+                    inventory_items::table
+                        .filter(inventory_items::id.eq(&rows.item.id))
+                        .filter(inventory_items::organization_id.eq(&org))
+                        .filter(inventory_items::updated_at.eq(db_time(expected_updated_at))),
+                )
+                .set(&rows.item)
+                .execute(c)?;
+                if changed == 0 {
+                    return Ok(false);
+                }
+                diesel::delete(
+                    inventory_item_tags::table
+                        .filter(inventory_item_tags::item_id.eq(&rows.item.id))
+                        .filter(inventory_item_tags::organization_id.eq(&org)),
+                )
+                .execute(c)?;
+                diesel::delete(
+                    inventory_item_pricing::table
+                        .filter(inventory_item_pricing::item_id.eq(&rows.item.id))
+                        .filter(inventory_item_pricing::organization_id.eq(&org)),
+                )
+                .execute(c)?;
+                write_details(c, &rows)?;
+                refresh(c, &org, Scope::Items(std::slice::from_ref(&rows.item.id)))?;
+                Ok(true)
+            })
+        })
+    }
+}
+
+/// Writes an item's tags and pricing (its row exists).
+fn write_details(c: &mut DbConnection, rows: &ItemRows) -> DbResult<()> {
+    if !rows.tags.is_empty() {
+        // Multi-row inserts need the concrete connection.
+        on_inner!(c, |c| diesel::insert_into(inventory_item_tags::table)
+            .values(&rows.tags)
+            .execute(c))?;
+    }
+    if let Some(pricing) = &rows.pricing {
+        diesel::insert_into(inventory_item_pricing::table)
+            .values(pricing)
+            .execute(c)?;
+    }
+    Ok(())
 }

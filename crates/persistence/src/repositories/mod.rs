@@ -6,6 +6,7 @@ mod health;
 mod import;
 mod inventory;
 mod inventory_levels;
+mod offices;
 mod organizations;
 mod people;
 mod reminders;

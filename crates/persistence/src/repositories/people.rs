@@ -255,6 +255,12 @@ impl PersonRepository for Store {
                 )
                 .execute(c)?;
                 insert_emails(c, &rows.emails)?;
+                // The inventory listing shows (and sorts by) the assignee's userName.
+                crate::listing::refresh(
+                    c,
+                    &p.organization_id,
+                    crate::listing::Scope::Assignees(std::slice::from_ref(&p.id)),
+                )?;
                 Ok(PersonWrite::Done)
             })
         })

@@ -3,6 +3,7 @@
 //! warehouses (owned, shared and granted, shared and not granted) and SKUs.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod inventory;
 pub mod reminders;
 pub mod scim;
 

@@ -1,0 +1,624 @@
+//! The inventory listing's query: raw parameters in, a validated
+//! [`InventoryQuery`] out, or a [`DomainError::Invalid`] naming the parameter.
+//! Storage translates the validated query into SQL; nothing is filtered or sorted
+//! in memory.
+
+use chrono::NaiveDateTime;
+
+use crate::catalog::Sku;
+use crate::error::DomainError;
+use crate::ids::{OfficeId, PersonId, SkuId, WarehouseId};
+use crate::inventory::{DeployStatus, InventoryItem};
+
+/// Default page size.
+pub const DEFAULT_PAGE_SIZE: u32 = 100;
+/// Largest page size.
+pub const MAX_PAGE_SIZE: u32 = 1000;
+/// Largest page number accepted (beyond it no organization has items).
+pub const MAX_PAGE: u32 = 10_000_000;
+/// Longest `searchString`, in characters.
+pub const MAX_SEARCH_CHARS: usize = 200;
+/// Most values in one list parameter.
+pub const MAX_LIST_VALUES: usize = 500;
+
+/// The listing's parameters as they arrive (list parameters may repeat and may
+/// hold comma-separated values).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawInventoryQuery {
+    /// `page`.
+    pub page: Option<String>,
+    /// `size`.
+    pub size: Option<String>,
+    /// `personId`.
+    pub person_id: Option<String>,
+    /// `warehouseId`.
+    pub warehouse_id: Option<String>,
+    /// `officeId`.
+    pub office_id: Option<String>,
+    /// `categories`.
+    pub categories: Vec<String>,
+    /// `deployStatuses`.
+    pub deploy_statuses: Vec<String>,
+    /// `skuIds`.
+    pub sku_ids: Vec<String>,
+    /// `searchString`.
+    pub search_string: Option<String>,
+    /// `updatedAtFrom`.
+    pub updated_at_from: Option<String>,
+    /// `updatedAtTo`.
+    pub updated_at_to: Option<String>,
+    /// `assignedEmail`.
+    pub assigned_email: Option<String>,
+    /// `serialNumber`.
+    pub serial_numbers: Vec<String>,
+    /// `vendorSku`.
+    pub vendor_skus: Vec<String>,
+    /// `sortBy`.
+    pub sort_by: Option<String>,
+    /// `sortDirection`.
+    pub sort_direction: Option<String>,
+}
+
+wire_enum! {
+    /// The twelve sort keys of the listing.
+    SortKey, field = "sortBy" {
+        /// SKU title.
+        Product => "product",
+        /// SKU id.
+        SkuId => "skuId",
+        /// Creation time (the default).
+        CreatedAt => "createdAt",
+        /// Last change.
+        UpdatedAt => "updatedAt",
+        /// Serial number.
+        SerialNumber => "serialNumber",
+        /// Deploy status (by name).
+        DeployStatus => "deployStatus",
+        /// Deploy reason (by name).
+        DeployReason => "deployReason",
+        /// Assignee label (email or name).
+        Assignee => "assignee",
+        /// Condition, from NEW to UNUSABLE.
+        Condition => "condition",
+        /// Renewal date.
+        RenewalDate => "renewalDate",
+        /// Category code.
+        Category => "category",
+        /// Who supplied the item.
+        SuppliedBy => "suppliedBy",
+    }
+}
+
+wire_enum! {
+    /// Sort direction.
+    SortDirection, field = "sortDirection" {
+        /// Ascending.
+        Asc => "ASC",
+        /// Descending.
+        Desc => "DESC",
+    }
+}
+
+/// Whom the items must be assigned to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AssigneeFilter {
+    /// A person, by id.
+    Person(PersonId),
+    /// A person, by email (case-insensitive, lowercased here).
+    Email(String),
+}
+
+/// The validated filters. Every present filter must hold (AND); list filters
+/// hold when any of their values matches (OR).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InventoryFilter {
+    /// Assigned to this person.
+    pub person: Option<AssigneeFilter>,
+    /// Assigned to this warehouse.
+    pub warehouse_id: Option<WarehouseId>,
+    /// Assigned to this office.
+    pub office_id: Option<OfficeId>,
+    /// Category codes, lowercased.
+    pub categories: Vec<String>,
+    /// Deploy statuses.
+    pub deploy_statuses: Vec<DeployStatus>,
+    /// True when `deployStatuses` named only statuses no item has (VOIDED): the
+    /// result is empty.
+    pub matches_nothing: bool,
+    /// SKU ids.
+    pub sku_ids: Vec<SkuId>,
+    /// Case-insensitive substring, lowercased.
+    pub search: Option<String>,
+    /// Updated at or after (UTC).
+    pub updated_from: Option<NaiveDateTime>,
+    /// Updated at or before (UTC).
+    pub updated_to: Option<NaiveDateTime>,
+    /// Serial numbers, lowercased.
+    pub serial_numbers: Vec<String>,
+    /// Vendor SKUs, lowercased.
+    pub vendor_skus: Vec<String>,
+}
+
+impl InventoryFilter {
+    /// Whether only `deployStatuses` and `categories` (or nothing) filter: the
+    /// total can then come from maintained counts.
+    #[must_use]
+    pub fn is_countable_by_status_and_category(&self) -> bool {
+        self.person.is_none()
+            && self.warehouse_id.is_none()
+            && self.office_id.is_none()
+            && self.sku_ids.is_empty()
+            && self.search.is_none()
+            && self.updated_from.is_none()
+            && self.updated_to.is_none()
+            && self.serial_numbers.is_empty()
+            && self.vendor_skus.is_empty()
+    }
+}
+
+/// A validated listing query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InventoryQuery {
+    /// 1-based page.
+    pub page: u32,
+    /// Items per page.
+    pub size: u32,
+    /// Filters.
+    pub filter: InventoryFilter,
+    /// Sort key; ties are broken by item id in the same direction.
+    pub sort: SortKey,
+    /// Direction.
+    pub direction: SortDirection,
+}
+
+impl InventoryQuery {
+    /// Rows to skip.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        u64::from(self.page - 1) * u64::from(self.size)
+    }
+
+    /// Validates raw parameters.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming the first bad parameter.
+    pub fn parse(raw: &RawInventoryQuery) -> Result<Self, DomainError> {
+        let page = parse_int(raw.page.as_deref(), "page", 1, 1, MAX_PAGE)?;
+        let size = parse_int(
+            raw.size.as_deref(),
+            "size",
+            DEFAULT_PAGE_SIZE,
+            1,
+            MAX_PAGE_SIZE,
+        )?;
+
+        let person_id = non_empty(raw.person_id.as_deref())
+            .map(|s| PersonId::parse(s).map_err(|_| bad_uuid("personId", s)))
+            .transpose()?;
+        let email = non_empty(raw.assigned_email.as_deref()).map(str::to_lowercase);
+        let person = match (person_id, email) {
+            (Some(_), Some(_)) => {
+                return Err(DomainError::invalid(
+                    "assignedEmail",
+                    "assignedEmail cannot be combined with personId",
+                ))
+            }
+            (Some(id), None) => Some(AssigneeFilter::Person(id)),
+            (None, Some(e)) => Some(AssigneeFilter::Email(e)),
+            (None, None) => None,
+        };
+        let warehouse_id = non_empty(raw.warehouse_id.as_deref())
+            .map(|s| WarehouseId::parse(s).map_err(|_| bad_uuid("warehouseId", s)))
+            .transpose()?;
+        let office_id = non_empty(raw.office_id.as_deref())
+            .map(|s| OfficeId::parse(s).map_err(|_| bad_uuid("officeId", s)))
+            .transpose()?;
+
+        let mut deploy_statuses = Vec::new();
+        let mut named_voided = false;
+        for value in split_list(&raw.deploy_statuses, "deployStatuses")? {
+            match value.to_ascii_uppercase().as_str() {
+                "GIFTED" | "LOCKED" | "OUT_FOR_REPAIR" => {
+                    return Err(DomainError::invalid(
+                        "deployStatuses",
+                        format!(
+                            "deploy status {} is deprecated and can no longer be used as a filter",
+                            value.to_ascii_uppercase()
+                        ),
+                    ))
+                }
+                "VOIDED" => named_voided = true,
+                _ => {
+                    let status = DeployStatus::parse(&value).map_err(|_| {
+                        DomainError::invalid(
+                            "deployStatuses",
+                            format!(
+                                "unknown deploy status '{value}'; expected one of {}, VOIDED",
+                                DeployStatus::ALL
+                                    .iter()
+                                    .map(|s| s.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                    })?;
+                    if !deploy_statuses.contains(&status) {
+                        deploy_statuses.push(status);
+                    }
+                }
+            }
+        }
+        let matches_nothing = named_voided && deploy_statuses.is_empty();
+
+        let sku_ids = split_list(&raw.sku_ids, "skuIds")?
+            .into_iter()
+            .map(|s| SkuId::parse(&s).map_err(|_| bad_uuid("skuIds", &s)))
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let search = match non_empty(raw.search_string.as_deref()) {
+            Some(s) if s.chars().count() > MAX_SEARCH_CHARS => {
+                return Err(DomainError::invalid(
+                    "searchString",
+                    format!("searchString must be at most {MAX_SEARCH_CHARS} characters"),
+                ))
+            }
+            other => other.map(str::to_lowercase),
+        };
+
+        let updated_from = parse_time(raw.updated_at_from.as_deref(), "updatedAtFrom")?;
+        let updated_to = parse_time(raw.updated_at_to.as_deref(), "updatedAtTo")?;
+        if let (Some(from), Some(to)) = (updated_from, updated_to) {
+            if from > to {
+                return Err(DomainError::invalid(
+                    "updatedAtFrom",
+                    "updatedAtFrom must not be after updatedAtTo",
+                ));
+            }
+        }
+
+        let lower = |v: Vec<String>| v.into_iter().map(|s| s.to_lowercase()).collect::<Vec<_>>();
+        let filter = InventoryFilter {
+            person,
+            warehouse_id,
+            office_id,
+            categories: lower(split_list(&raw.categories, "categories")?),
+            deploy_statuses,
+            matches_nothing,
+            sku_ids,
+            search,
+            updated_from,
+            updated_to,
+            serial_numbers: lower(split_list(&raw.serial_numbers, "serialNumber")?),
+            vendor_skus: lower(split_list(&raw.vendor_skus, "vendorSku")?),
+        };
+
+        let sort_given = non_empty(raw.sort_by.as_deref());
+        let sort = match sort_given {
+            Some(s) => SortKey::parse(s).map_err(|_| {
+                DomainError::invalid(
+                    "sortBy",
+                    format!(
+                        "unknown sort key '{s}'; expected one of {}",
+                        SortKey::ALL
+                            .iter()
+                            .map(|k| k.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })?,
+            None => SortKey::CreatedAt,
+        };
+        let direction = match non_empty(raw.sort_direction.as_deref()) {
+            Some(d) => SortDirection::parse(d).map_err(|_| {
+                DomainError::invalid(
+                    "sortDirection",
+                    format!("sortDirection must be ASC or DESC, not '{d}'"),
+                )
+            })?,
+            None if sort_given.is_some() => SortDirection::Asc,
+            None => SortDirection::Desc,
+        };
+        Ok(Self {
+            page,
+            size,
+            filter,
+            sort,
+            direction,
+        })
+    }
+}
+
+/// An item as the listing shows it: the item, its SKU (title, category and
+/// vendor come from there) and the label of its assignee (email of a person,
+/// name of a warehouse or office).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InventoryItemView {
+    /// The item.
+    pub item: InventoryItem,
+    /// Its SKU.
+    pub sku: Sku,
+    /// Label of the assignee, when assigned.
+    pub assignee_label: Option<String>,
+}
+
+/// One page of the listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InventoryPage {
+    /// The items of the page, in order.
+    pub items: Vec<InventoryItemView>,
+    /// Items matching the filters, over all pages.
+    pub total_records: u64,
+}
+
+impl InventoryPage {
+    /// An empty page.
+    #[must_use]
+    pub fn empty() -> Self {
+        Self {
+            items: Vec::new(),
+            total_records: 0,
+        }
+    }
+
+    /// Pages of `size` needed for all matching items.
+    #[must_use]
+    pub fn total_pages(&self, size: u32) -> u64 {
+        self.total_records.div_ceil(u64::from(size.max(1)))
+    }
+}
+
+fn non_empty(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn bad_uuid(field: &str, value: &str) -> DomainError {
+    DomainError::invalid(field, format!("'{value}' is not a valid UUID"))
+}
+
+fn parse_int(
+    raw: Option<&str>,
+    field: &str,
+    default: u32,
+    min: u32,
+    max: u32,
+) -> Result<u32, DomainError> {
+    match non_empty(raw) {
+        None if raw.is_none() => Ok(default),
+        None => Err(DomainError::invalid(
+            field,
+            format!("{field} must be an integer from {min} to {max}"),
+        )),
+        Some(s) => s
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .ok_or_else(|| {
+                DomainError::invalid(
+                    field,
+                    format!("{field} must be an integer from {min} to {max}, not '{s}'"),
+                )
+            }),
+    }
+}
+
+/// Splits repeated and comma-separated values; empty pieces are dropped.
+fn split_list(values: &[String], field: &str) -> Result<Vec<String>, DomainError> {
+    let out: Vec<String> = values
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if out.len() > MAX_LIST_VALUES {
+        return Err(DomainError::invalid(
+            field,
+            format!("at most {MAX_LIST_VALUES} values"),
+        ));
+    }
+    Ok(out)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fff]` in UTC; a trailing `Z` is tolerated, any other
+/// offset is refused.
+fn parse_time(raw: Option<&str>, field: &str) -> Result<Option<NaiveDateTime>, DomainError> {
+    let Some(s) = non_empty(raw) else {
+        return Ok(None);
+    };
+    let bare = s
+        .strip_suffix('Z')
+        .or_else(|| s.strip_suffix('z'))
+        .unwrap_or(s);
+    NaiveDateTime::parse_from_str(bare, "%Y-%m-%dT%H:%M:%S%.f")
+        .map(Some)
+        .map_err(|_| {
+            DomainError::invalid(
+                field,
+                format!("'{s}' is not a UTC date-time of the form YYYY-MM-DDTHH:MM:SS[.fff] (no offset other than Z)"),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(f: impl FnOnce(&mut RawInventoryQuery)) -> Result<InventoryQuery, DomainError> {
+        let mut raw = RawInventoryQuery::default();
+        f(&mut raw);
+        InventoryQuery::parse(&raw)
+    }
+
+    fn field_of(r: Result<InventoryQuery, DomainError>) -> String {
+        match r {
+            Err(DomainError::Invalid { field, .. }) => field,
+            other => panic!("expected Invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let q = parse(|_| {}).unwrap();
+        assert_eq!((q.page, q.size), (1, 100));
+        assert_eq!(
+            (q.sort, q.direction),
+            (SortKey::CreatedAt, SortDirection::Desc)
+        );
+        assert_eq!(q.offset(), 0);
+        assert!(q.filter.is_countable_by_status_and_category());
+        let page = InventoryPage {
+            items: vec![],
+            total_records: 201,
+        };
+        assert_eq!(page.total_pages(100), 3);
+        assert_eq!(InventoryPage::empty().total_pages(100), 0);
+    }
+
+    #[test]
+    fn page_and_size_bounds() {
+        assert_eq!(field_of(parse(|r| r.page = Some("0".into()))), "page");
+        assert_eq!(field_of(parse(|r| r.page = Some("-1".into()))), "page");
+        assert_eq!(field_of(parse(|r| r.page = Some("x".into()))), "page");
+        assert_eq!(field_of(parse(|r| r.page = Some("".into()))), "page");
+        assert_eq!(field_of(parse(|r| r.size = Some("0".into()))), "size");
+        assert_eq!(field_of(parse(|r| r.size = Some("1001".into()))), "size");
+        let q = parse(|r| {
+            r.page = Some("5000".into());
+            r.size = Some("1000".into());
+        })
+        .unwrap();
+        assert_eq!(q.offset(), 4_999_000);
+    }
+
+    #[test]
+    fn deprecated_statuses_are_named() {
+        for v in ["GIFTED", "locked", "OUT_FOR_REPAIR"] {
+            let err = parse(|r| r.deploy_statuses = vec![format!("AVAILABLE,{v}")]).unwrap_err();
+            assert!(err.to_string().contains(&v.to_ascii_uppercase()), "{err}");
+        }
+        assert_eq!(
+            field_of(parse(|r| r.deploy_statuses = vec!["NOPE".into()])),
+            "deployStatuses"
+        );
+    }
+
+    #[test]
+    fn statuses_repeat_or_comma_separate_and_voided_matches_nothing() {
+        let q = parse(|r| r.deploy_statuses = vec!["deployed,AVAILABLE".into(), "DEPLOYED".into()])
+            .unwrap();
+        assert_eq!(
+            q.filter.deploy_statuses,
+            vec![DeployStatus::Deployed, DeployStatus::Available]
+        );
+        let q = parse(|r| r.deploy_statuses = vec!["VOIDED".into()]).unwrap();
+        assert!(q.filter.matches_nothing);
+        let q = parse(|r| r.deploy_statuses = vec!["VOIDED,ARCHIVED".into()]).unwrap();
+        assert!(!q.filter.matches_nothing);
+        assert_eq!(q.filter.deploy_statuses, vec![DeployStatus::Archived]);
+    }
+
+    #[test]
+    fn person_and_email_exclude_each_other() {
+        let id = PersonId::new().to_string();
+        assert_eq!(
+            field_of(parse(|r| {
+                r.person_id = Some(id.clone());
+                r.assigned_email = Some("a@b.c".into());
+            })),
+            "assignedEmail"
+        );
+        let q = parse(|r| r.assigned_email = Some("Ada@Example.COM".into())).unwrap();
+        assert_eq!(
+            q.filter.person,
+            Some(AssigneeFilter::Email("ada@example.com".into()))
+        );
+        assert_eq!(
+            field_of(parse(|r| r.person_id = Some("nope".into()))),
+            "personId"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.warehouse_id = Some("nope".into()))),
+            "warehouseId"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.office_id = Some("1".into()))),
+            "officeId"
+        );
+        assert_eq!(field_of(parse(|r| r.sku_ids = vec!["x".into()])), "skuIds");
+    }
+
+    #[test]
+    fn times_are_utc_without_offset() {
+        let q = parse(|r| {
+            r.updated_at_from = Some("2026-01-01T00:00:00".into());
+            r.updated_at_to = Some("2026-02-01T10:20:30.123Z".into());
+        })
+        .unwrap();
+        assert!(q.filter.updated_from.is_some() && q.filter.updated_to.is_some());
+        assert_eq!(
+            field_of(parse(
+                |r| r.updated_at_from = Some("2026-01-01T00:00:00+02:00".into())
+            )),
+            "updatedAtFrom"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.updated_at_to = Some("2026-01-01".into()))),
+            "updatedAtTo"
+        );
+        assert_eq!(
+            field_of(parse(|r| {
+                r.updated_at_from = Some("2026-03-01T00:00:00".into());
+                r.updated_at_to = Some("2026-02-01T00:00:00".into());
+            })),
+            "updatedAtFrom"
+        );
+    }
+
+    #[test]
+    fn sort_keys_and_directions() {
+        for key in SortKey::ALL {
+            let q = parse(|r| r.sort_by = Some(key.as_str().to_ascii_uppercase())).unwrap();
+            assert_eq!(q.sort, *key);
+            assert_eq!(
+                q.direction,
+                SortDirection::Asc,
+                "explicit sortBy defaults to ASC"
+            );
+        }
+        assert_eq!(
+            field_of(parse(|r| r.sort_by = Some("price".into()))),
+            "sortBy"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.sort_direction = Some("up".into()))),
+            "sortDirection"
+        );
+        let q = parse(|r| r.sort_direction = Some("asc".into())).unwrap();
+        assert_eq!(q.direction, SortDirection::Asc);
+    }
+
+    #[test]
+    fn search_and_lists_are_lowercased_and_bounded() {
+        let q = parse(|r| {
+            r.search_string = Some("  C02XY ".into());
+            r.categories = vec!["LAPTOP, Phone".into()];
+            r.serial_numbers = vec!["ABC".into()];
+        })
+        .unwrap();
+        assert_eq!(q.filter.search.as_deref(), Some("c02xy"));
+        assert_eq!(q.filter.categories, vec!["laptop", "phone"]);
+        assert_eq!(q.filter.serial_numbers, vec!["abc"]);
+        assert!(!q.filter.is_countable_by_status_and_category());
+        assert_eq!(
+            field_of(parse(|r| r.search_string = Some("x".repeat(201)))),
+            "searchString"
+        );
+        assert_eq!(
+            field_of(parse(
+                |r| r.vendor_skus = vec![",".repeat(10) + &"a,".repeat(501)]
+            )),
+            "vendorSku"
+        );
+    }
+}

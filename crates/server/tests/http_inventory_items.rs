@@ -1,0 +1,403 @@
+//! Black-box tests of item writes (`GET`/`POST`/`PATCH /api/v1/inventory…`)
+//! on SQLite and PostgreSQL: the domain rules, 400/404/409, and that the
+//! listing, its counts and its search see every change.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use actix_web::http::StatusCode;
+use actix_web::test::TestRequest;
+use serde_json::{json, Value};
+use support::inventory::{organization, seed, Seeded};
+use support::{Client, TestApp};
+
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[actix_web::test]
+                async fn $name() {
+                    let app = super::TestApp::sqlite().await;
+                    super::$name(app).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[actix_web::test]
+                async fn $name() {
+                    let Some(app) = super::TestApp::postgres().await else { return };
+                    super::$name(app).await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    create_then_read_and_list,
+    create_rejects_bad_input,
+    status_moves_follow_the_rules,
+    other_changes_and_the_listing_follow,
+    another_organizations_items_are_404,
+    concurrent_changes_never_lose_an_update_silently,
+);
+
+fn seeded(app: &TestApp) -> Seeded {
+    seed(&app.store, &organization(app.world().a_org), 6)
+}
+
+fn patch(client: &Client, id: &str, body: &Value) -> TestRequest {
+    client
+        .with(TestRequest::patch().uri(&format!("/api/v1/inventory/{id}")))
+        .set_json(body)
+}
+
+async fn total(app: &TestApp, query: &str) -> u64 {
+    let (_, body) = app
+        .call(app.world().a.get(&format!("/api/v1/inventory?{query}")))
+        .await;
+    body["pagination"]["totalRecords"].as_u64().unwrap()
+}
+
+async fn create(app: &TestApp, s: &Seeded, extra: Value) -> Value {
+    let mut body = json!({"skuId": s.skus[1].id, "deployStatus": "AVAILABLE", "condition": "NEW",
+        "serialNumber": "PF-NEW-001", "assignedTo": {"type": "WAREHOUSE", "id": s.warehouse}});
+    for (k, v) in extra.as_object().unwrap() {
+        body[k] = v.clone();
+    }
+    let (status, item) = app
+        .call(app.world().a.post_json("/api/v1/inventory", &body))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{item}");
+    item
+}
+
+async fn create_then_read_and_list(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let before = total(&app, "deployStatuses=AVAILABLE").await;
+    let body = json!({"skuId": s.skus[2].id, "deployStatus": "AVAILABLE", "condition": "USED_GOOD",
+        "serialNumber": "IPH-778899", "imei": ["356600000000001"], "tags": ["loaner", {"label": "eu"}],
+        "renewalDate": "2028-03-01", "description": "Fresh spare", "suppliedBy": "OPERATOR",
+        "assignedTo": {"type": "WAREHOUSE", "id": s.warehouse}});
+    let resp = app
+        .call_raw(w.a.post_json("/api/v1/inventory", &body))
+        .await;
+    assert_eq!(resp.status, StatusCode::CREATED);
+    let item: Value = serde_json::from_slice(&resp.body).unwrap();
+    let id = item["id"].as_str().unwrap();
+    assert_eq!(
+        resp.location.as_deref(),
+        Some(format!("/api/v1/inventory/{id}").as_str())
+    );
+    assert_eq!(item["skuTitle"], "iPhone 15");
+    assert_eq!(item["assignedTo"]["label"], "Berlin Central");
+    assert!(item["assignedTo"]["assignedAt"].is_string());
+    assert_eq!(item["tags"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        item["renewalDateUpdatedBy"],
+        "RENEWAL_DATE_MANUALLY_UPDATED"
+    );
+    assert_eq!(item["createdAt"], item["updatedAt"]);
+    let (status, read) = app.call(w.a.get(&format!("/api/v1/inventory/{id}"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(read, item);
+    // The listing, its counts and its search see it at once.
+    assert_eq!(total(&app, "deployStatuses=AVAILABLE").await, before + 1);
+    let (_, found) = app
+        .call(w.a.get("/api/v1/inventory?searchString=778899"))
+        .await;
+    assert_eq!(found["data"][0]["id"], id);
+    let (_, first) = app.call(w.a.get("/api/v1/inventory?size=1")).await;
+    assert_eq!(first["data"][0]["id"], id, "newest first");
+}
+
+async fn create_rejects_bad_input(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let b = seed(&app.store, &organization(w.b_org), 1);
+    let ok = json!({"skuId": s.skus[0].id, "deployStatus": "AVAILABLE", "condition": "NEW"});
+    let with = |k: &str, v: Value| {
+        let mut b = ok.clone();
+        b[k] = v;
+        b
+    };
+    let cases: Vec<(Value, StatusCode, &str)> = vec![
+        (
+            json!({"deployStatus": "AVAILABLE", "condition": "NEW"}),
+            StatusCode::BAD_REQUEST,
+            "skuId",
+        ),
+        (
+            with("skuId", json!("nope")),
+            StatusCode::BAD_REQUEST,
+            "skuId",
+        ),
+        (
+            with("deployStatus", json!("GIFTED")),
+            StatusCode::BAD_REQUEST,
+            "deployStatus",
+        ),
+        (
+            with("condition", json!("SHINY")),
+            StatusCode::BAD_REQUEST,
+            "condition",
+        ),
+        (
+            with("colour", json!("red")),
+            StatusCode::BAD_REQUEST,
+            "colour",
+        ),
+        (with("imei", json!("123")), StatusCode::BAD_REQUEST, "imei"),
+        (
+            with("renewalDate", json!("01/02/2027")),
+            StatusCode::BAD_REQUEST,
+            "renewalDate",
+        ),
+        (
+            with("assignedTo", json!({"type": "DESK", "id": s.office})),
+            StatusCode::BAD_REQUEST,
+            "assignedTo",
+        ),
+        (
+            with("deployReason", json!("OTHER")),
+            StatusCode::BAD_REQUEST,
+            "deployReason",
+        ),
+        (
+            with("deployStatus", json!("UNAVAILABLE")),
+            StatusCode::BAD_REQUEST,
+            "deployReason",
+        ),
+        (
+            with("deployStatus", json!("DEPLOYED")),
+            StatusCode::BAD_REQUEST,
+            "assignedTo",
+        ),
+        (
+            with("skuId", json!(b.skus[0].id)),
+            StatusCode::NOT_FOUND,
+            "skuId",
+        ),
+        (
+            with(
+                "assignedTo",
+                json!({"type": "PERSON", "id": b.people[0].id}),
+            ),
+            StatusCode::NOT_FOUND,
+            "assignedTo.id",
+        ),
+        (
+            with(
+                "assignedTo",
+                json!({"type": "WAREHOUSE", "id": b.warehouse}),
+            ),
+            StatusCode::NOT_FOUND,
+            "assignedTo.id",
+        ),
+        (
+            with(
+                "assignedTo",
+                json!({"type": "OFFICE", "id": uuid::Uuid::new_v4()}),
+            ),
+            StatusCode::NOT_FOUND,
+            "assignedTo.id",
+        ),
+    ];
+    for (body, status, source) in cases {
+        let (got, err) = app.call(w.a.post_json("/api/v1/inventory", &body)).await;
+        assert_eq!(got, status, "{body}: {err}");
+        assert_eq!(err["errors"][0]["source"], source, "{body}: {err}");
+    }
+    let (status, _) = app
+        .call(w.limited.post_json("/api/v1/inventory", &ok))
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "inventory:read is not enough to write"
+    );
+    assert_eq!(total(&app, "").await, 6, "nothing was created");
+}
+
+async fn status_moves_follow_the_rules(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let item = create(&app, &s, json!({})).await;
+    let id = item["id"].as_str().unwrap();
+    let step = |body: Value| patch(&w.a, id, &body);
+
+    let (status, err) = app.call(step(json!({"deployStatus": "UNAVAILABLE"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(err["errors"][0]["source"], "deployReason");
+    let (status, v) = app
+        .call(step(
+            json!({"deployStatus": "UNAVAILABLE", "deployReason": "REQUIRES_REPAIR"}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["deployReason"], "REQUIRES_REPAIR");
+    assert!(v["updatedAt"].as_str() > item["updatedAt"].as_str());
+
+    let (status, err) = app.call(step(json!({"deployStatus": "DEPLOYED"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "DEPLOYED needs a PERSON");
+    assert_eq!(err["errors"][0]["source"], "assignedTo");
+    let person = &s.people[1];
+    let deployed_before = total(&app, "deployStatuses=DEPLOYED").await;
+    let (status, v) = app
+        .call(step(
+            json!({"deployStatus": "DEPLOYED", "assignedTo": {"type": "PERSON", "id": person.id}}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["deployReason"], Value::Null, "DEPLOYED clears the reason");
+    assert_eq!(v["assignedTo"]["label"], person.user_name.as_str());
+    assert_eq!(
+        total(&app, "deployStatuses=DEPLOYED").await,
+        deployed_before + 1
+    );
+    let (_, mine) = app
+        .call(w.a.get(&format!(
+            "/api/v1/inventory?assignedEmail={}",
+            person.user_name
+        )))
+        .await;
+    assert!(mine["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["id"] == id));
+
+    let (status, _) = app
+        .call(step(
+            json!({"deployStatus": "AVAILABLE", "deployReason": "OTHER"}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "AVAILABLE takes no reason");
+    let (status, _) = app.call(step(json!({"deployStatus": "ARCHIVED"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, v) = app
+        .call(step(
+            json!({"deployStatus": "ARCHIVED", "deployReason": "STOLEN", "assignedTo": null}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["assignedTo"], Value::Null);
+    let (status, err) = app.call(step(json!({"deployStatus": "AVAILABLE"}))).await;
+    assert_eq!(status, StatusCode::CONFLICT, "ARCHIVED is final");
+    assert_eq!(err["errors"][0]["source"], "deployStatus");
+    let (status, _) = app.call(step(json!({"deployStatus": null}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, _) = app.call(step(json!({"serialNumber": "x"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "not a patchable field");
+}
+
+async fn other_changes_and_the_listing_follow(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let item = create(&app, &s, json!({"tags": ["old"], "description": "Before"})).await;
+    let id = item["id"].as_str().unwrap();
+    let (status, v) = app
+        .call(patch(
+            &w.a,
+            id,
+            &json!({"tags": ["new", "vip"], "renewalDate": "2029-12-31",
+            "description": "Quarantined by SECURITY", "condition": "USED_FAIR",
+            "assignedTo": {"type": "OFFICE", "id": s.office}}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let labels: Vec<&str> = v["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["new", "vip"]);
+    assert_eq!(v["renewalDate"], "2029-12-31");
+    assert_eq!(v["condition"], "USED_FAIR");
+    assert_eq!(v["assignedTo"]["label"], "Lisbon Office");
+    let (_, found) = app
+        .call(w.a.get("/api/v1/inventory?searchString=quarantined"))
+        .await;
+    assert_eq!(found["data"][0]["id"], id);
+    let (_, gone) = app
+        .call(w.a.get("/api/v1/inventory?searchString=before"))
+        .await;
+    assert!(
+        gone["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["id"] != id),
+        "old text no longer matches"
+    );
+    let (_, office) = app
+        .call(w.a.get(&format!("/api/v1/inventory?officeId={}", s.office)))
+        .await;
+    assert!(office["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["id"] == id));
+
+    let (status, v) = app
+        .call(patch(
+            &w.a,
+            id,
+            &json!({"renewalDate": null, "description": null, "tags": []}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(v["renewalDate"], Value::Null);
+    assert_eq!(v["renewalDateUpdatedBy"], "CLEAR_RENEWAL_DATE_MANUALLY_SET");
+    assert_eq!(v["description"], Value::Null);
+    assert_eq!(v["tags"], json!([]));
+}
+
+async fn another_organizations_items_are_404(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let id = s.batch.inventory[0].id;
+    let (status, _) = app.call(w.b.get(&format!("/api/v1/inventory/{id}"))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, body) = app
+        .call(patch(
+            &w.b,
+            &id.to_string(),
+            &json!({"description": "mine now"}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(body["errors"][0]["source"], "inventoryItem");
+    let (_, body) = app.call(w.a.get(&format!("/api/v1/inventory/{id}"))).await;
+    assert_ne!(body["description"], "mine now");
+    let (status, body) = app.call(w.a.get("/api/v1/inventory/not-a-uuid")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["errors"][0]["source"], "id");
+    let (status, _) = app
+        .call(w.a.get(&format!("/api/v1/inventory/{}", uuid::Uuid::new_v4())))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+async fn concurrent_changes_never_lose_an_update_silently(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let item = create(&app, &s, json!({})).await;
+    let id = item["id"].as_str().unwrap();
+    let reqs = (0..8)
+        .map(|i| patch(&w.a, id, &json!({"description": format!("writer {i}")})))
+        .collect();
+    let statuses = app.call_concurrently(reqs).await;
+    let ok = statuses.iter().filter(|s| **s == StatusCode::OK).count();
+    let conflicts = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::CONFLICT)
+        .count();
+    assert!(ok >= 1, "{statuses:?}");
+    assert_eq!(ok + conflicts, 8, "{statuses:?}");
+    let (_, v) = app.call(w.a.get(&format!("/api/v1/inventory/{id}"))).await;
+    assert!(v["description"].as_str().unwrap().starts_with("writer "));
+}
