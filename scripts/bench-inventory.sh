@@ -7,6 +7,8 @@
 #
 #   scripts/bench-inventory.sh [ITEMS]        # default 1000000
 #   BACKENDS=sqlite DURATION=5s CONNS=32 scripts/bench-inventory.sh 100000
+#   DATA_DIR=/var/tmp/equip-bench scripts/bench-inventory.sh   # keep the data sets and
+#       reuse them on the next run (the SQLite file, the PostgreSQL database and the key)
 #
 # A script, not a test: run it on a quiet machine; the load generator shares
 # the machine with the server.
@@ -24,23 +26,33 @@ command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk" >&2;
 cargo build --release -q -p equip-server --bin equip
 bin="${CARGO_TARGET_DIR:-target}/release/equip"
 work=$(mktemp -d)
+DATA_DIR=${DATA_DIR:-}
+[ -n "$DATA_DIR" ] && mkdir -p "$DATA_DIR"
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; items: $ITEMS; wrk -t$THREADS -c$CONNS -d$DURATION"
 for backend in $BACKENDS; do
+  keyfile="${DATA_DIR:-$work}/$backend-$ITEMS.key"
+  db=equip_bench_inventory_$ITEMS
   case $backend in
-    sqlite) url="$work/bench.db" ;;
-    postgres)
-      db=equip_bench_inventory
-      psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
-      url="${PG_ADMIN%/*}/$db" ;;
+    sqlite) url="${DATA_DIR:-$work}/bench-$ITEMS.db" ;;
+    postgres) url="${PG_ADMIN%/*}/$db" ;;
     *) echo "unknown backend $backend" >&2; exit 1 ;;
   esac
-  started=$(date +%s)
-  key=$("$bin" --database-url "$url" demo --items "$ITEMS" 2>"$work/demo.log")
-  loaded=$(( $(date +%s) - started ))
+  if [ -n "$DATA_DIR" ] && [ -s "$keyfile" ]; then
+    key=$(cat "$keyfile"); loaded="reused"
+  else
+    rm -f "${url}" "${url}-wal" "${url}-shm" 2>/dev/null || true
+    if [ "$backend" = postgres ]; then
+      psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
+    fi
+    started=$(date +%s)
+    key=$("$bin" --database-url "$url" demo --items "$ITEMS" 2>"$work/demo.log")
+    loaded="$(( $(date +%s) - started ))s"
+    echo "$key" >"$keyfile"
+  fi
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   RUST_LOG=warn "$bin" --database-url "$url" serve --bind "127.0.0.1:$port" --no-dispatcher 2>"$work/serve.log" &
   server=$!
@@ -53,7 +65,7 @@ import json, sys
 item = json.loads(sys.argv[1])["data"][0]
 print(item["serialNumber"][3:9], item["assignedTo"]["label"])' "$sample")
   echo
-  echo "== $backend: $ITEMS items loaded in ${loaded}s (equip demo); serial fragment '$fragment', assignee $email"
+  echo "== $backend: $ITEMS items, loaded by equip demo in $loaded; serial fragment '$fragment', assignee $email"
   printf '%-28s %10s %9s %9s %9s\n' query "req/s" p50 p99 records
   peak=0
   for entry in \
@@ -80,5 +92,7 @@ print(item["serialNumber"][3:9], item["assignedTo"]["label"])' "$sample")
   done
   echo "peak RSS of equip serve: $(( peak / 1024 )) MiB"
   kill "$server"; wait "$server" 2>/dev/null || true; server=""
-  [ "$backend" = postgres ] && psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+  if [ "$backend" = postgres ] && [ -z "$DATA_DIR" ]; then
+    psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+  fi
 done
