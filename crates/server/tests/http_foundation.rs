@@ -3,35 +3,13 @@
 //! PostgreSQL: warehouses, inventory levels, health, and the error bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod support;
 
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::{json, Value};
 use support::TestApp;
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let app = super::TestApp::sqlite().await;
-                    super::$name(app).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let Some(app) = super::TestApp::postgres().await else { return };
-                    super::$name(app).await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(
     health_and_readiness_need_no_key,

@@ -3,6 +3,7 @@
 //! listing, its counts and its search see every change.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod support;
 
 use actix_web::http::StatusCode;
@@ -10,29 +11,6 @@ use actix_web::test::TestRequest;
 use serde_json::{json, Value};
 use support::inventory::{organization, seed, Seeded};
 use support::{Client, TestApp};
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let app = super::TestApp::sqlite().await;
-                    super::$name(app).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let Some(app) = super::TestApp::postgres().await else { return };
-                    super::$name(app).await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(
     create_then_read_and_list,

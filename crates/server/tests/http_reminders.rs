@@ -4,6 +4,7 @@
 //! the listing, and the outbox rows written with the reminder.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod support;
 
 use actix_web::http::StatusCode;
@@ -15,29 +16,6 @@ use equip_domain::reminder::{DeliveryStatus, OutboxMessage, Reminder};
 use serde_json::{json, Value};
 use support::reminders::{seed_people, People};
 use support::TestApp;
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let app = super::TestApp::sqlite().await;
-                    super::$name(app).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let Some(app) = super::TestApp::postgres().await else { return };
-                    super::$name(app).await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(
     remind_accepts_absent_empty_and_empty_object_bodies,

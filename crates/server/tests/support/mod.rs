@@ -3,6 +3,34 @@
 //! warehouses (owned, shared and granted, shared and not granted) and SKUs.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+/// Generates `mod sqlite` and `mod postgres` with one `#[actix_web::test]` per
+/// name, each running the async test function of that name (taking a
+/// [`TestApp`]) over a fresh database of that backend. PostgreSQL tests skip
+/// (with a message) when PostgreSQL is unreachable outside CI.
+#[allow(unused_macros)] // not every test binary uses it
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[actix_web::test]
+                async fn $name() {
+                    let app = super::TestApp::sqlite().await;
+                    super::$name(app).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[actix_web::test]
+                async fn $name() {
+                    let Some(app) = super::TestApp::postgres().await else { return };
+                    super::$name(app).await;
+                }
+            )*
+        }
+    };
+}
+
 pub mod inventory;
 pub mod reminders;
 pub mod scim;
