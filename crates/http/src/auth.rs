@@ -51,14 +51,6 @@ impl FromRequest for Authenticated {
             let header = match header {
                 None => return Err(HttpError::unauthorized(area, AuthError::Missing)),
                 Some(Err(_)) => return Err(HttpError::unauthorized(area, AuthError::Malformed)),
-                // Okta and Microsoft Entra ID can only send `Bearer <token>`:
-                // on /scim/v2 the same key is accepted in that form too.
-                Some(Ok(h)) if area == Area::Scim => match h.split_once(' ') {
-                    Some((scheme, key)) if scheme.eq_ignore_ascii_case("Bearer") => {
-                        format!("ApiKey {}", key.trim())
-                    }
-                    _ => h,
-                },
                 Some(Ok(h)) => h,
             };
             let ports =

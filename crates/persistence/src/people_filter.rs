@@ -9,8 +9,8 @@
 //!   wildcard in a value needs escaping and case-exact fields stay case-exact on
 //!   SQLite too. Ordering comparisons use the byte order (`COLLATE "C"` on
 //!   PostgreSQL, SQLite's default binary collation), as does sorting.
-//! - An email condition is `EXISTS (SELECT 1 FROM person_emails …)` over one
-//!   address.
+//! - An email condition is `p.id IN (SELECT person_id FROM person_emails …)`
+//!   over one address at a time.
 
 use chrono::{NaiveDate, NaiveDateTime};
 
@@ -215,7 +215,7 @@ fn email_sql(sql: &mut Sql, f: &EmailFilter) {
 }
 
 /// Appends the condition of `f` on the row alias `p`.
-pub(crate) fn filter_sql(sql: &mut Sql, f: &PersonFilter) {
+pub(crate) fn filter_sql(sql: &mut Sql, organization: &str, f: &PersonFilter) {
     match f {
         PersonFilter::Compare(field, op, v) => {
             compare(sql, person_column(*field), field.kind(), *op, v);
@@ -229,27 +229,31 @@ pub(crate) fn filter_sql(sql: &mut Sql, f: &PersonFilter) {
             sql.push(")");
         }
         PersonFilter::AnyEmail(e) => {
-            sql.push("EXISTS (SELECT 1 FROM person_emails e WHERE e.organization_id = p.organization_id AND e.person_id = p.id AND ");
+            // Uncorrelated, so the database can start from the email index
+            // (organization_id, value_lower) instead of probing every person.
+            sql.push("p.id IN (SELECT e.person_id FROM person_emails e WHERE e.organization_id = ");
+            sql.bind(Bind::Text(organization.to_owned()));
+            sql.push(" AND ");
             email_sql(sql, e);
             sql.push(")");
         }
         PersonFilter::And(a, b) => {
             sql.push("(");
-            filter_sql(sql, a);
+            filter_sql(sql, organization, a);
             sql.push(" AND ");
-            filter_sql(sql, b);
+            filter_sql(sql, organization, b);
             sql.push(")");
         }
         PersonFilter::Or(a, b) => {
             sql.push("(");
-            filter_sql(sql, a);
+            filter_sql(sql, organization, a);
             sql.push(" OR ");
-            filter_sql(sql, b);
+            filter_sql(sql, organization, b);
             sql.push(")");
         }
         PersonFilter::Not(a) => {
             sql.push("(NOT ");
-            filter_sql(sql, a);
+            filter_sql(sql, organization, a);
             sql.push(")");
         }
     }
@@ -262,7 +266,7 @@ pub(crate) fn from_where(sql: &mut Sql, organization: &str, query: &PersonQuery)
     sql.push(" AND p.status = 'ACTIVE'");
     if let Some(f) = &query.filter {
         sql.push(" AND ");
-        filter_sql(sql, f);
+        filter_sql(sql, organization, f);
     }
 }
 
@@ -289,10 +293,10 @@ pub(crate) fn order_and_page(sql: &mut Sql, query: &PersonQuery) {
         }
         sql.push(dir).push(", ");
     }
-    let c = sql.collate();
-    sql.push("p.created_at ASC, p.id")
-        .push(c)
-        .push(" ASC LIMIT ");
+    // Ids are lowercase hyphenated UUIDs: every collation orders them alike, so
+    // the tie-break needs no COLLATE and the partial index
+    // people_active_created_idx serves the default order.
+    sql.push("p.created_at ASC, p.id ASC LIMIT ");
     sql.bind(Bind::BigInt(i64::from(query.count)));
     sql.push(" OFFSET ");
     sql.bind(Bind::BigInt(

@@ -87,8 +87,11 @@ fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<V
         .select(PersonRow::as_select())
         .load(conn)?;
     let mut emails: HashMap<String, Vec<PersonEmailRow>> = HashMap::new();
+    // By person id only: with the organization in the condition too, SQLite
+    // prefers the (organization_id, value_lower) index and scans every email
+    // of the organization. The ids come from an organization-scoped query,
+    // and the organization is checked on each row below.
     for e in person_emails::table
-        .filter(person_emails::organization_id.eq(org))
         .filter(person_emails::person_id.eq_any(ids))
         .order((
             person_emails::person_id.asc(),
@@ -97,7 +100,9 @@ fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<V
         .select(PersonEmailRow::as_select())
         .load(conn)?
     {
-        emails.entry(e.person_id.clone()).or_default().push(e);
+        if e.organization_id == org {
+            emails.entry(e.person_id.clone()).or_default().push(e);
+        }
     }
     let mut by_id: HashMap<String, Person> = HashMap::new();
     for person in rows {
@@ -143,24 +148,31 @@ impl PersonRepository for Store {
         let org = organization.to_string();
         let id = id.to_string();
         self.with("person", "", |c| {
-            c.transaction(|c| {
-                let Some(person) = people::table
-                    .filter(people::id.eq(&id))
-                    .filter(people::organization_id.eq(&org))
-                    .select(PersonRow::as_select())
-                    .first(c)
-                    .optional()?
-                else {
-                    return Ok(None);
-                };
-                let emails = person_emails::table
-                    .filter(person_emails::person_id.eq(&id))
-                    .filter(person_emails::organization_id.eq(&org))
-                    .order(person_emails::position.asc())
-                    .select(PersonEmailRow::as_select())
-                    .load(c)?;
-                PersonRows { person, emails }.into_domain().map(Some)
-            })
+            // One statement (the person and their emails joined), so no
+            // transaction is needed for a consistent read.
+            let rows: Vec<(PersonRow, Option<PersonEmailRow>)> = people::table
+                .left_join(
+                    person_emails::table.on(person_emails::person_id
+                        .eq(people::id)
+                        .and(person_emails::organization_id.eq(people::organization_id))),
+                )
+                .filter(people::id.eq(&id))
+                .filter(people::organization_id.eq(&org))
+                .order(person_emails::position.asc())
+                .select((
+                    PersonRow::as_select(),
+                    Option::<PersonEmailRow>::as_select(),
+                ))
+                .load(c)?;
+            let mut rows = rows.into_iter();
+            let Some((person, first)) = rows.next() else {
+                return Ok(None);
+            };
+            let emails = first
+                .into_iter()
+                .chain(rows.filter_map(|(_, e)| e))
+                .collect();
+            PersonRows { person, emails }.into_domain().map(Some)
         })
     }
 
@@ -173,13 +185,17 @@ impl PersonRepository for Store {
         let backend = self.backend();
         self.with("person", "", |c| {
             c.transaction(|c| {
-                let mut count = Sql::new(backend);
-                count.push("SELECT COUNT(*) AS n");
-                from_where(&mut count, &org, query);
-                let total: i64 = load_sql!(c, &count, CountRow)?.first().map_or(0, |r| r.n);
-                if query.count == 0 || total == 0 {
+                let count_all = |c: &mut DbConnection| -> DbResult<u64> {
+                    let mut count = Sql::new(backend);
+                    count.push("SELECT COUNT(*) AS n");
+                    from_where(&mut count, &org, query);
+                    Ok(load_sql!(c, &count, CountRow)?
+                        .first()
+                        .map_or(0, |r| u64::try_from(r.n).unwrap_or(0)))
+                };
+                if query.count == 0 {
                     return Ok(PersonPage {
-                        total: u64::try_from(total).unwrap_or(0),
+                        total: count_all(c)?,
                         people: Vec::new(),
                     });
                 }
@@ -191,11 +207,15 @@ impl PersonRepository for Store {
                     .into_iter()
                     .map(|r| r.id)
                     .collect();
+                // A first page that is not full holds every match: no COUNT
+                // needed (Okta's lookup by userName before each create).
+                let total = if query.start_index <= 1 && ids.len() < query.count as usize {
+                    ids.len() as u64
+                } else {
+                    count_all(c)?
+                };
                 let people = load_people(c, &org, &ids)?;
-                Ok(PersonPage {
-                    total: u64::try_from(total).unwrap_or(0),
-                    people,
-                })
+                Ok(PersonPage { total, people })
             })
         })
     }

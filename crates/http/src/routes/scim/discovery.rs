@@ -3,13 +3,13 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
-use equip_domain::api_key::Scope;
 use equip_scim::discovery;
 use equip_scim::list::list_response;
 
 use super::{base_url, scim_response};
-use crate::auth::Authenticated;
+use super::{run, ScimKey};
 use crate::error::{Area, HttpError};
+use crate::state::AppState;
 
 fn not_found(what: &str) -> HttpError {
     HttpError::new(
@@ -22,10 +22,11 @@ fn not_found(what: &str) -> HttpError {
 
 /// `GET /scim/v2/ServiceProviderConfig`.
 pub async fn service_provider_config(
-    auth: Authenticated,
+    key: ScimKey,
+    state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
-    auth.require(Scope::Scim)?;
+    run(&state, key, |_, _| Ok(())).await?;
     Ok(scim_response(
         StatusCode::OK,
         &discovery::service_provider_config(&base_url(&req)),
@@ -34,21 +35,23 @@ pub async fn service_provider_config(
 
 /// `GET /scim/v2/ResourceTypes`.
 pub async fn resource_types(
-    auth: Authenticated,
+    key: ScimKey,
+    state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
-    auth.require(Scope::Scim)?;
+    run(&state, key, |_, _| Ok(())).await?;
     let all = vec![discovery::user_resource_type(&base_url(&req))];
     Ok(scim_response(StatusCode::OK, &list_response(1, 1, all)))
 }
 
 /// `GET /scim/v2/ResourceTypes/{id}`.
 pub async fn resource_type(
-    auth: Authenticated,
+    key: ScimKey,
+    state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    auth.require(Scope::Scim)?;
+    run(&state, key, |_, _| Ok(())).await?;
     if id.as_str() != "User" {
         return Err(not_found("resource type"));
     }
@@ -59,8 +62,12 @@ pub async fn resource_type(
 }
 
 /// `GET /scim/v2/Schemas`.
-pub async fn schemas(auth: Authenticated, req: HttpRequest) -> Result<HttpResponse, HttpError> {
-    auth.require(Scope::Scim)?;
+pub async fn schemas(
+    key: ScimKey,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, HttpError> {
+    run(&state, key, |_, _| Ok(())).await?;
     let all = discovery::schemas(&base_url(&req));
     Ok(scim_response(
         StatusCode::OK,
@@ -70,11 +77,12 @@ pub async fn schemas(auth: Authenticated, req: HttpRequest) -> Result<HttpRespon
 
 /// `GET /scim/v2/Schemas/{id}`.
 pub async fn schema(
-    auth: Authenticated,
+    key: ScimKey,
+    state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    auth.require(Scope::Scim)?;
+    run(&state, key, |_, _| Ok(())).await?;
     discovery::schemas(&base_url(&req))
         .into_iter()
         .find(|s| s["id"].as_str() == Some(id.as_str()))

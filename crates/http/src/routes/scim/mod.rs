@@ -39,3 +39,74 @@ pub(crate) fn with_etag(mut resp: HttpResponse, tag: &str) -> HttpResponse {
 pub(crate) fn bad(scim_type: ScimType, source: &str, detail: impl Into<String>) -> HttpError {
     HttpError::bad_request(Area::Scim, source, detail).with_scim_type(scim_type)
 }
+
+/// The `Authorization` header of a SCIM request, read without touching the
+/// store: the key is checked in the same blocking call as the request's own
+/// store work ([`run`]), one hop to the blocking pool instead of two.
+/// `Bearer <key>` is accepted as `ApiKey <key>`: Okta and Microsoft Entra ID
+/// can only send bearer tokens.
+#[derive(Debug, Clone)]
+pub struct ScimKey(Option<Result<String, ()>>);
+
+impl actix_web::FromRequest for ScimKey {
+    type Error = HttpError;
+    type Future = std::future::Ready<Result<Self, HttpError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let header = req.headers().get(header::AUTHORIZATION).map(|v| {
+            v.to_str().map_err(|_| ()).map(|h| match h.split_once(' ') {
+                Some((scheme, key)) if scheme.eq_ignore_ascii_case("Bearer") => {
+                    format!("ApiKey {}", key.trim())
+                }
+                _ => h.to_owned(),
+            })
+        });
+        std::future::ready(Ok(Self(header)))
+    }
+}
+
+/// Authenticates `key` (scope `scim`) and runs `f` with the caller's
+/// organization, all on the blocking pool.
+pub(crate) async fn run<T, F>(
+    state: &crate::state::AppState,
+    key: ScimKey,
+    f: F,
+) -> Result<T, HttpError>
+where
+    F: FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
+        + Send
+        + 'static,
+    T: Send + 'static,
+{
+    use equip_domain::api_key::{AuthError, Scope};
+    use equip_domain::services::auth::{authenticate, AuthFailure};
+    let header = match key.0 {
+        None => return Err(HttpError::unauthorized(Area::Scim, AuthError::Missing)),
+        Some(Err(())) => return Err(HttpError::unauthorized(Area::Scim, AuthError::Malformed)),
+        Some(Ok(h)) => h,
+    };
+    let ports = state.ports();
+    actix_web::web::block(move || {
+        let caller = match authenticate(&*ports, Some(&header)) {
+            Ok(caller) => caller,
+            Err(AuthFailure::Refused(e)) => return Err(HttpError::unauthorized(Area::Scim, e)),
+            Err(AuthFailure::Store(e)) => return Err(HttpError::from_domain(Area::Scim, e.into())),
+        };
+        caller
+            .require(Scope::Scim)
+            .map_err(|e| HttpError::forbidden(Area::Scim, e))?;
+        f(&*ports, caller.organization_id)
+    })
+    .await
+    .map_err(|e| HttpError::internal(Area::Scim, &e))?
+}
+
+/// A domain error as a SCIM error (409 is `uniqueness`).
+pub(crate) fn domain(e: equip_domain::DomainError) -> HttpError {
+    let e = HttpError::from_domain(Area::Scim, e);
+    if e.status() == StatusCode::CONFLICT {
+        e.with_scim_type(ScimType::Uniqueness)
+    } else {
+        e
+    }
+}

@@ -6,7 +6,6 @@ use actix_web::http::header::{self, HeaderMap};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
-use equip_domain::api_key::Scope;
 use equip_domain::ids::{OrganizationId, PersonId};
 use equip_domain::person::Person;
 use equip_domain::services::people;
@@ -17,9 +16,7 @@ use equip_scim::projection::project;
 use equip_scim::user::{from_person, user_location, version_tag, ScimUser};
 use serde_json::Value;
 
-use super::{bad, base_url, scim_response, with_etag};
-use crate::auth::Authenticated;
-use crate::blocking;
+use super::{bad, base_url, domain, run, scim_response, with_etag, ScimKey};
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
 
@@ -29,14 +26,6 @@ fn param<'a>(q: &'a HashMap<String, String>, name: &str) -> Option<&'a str> {
     q.iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
         .map(|(_, v)| v.as_str())
-}
-
-fn scim_err(e: HttpError) -> HttpError {
-    if e.status() == StatusCode::CONFLICT {
-        e.with_scim_type(ScimType::Uniqueness)
-    } else {
-        e
-    }
 }
 
 fn list_error(e: ListError) -> HttpError {
@@ -135,39 +124,38 @@ fn to_person(body: Value, org: OrganizationId, id: PersonId) -> Result<Person, H
 
 async fn run_list(
     state: &AppState,
-    org: OrganizationId,
+    key: ScimKey,
     inputs: ListInputs,
     base: String,
 ) -> Result<HttpResponse, HttpError> {
     let query = inputs.query().map_err(list_error)?;
     let start = query.start_index;
-    let ports = state.ports();
-    let page = blocking::run(Area::Scim, move || people::list_people(&*ports, org, query)).await?;
-    let resources = page
-        .people
-        .iter()
-        .map(|p| {
-            project(
-                from_person(p, &base),
-                inputs.attributes.as_deref(),
-                inputs.excluded_attributes.as_deref(),
-            )
-        })
-        .collect();
-    Ok(scim_response(
-        StatusCode::OK,
-        &list_response(page.total, start, resources),
-    ))
+    let body = run(state, key, move |ports, org| {
+        let page = people::list_people(ports, org, query).map_err(domain)?;
+        let resources = page
+            .people
+            .iter()
+            .map(|p| {
+                project(
+                    from_person(p, &base),
+                    inputs.attributes.as_deref(),
+                    inputs.excluded_attributes.as_deref(),
+                )
+            })
+            .collect();
+        Ok(list_response(page.total, start, resources))
+    })
+    .await?;
+    Ok(scim_response(StatusCode::OK, &body))
 }
 
 /// `GET /scim/v2/Users`.
 pub async fn list(
-    auth: Authenticated,
+    key: ScimKey,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::Scim)?.organization_id;
     let get = |n: &str| param(&q, n).map(str::to_owned);
     let inputs = ListInputs {
         filter: get("filter"),
@@ -178,37 +166,34 @@ pub async fn list(
         attributes: get("attributes"),
         excluded_attributes: get("excludedAttributes"),
     };
-    run_list(&state, org, inputs, base_url(&req)).await
+    run_list(&state, key, inputs, base_url(&req)).await
 }
 
-/// `POST /scim/v2/Users/.search`.
+/// `POST /scim/v2/Users/.search` (and `/scim/v2/.search`).
 pub async fn search(
-    auth: Authenticated,
+    key: ScimKey,
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::Scim)?.organization_id;
     let inputs = ListInputs::from_search_body(&body).map_err(list_error)?;
-    run_list(&state, org, inputs, base_url(&req)).await
+    run_list(&state, key, inputs, base_url(&req)).await
 }
 
 /// `POST /scim/v2/Users`: 201 with the user, `Location` and `ETag`.
 pub async fn create(
-    auth: Authenticated,
+    key: ScimKey,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::Scim)?.organization_id;
-    let person = to_person(body.into_inner(), org, PersonId::new())?;
-    let ports = state.ports();
-    let created = blocking::run(Area::Scim, move || {
-        people::create_person(&*ports, person, Utc::now())
+    let body = body.into_inner();
+    let created = run(&state, key, move |ports, org| {
+        let person = to_person(body, org, PersonId::new())?;
+        people::create_person(ports, person, Utc::now()).map_err(domain)
     })
-    .await
-    .map_err(scim_err)?;
+    .await?;
     Ok(user_response(
         StatusCode::CREATED,
         &created,
@@ -217,22 +202,19 @@ pub async fn create(
     ))
 }
 
-async fn current(state: &AppState, org: OrganizationId, id: PersonId) -> Result<Person, HttpError> {
-    let ports = state.ports();
-    blocking::run(Area::Scim, move || people::get_person(&*ports, org, id)).await
-}
-
 /// `GET /scim/v2/Users/{id}`; 304 when `If-None-Match` names the current version.
 pub async fn get(
-    auth: Authenticated,
+    key: ScimKey,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::Scim)?.organization_id;
     let id = person_id(&id)?;
-    let person = current(&state, org, id).await?;
+    let person = run(&state, key, move |ports, org| {
+        people::get_person(ports, org, id).map_err(domain)
+    })
+    .await?;
     let not_modified = match tags(req.headers(), header::IF_NONE_MATCH) {
         Some(None) => true,
         Some(Some(v)) => v.contains(&person.version),
@@ -247,70 +229,74 @@ pub async fn get(
     Ok(user_response(StatusCode::OK, &person, &base_url(&req), &q))
 }
 
-/// Reads, changes with `change`, and writes the user; without `If-Match` a
-/// concurrent change is retried on the new version, with it 412.
-async fn update(
+/// Reads, changes with `change`, and writes the user in one blocking call;
+/// without `If-Match` a concurrent change is retried on the new version, with
+/// it the answer is 412.
+async fn update<F>(
     state: &AppState,
+    key: ScimKey,
     req: &HttpRequest,
-    org: OrganizationId,
     id: PersonId,
-    change: impl Fn(&Person) -> Result<Person, HttpError>,
-) -> Result<Person, HttpError> {
-    for _ in 0..5 {
-        let cur = current(state, org, id).await?;
-        let conditional = check_if_match(req.headers(), cur.version)?;
-        let replacement = change(&cur)?;
-        let ports = state.ports();
-        let result = blocking::run(Area::Scim, move || {
-            people::replace_person(&*ports, &cur, replacement, Utc::now())
-        })
-        .await
-        .map_err(scim_err)?;
-        match result {
-            Ok(p) => return Ok(p),
-            Err(_) if conditional => return Err(precondition_failed()),
-            Err(_) => continue,
+    change: F,
+) -> Result<Person, HttpError>
+where
+    F: Fn(&Person, OrganizationId) -> Result<Person, HttpError> + Send + 'static,
+{
+    let headers = req.headers().clone();
+    run(state, key, move |ports, org| {
+        for _ in 0..5 {
+            let cur = people::get_person(ports, org, id).map_err(domain)?;
+            let conditional = check_if_match(&headers, cur.version)?;
+            let replacement = change(&cur, org)?;
+            match people::replace_person(ports, &cur, replacement, Utc::now()).map_err(domain)? {
+                Ok(p) => return Ok(p),
+                Err(_) if conditional => return Err(precondition_failed()),
+                Err(_) => continue,
+            }
         }
-    }
-    Err(HttpError::new(
-        Area::Scim,
-        StatusCode::CONFLICT,
-        "user",
-        "the user is being changed concurrently; retry",
-    ))
+        Err(HttpError::new(
+            Area::Scim,
+            StatusCode::CONFLICT,
+            "user",
+            "the user is being changed concurrently; retry",
+        ))
+    })
+    .await
 }
 
 /// `PUT /scim/v2/Users/{id}`: 200 with the replaced user.
 pub async fn replace(
-    auth: Authenticated,
+    key: ScimKey,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::Scim)?.organization_id;
     let id = person_id(&id)?;
     let body = body.into_inner();
-    let person = update(&state, &req, org, id, |_| to_person(body.clone(), org, id)).await?;
+    let person = update(&state, key, &req, id, move |_, org| {
+        to_person(body.clone(), org, id)
+    })
+    .await?;
     Ok(user_response(StatusCode::OK, &person, &base_url(&req), &q))
 }
 
 /// `PATCH /scim/v2/Users/{id}`: 200 with the patched user.
 pub async fn patch(
-    auth: Authenticated,
+    key: ScimKey,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::Scim)?.organization_id;
     let id = person_id(&id)?;
     let ops = parse_patch(&body).map_err(patch_error)?;
     let base = base_url(&req);
-    let person = update(&state, &req, org, id, |cur| {
-        let mut doc = from_person(cur, &base);
+    let doc_base = base.clone();
+    let person = update(&state, key, &req, id, move |cur, org| {
+        let mut doc = from_person(cur, &doc_base);
         apply_patch(&mut doc, &ops).map_err(patch_error)?;
         to_person(doc, org, id)
     })
@@ -320,12 +306,11 @@ pub async fn patch(
 
 /// `DELETE /scim/v2/Users/{id}`: 204; offboarding starts.
 pub async fn delete(
-    auth: Authenticated,
+    key: ScimKey,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::Scim)?.organization_id;
     let id = person_id(&id)?;
     let expected = match tags(req.headers(), header::IF_MATCH) {
         None | Some(None) => None,
@@ -334,13 +319,16 @@ pub async fn delete(
             None => return Err(precondition_failed()),
         },
     };
-    let ports = state.ports();
-    let result = blocking::run(Area::Scim, move || {
-        people::offboard_person(&*ports, org, id, expected, Utc::now())
-    })
+    run(
+        &state,
+        key,
+        move |ports, org| match people::offboard_person(ports, org, id, expected, Utc::now())
+            .map_err(domain)?
+        {
+            Ok(_) => Ok(()),
+            Err(_) => Err(precondition_failed()),
+        },
+    )
     .await?;
-    match result {
-        Ok(_) => Ok(HttpResponse::NoContent().finish()),
-        Err(_) => Err(precondition_failed()),
-    }
+    Ok(HttpResponse::NoContent().finish())
 }

@@ -1,0 +1,1 @@
+DROP INDEX people_active_created_idx;
