@@ -26,6 +26,23 @@ use crate::store::Store;
 
 const DUPLICATE_USER_NAME: &str = "another user of the organization already has this userName";
 
+/// SQLite has one writer at a time, and a writer that finds the lock taken
+/// sleeps in growing steps (the busy handler) before it retries. Queuing this
+/// process's people writes on a mutex first hands the lock over without those
+/// sleeps; other processes and other writers still wait on the busy timeout.
+static SQLITE_WRITER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>> {
+    match c {
+        DbConnection::Sqlite(_) => Some(
+            SQLITE_WRITER
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        ),
+        DbConnection::Postgres(_) => None,
+    }
+}
+
 #[derive(QueryableByName)]
 struct IdRow {
     #[diesel(sql_type = Text)]
@@ -223,6 +240,7 @@ impl PersonRepository for Store {
     fn insert_person(&self, person: &Person) -> StoreResult<()> {
         self.with("person", DUPLICATE_USER_NAME, |c| {
             let rows = PersonRows::from_domain(person)?;
+            let _writer = sqlite_writer(c);
             write_transaction(c, |c| {
                 diesel::insert_into(people::table)
                     .values(&rows.person)
@@ -236,6 +254,7 @@ impl PersonRepository for Store {
         self.with("person", DUPLICATE_USER_NAME, |c| {
             let rows = PersonRows::from_domain(person)?;
             let p = rows.person;
+            let _writer = sqlite_writer(c);
             write_transaction(c, |c| {
                 let n = diesel::update(
                     people::table
@@ -297,6 +316,7 @@ impl PersonRepository for Store {
         let id = id.to_string();
         let now = db_time(at);
         self.with("person", "", |c| {
+            let _writer = sqlite_writer(c);
             write_transaction(c, |c| {
                 let target = people::table
                     .filter(people::id.eq(&id))
