@@ -59,10 +59,11 @@ for backend in $BACKENDS; do
   base="http://127.0.0.1:$port"
   for _ in $(seq 1 100); do curl -fs "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   auth="Authorization: ApiKey $key"
-  sample=$(curl -fsS -H "$auth" "$base/api/v1/inventory?size=1&deployStatuses=DEPLOYED")
+  sample=$(curl -fsS -H "$auth" "$base/api/v1/inventory?size=50&deployStatuses=DEPLOYED")
+  # A deployed, serialized item: a fragment of its serial and its assignee's email.
   read -r fragment email < <(python3 -c '
 import json, sys
-item = json.loads(sys.argv[1])["data"][0]
+item = next(i for i in json.loads(sys.argv[1])["data"] if i["serialNumber"])
 print(item["serialNumber"][3:9], item["assignedTo"]["label"])' "$sample")
   echo
   echo "== $backend: $ITEMS items, loaded by equip demo in $loaded; serial fragment '$fragment', assignee $email"
