@@ -97,7 +97,39 @@ macro_rules! bind_one {
     };
 }
 
+/// One person and their emails, in one statement (joined), so no transaction
+/// is needed for a consistent read; the statement is prepared once per connection.
+fn load_one(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Person>> {
+    let rows: Vec<(PersonRow, Option<PersonEmailRow>)> = people::table
+        .left_join(
+            person_emails::table.on(person_emails::person_id
+                .eq(people::id)
+                .and(person_emails::organization_id.eq(people::organization_id))),
+        )
+        .filter(people::id.eq(id))
+        .filter(people::organization_id.eq(org))
+        .order(person_emails::position.asc())
+        .select((
+            PersonRow::as_select(),
+            Option::<PersonEmailRow>::as_select(),
+        ))
+        .load(c)?;
+    let mut rows = rows.into_iter();
+    let Some((person, first)) = rows.next() else {
+        return Ok(None);
+    };
+    let emails = first
+        .into_iter()
+        .chain(rows.filter_map(|(_, e)| e))
+        .collect();
+    PersonRows { person, emails }.into_domain().map(Some)
+}
+
 fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<Vec<Person>> {
+    if let [id] = ids {
+        // The common case of a filter (Okta's and Entra's lookups).
+        return Ok(load_one(conn, org, id)?.into_iter().collect());
+    }
     let rows: Vec<PersonRow> = people::table
         .filter(people::organization_id.eq(org))
         .filter(people::id.eq_any(ids))
@@ -164,33 +196,7 @@ impl PersonRepository for Store {
     ) -> StoreResult<Option<Person>> {
         let org = organization.to_string();
         let id = id.to_string();
-        self.with("person", "", |c| {
-            // One statement (the person and their emails joined), so no
-            // transaction is needed for a consistent read.
-            let rows: Vec<(PersonRow, Option<PersonEmailRow>)> = people::table
-                .left_join(
-                    person_emails::table.on(person_emails::person_id
-                        .eq(people::id)
-                        .and(person_emails::organization_id.eq(people::organization_id))),
-                )
-                .filter(people::id.eq(&id))
-                .filter(people::organization_id.eq(&org))
-                .order(person_emails::position.asc())
-                .select((
-                    PersonRow::as_select(),
-                    Option::<PersonEmailRow>::as_select(),
-                ))
-                .load(c)?;
-            let mut rows = rows.into_iter();
-            let Some((person, first)) = rows.next() else {
-                return Ok(None);
-            };
-            let emails = first
-                .into_iter()
-                .chain(rows.filter_map(|(_, e)| e))
-                .collect();
-            PersonRows { person, emails }.into_domain().map(Some)
-        })
+        self.with("person", "", |c| load_one(c, &org, &id))
     }
 
     fn list_people(
