@@ -390,10 +390,33 @@ pub fn list_response(total: u64, start_index: u64, resources: Vec<Value>) -> Val
     })
 }
 
+/// A ListResponse as JSON text from resources already serialized (see
+/// [`crate::user::person_json`]).
+#[must_use]
+pub fn list_response_text(total: u64, start_index: u64, resources: &[String]) -> String {
+    format!(
+        "{{\"schemas\":[\"{}\"],\"totalResults\":{total},\"itemsPerPage\":{},\"startIndex\":{start_index},\"Resources\":[{}]}}",
+        schemas::LIST_RESPONSE,
+        resources.len(),
+        resources.join(",")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn list_text_matches_the_value_form() {
+        let text: Value =
+            serde_json::from_str(&list_response_text(7, 3, &["{\"id\":\"a\"}".to_owned()]))
+                .unwrap_or(Value::Null);
+        assert_eq!(text, list_response(7, 3, vec![json!({"id": "a"})]));
+        let empty: Value =
+            serde_json::from_str(&list_response_text(0, 1, &[])).unwrap_or(Value::Null);
+        assert_eq!(empty, list_response(0, 1, vec![]));
+    }
 
     #[test]
     fn entra_and_okta_filters_translate() {

@@ -419,11 +419,23 @@ pub fn user_location(base_url: &str, id: PersonId) -> String {
 /// attributes and empty multi-valued attributes are omitted.
 #[must_use]
 pub fn from_person(person: &Person, base_url: &str) -> Value {
+    // Serializing plain strings, booleans and numbers into a Value cannot fail.
+    serde_json::to_value(out_user(person, base_url)).unwrap_or(Value::Null)
+}
+
+/// [`from_person`] serialized straight to JSON text, without building a
+/// [`Value`] tree first (the common case: no `attributes` selection).
+#[must_use]
+pub fn person_json(person: &Person, base_url: &str) -> String {
+    serde_json::to_string(&out_user(person, base_url)).unwrap_or_default()
+}
+
+fn out_user<'a>(person: &'a Person, base_url: &str) -> OutUser<'a> {
     let name = (person.given_name.is_some() || person.family_name.is_some()).then_some(OutName {
         given_name: person.given_name.as_deref(),
         family_name: person.family_name.as_deref(),
     });
-    let user = OutUser {
+    OutUser {
         schemas: [schemas::USER, schemas::EQUIP_USER_EXTENSION],
         id: person.id.to_string(),
         external_id: person.external_id.as_deref(),
@@ -476,9 +488,7 @@ pub fn from_person(person: &Person, base_url: &str) -> Value {
             skip_user_activation: person.skip_user_activation,
             cpf_number: person.cpf_number.as_deref(),
         },
-    };
-    // Serializing plain strings, booleans and numbers into a Value cannot fail.
-    serde_json::to_value(user).unwrap_or(Value::Null)
+    }
 }
 
 /// Parses a boolean the way identity providers send it.
@@ -736,6 +746,15 @@ mod tests {
         assert_eq!(ext["skipUserActivation"], true);
         assert_eq!(ext["cpfNumber"], "529.982.247-25");
         assert!(v.get("password").is_none());
+    }
+
+    #[test]
+    fn json_text_and_value_agree() {
+        let p = parse(full_user())
+            .into_person(org(), pid(), Utc::now())
+            .unwrap();
+        let text: Value = serde_json::from_str(&person_json(&p, "http://x")).unwrap();
+        assert_eq!(text, from_person(&p, "http://x"));
     }
 
     #[test]

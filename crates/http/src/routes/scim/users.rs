@@ -10,13 +10,13 @@ use equip_domain::ids::{OrganizationId, PersonId};
 use equip_domain::person::Person;
 use equip_domain::services::people;
 use equip_scim::error::ScimType;
-use equip_scim::list::{list_response, ListError, ListInputs};
+use equip_scim::list::{list_response_text, ListError, ListInputs};
 use equip_scim::patch::{apply_patch, parse_patch, PatchError};
 use equip_scim::projection::project;
-use equip_scim::user::{from_person, user_location, version_tag, ScimUser};
+use equip_scim::user::{from_person, person_json, user_location, version_tag, ScimUser};
 use serde_json::Value;
 
-use super::{bad, base_url, domain, run, scim_response, with_etag, ScimKey};
+use super::{bad, base_url, domain, run, with_etag, ScimKey};
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
 
@@ -96,12 +96,16 @@ fn user_response(
     base: &str,
     q: &HashMap<String, String>,
 ) -> HttpResponse {
-    let body = project(
-        from_person(person, base),
-        param(q, "attributes"),
-        param(q, "excludedAttributes"),
-    );
-    let mut resp = with_etag(scim_response(status, &body), &version_tag(person.version));
+    let (attributes, excluded) = (param(q, "attributes"), param(q, "excludedAttributes"));
+    let body = if attributes.is_some() || excluded.is_some() {
+        project(from_person(person, base), attributes, excluded).to_string()
+    } else {
+        person_json(person, base)
+    };
+    let resp = HttpResponse::build(status)
+        .content_type(equip_scim::schemas::MEDIA_TYPE)
+        .body(body);
+    let mut resp = with_etag(resp, &version_tag(person.version));
     if status == StatusCode::CREATED {
         if let Ok(v) = header::HeaderValue::from_str(&user_location(base, person.id)) {
             resp.headers_mut().insert(header::LOCATION, v);
@@ -132,21 +136,29 @@ async fn run_list(
     let start = query.start_index;
     let body = run(state, key, move |ports, org| {
         let page = people::list_people(ports, org, query).map_err(domain)?;
-        let resources = page
+        let selected = inputs.attributes.is_some() || inputs.excluded_attributes.is_some();
+        let resources: Vec<String> = page
             .people
             .iter()
             .map(|p| {
-                project(
-                    from_person(p, &base),
-                    inputs.attributes.as_deref(),
-                    inputs.excluded_attributes.as_deref(),
-                )
+                if selected {
+                    project(
+                        from_person(p, &base),
+                        inputs.attributes.as_deref(),
+                        inputs.excluded_attributes.as_deref(),
+                    )
+                    .to_string()
+                } else {
+                    person_json(p, &base)
+                }
             })
             .collect();
-        Ok(list_response(page.total, start, resources))
+        Ok(list_response_text(page.total, start, &resources))
     })
     .await?;
-    Ok(scim_response(StatusCode::OK, &body))
+    Ok(HttpResponse::Ok()
+        .content_type(equip_scim::schemas::MEDIA_TYPE)
+        .body(body))
 }
 
 /// `GET /scim/v2/Users`.
