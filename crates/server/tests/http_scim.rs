@@ -3,6 +3,7 @@
 //! Entra ID send.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod support;
 
 use std::sync::Arc;
@@ -17,29 +18,6 @@ use equip_http::AppState;
 use serde_json::{json, Value};
 use support::scim::{deployed_item, entra_user, okta_user, package, EXT, PATCH_OP, SCIM};
 use support::{Client, TestApp};
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let app = super::TestApp::sqlite().await;
-                    super::$name(app).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[actix_web::test]
-                async fn $name() {
-                    let Some(app) = super::TestApp::postgres().await else { return };
-                    super::$name(app).await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(
     create_answers_201_with_the_user_location_and_etag,
