@@ -69,13 +69,18 @@ const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, pack
 /// After a bulk import, refreshes the query planner's statistics (PostgreSQL:
 /// `ANALYZE`; SQLite: `PRAGMA optimize`). Without it, PostgreSQL may keep
 /// plans made while the tables were small, e.g. sequential scans for the id
-/// lookups of the next import. Failures are logged only: the import is
+/// lookups of the next import; and vacuums the listing table, so that
+/// index-only scans serve deep pages. Failures are logged only: the import is
 /// already committed.
 pub(crate) fn refresh_statistics(c: &mut DbConnection) {
     let result = match &mut *c {
         DbConnection::Sqlite(c) => diesel::sql_query("PRAGMA optimize").execute(c),
         DbConnection::Postgres(c) => {
-            diesel::sql_query(format!("ANALYZE {IMPORTED_TABLES}")).execute(c)
+            // VACUUM marks the listing's pages all-visible, so that deep pages
+            // walk its index without visiting the table (index-only scans).
+            diesel::sql_query(format!("ANALYZE {IMPORTED_TABLES}"))
+                .execute(c)
+                .and_then(|_| diesel::sql_query("VACUUM inventory_listing").execute(c))
         }
     };
     if let Err(e) = result {

@@ -9,6 +9,9 @@ use equip_domain::ports::OrganizationRepository;
 use super::{connect, DatabaseConfig};
 use crate::cli::ServeArgs;
 
+/// Blocking threads per actix worker (actix's default is 512 / workers).
+const BLOCKING_THREADS_PER_WORKER: usize = 16;
+
 /// Opens and migrates the database, then runs the HTTP server until it is
 /// stopped (Ctrl-C or SIGTERM: actix shuts down gracefully).
 ///
@@ -44,7 +47,11 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     let bind = args.bind.clone();
     let workers = args.workers;
     let served = actix_web::rt::System::new().block_on(async move {
-        let server = HttpServer::new(move || equip_http::app(state.clone()));
+        // Store calls run on each worker's blocking pool. More blocking threads
+        // than pooled connections only queue on the pool (and each idle thread
+        // keeps a malloc arena): cap them near the pool size.
+        let server = HttpServer::new(move || equip_http::app(state.clone()))
+            .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER);
         let server = match workers {
             Some(n) => server.workers(n.max(1)),
             None => server,
