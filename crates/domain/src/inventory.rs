@@ -237,6 +237,18 @@ wire_enum! {
     }
 }
 
+impl Condition {
+    /// Position from best to worst (NEW = 0 … UNUSABLE = 6): the order of the
+    /// listing's `condition` sort key.
+    #[must_use]
+    pub fn rank(self) -> i32 {
+        Self::ALL
+            .iter()
+            .position(|c| *c == self)
+            .map_or(i32::MAX, |i| i as i32)
+    }
+}
+
 /// Who holds an item. The label (email or name) is derived when read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Assignment {
@@ -534,6 +546,9 @@ mod tests {
         );
         assert_eq!(DeployReason::ALL.len(), 35);
         assert_eq!(Condition::parse("USED_POOR").unwrap(), Condition::UsedPoor);
+        assert_eq!(Condition::New.rank(), 0);
+        assert!(Condition::UsedGood.rank() < Condition::UsedFair.rank());
+        assert_eq!(Condition::Unusable.rank(), 6);
         assert!(DeployStatus::parse("GIFTED").is_err());
         let json = serde_json::to_string(&DeployReason::LockedMdm).unwrap();
         assert_eq!(json, "\"LOCKED_MDM\"");

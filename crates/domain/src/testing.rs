@@ -15,7 +15,7 @@ use crate::ids::{
     WarehouseId,
 };
 use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind};
-use crate::inventory::{AssigneeType, Condition, InventoryItem};
+use crate::inventory::{AssigneeType, InventoryItem};
 use crate::inventory_level::InventoryLevel;
 use crate::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
@@ -671,13 +671,7 @@ fn sort_key(v: &InventoryItemView, key: SortKey) -> String {
         SortKey::DeployStatus => i.deploy_status.as_str().to_owned(),
         SortKey::DeployReason => i.deploy_reason.map(|r| r.as_str()).unwrap_or("").to_owned(),
         SortKey::Assignee => v.assignee_label.as_deref().unwrap_or("").to_lowercase(),
-        SortKey::Condition => format!(
-            "{:02}",
-            Condition::ALL
-                .iter()
-                .position(|c| *c == i.condition)
-                .unwrap_or(99)
-        ),
+        SortKey::Condition => format!("{:02}", i.condition.rank()),
         SortKey::RenewalDate => date(i.renewal_date),
         SortKey::Category => format!(
             "{}\u{0}{}",

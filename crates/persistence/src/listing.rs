@@ -19,6 +19,7 @@ use diesel::sql_types::{BigInt, Text, Timestamp};
 use diesel::sqlite::Sqlite;
 
 use equip_domain::ids::{InventoryItemId, OrganizationId};
+use equip_domain::inventory::Condition;
 use equip_domain::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
     SortDirection, SortKey,
@@ -193,8 +194,7 @@ pub(crate) enum Scope<'a> {
 const LISTING_SELECT: &str = "\
 SELECT i.id, i.organization_id, i.created_at, i.updated_at, i.deploy_status,
     COALESCE(i.deploy_reason, ''),
-    CASE i.condition WHEN 'NEW' THEN 0 WHEN 'USED_LIKE_NEW' THEN 1 WHEN 'USED_GOOD' THEN 2
-        WHEN 'USED_FAIR' THEN 3 WHEN 'USED' THEN 4 WHEN 'USED_POOR' THEN 5 ELSE 6 END,
+    {condition_rank},
     LOWER(COALESCE(i.serial_number, '')), i.sku_id, LOWER(s.title), LOWER(s.category_code),
     LOWER(s.vendor_sku), COALESCE(i.assignee_type, ''), COALESCE(i.assignee_id, ''),
     LOWER(COALESCE(p.user_name, w.name, o.name, '')), {renewal}, i.supplied_by,
@@ -213,6 +213,16 @@ const LISTING_COLUMNS: &str = "item_id, organization_id, created_at, updated_at,
      deploy_reason, condition_rank, serial_number, sku_id, product, category, vendor_sku, \
      assignee_type, assignee_id, assignee, renewal_date, supplied_by, search_text";
 
+/// `CASE i.condition WHEN 'NEW' THEN 0 … END`, from the domain's order.
+fn condition_rank() -> String {
+    let mut case = String::from("CASE i.condition");
+    for c in Condition::ALL {
+        case.push_str(&format!(" WHEN '{}' THEN {}", c.as_str(), c.rank()));
+    }
+    case.push_str(" ELSE 99 END");
+    case
+}
+
 fn listing_select(c: &DbConnection) -> String {
     let (renewal, nl) = match c {
         DbConnection::Sqlite(_) => ("COALESCE(i.renewal_date, '')", "char(10)"),
@@ -224,6 +234,7 @@ fn listing_select(c: &DbConnection) -> String {
     LISTING_SELECT
         .replace("{renewal}", renewal)
         .replace("{nl}", nl)
+        .replace("{condition_rank}", &condition_rank())
 }
 
 /// Rewrites the listing rows of the items in `scope` from the source tables.

@@ -19,6 +19,7 @@ on_both_backends!(
     other_changes_and_the_listing_follow,
     another_organizations_items_are_404,
     concurrent_changes_never_lose_an_update_silently,
+    a_renamed_person_is_listed_under_the_new_name,
 );
 
 fn seeded(app: &TestApp) -> Seeded {
@@ -378,4 +379,50 @@ async fn concurrent_changes_never_lose_an_update_silently(app: TestApp) {
     assert_eq!(ok + conflicts, 8, "{statuses:?}");
     let (_, v) = app.call(w.a.get(&format!("/api/v1/inventory/{id}"))).await;
     assert!(v["description"].as_str().unwrap().starts_with("writer "));
+}
+
+async fn a_renamed_person_is_listed_under_the_new_name(app: TestApp) {
+    use equip_domain::person::Email;
+    use equip_domain::ports::{PersonRepository, PersonWrite};
+    let s = seeded(&app);
+    let w = app.world();
+    let mut person = s.people[0].clone();
+    let (_, before) = app
+        .call(w.a.get(&format!("/api/v1/inventory?personId={}", person.id)))
+        .await;
+    let theirs: Vec<Value> = before["data"].as_array().unwrap().clone();
+    assert!(!theirs.is_empty());
+    // The identity provider renames the person (as a SCIM PUT or PATCH does).
+    let expected_version = person.version;
+    person.user_name = "zoe.lovelace@example.com".into();
+    person.emails = vec![Email {
+        value: "zoe.lovelace@example.com".into(),
+        kind: Some("work".into()),
+        primary: true,
+    }];
+    person.version += 1;
+    assert_eq!(
+        app.store.update_person(&person, expected_version).unwrap(),
+        PersonWrite::Done
+    );
+    let (_, after) = app
+        .call(w.a.get("/api/v1/inventory?assignedEmail=ZOE.LOVELACE@example.com"))
+        .await;
+    assert_eq!(after["data"].as_array().unwrap().len(), theirs.len());
+    for item in after["data"].as_array().unwrap() {
+        assert_eq!(item["assignedTo"]["label"], "zoe.lovelace@example.com");
+    }
+    let (_, old) = app
+        .call(w.a.get("/api/v1/inventory?assignedEmail=ada@example.com"))
+        .await;
+    assert_eq!(old["data"], json!([]));
+    // The assignee sort key follows the new label too: descending, "zoe…" now
+    // comes before "lisbon office" and "berlin central" (as "ada…" it came after).
+    let (_, sorted) = app
+        .call(w.a.get("/api/v1/inventory?sortBy=assignee&sortDirection=DESC&size=1"))
+        .await;
+    assert_eq!(
+        sorted["data"][0]["assignedTo"]["label"],
+        "zoe.lovelace@example.com"
+    );
 }
