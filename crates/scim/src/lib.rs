@@ -7,6 +7,7 @@
 //! `excludedAttributes` ([`projection`]); discovery ([`discovery`]). Bulk and
 //! CSV conversion join it later.
 
+pub mod csv;
 pub mod discovery;
 pub mod error;
 pub mod filter;

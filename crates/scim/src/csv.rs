@@ -1,0 +1,1492 @@
+//! The CSV upload of `POST /scim/v2/Users/csv` (API document endpoint 8,
+//! decisions §9), turned into SCIM Bulk operations. Pure: no I/O, no storage.
+//!
+//! # Use
+//!
+//! ```
+//! use equip_scim::csv::{CsvRow, CsvUpload};
+//!
+//! let file = "id,forename,surname,email,secondary_email,package_slug,address_line_1,\
+//!             addressLine2,state/region,city_code,country_code,postal_code,phone_number,\
+//!             send_activation_email,cpf_number\n\
+//!             ,Ana,Lima,ana@acme.example,,,,,,,,,,,\n";
+//! let upload = CsvUpload::parse(file.as_bytes())?; // header, UTF-8 and row-count checks
+//! assert_eq!(upload.rows(), 1);
+//! let packages = |_slug: &str| None; // slug → package id, loaded once per organization
+//! for row in upload.operations(packages) {
+//!     match row {
+//!         CsvRow::Operation(op) => assert_eq!(op.bulk_id, "row-1"),
+//!         CsvRow::Invalid(err) => panic!("{err}"),
+//!     }
+//! }
+//! # Ok::<(), equip_scim::csv::CsvError>(())
+//! ```
+//!
+//! [`CsvUpload::parse`] checks the whole file in one cheap pass before any row
+//! is handed out: at most [`MAX_CSV_BYTES`], UTF-8 only ([`CsvError::NotUtf8`]
+//! says at which byte, line and row), an optional UTF-8 BOM, the header row
+//! ([`COLUMNS`], in order; names compared case-insensitively, surrounding
+//! spaces ignored; otherwise [`CsvError::Header`] naming the first wrong
+//! column), and at most [`MAX_CSV_ROWS`] data rows ([`CsvError::TooManyRows`],
+//! 413). [`CsvUpload::operations`] then reads the file a second time and yields
+//! one [`CsvRow`] per data row, lazily: memory stays bounded by one record and
+//! one user, whatever the file size, and the caller takes the rows in chunks of
+//! the Bulk limit (`iter.by_ref().take(1000)`).
+//!
+//! Reading: RFC 4180 (double quotes, `""` inside quotes, commas and line breaks
+//! inside quoted fields), CRLF, LF or CR line ends. Every cell is trimmed of
+//! surrounding whitespace, and an empty cell is absent. Empty lines and rows
+//! whose cells are all empty (what spreadsheets export below the data) are
+//! skipped and not counted: `row-<n>` is the n-th non-blank row after the
+//! header.
+//!
+//! # From a row to a Bulk operation
+//!
+//! Row n becomes `{"method":"PUT","bulkId":"row-n","path":"/Users/<id>","data":<User>}`
+//! when `id` holds a UUID, else `{"method":"POST","bulkId":"row-n","path":"/Users","data":<User>}`.
+//! The User (the shape [`crate::user::ScimUser`] reads) has:
+//!
+//! | column | User attribute |
+//! |---|---|
+//! | `id` | `id` (PUT only) and the path |
+//! | `email` (required) | `userName`, and `emails[0]` `{value, type: "work", primary: true}` |
+//! | `secondary_email` | `emails[1]` `{value, type: "other", primary: false}`; left out when it equals `email` (case-insensitively) |
+//! | `forename`, `surname` | `name.givenName`, `name.familyName` |
+//! | `address_line_1`, `addressLine2` | `addresses[0].streetAddress`: the two lines joined by a line break; line breaks inside a cell are kept (CRLF becomes LF) |
+//! | `state/region`, `city_code`, `country_code`, `postal_code` | `addresses[0].region`, `.locality`, `.country`, `.postalCode` |
+//! | `phone_number` | `phoneNumbers[0]` `{value, primary: true}` (no type: the file does not say) |
+//! | `package_slug` | extension `packageId`, through the caller's slug resolver |
+//! | `send_activation_email` | extension `skipUserActivation`: `true`/`yes` → `false`, `false`/`no` → `true`, `null`/empty → not set (case-insensitive) |
+//! | `cpf_number` | extension `cpfNumber` |
+//!
+//! The address, present only when one of its six columns is not empty, has
+//! `type` `"home"` and `primary` `true`: the address in an equipment roster is
+//! where the equipment is shipped to, and `home` is the type the API document
+//! shows. `active` is not set, so it takes its default (`true`), also for a PUT.
+//!
+//! # Rows that fail alone
+//!
+//! A row that cannot be converted becomes [`CsvRow::Invalid`] with a
+//! [`RowError`] naming the column; the other rows still convert:
+//!
+//! | problem | status | `scimType` |
+//! |---|---|---|
+//! | not 15 fields | 400 | `invalidSyntax` |
+//! | `id` not a UUID | 400 | `invalidValue` |
+//! | `email` empty | 400 | `invalidValue` |
+//! | `package_slug` unknown to the resolver | 404 (as the single-user endpoints answer a `packageId` outside the organization) | none |
+//! | `send_activation_email` not one of the accepted words | 400 | `invalidValue` |
+//! | `country_code` `BR` (any case) and `cpf_number` empty | 400 | `invalidValue` |
+//!
+//! Only these are checked here; everything else (an email that does not look
+//! like one, CPF check digits, uniqueness) is checked by the domain when the
+//! operation runs, exactly as for a single `POST`/`PUT`. In particular two
+//! rows with the same email both convert (with their own bulkIds); when they
+//! run, the store answers the second with 409 `uniqueness` (a create) or
+//! applies both in order (replaces of the same id).
+
+use ::csv::{ReaderBuilder, StringRecord};
+use serde::Serialize;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::error::{ScimErrorBody, ScimType};
+use crate::schemas;
+
+/// Largest accepted upload, in bytes (10 MiB; decisions §9).
+pub const MAX_CSV_BYTES: usize = 10 * 1024 * 1024;
+
+/// Largest accepted number of data rows (decisions §9).
+pub const MAX_CSV_ROWS: usize = 50_000;
+
+/// The header row's columns, in order (API document, endpoint 8).
+pub const COLUMNS: [&str; 15] = [
+    "id",
+    "forename",
+    "surname",
+    "email",
+    "secondary_email",
+    "package_slug",
+    "address_line_1",
+    "addressLine2",
+    "state/region",
+    "city_code",
+    "country_code",
+    "postal_code",
+    "phone_number",
+    "send_activation_email",
+    "cpf_number",
+];
+
+const ID: usize = 0;
+const FORENAME: usize = 1;
+const SURNAME: usize = 2;
+const EMAIL: usize = 3;
+const SECONDARY_EMAIL: usize = 4;
+const PACKAGE_SLUG: usize = 5;
+const ADDRESS_LINE_1: usize = 6;
+const ADDRESS_LINE_2: usize = 7;
+const REGION: usize = 8;
+const CITY_CODE: usize = 9;
+const COUNTRY_CODE: usize = 10;
+const POSTAL_CODE: usize = 11;
+const PHONE_NUMBER: usize = 12;
+const SEND_ACTIVATION_EMAIL: usize = 13;
+const CPF_NUMBER: usize = 14;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Why a whole upload is refused (nothing of it runs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CsvError {
+    /// The file is larger than [`MAX_CSV_BYTES`] (413).
+    #[error("the file has {bytes} bytes; at most {max} are accepted")]
+    TooLarge {
+        /// Size of the upload.
+        bytes: usize,
+        /// [`MAX_CSV_BYTES`].
+        max: usize,
+    },
+    /// The file is not UTF-8 (400).
+    #[error("{}", not_utf8_message(*.byte, *.line, *.row))]
+    NotUtf8 {
+        /// Offset of the first invalid byte in the upload (0-based, a BOM included).
+        byte: usize,
+        /// Line of the file holding it (1-based).
+        line: usize,
+        /// Data row holding it (1-based, as in `row-<n>`); `None` for the header.
+        row: Option<usize>,
+    },
+    /// The file is empty: no header row (400).
+    #[error("the file is empty; its first row must be the header: {}", COLUMNS.join(","))]
+    MissingHeader,
+    /// The header row is not [`COLUMNS`] (400): the first wrong column.
+    #[error("{}", header_message(*.position, *.expected, .found.as_deref()))]
+    Header {
+        /// 1-based position of the first wrong column.
+        position: usize,
+        /// The column expected there; `None` when the header has too many columns.
+        expected: Option<&'static str>,
+        /// The name found there (trimmed); `None` when the header is too short.
+        found: Option<String>,
+    },
+    /// More than [`MAX_CSV_ROWS`] data rows (413).
+    #[error("the file has {rows} data rows; at most {max} are accepted")]
+    TooManyRows {
+        /// Data rows in the file.
+        rows: usize,
+        /// [`MAX_CSV_ROWS`].
+        max: usize,
+    },
+    /// The CSV reader failed (400). Not expected for in-memory input: the
+    /// reader accepts any byte sequence.
+    #[error("the file cannot be read as CSV: {0}")]
+    Malformed(String),
+}
+
+fn not_utf8_message(byte: usize, line: usize, row: Option<usize>) -> String {
+    let place = match row {
+        Some(n) => format!("row {n}"),
+        None => "the header row".to_owned(),
+    };
+    format!("the file is not UTF-8: invalid byte at offset {byte} (line {line}, {place}); save it as CSV UTF-8")
+}
+
+fn header_message(position: usize, expected: Option<&str>, found: Option<&str>) -> String {
+    match (expected, found) {
+        (Some(expected), Some(found)) => {
+            format!("header column {position}: expected {expected:?}, found {found:?}")
+        }
+        (Some(expected), None) => {
+            format!("header column {position}: expected {expected:?}, found no column")
+        }
+        (None, found) => format!(
+            "header column {position}: expected no more columns after cpf_number, found {:?}",
+            found.unwrap_or_default()
+        ),
+    }
+}
+
+impl CsvError {
+    /// The HTTP status to answer: 413 for [`CsvError::TooLarge`] and
+    /// [`CsvError::TooManyRows`], 400 otherwise.
+    #[must_use]
+    pub const fn status(&self) -> u16 {
+        match self {
+            Self::TooLarge { .. } | Self::TooManyRows { .. } => 413,
+            _ => 400,
+        }
+    }
+
+    /// The `scimType`: `invalidSyntax` for a 400, none for a 413.
+    #[must_use]
+    pub const fn scim_type(&self) -> Option<ScimType> {
+        match self {
+            Self::TooLarge { .. } | Self::TooManyRows { .. } => None,
+            _ => Some(ScimType::InvalidSyntax),
+        }
+    }
+
+    /// The RFC 7644 error body for this error.
+    #[must_use]
+    pub fn error_body(&self) -> ScimErrorBody {
+        ScimErrorBody::new(self.status(), self.scim_type(), self.to_string())
+    }
+}
+
+/// A data row that cannot become an operation. It fails alone: the handler
+/// answers it in the BulkResponse as the operation it would have been.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{detail}")]
+pub struct RowError {
+    /// `row-<n>`.
+    pub bulk_id: String,
+    /// n: the 1-based data row.
+    pub row: usize,
+    /// The column at fault (one of [`COLUMNS`]); `None` for a wrong field count.
+    pub column: Option<&'static str>,
+    /// The method the row would have had: `PUT` when `id` is a UUID, else `POST`.
+    pub method: &'static str,
+    /// The path it would have had: `/Users/<id>` or `/Users`.
+    pub path: String,
+    /// HTTP status: 400, or 404 for an unknown package slug.
+    pub status: u16,
+    /// `invalidValue`, `invalidSyntax` for a wrong field count, none with 404.
+    pub scim_type: Option<ScimType>,
+    /// Says the row and the column, e.g. `row 3, column package_slug: no package with slug "x"`.
+    pub detail: String,
+}
+
+impl RowError {
+    /// The RFC 7644 error body for this row (the `response` of its BulkResponse entry).
+    #[must_use]
+    pub fn error_body(&self) -> ScimErrorBody {
+        ScimErrorBody::new(self.status, self.scim_type, self.detail.clone())
+    }
+}
+
+/// One Bulk operation built from a data row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvOperation {
+    /// `row-<n>`.
+    pub bulk_id: String,
+    /// `POST` (no `id`) or `PUT`.
+    pub method: &'static str,
+    /// `/Users` or `/Users/<id>`.
+    pub path: String,
+    /// The User resource.
+    pub data: Value,
+}
+
+impl CsvOperation {
+    /// The operation as a BulkRequest `Operations` entry:
+    /// `{"method","bulkId","path","data"}`.
+    #[must_use]
+    pub fn into_json(self) -> Value {
+        json!({
+            "method": self.method,
+            "bulkId": self.bulk_id,
+            "path": self.path,
+            "data": self.data,
+        })
+    }
+}
+
+/// What one data row became.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CsvRow {
+    /// A Bulk operation to run.
+    Operation(CsvOperation),
+    /// A row that fails on its own.
+    Invalid(RowError),
+}
+
+impl CsvRow {
+    /// The row's `bulkId`, `row-<n>`.
+    #[must_use]
+    pub fn bulk_id(&self) -> &str {
+        match self {
+            Self::Operation(op) => &op.bulk_id,
+            Self::Invalid(err) => &err.bulk_id,
+        }
+    }
+}
+
+/// A CSV upload whose size, encoding, header and row count have been checked.
+/// Borrows the uploaded bytes; holds nothing else.
+#[derive(Debug, Clone, Copy)]
+pub struct CsvUpload<'a> {
+    /// The file without its BOM; valid UTF-8.
+    data: &'a [u8],
+    /// Non-blank data rows.
+    rows: usize,
+}
+
+impl<'a> CsvUpload<'a> {
+    /// Checks `bytes` (the uploaded file) in one pass that keeps a single
+    /// record in memory.
+    ///
+    /// # Errors
+    /// [`CsvError::TooLarge`] past [`MAX_CSV_BYTES`], [`CsvError::NotUtf8`],
+    /// [`CsvError::MissingHeader`] for an empty file, [`CsvError::Header`]
+    /// naming the first wrong column, [`CsvError::TooManyRows`] past
+    /// [`MAX_CSV_ROWS`].
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, CsvError> {
+        if bytes.len() > MAX_CSV_BYTES {
+            return Err(CsvError::TooLarge {
+                bytes: bytes.len(),
+                max: MAX_CSV_BYTES,
+            });
+        }
+        // csv-core skips a leading BOM as well; taking it off here keeps
+        // `data` BOM-free whatever reads it, and the offsets exact.
+        let (data, bom) = match bytes.strip_prefix(BOM) {
+            Some(rest) => (rest, BOM.len()),
+            None => (bytes, 0),
+        };
+        if let Err(e) = std::str::from_utf8(data) {
+            return Err(not_utf8(data, e.valid_up_to(), bom));
+        }
+        let mut reader = reader(data);
+        let mut record = StringRecord::new();
+        if !next_non_blank(&mut reader, &mut record)? {
+            return Err(CsvError::MissingHeader);
+        }
+        check_header(&record)?;
+        let mut rows = 0;
+        while next_non_blank(&mut reader, &mut record)? {
+            rows += 1;
+        }
+        if rows > MAX_CSV_ROWS {
+            return Err(CsvError::TooManyRows {
+                rows,
+                max: MAX_CSV_ROWS,
+            });
+        }
+        Ok(Self { data, rows })
+    }
+
+    /// The number of data rows: as many as [`CsvUpload::operations`] yields.
+    #[must_use]
+    pub const fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The rows as Bulk operations, in file order, converted one at a time
+    /// as the iterator advances. `packages` resolves a `package_slug` (trimmed)
+    /// to the package id of the caller's organization, e.g.
+    /// `|slug| by_slug.get(slug).cloned()` over a map loaded once.
+    pub fn operations<F>(&self, packages: F) -> CsvOperations<'a, F>
+    where
+        F: Fn(&str) -> Option<String>,
+    {
+        let mut reader = reader(self.data);
+        let mut record = StringRecord::new();
+        // The header, checked by `parse`.
+        let _ = next_non_blank(&mut reader, &mut record);
+        CsvOperations {
+            reader,
+            record,
+            row: 0,
+            rows: self.rows,
+            packages,
+            failed: false,
+        }
+    }
+}
+
+/// The iterator of [`CsvUpload::operations`]: one [`CsvRow`] per data row.
+pub struct CsvOperations<'a, F> {
+    reader: ::csv::Reader<&'a [u8]>,
+    record: StringRecord,
+    row: usize,
+    rows: usize,
+    packages: F,
+    failed: bool,
+}
+
+impl<F> std::fmt::Debug for CsvOperations<'_, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CsvOperations")
+            .field("row", &self.row)
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F> Iterator for CsvOperations<'_, F>
+where
+    F: Fn(&str) -> Option<String>,
+{
+    type Item = CsvRow;
+
+    fn next(&mut self) -> Option<CsvRow> {
+        if self.failed {
+            return None;
+        }
+        match next_non_blank(&mut self.reader, &mut self.record) {
+            Ok(false) => None,
+            Ok(true) => {
+                self.row += 1;
+                Some(convert(self.row, &self.record, &self.packages))
+            }
+            Err(err) => {
+                // Not reachable after `parse` read the same bytes; fail this row
+                // and stop rather than loop.
+                self.failed = true;
+                self.row += 1;
+                Some(CsvRow::Invalid(RowError {
+                    bulk_id: format!("row-{}", self.row),
+                    row: self.row,
+                    column: None,
+                    method: "POST",
+                    path: "/Users".to_owned(),
+                    status: 400,
+                    scim_type: Some(ScimType::InvalidSyntax),
+                    detail: format!("row {}: {err}", self.row),
+                }))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = if self.failed {
+            0
+        } else {
+            self.rows.saturating_sub(self.row)
+        };
+        (left, Some(left))
+    }
+}
+
+fn reader(data: &[u8]) -> ::csv::Reader<&[u8]> {
+    ReaderBuilder::new()
+        .has_headers(false)
+        // Rows with the wrong number of fields fail alone, not the file.
+        .flexible(true)
+        .from_reader(data)
+}
+
+/// Reads the next record that has a non-empty cell; `false` at the end.
+fn next_non_blank(
+    reader: &mut ::csv::Reader<&[u8]>,
+    record: &mut StringRecord,
+) -> Result<bool, CsvError> {
+    loop {
+        if !reader
+            .read_record(record)
+            .map_err(|e| CsvError::Malformed(e.to_string()))?
+        {
+            return Ok(false);
+        }
+        if record.iter().any(|cell| !cell.trim().is_empty()) {
+            return Ok(true);
+        }
+    }
+}
+
+fn check_header(record: &StringRecord) -> Result<(), CsvError> {
+    for (i, expected) in COLUMNS.iter().enumerate() {
+        match record.get(i).map(str::trim) {
+            Some(found) if found.eq_ignore_ascii_case(expected) => {}
+            found => {
+                return Err(CsvError::Header {
+                    position: i + 1,
+                    expected: Some(expected),
+                    found: found.map(str::to_owned),
+                })
+            }
+        }
+    }
+    match record.get(COLUMNS.len()) {
+        None => Ok(()),
+        Some(extra) => Err(CsvError::Header {
+            position: COLUMNS.len() + 1,
+            expected: None,
+            found: Some(extra.trim().to_owned()),
+        }),
+    }
+}
+
+/// Locates the invalid byte at `offset` of `data` (the file after a BOM of
+/// `bom` bytes): its line, and the record holding it.
+fn not_utf8(data: &[u8], offset: usize, bom: usize) -> CsvError {
+    let prefix = data.get(..offset).unwrap_or(data);
+    let line = 1 + prefix.iter().filter(|&&b| b == b'\n').count();
+    // Count the records that start at or before the bad byte (byte records:
+    // the reader itself does not care about UTF-8 there).
+    let mut reader = reader(data);
+    let mut record = ::csv::ByteRecord::new();
+    let mut started = 0usize; // non-blank records started at or before `offset`
+    while let Ok(true) = reader.read_byte_record(&mut record) {
+        let start = record.position().map_or(0, ::csv::Position::byte);
+        if usize::try_from(start).unwrap_or(usize::MAX) > offset {
+            break;
+        }
+        if record.iter().any(|cell| !cell.trim_ascii().is_empty()) {
+            started += 1;
+        }
+    }
+    CsvError::NotUtf8 {
+        byte: bom + offset,
+        line,
+        // Record 1 is the header; the invalid byte is not blank, so its record counts.
+        row: started.checked_sub(1).filter(|&n| n > 0),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutUser<'r> {
+    schemas: [&'static str; 2],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    user_name: &'r str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<OutName<'r>>,
+    emails: Vec<OutMultiValue<'r>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    phone_numbers: Vec<OutMultiValue<'r>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    addresses: Vec<OutAddress<'r>>,
+    #[serde(
+        rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User",
+        skip_serializing_if = "OutExtension::is_empty"
+    )]
+    extension: OutExtension<'r>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutName<'r> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    given_name: Option<&'r str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    family_name: Option<&'r str>,
+}
+
+#[derive(Serialize)]
+struct OutMultiValue<'r> {
+    value: &'r str,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    primary: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutAddress<'r> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    primary: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    street_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locality: Option<&'r str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<&'r str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    postal_code: Option<&'r str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    country: Option<&'r str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutExtension<'r> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    package_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skip_user_activation: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpf_number: Option<&'r str>,
+}
+
+impl OutExtension<'_> {
+    fn is_empty(&self) -> bool {
+        self.package_id.is_none()
+            && self.skip_user_activation.is_none()
+            && self.cpf_number.is_none()
+    }
+}
+
+/// `send_activation_email` → `skipUserActivation`: `Ok(None)` when not set.
+fn skip_user_activation(raw: Option<&str>) -> Result<Option<bool>, ()> {
+    let Some(raw) = raw else { return Ok(None) };
+    match raw.to_ascii_lowercase().as_str() {
+        "true" | "yes" => Ok(Some(false)),
+        "false" | "no" => Ok(Some(true)),
+        "null" => Ok(None),
+        _ => Err(()),
+    }
+}
+
+/// `address_line_1` and `addressLine2` as one `streetAddress`, line breaks kept
+/// (CRLF and CR as LF).
+fn street_address(line1: Option<&str>, line2: Option<&str>) -> Option<String> {
+    let joined = match (line1, line2) {
+        (Some(a), Some(b)) => format!("{a}\n{b}"),
+        (Some(a), None) | (None, Some(a)) => a.to_owned(),
+        (None, None) => return None,
+    };
+    Some(joined.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+fn convert<F>(row: usize, record: &StringRecord, packages: &F) -> CsvRow
+where
+    F: Fn(&str) -> Option<String>,
+{
+    let bulk_id = format!("row-{row}");
+    let fail = |column: Option<&'static str>,
+                method: &'static str,
+                path: String,
+                status: u16,
+                scim_type: Option<ScimType>,
+                message: String| {
+        let detail = match column {
+            Some(column) => format!("row {row}, column {column}: {message}"),
+            None => format!("row {row}: {message}"),
+        };
+        CsvRow::Invalid(RowError {
+            bulk_id: bulk_id.clone(),
+            row,
+            column,
+            method,
+            path,
+            status,
+            scim_type,
+            detail,
+        })
+    };
+    if record.len() != COLUMNS.len() {
+        return fail(
+            None,
+            "POST",
+            "/Users".to_owned(),
+            400,
+            Some(ScimType::InvalidSyntax),
+            format!(
+                "expected {} fields (the header's columns), found {}",
+                COLUMNS.len(),
+                record.len()
+            ),
+        );
+    }
+    let cell = |i: usize| record.get(i).map(str::trim).filter(|c| !c.is_empty());
+
+    let id = match cell(ID) {
+        None => None,
+        Some(raw) => match Uuid::parse_str(raw) {
+            Ok(id) => Some(id.to_string()),
+            Err(_) => {
+                return fail(
+                    Some(COLUMNS[ID]),
+                    "POST",
+                    "/Users".to_owned(),
+                    400,
+                    Some(ScimType::InvalidValue),
+                    format!("{raw:?} is not a UUID"),
+                )
+            }
+        },
+    };
+    let (method, path) = match &id {
+        Some(id) => ("PUT", format!("/Users/{id}")),
+        None => ("POST", "/Users".to_owned()),
+    };
+    let invalid = |column: usize, message: String| {
+        fail(
+            Some(COLUMNS[column]),
+            method,
+            path.clone(),
+            400,
+            Some(ScimType::InvalidValue),
+            message,
+        )
+    };
+
+    let Some(email) = cell(EMAIL) else {
+        return invalid(EMAIL, "required (it is the user's userName)".to_owned());
+    };
+    let package_id = match cell(PACKAGE_SLUG) {
+        None => None,
+        Some(slug) => match packages(slug) {
+            Some(id) => Some(id),
+            None => {
+                return fail(
+                    Some(COLUMNS[PACKAGE_SLUG]),
+                    method,
+                    path.clone(),
+                    404,
+                    None,
+                    format!("no package with slug {slug:?}"),
+                )
+            }
+        },
+    };
+    let Ok(skip_user_activation) = skip_user_activation(cell(SEND_ACTIVATION_EMAIL)) else {
+        return invalid(
+            SEND_ACTIVATION_EMAIL,
+            format!(
+                "{:?} is not one of true, false, yes, no, null",
+                cell(SEND_ACTIVATION_EMAIL).unwrap_or_default()
+            ),
+        );
+    };
+    let country = cell(COUNTRY_CODE);
+    let cpf_number = cell(CPF_NUMBER);
+    if cpf_number.is_none() && country.is_some_and(|c| c.eq_ignore_ascii_case("BR")) {
+        return invalid(
+            CPF_NUMBER,
+            "required for users in Brazil (country_code BR)".to_owned(),
+        );
+    }
+
+    let user = out_user(
+        &cell,
+        id,
+        email,
+        OutExtension {
+            package_id,
+            skip_user_activation,
+            cpf_number,
+        },
+    );
+    match serde_json::to_value(&user) {
+        Ok(data) => CsvRow::Operation(CsvOperation {
+            bulk_id: bulk_id.clone(),
+            method,
+            path,
+            data,
+        }),
+        // Strings and booleans always serialize; kept as a row failure rather than a panic.
+        Err(e) => fail(
+            None,
+            method,
+            path.clone(),
+            500,
+            None,
+            format!("cannot build the user: {e}"),
+        ),
+    }
+}
+
+/// The User of a row whose checks passed; `cell(i)` is the trimmed, non-empty cell `i`.
+fn out_user<'r>(
+    cell: &impl Fn(usize) -> Option<&'r str>,
+    id: Option<String>,
+    email: &'r str,
+    extension: OutExtension<'r>,
+) -> OutUser<'r> {
+    let mut emails = vec![OutMultiValue {
+        value: email,
+        kind: Some("work"),
+        primary: true,
+    }];
+    if let Some(secondary) = cell(SECONDARY_EMAIL).filter(|s| !s.eq_ignore_ascii_case(email)) {
+        emails.push(OutMultiValue {
+            value: secondary,
+            kind: Some("other"),
+            primary: false,
+        });
+    }
+    let (given_name, family_name) = (cell(FORENAME), cell(SURNAME));
+    let name = (given_name.is_some() || family_name.is_some()).then_some(OutName {
+        given_name,
+        family_name,
+    });
+    let has_address = [
+        ADDRESS_LINE_1,
+        ADDRESS_LINE_2,
+        REGION,
+        CITY_CODE,
+        COUNTRY_CODE,
+        POSTAL_CODE,
+    ]
+    .into_iter()
+    .any(|i| cell(i).is_some());
+    let addresses = if has_address {
+        vec![OutAddress {
+            kind: "home",
+            primary: true,
+            street_address: street_address(cell(ADDRESS_LINE_1), cell(ADDRESS_LINE_2)),
+            locality: cell(CITY_CODE),
+            region: cell(REGION),
+            postal_code: cell(POSTAL_CODE),
+            country: cell(COUNTRY_CODE),
+        }]
+    } else {
+        Vec::new()
+    };
+    let phone_numbers = cell(PHONE_NUMBER)
+        .map(|value| OutMultiValue {
+            value,
+            kind: None,
+            primary: true,
+        })
+        .into_iter()
+        .collect();
+    OutUser {
+        schemas: [schemas::USER, schemas::EQUIP_USER_EXTENSION],
+        id,
+        user_name: email,
+        name,
+        emails,
+        phone_numbers,
+        addresses,
+        extension,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    const HEADER: &str = "id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,state/region,city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number";
+    const PACKAGE: &str = "9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b";
+    const USER_ID: &str = "6f1c2f4e-8d1b-4a53-9a43-3c1c8a0f4b11";
+
+    fn packages() -> HashMap<String, String> {
+        HashMap::from([("laptop-basic".to_owned(), PACKAGE.to_owned())])
+    }
+
+    /// All rows of `file`, with the `laptop-basic` package known.
+    fn rows_of(file: &[u8]) -> Vec<CsvRow> {
+        let map = packages();
+        let upload = CsvUpload::parse(file).expect("the file is accepted");
+        let rows: Vec<CsvRow> = upload.operations(|s: &str| map.get(s).cloned()).collect();
+        assert_eq!(rows.len(), upload.rows(), "rows() matches what is yielded");
+        rows
+    }
+
+    fn file(rows: &[&str]) -> String {
+        let mut text = format!("{HEADER}\n");
+        for row in rows {
+            text.push_str(row);
+            text.push('\n');
+        }
+        text
+    }
+
+    fn op(row: &CsvRow) -> &CsvOperation {
+        match row {
+            CsvRow::Operation(op) => op,
+            CsvRow::Invalid(err) => panic!("row failed: {err:?}"),
+        }
+    }
+
+    fn invalid(row: &CsvRow) -> &RowError {
+        match row {
+            CsvRow::Invalid(err) => err,
+            CsvRow::Operation(op) => panic!("row converted: {op:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_rows_become_posts_with_row_bulk_ids() {
+        let text = file(&[
+            ",João,Silva,joao@acme.example,joao@home.example,laptop-basic,\"Rua Augusta, 1500\",Apto 42,SP,São Paulo,BR,01304-001,+55 11 91234-5678,yes,529.982.247-25",
+            ",Ana,Lima,ana@acme.example,,,,,,,,,,,",
+        ]);
+        let rows = rows_of(text.as_bytes());
+        assert_eq!(rows.len(), 2);
+        let first = op(&rows[0]).clone();
+        assert_eq!(
+            first.into_json(),
+            json!({
+                "method": "POST",
+                "bulkId": "row-1",
+                "path": "/Users",
+                "data": {
+                    "schemas": [schemas::USER, schemas::EQUIP_USER_EXTENSION],
+                    "userName": "joao@acme.example",
+                    "name": {"givenName": "João", "familyName": "Silva"},
+                    "emails": [
+                        {"value": "joao@acme.example", "type": "work", "primary": true},
+                        {"value": "joao@home.example", "type": "other", "primary": false}
+                    ],
+                    "phoneNumbers": [{"value": "+55 11 91234-5678", "primary": true}],
+                    "addresses": [{
+                        "type": "home", "primary": true,
+                        "streetAddress": "Rua Augusta, 1500\nApto 42",
+                        "locality": "São Paulo", "region": "SP",
+                        "postalCode": "01304-001", "country": "BR"
+                    }],
+                    "urn:ietf:params:scim:schemas:extension:equip:1.0:User": {
+                        "packageId": PACKAGE,
+                        "skipUserActivation": false,
+                        "cpfNumber": "529.982.247-25"
+                    }
+                }
+            })
+        );
+        let second = op(&rows[1]);
+        assert_eq!((second.bulk_id.as_str(), second.method), ("row-2", "POST"));
+        assert_eq!(
+            second.data,
+            json!({
+                "schemas": [schemas::USER, schemas::EQUIP_USER_EXTENSION],
+                "userName": "ana@acme.example",
+                "name": {"givenName": "Ana", "familyName": "Lima"},
+                "emails": [{"value": "ana@acme.example", "type": "work", "primary": true}]
+            })
+        );
+    }
+
+    #[test]
+    fn the_user_is_what_scim_user_reads_and_the_domain_accepts() {
+        let text = file(&[
+            &format!("{USER_ID},João,Silva,joao@acme.example,joao@home.example,laptop-basic,Rua Augusta 1500,Apto 42,SP,São Paulo,br,01304-001,+55 11 91234-5678,no,529.982.247-25"),
+        ]);
+        let rows = rows_of(text.as_bytes());
+        let user: crate::user::ScimUser =
+            serde_json::from_value(op(&rows[0]).data.clone()).unwrap();
+        let org = equip_domain::ids::OrganizationId::parse("0b3c6a8e-1d5f-4a8e-9a0c-2f1e3d4c5b6a")
+            .unwrap();
+        let id = equip_domain::ids::PersonId::parse(USER_ID).unwrap();
+        let person = user.into_person(org, id, chrono::Utc::now()).unwrap();
+        person.validate().unwrap();
+        assert_eq!(person.user_name, "joao@acme.example");
+        assert_eq!(person.emails.len(), 2);
+        assert_eq!(person.skip_user_activation, Some(true));
+        assert_eq!(
+            person.package_id.map(|p| p.to_string()).as_deref(),
+            Some(PACKAGE)
+        );
+        assert_eq!(
+            person.addresses[0].street_address.as_deref(),
+            Some("Rua Augusta 1500\nApto 42")
+        );
+        assert!(person.lives_in_brazil());
+    }
+
+    #[test]
+    fn an_id_makes_a_put_on_its_path() {
+        let upper = USER_ID.to_uppercase();
+        let text = file(&[
+            &format!("{USER_ID},Ana,Lima,ana@acme.example,,,,,,,,,,,"),
+            &format!("  {upper} ,Bia,Reis,bia@acme.example,,,,,,,,,,,"),
+        ]);
+        let rows = rows_of(text.as_bytes());
+        let put = op(&rows[0]);
+        assert_eq!(
+            (put.bulk_id.as_str(), put.method, put.path.as_str()),
+            ("row-1", "PUT", format!("/Users/{USER_ID}").as_str())
+        );
+        assert_eq!(put.data["id"], USER_ID);
+        let json = put.clone().into_json();
+        assert_eq!(json["method"], "PUT");
+        assert_eq!(json["bulkId"], "row-1");
+        assert_eq!(json["path"], format!("/Users/{USER_ID}"));
+        // Trimmed, and written in the canonical (lower-case) form.
+        assert_eq!(op(&rows[1]).path, format!("/Users/{USER_ID}"));
+        assert_eq!(op(&rows[1]).method, "PUT");
+    }
+
+    #[test]
+    fn a_bom_is_skipped() {
+        let mut bytes = BOM.to_vec();
+        bytes.extend_from_slice(file(&[",Ana,Lima,ana@acme.example,,,,,,,,,,,"]).as_bytes());
+        let rows = rows_of(&bytes);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(op(&rows[0]).data["userName"], "ana@acme.example");
+        // Also before a quoted first cell (the BOM is taken off before the
+        // CSV reader sees it, so the quote opens the cell).
+        let mut quoted = BOM.to_vec();
+        quoted.extend_from_slice(b"\"id\"");
+        quoted.extend_from_slice(HEADER.trim_start_matches("id").as_bytes());
+        quoted.extend_from_slice(b"\r\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\r\n");
+        assert_eq!(rows_of(&quoted), rows);
+    }
+
+    #[test]
+    fn crlf_lf_and_cr_line_ends_read_the_same() {
+        let lf = file(&[
+            ",Ana,Lima,ana@acme.example,,,,,,,,,,,",
+            ",Bia,Reis,bia@acme.example,,,,,,,,,,,",
+        ]);
+        let crlf = lf.replace('\n', "\r\n");
+        let cr = lf.replace('\n', "\r");
+        let no_final_newline = lf.trim_end().to_owned();
+        let expected = rows_of(lf.as_bytes());
+        assert_eq!(expected.len(), 2);
+        assert_eq!(rows_of(crlf.as_bytes()), expected);
+        assert_eq!(rows_of(cr.as_bytes()), expected);
+        assert_eq!(rows_of(no_final_newline.as_bytes()), expected);
+        assert_eq!(op(&expected[1]).data["name"]["familyName"], "Reis");
+    }
+
+    #[test]
+    fn quoted_commas_and_quotes_stay_in_their_cell() {
+        let text = file(&[
+            ",\"Ana, Maria\",\"O\"\"Brien\",ana@acme.example,,,\"Rua A, 10, fundos\",,,\"Rio de Janeiro, RJ\",,,,,",
+        ]);
+        let rows = rows_of(text.as_bytes());
+        let data = &op(&rows[0]).data;
+        assert_eq!(data["name"]["givenName"], "Ana, Maria");
+        assert_eq!(data["name"]["familyName"], "O\"Brien");
+        assert_eq!(data["addresses"][0]["streetAddress"], "Rua A, 10, fundos");
+        assert_eq!(data["addresses"][0]["locality"], "Rio de Janeiro, RJ");
+    }
+
+    #[test]
+    fn line_breaks_inside_an_address_are_kept() {
+        let lf = file(&[
+            ",Ana,Lima,ana@acme.example,,,\"Rua Augusta, 1500\nBloco B\",\"Apto 42\",SP,São Paulo,BR,01304-001,,,529.982.247-25",
+            ",Bia,Reis,bia@acme.example,,,,,,,,,,,",
+        ]);
+        let rows = rows_of(lf.as_bytes());
+        assert_eq!(rows.len(), 2, "the quoted line break does not start a row");
+        assert_eq!(
+            op(&rows[0]).data["addresses"][0]["streetAddress"],
+            "Rua Augusta, 1500\nBloco B\nApto 42"
+        );
+        assert_eq!(op(&rows[1]).bulk_id, "row-2");
+        // A CRLF file (Excel) with a CRLF inside the quoted cell gives the same street.
+        let crlf = lf.replace('\n', "\r\n");
+        assert_eq!(rows_of(crlf.as_bytes()), rows);
+    }
+
+    #[test]
+    fn empty_trailing_columns_are_absent() {
+        let text = file(&[",Ana,,ana@acme.example,, ,,,,,,, ,,"]);
+        let rows = rows_of(text.as_bytes());
+        let data = op(&rows[0]).data.as_object().unwrap().clone();
+        let keys: Vec<&str> = data.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["emails", "name", "schemas", "userName"]);
+        assert_eq!(data["name"], json!({"givenName": "Ana"}));
+    }
+
+    #[test]
+    fn an_address_appears_when_any_of_its_columns_is_set() {
+        let text = file(&[
+            ",Ana,Lima,ana@acme.example,,,,,,,,01304-001,,,",
+            ",Bia,Reis,bia@acme.example,,,,,,,PT,,,,",
+        ]);
+        let rows = rows_of(text.as_bytes());
+        assert_eq!(
+            op(&rows[0]).data["addresses"],
+            json!([{"type": "home", "primary": true, "postalCode": "01304-001"}])
+        );
+        assert_eq!(
+            op(&rows[1]).data["addresses"],
+            json!([{"type": "home", "primary": true, "country": "PT"}])
+        );
+    }
+
+    #[test]
+    fn a_wrong_header_names_its_first_wrong_column() {
+        for k in 0..COLUMNS.len() {
+            let mut names: Vec<&str> = COLUMNS.to_vec();
+            names[k] = "nope";
+            let text = format!(
+                "{}\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\n",
+                names.join(",")
+            );
+            assert_eq!(
+                CsvUpload::parse(text.as_bytes()).unwrap_err(),
+                CsvError::Header {
+                    position: k + 1,
+                    expected: Some(COLUMNS[k]),
+                    found: Some("nope".to_owned()),
+                },
+                "column {k}"
+            );
+        }
+        // Two columns swapped: the first of them is named.
+        let swapped = HEADER.replace("forename,surname", "surname,forename");
+        let err = CsvUpload::parse(swapped.as_bytes()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "header column 2: expected \"forename\", found \"surname\""
+        );
+        assert_eq!(
+            (err.status(), err.scim_type()),
+            (400, Some(ScimType::InvalidSyntax))
+        );
+        // Too short: the first missing column.
+        let short = HEADER.replace(",cpf_number", "");
+        assert_eq!(
+            CsvUpload::parse(short.as_bytes()).unwrap_err(),
+            CsvError::Header {
+                position: 15,
+                expected: Some("cpf_number"),
+                found: None
+            }
+        );
+        // Too long: the extra column.
+        let long = format!("{HEADER},notes");
+        let err = CsvUpload::parse(long.as_bytes()).unwrap_err();
+        assert_eq!(
+            err,
+            CsvError::Header {
+                position: 16,
+                expected: None,
+                found: Some("notes".to_owned())
+            }
+        );
+        assert!(err.to_string().contains("column 16"), "{err}");
+    }
+
+    #[test]
+    fn header_names_ignore_case_and_surrounding_spaces() {
+        let header = " ID , Forename,SURNAME,Email ,Secondary_Email,PACKAGE_SLUG,Address_Line_1,ADDRESSLINE2, State/Region ,City_Code,Country_Code,Postal_Code,Phone_Number,Send_Activation_Email,\"CPF_Number \"";
+        let text = format!("{header}\r\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\r\n");
+        let rows = rows_of(text.as_bytes());
+        assert_eq!(op(&rows[0]).bulk_id, "row-1");
+    }
+
+    #[test]
+    fn an_empty_file_has_no_header() {
+        for empty in [&b""[..], BOM, b"\n\n", b"\r\n", b" , ,\n"] {
+            assert_eq!(
+                CsvUpload::parse(empty).unwrap_err(),
+                CsvError::MissingHeader,
+                "{empty:?}"
+            );
+        }
+        // A header alone is a valid file with no rows.
+        let upload = CsvUpload::parse(HEADER.as_bytes()).unwrap();
+        assert_eq!(upload.rows(), 0);
+        assert_eq!(upload.operations(|_: &str| None).count(), 0);
+    }
+
+    #[test]
+    fn non_utf8_input_is_refused_with_its_place() {
+        // Latin-1 "João" in data row 2, line 3.
+        let mut bytes = file(&[",Ana,Lima,ana@acme.example,,,,,,,,,,,"]).into_bytes();
+        let at = bytes.len() + 3;
+        bytes.extend_from_slice(b",Jo\xe3o,Silva,joao@acme.example,,,,,,,,,,,\n");
+        let err = CsvUpload::parse(&bytes).unwrap_err();
+        assert_eq!(
+            err,
+            CsvError::NotUtf8 {
+                byte: at,
+                line: 3,
+                row: Some(2)
+            }
+        );
+        assert_eq!(err.status(), 400);
+        assert!(err.to_string().contains("row 2"), "{err}");
+
+        // With a BOM, the offset counts it.
+        let mut with_bom = BOM.to_vec();
+        with_bom.extend_from_slice(&bytes);
+        assert_eq!(
+            CsvUpload::parse(&with_bom).unwrap_err(),
+            CsvError::NotUtf8 {
+                byte: at + 3,
+                line: 3,
+                row: Some(2)
+            }
+        );
+
+        // In a row after a multi-line quoted cell: the row, not the line.
+        let mut multi = file(&[",Ana,Lima,ana@acme.example,,,\"a\nb\nc\",,,,,,,,"]).into_bytes();
+        multi.extend_from_slice(b",Bia,Reis,bia@acme.example,,,,,,,,,,,\xff\n");
+        assert!(matches!(
+            CsvUpload::parse(&multi).unwrap_err(),
+            CsvError::NotUtf8 {
+                line: 5,
+                row: Some(2),
+                ..
+            }
+        ));
+
+        // In the header.
+        let header = b"id,foren\xc3me,surname\n";
+        let err = CsvUpload::parse(header).unwrap_err();
+        assert_eq!(
+            err,
+            CsvError::NotUtf8 {
+                byte: 8,
+                line: 1,
+                row: None
+            }
+        );
+        assert!(err.to_string().contains("header"), "{err}");
+    }
+
+    fn many_rows(n: usize) -> Vec<u8> {
+        let mut text = format!("{HEADER}\n");
+        for i in 0..n {
+            text.push_str(&format!(",A,B,user{i}@acme.example,,,,,,,,,,,\n"));
+        }
+        text.into_bytes()
+    }
+
+    #[test]
+    fn more_than_50000_rows_are_refused_before_any_row() {
+        let over = many_rows(MAX_CSV_ROWS + 1);
+        let err = CsvUpload::parse(&over).unwrap_err();
+        assert_eq!(
+            err,
+            CsvError::TooManyRows {
+                rows: MAX_CSV_ROWS + 1,
+                max: MAX_CSV_ROWS
+            }
+        );
+        assert_eq!((err.status(), err.scim_type()), (413, None));
+
+        let at_limit = many_rows(MAX_CSV_ROWS);
+        let upload = CsvUpload::parse(&at_limit).unwrap();
+        assert_eq!(upload.rows(), MAX_CSV_ROWS);
+        // Taken in chunks of the Bulk limit, lazily.
+        let mut ops = upload.operations(|_: &str| None);
+        assert_eq!(ops.size_hint(), (MAX_CSV_ROWS, Some(MAX_CSV_ROWS)));
+        let mut chunks = 0;
+        let mut last = None;
+        loop {
+            let chunk: Vec<CsvRow> = ops.by_ref().take(1000).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            assert_eq!(chunk.len(), 1000);
+            chunks += 1;
+            last = chunk.last().map(|r| r.bulk_id().to_owned());
+        }
+        assert_eq!(chunks, 50);
+        assert_eq!(last.as_deref(), Some("row-50000"));
+    }
+
+    #[test]
+    fn a_file_over_10_mib_is_refused() {
+        let big = vec![b' '; MAX_CSV_BYTES + 1];
+        let err = CsvUpload::parse(&big).unwrap_err();
+        assert_eq!(
+            err,
+            CsvError::TooLarge {
+                bytes: MAX_CSV_BYTES + 1,
+                max: MAX_CSV_BYTES
+            }
+        );
+        assert_eq!(err.status(), 413);
+    }
+
+    /// Converts `bad` as row 2 between two good rows; the good ones convert.
+    fn lone_failure(bad: &str) -> RowError {
+        let text = file(&[
+            ",Ana,Lima,ana@acme.example,,laptop-basic,,,,,,,,,",
+            bad,
+            ",Bia,Reis,bia@acme.example,,,,,,,,,,,",
+        ]);
+        let rows = rows_of(text.as_bytes());
+        assert_eq!(rows.len(), 3);
+        assert_eq!(op(&rows[0]).bulk_id, "row-1");
+        assert_eq!(op(&rows[2]).bulk_id, "row-3");
+        let err = invalid(&rows[1]).clone();
+        assert_eq!((err.bulk_id.as_str(), err.row), ("row-2", 2));
+        err
+    }
+
+    #[test]
+    fn a_bad_uuid_fails_its_row_only() {
+        let err = lone_failure("not-a-uuid,Ana,Lima,x@acme.example,,,,,,,,,,,");
+        assert_eq!(err.column, Some("id"));
+        assert_eq!((err.method, err.path.as_str()), ("POST", "/Users"));
+        assert_eq!(
+            (err.status, err.scim_type),
+            (400, Some(ScimType::InvalidValue))
+        );
+        assert_eq!(err.detail, "row 2, column id: \"not-a-uuid\" is not a UUID");
+        let body = serde_json::to_value(err.error_body()).unwrap();
+        assert_eq!(body["status"], "400");
+        assert_eq!(body["scimType"], "invalidValue");
+    }
+
+    #[test]
+    fn an_unknown_package_slug_fails_its_row_only() {
+        let err = lone_failure(&format!(
+            "{USER_ID},Ana,Lima,x@acme.example,,laptop-pro,,,,,,,,,"
+        ));
+        assert_eq!(err.column, Some("package_slug"));
+        assert_eq!(
+            (err.method, err.path.as_str()),
+            ("PUT", format!("/Users/{USER_ID}").as_str())
+        );
+        assert_eq!((err.status, err.scim_type), (404, None));
+        assert_eq!(
+            err.detail,
+            "row 2, column package_slug: no package with slug \"laptop-pro\""
+        );
+        assert!(serde_json::to_value(err.error_body())
+            .unwrap()
+            .get("scimType")
+            .is_none());
+    }
+
+    #[test]
+    fn a_bad_send_activation_email_fails_its_row_only() {
+        let err = lone_failure(",Ana,Lima,x@acme.example,,,,,,,,,,maybe,");
+        assert_eq!(err.column, Some("send_activation_email"));
+        assert_eq!((err.method, err.path.as_str()), ("POST", "/Users"));
+        assert_eq!(
+            (err.status, err.scim_type),
+            (400, Some(ScimType::InvalidValue))
+        );
+        assert!(
+            err.detail
+                .starts_with("row 2, column send_activation_email: \"maybe\""),
+            "{}",
+            err.detail
+        );
+    }
+
+    #[test]
+    fn brazil_without_cpf_fails_its_row_only() {
+        for country in ["BR", "br", " Br "] {
+            let err = lone_failure(&format!(",Ana,Lima,x@acme.example,,,,,,,{country},,,, "));
+            assert_eq!(err.column, Some("cpf_number"), "{country}");
+            assert_eq!(
+                (err.status, err.scim_type),
+                (400, Some(ScimType::InvalidValue))
+            );
+            assert!(
+                err.detail.starts_with("row 2, column cpf_number: "),
+                "{}",
+                err.detail
+            );
+        }
+        // Outside Brazil no CPF is needed; in Brazil its check digits are the domain's job.
+        let text = file(&[
+            ",Ana,Lima,ana@acme.example,,,,,,,PT,,,,",
+            ",Bia,Reis,bia@acme.example,,,,,,,BR,,,,123",
+        ]);
+        let rows = rows_of(text.as_bytes());
+        op(&rows[0]);
+        assert_eq!(
+            op(&rows[1]).data[schemas::EQUIP_USER_EXTENSION]["cpfNumber"],
+            "123"
+        );
+    }
+
+    #[test]
+    fn a_missing_email_fails_its_row_only() {
+        let err = lone_failure(&format!("{USER_ID},Ana,Lima,  ,ana@home.example,,,,,,,,,,"));
+        assert_eq!(err.column, Some("email"));
+        assert_eq!(err.method, "PUT");
+        assert_eq!(
+            (err.status, err.scim_type),
+            (400, Some(ScimType::InvalidValue))
+        );
+        assert!(
+            err.detail.starts_with("row 2, column email: "),
+            "{}",
+            err.detail
+        );
+    }
+
+    #[test]
+    fn a_wrong_field_count_fails_its_row_only() {
+        for bad in [
+            ",Ana,Lima,x@acme.example,,,,,,,,,,",   // 14
+            ",Ana,Lima,x@acme.example,,,,,,,,,,,,", // 16
+            "Ana Lima",                             // 1
+        ] {
+            let err = lone_failure(bad);
+            assert_eq!(err.column, None);
+            assert_eq!((err.method, err.path.as_str()), ("POST", "/Users"));
+            assert_eq!(
+                (err.status, err.scim_type),
+                (400, Some(ScimType::InvalidSyntax))
+            );
+            assert!(
+                err.detail.starts_with("row 2: expected 15 fields"),
+                "{}",
+                err.detail
+            );
+        }
+    }
+
+    #[test]
+    fn send_activation_email_values() {
+        let cases = [
+            ("true", Some(false)),
+            ("TRUE", Some(false)),
+            ("Yes", Some(false)),
+            (" yes ", Some(false)),
+            ("false", Some(true)),
+            ("False", Some(true)),
+            ("no", Some(true)),
+            ("NO", Some(true)),
+            ("null", None),
+            ("NULL", None),
+            ("", None),
+            ("  ", None),
+        ];
+        for (cell, expected) in cases {
+            let text = file(&[&format!(",Ana,Lima,ana@acme.example,,,,,,,,,,{cell},")]);
+            let rows = rows_of(text.as_bytes());
+            let data = &op(&rows[0]).data;
+            let got = data
+                .get(schemas::EQUIP_USER_EXTENSION)
+                .and_then(|e| e.get("skipUserActivation"))
+                .map(|v| v.as_bool().unwrap());
+            assert_eq!(got, expected, "{cell:?}");
+        }
+        for bad in ["1", "0", "y", "n", "on", "nil", "true!"] {
+            assert!(skip_user_activation(Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn duplicated_emails_both_convert_with_their_own_bulk_ids() {
+        let text = file(&[
+            ",Ana,Lima,ana@acme.example,,,,,,,,,,,",
+            ",Ana,Lima,ANA@acme.example,,,,,,,,,,,",
+        ]);
+        let rows = rows_of(text.as_bytes());
+        let (a, b) = (op(&rows[0]), op(&rows[1]));
+        assert_eq!((a.bulk_id.as_str(), b.bulk_id.as_str()), ("row-1", "row-2"));
+        assert_eq!((a.method, b.method), ("POST", "POST"));
+        assert_eq!(a.data["userName"], "ana@acme.example");
+        assert_eq!(b.data["userName"], "ANA@acme.example");
+    }
+
+    #[test]
+    fn a_secondary_email_equal_to_the_primary_is_left_out() {
+        let text = file(&[",Ana,Lima,ana@acme.example,Ana@Acme.example,,,,,,,,,,"]);
+        let rows = rows_of(text.as_bytes());
+        assert_eq!(op(&rows[0]).data["emails"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn blank_rows_are_skipped_and_not_numbered() {
+        let text = format!(
+            "{HEADER}\n\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\n,,,,,,,,,,,,,,\n  \n,Bia,Reis,bia@acme.example,,,,,,,,,,,\n,,,,,,,,,,,,,,\n"
+        );
+        let upload = CsvUpload::parse(text.as_bytes()).unwrap();
+        assert_eq!(upload.rows(), 2);
+        let rows = rows_of(text.as_bytes());
+        let ids: Vec<&str> = rows.iter().map(CsvRow::bulk_id).collect();
+        assert_eq!(ids, ["row-1", "row-2"]);
+        assert_eq!(op(&rows[1]).data["userName"], "bia@acme.example");
+    }
+
+    #[test]
+    fn csv_error_bodies() {
+        let body = serde_json::to_value(CsvError::MissingHeader.error_body()).unwrap();
+        assert_eq!(body["status"], "400");
+        assert_eq!(body["scimType"], "invalidSyntax");
+        assert!(body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("id,forename,surname"));
+        let body = serde_json::to_value(
+            CsvError::TooManyRows {
+                rows: 50_001,
+                max: 50_000,
+            }
+            .error_body(),
+        )
+        .unwrap();
+        assert_eq!(body["status"], "413");
+        assert!(body.get("scimType").is_none());
+        assert_eq!(
+            body["detail"],
+            "the file has 50001 data rows; at most 50000 are accepted"
+        );
+    }
+}
