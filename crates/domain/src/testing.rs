@@ -187,6 +187,18 @@ impl CatalogRepository for InMemoryStore {
             .find(|s| s.id == id && s.organization_id == organization)
             .cloned())
     }
+
+    fn packages(&self, organization: OrganizationId) -> StoreResult<Vec<Package>> {
+        let mut found: Vec<Package> = self
+            .state()
+            .packages
+            .iter()
+            .filter(|p| p.organization_id == organization)
+            .cloned()
+            .collect();
+        found.sort_by(|a, b| a.slug.cmp(&b.slug));
+        Ok(found)
+    }
 }
 
 impl PersonRepository for InMemoryStore {
@@ -229,6 +241,7 @@ impl PersonRepository for InMemoryStore {
 
     fn insert_person(&self, person: &Person) -> StoreResult<()> {
         let mut s = self.state();
+        check_package(&s, person)?;
         if person_name_taken(&s, person) {
             return Err(StoreError::Duplicate {
                 entity: "person",
@@ -246,6 +259,7 @@ impl PersonRepository for InMemoryStore {
     ) -> StoreResult<crate::ports::PersonWrite> {
         use crate::ports::PersonWrite;
         let mut s = self.state();
+        check_package(&s, person)?;
         let taken = person_name_taken(&s, person);
         let Some(slot) = s.people.iter_mut().find(|p| {
             p.id == person.id && p.organization_id == person.organization_id && p.is_provisioned()
@@ -312,17 +326,23 @@ impl PersonRepository for InMemoryStore {
         }
         Ok(Offboarding::Started { returns })
     }
+}
 
-    fn package_exists(
-        &self,
-        organization: OrganizationId,
-        id: crate::ids::PackageId,
-    ) -> StoreResult<bool> {
-        Ok(self
-            .state()
-            .packages
-            .iter()
-            .any(|p| p.id == id && p.organization_id == organization))
+/// The foreign key of a person's package, as the database enforces it.
+fn check_package(s: &State, person: &Person) -> StoreResult<()> {
+    match person.package_id {
+        Some(id)
+            if !s
+                .packages
+                .iter()
+                .any(|p| p.id == id && p.organization_id == person.organization_id) =>
+        {
+            Err(StoreError::MissingReference {
+                entity: "person",
+                detail: "packageId".into(),
+            })
+        }
+        _ => Ok(()),
     }
 }
 

@@ -144,6 +144,13 @@ impl HttpError {
     pub fn status(&self) -> StatusCode {
         self.status
     }
+
+    /// The RFC 7644 error body of this error (also the `response` of a
+    /// failed Bulk operation).
+    #[must_use]
+    pub fn scim_body(&self) -> ScimErrorBody {
+        ScimErrorBody::new(self.status.as_u16(), self.scim_type, &self.detail)
+    }
 }
 
 impl fmt::Display for HttpError {
@@ -176,7 +183,7 @@ impl ResponseError for HttpError {
                 json!({"errors": [{"detail": self.detail, "source": self.source}]}).to_string(),
             ),
             Area::Scim => {
-                let body = ScimErrorBody::new(self.status.as_u16(), self.scim_type, &self.detail);
+                let body = self.scim_body();
                 builder
                     .content_type(equip_scim::schemas::MEDIA_TYPE)
                     .body(serde_json::to_string(&body).unwrap_or_default())

@@ -335,7 +335,6 @@ impl From<&Package> for PackageRow {
 }
 
 impl PackageRow {
-    #[allow(dead_code)]
     pub(crate) fn into_domain(self) -> DbResult<Package> {
         Ok(Package {
             id: parse_id::<PackageId>(&self.id)?,

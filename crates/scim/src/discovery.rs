@@ -24,7 +24,11 @@ pub fn service_provider_config(base_url: &str) -> Value {
         "schemas": [SPC_SCHEMA],
         "documentationUri": "https://github.com/equip/equip/blob/main/docs/scim.md",
         "patch": {"supported": true},
-        "bulk": {"supported": false, "maxOperations": 0, "maxPayloadSize": 0},
+        "bulk": {
+            "supported": true,
+            "maxOperations": crate::bulk::MAX_OPERATIONS,
+            "maxPayloadSize": crate::bulk::MAX_PAYLOAD_SIZE
+        },
         "filter": {"supported": true, "maxResults": equip_domain::person_query::MAX_PAGE_SIZE},
         "changePassword": {"supported": false},
         "sort": {"supported": true},

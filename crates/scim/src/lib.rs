@@ -4,9 +4,10 @@
 //! User resource and its conversion to and from the domain's person, and the
 //! error body; the filter grammar ([`filter`]) and its translation into the
 //! domain's person filter ([`list`]); PATCH ([`patch`]); `attributes` /
-//! `excludedAttributes` ([`projection`]); discovery ([`discovery`]). Bulk and
-//! CSV conversion join it later.
+//! `excludedAttributes` ([`projection`]); discovery ([`discovery`]); Bulk requests,
+//! `bulkId` references and the BulkResponse ([`bulk`]).
 
+pub mod bulk;
 pub mod csv;
 pub mod discovery;
 pub mod error;

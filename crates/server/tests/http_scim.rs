@@ -897,7 +897,9 @@ async fn discovery_describes_what_equip_supports(app: TestApp) {
     assert_eq!(r.body["patch"]["supported"], true);
     assert_eq!(r.body["filter"]["maxResults"], 50);
     assert_eq!(r.body["etag"]["supported"], true);
-    assert_eq!(r.body["bulk"]["supported"], false);
+    assert_eq!(r.body["bulk"]["supported"], true);
+    assert_eq!(r.body["bulk"]["maxOperations"], 1000);
+    assert_eq!(r.body["bulk"]["maxPayloadSize"], 1_048_576);
     let r = send(&app, w.a.get("/scim/v2/ResourceTypes")).await;
     assert_eq!(r.body["totalResults"], 1);
     assert_eq!(r.body["Resources"][0]["schemaExtensions"][0]["schema"], EXT);

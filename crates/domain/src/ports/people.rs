@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::error::StoreResult;
-use crate::ids::{OrganizationId, PackageId, PersonId};
+use crate::ids::{OrganizationId, PersonId};
 use crate::person::Person;
 use crate::person_query::{PersonPage, PersonQuery};
 
@@ -92,10 +92,4 @@ pub trait PersonRepository: Send + Sync {
         expected_version: Option<i64>,
         at: DateTime<Utc>,
     ) -> StoreResult<Offboarding>;
-
-    /// Whether the package exists in the organization.
-    ///
-    /// # Errors
-    /// Backend failures.
-    fn package_exists(&self, organization: OrganizationId, id: PackageId) -> StoreResult<bool>;
 }

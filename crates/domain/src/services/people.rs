@@ -35,20 +35,6 @@ fn store_error(err: StoreError) -> DomainError {
     }
 }
 
-/// Checks the person's rules and that their package is the organization's.
-fn check(ports: &dyn PersonRepository, person: &Person) -> Result<(), DomainError> {
-    person.validate()?;
-    if let Some(package) = person.package_id {
-        if !ports.package_exists(person.organization_id, package)? {
-            return Err(DomainError::not_found(
-                "packageId",
-                format!("package {package} not found in the organization"),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Creates a provisioned person (status ACTIVE, version 1, created now).
 ///
 /// # Errors
@@ -66,7 +52,7 @@ pub fn create_person(
     person.updated_at = now;
     person.version = 1;
     person.default_primary_email();
-    check(ports, &person)?;
+    person.validate()?;
     ports.insert_person(&person).map_err(store_error)?;
     Ok(person)
 }
@@ -121,7 +107,7 @@ pub fn replace_person(
     replacement.updated_at = now.max(current.updated_at);
     replacement.version = current.version + 1;
     replacement.default_primary_email();
-    check(ports, &replacement)?;
+    replacement.validate()?;
     match ports
         .update_person(&replacement, current.version)
         .map_err(store_error)?
@@ -200,5 +186,20 @@ mod tests {
         let mut again = person("ada@example.com");
         again.organization_id = org;
         assert!(create_person(&store, again, now).is_ok());
+    }
+
+    #[test]
+    fn a_package_outside_the_organization_is_not_found() {
+        let store = InMemoryStore::default();
+        let mut p = person("ada@example.com");
+        p.package_id = Some(crate::ids::PackageId::new());
+        let err = create_person(&store, p.clone(), Utc::now()).unwrap_err();
+        assert!(
+            matches!(&err, DomainError::NotFound { entity, .. } if *entity == "packageId"),
+            "{err:?}"
+        );
+        // Nothing was written: the userName is still free.
+        p.package_id = None;
+        assert!(create_person(&store, p, Utc::now()).is_ok());
     }
 }

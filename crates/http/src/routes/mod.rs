@@ -48,15 +48,24 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     configure_scim(cfg);
 }
 
-/// `/scim/v2`: Users and discovery.
+/// `/scim/v2`: Users, Bulk, CSV upload and discovery.
 fn configure_scim(cfg: &mut web::ServiceConfig) {
-    use scim::{discovery, users};
+    use scim::{bulk, csv, discovery, users};
     cfg.service(
         resource("/scim/v2/Users", "GET, POST")
             .route(web::get().to(users::list))
             .route(web::post().to(users::create)),
     )
     .service(resource("/scim/v2/Users/.search", "POST").route(web::post().to(users::search)))
+    // Before `/Users/{id}`, which would otherwise take `csv` for an id.
+    .service(resource("/scim/v2/Users/csv", "POST").route(web::post().to(csv::upload)))
+    .service(
+        resource("/scim/v2/Bulk", "POST")
+            .app_data(crate::error::json_config(
+                equip_scim::bulk::MAX_PAYLOAD_SIZE,
+            ))
+            .route(web::post().to(bulk::bulk)),
+    )
     // RFC 7644 §3.4.3: a search at the root spans every resource type (Users only).
     .service(resource("/scim/v2/.search", "POST").route(web::post().to(users::search)))
     .service(

@@ -2,13 +2,13 @@
 
 use diesel::prelude::*;
 
-use equip_domain::catalog::Sku;
+use equip_domain::catalog::{Package, Sku};
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{OrganizationId, SkuId};
 use equip_domain::ports::CatalogRepository;
 
-use crate::models::SkuRow;
-use crate::schema::skus;
+use crate::models::{PackageRow, SkuRow};
+use crate::schema::{packages, skus};
 
 use crate::store::Store;
 
@@ -23,6 +23,19 @@ impl CatalogRepository for Store {
                 .optional()?
                 .map(SkuRow::into_domain)
                 .transpose()
+        })
+    }
+
+    fn packages(&self, organization: OrganizationId) -> StoreResult<Vec<Package>> {
+        self.with("package", "", |c| {
+            packages::table
+                .filter(packages::organization_id.eq(organization.to_string()))
+                .order(packages::slug.asc())
+                .select(PackageRow::as_select())
+                .load(c)?
+                .into_iter()
+                .map(PackageRow::into_domain)
+                .collect()
         })
     }
 }

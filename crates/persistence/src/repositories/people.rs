@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 
 use equip_domain::error::StoreResult;
-use equip_domain::ids::{OrganizationId, PackageId, PersonId};
+use equip_domain::ids::{OrganizationId, PersonId};
 use equip_domain::person::Person;
 use equip_domain::person_query::{PersonPage, PersonQuery};
 use equip_domain::ports::{Offboarding, PersonRepository, PersonWrite};
@@ -18,9 +18,7 @@ use crate::models::{
     db_time, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
 };
 use crate::people_filter::{from_where, order_and_page, Bind, Sql};
-use crate::schema::{
-    inventory_items, packages, people, person_emails, return_order_items, return_orders,
-};
+use crate::schema::{inventory_items, people, person_emails, return_order_items, return_orders};
 
 use crate::store::Store;
 
@@ -398,19 +396,6 @@ impl PersonRepository for Store {
                     returns: items.len(),
                 })
             })
-        })
-    }
-
-    fn package_exists(&self, organization: OrganizationId, id: PackageId) -> StoreResult<bool> {
-        let org = organization.to_string();
-        let id = id.to_string();
-        self.with("package", "", |c| {
-            let n: i64 = packages::table
-                .filter(packages::id.eq(&id))
-                .filter(packages::organization_id.eq(&org))
-                .count()
-                .get_result(c)?;
-            Ok(n > 0)
         })
     }
 }

@@ -2,7 +2,10 @@
 //! response is `application/scim+json`; every error is the RFC 7644 error body
 //! with its `scimType`.
 
+pub mod bulk;
+pub mod csv;
 pub mod discovery;
+mod provisioning;
 pub mod users;
 
 use actix_web::http::header::{self, HeaderValue};

@@ -2,22 +2,23 @@
 
 use std::collections::HashMap;
 
-use actix_web::http::header::{self, HeaderMap};
+use actix_web::http::header;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
-use chrono::Utc;
-use equip_domain::ids::{OrganizationId, PersonId};
 use equip_domain::person::Person;
 use equip_domain::services::people;
 use equip_scim::error::ScimType;
 use equip_scim::list::{list_response_text, ListError, ListInputs};
-use equip_scim::patch::{apply_patch, parse_patch, PatchError};
+use equip_scim::patch::parse_patch;
 use equip_scim::projection::project;
-use equip_scim::user::{from_person, person_json, user_location, version_tag, ScimUser};
+use equip_scim::user::{from_person, person_json, user_location, version_tag};
 use serde_json::Value;
 
+use super::provisioning::{
+    create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
+};
 use super::{bad, base_url, domain, run, with_etag, ScimKey};
-use crate::error::{Area, HttpError};
+use crate::error::HttpError;
 use crate::state::AppState;
 
 type Query = web::Query<HashMap<String, String>>;
@@ -32,60 +33,6 @@ fn list_error(e: ListError) -> HttpError {
     match e {
         ListError::Filter(m) => bad(ScimType::InvalidFilter, "filter", m),
         ListError::Param { param, message } => bad(ScimType::InvalidValue, param, message),
-    }
-}
-
-fn patch_error(e: PatchError) -> HttpError {
-    let t = match e {
-        PatchError::InvalidSyntax(_) => ScimType::InvalidSyntax,
-        PatchError::InvalidPath(_) => ScimType::InvalidPath,
-        PatchError::NoTarget(_) => ScimType::NoTarget,
-        PatchError::Mutability(_) => ScimType::Mutability,
-        PatchError::InvalidValue(_) => ScimType::InvalidValue,
-    };
-    bad(t, "Operations", e.to_string())
-}
-
-fn person_id(raw: &str) -> Result<PersonId, HttpError> {
-    // A malformed id cannot name a user: 404 as for any unknown id (RFC 7644).
-    PersonId::parse(raw)
-        .map_err(|_| HttpError::new(Area::Scim, StatusCode::NOT_FOUND, "id", "user not found"))
-}
-
-/// The entity tags of `If-Match` / `If-None-Match`: `None` when absent,
-/// `Some(None)` for `*`, `Some(Some(versions))` otherwise (unparseable tags
-/// are versions that never match).
-fn tags(headers: &HeaderMap, name: header::HeaderName) -> Option<Option<Vec<i64>>> {
-    let raw = headers.get(name)?.to_str().unwrap_or("").trim().to_owned();
-    if raw == "*" {
-        return Some(None);
-    }
-    Some(Some(
-        raw.split(',')
-            .filter_map(|t| {
-                let t = t.trim();
-                let t = t.strip_prefix("W/").unwrap_or(t);
-                t.trim_matches('"').parse::<i64>().ok()
-            })
-            .collect(),
-    ))
-}
-
-fn precondition_failed() -> HttpError {
-    HttpError::new(
-        Area::Scim,
-        StatusCode::PRECONDITION_FAILED,
-        "If-Match",
-        "the user was changed: its version no longer matches If-Match",
-    )
-}
-
-fn check_if_match(headers: &HeaderMap, current: i64) -> Result<bool, HttpError> {
-    match tags(headers, header::IF_MATCH) {
-        None => Ok(false),
-        Some(None) => Ok(true),
-        Some(Some(v)) if v.contains(&current) => Ok(true),
-        Some(Some(_)) => Err(precondition_failed()),
     }
 }
 
@@ -112,18 +59,6 @@ fn user_response(
         }
     }
     resp
-}
-
-fn to_person(body: Value, org: OrganizationId, id: PersonId) -> Result<Person, HttpError> {
-    let user: ScimUser = serde_json::from_value(body).map_err(|e| {
-        bad(
-            ScimType::InvalidValue,
-            "request",
-            format!("not a valid User: {e}"),
-        )
-    })?;
-    user.into_person(org, id, Utc::now())
-        .map_err(|e| bad(ScimType::InvalidValue, e.attribute(), e.to_string()))
 }
 
 async fn run_list(
@@ -201,11 +136,7 @@ pub async fn create(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let body = body.into_inner();
-    let created = run(&state, key, move |ports, org| {
-        let person = to_person(body, org, PersonId::new())?;
-        people::create_person(ports, person, Utc::now()).map_err(domain)
-    })
-    .await?;
+    let created = run(&state, key, move |ports, org| create_user(ports, org, body)).await?;
     Ok(user_response(
         StatusCode::CREATED,
         &created,
@@ -227,10 +158,10 @@ pub async fn get(
         people::get_person(ports, org, id).map_err(domain)
     })
     .await?;
-    let not_modified = match tags(req.headers(), header::IF_NONE_MATCH) {
-        Some(None) => true,
-        Some(Some(v)) => v.contains(&person.version),
-        None => false,
+    let not_modified = match IfMatch::from_header(req.headers(), header::IF_NONE_MATCH) {
+        IfMatch::Any => true,
+        IfMatch::Versions(v) => v.contains(&person.version),
+        IfMatch::Absent => false,
     };
     if not_modified {
         return Ok(with_etag(
@@ -239,41 +170,6 @@ pub async fn get(
         ));
     }
     Ok(user_response(StatusCode::OK, &person, &base_url(&req), &q))
-}
-
-/// Reads, changes with `change`, and writes the user in one blocking call;
-/// without `If-Match` a concurrent change is retried on the new version, with
-/// it the answer is 412.
-async fn update<F>(
-    state: &AppState,
-    key: ScimKey,
-    req: &HttpRequest,
-    id: PersonId,
-    change: F,
-) -> Result<Person, HttpError>
-where
-    F: Fn(&Person, OrganizationId) -> Result<Person, HttpError> + Send + 'static,
-{
-    let headers = req.headers().clone();
-    run(state, key, move |ports, org| {
-        for _ in 0..5 {
-            let cur = people::get_person(ports, org, id).map_err(domain)?;
-            let conditional = check_if_match(&headers, cur.version)?;
-            let replacement = change(&cur, org)?;
-            match people::replace_person(ports, &cur, replacement, Utc::now()).map_err(domain)? {
-                Ok(p) => return Ok(p),
-                Err(_) if conditional => return Err(precondition_failed()),
-                Err(_) => continue,
-            }
-        }
-        Err(HttpError::new(
-            Area::Scim,
-            StatusCode::CONFLICT,
-            "user",
-            "the user is being changed concurrently; retry",
-        ))
-    })
-    .await
 }
 
 /// `PUT /scim/v2/Users/{id}`: 200 with the replaced user.
@@ -287,8 +183,9 @@ pub async fn replace(
 ) -> Result<HttpResponse, HttpError> {
     let id = person_id(&id)?;
     let body = body.into_inner();
-    let person = update(&state, key, &req, id, move |_, org| {
-        to_person(body.clone(), org, id)
+    let if_match = IfMatch::from_header(req.headers(), header::IF_MATCH);
+    let person = run(&state, key, move |ports, org| {
+        replace_user(ports, org, id, &body, &if_match)
     })
     .await?;
     Ok(user_response(StatusCode::OK, &person, &base_url(&req), &q))
@@ -307,10 +204,9 @@ pub async fn patch(
     let ops = parse_patch(&body).map_err(patch_error)?;
     let base = base_url(&req);
     let doc_base = base.clone();
-    let person = update(&state, key, &req, id, move |cur, org| {
-        let mut doc = from_person(cur, &doc_base);
-        apply_patch(&mut doc, &ops).map_err(patch_error)?;
-        to_person(doc, org, id)
+    let if_match = IfMatch::from_header(req.headers(), header::IF_MATCH);
+    let person = run(&state, key, move |ports, org| {
+        patch_user(ports, org, id, &ops, &doc_base, &if_match)
     })
     .await?;
     Ok(user_response(StatusCode::OK, &person, &base, &q))
@@ -324,23 +220,10 @@ pub async fn delete(
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let id = person_id(&id)?;
-    let expected = match tags(req.headers(), header::IF_MATCH) {
-        None | Some(None) => None,
-        Some(Some(v)) => match v.first() {
-            Some(v) => Some(*v),
-            None => return Err(precondition_failed()),
-        },
-    };
-    run(
-        &state,
-        key,
-        move |ports, org| match people::offboard_person(ports, org, id, expected, Utc::now())
-            .map_err(domain)?
-        {
-            Ok(_) => Ok(()),
-            Err(_) => Err(precondition_failed()),
-        },
-    )
+    let if_match = IfMatch::from_header(req.headers(), header::IF_MATCH);
+    run(&state, key, move |ports, org| {
+        delete_user(ports, org, id, &if_match)
+    })
     .await?;
     Ok(HttpResponse::NoContent().finish())
 }

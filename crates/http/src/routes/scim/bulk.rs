@@ -1,0 +1,233 @@
+//! `POST /scim/v2/Bulk` (RFC 7644 §3.7): the request is checked whole before
+//! any operation runs ([`BulkRequest::parse`]); then the operations run in
+//! order, each through the same user operations as the single-user endpoints
+//! ([`super::provisioning`]) and each atomic on its own, until the end or until
+//! `failOnErrors` operations have failed. The answer is 200 with the
+//! BulkResponse, one result per operation that ran.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use equip_domain::ids::OrganizationId;
+use equip_domain::person::Person;
+use equip_scim::bulk::{
+    BulkIds, BulkMethod, BulkOperation, BulkOperationResult, BulkRequest, BulkRequestError,
+    BulkResponseWriter, BulkTarget,
+};
+use equip_scim::error::{ScimErrorBody, ScimType};
+use equip_scim::patch::parse_patch;
+use equip_scim::user::{user_location, version_tag};
+use serde_json::Value;
+
+use super::provisioning::{
+    create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
+};
+use super::{base_url, run, ScimKey};
+use crate::error::{Area, HttpError};
+use crate::state::{AppState, Ports};
+
+/// A request refused whole: 400 / 413 with the SCIM error body.
+pub(crate) fn refused(e: &BulkRequestError) -> HttpError {
+    let (status, scim_type) = e.status();
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    let err = HttpError::new(Area::Scim, status, "Operations", e.to_string());
+    match scim_type {
+        Some(t) => err.with_scim_type(t),
+        None => err,
+    }
+}
+
+/// Runs operations one after another for one organization, writing each
+/// result into the BulkResponse.
+pub(crate) struct BulkRun<'a> {
+    ports: &'a dyn Ports,
+    org: OrganizationId,
+    base: &'a str,
+    fail_on_errors: Option<usize>,
+    ids: BulkIds,
+    out: BulkResponseWriter,
+}
+
+/// What one operation did to which user.
+struct Done {
+    status: StatusCode,
+    person: Option<Person>,
+}
+
+impl<'a> BulkRun<'a> {
+    /// A run for `org`; `meta.location`s under `base`.
+    pub(crate) fn new(
+        ports: &'a dyn Ports,
+        org: OrganizationId,
+        base: &'a str,
+        fail_on_errors: Option<usize>,
+    ) -> Self {
+        Self {
+            ports,
+            org,
+            base,
+            fail_on_errors,
+            ids: BulkIds::default(),
+            out: BulkResponseWriter::new(),
+        }
+    }
+
+    /// Whether `failOnErrors` operations have failed: nothing more runs.
+    pub(crate) fn stopped(&self) -> bool {
+        self.fail_on_errors
+            .is_some_and(|limit| self.out.errors() >= limit)
+    }
+
+    /// Records an operation that failed before it could run (a CSV row that
+    /// did not convert).
+    pub(crate) fn record_failure(
+        &mut self,
+        method: BulkMethod,
+        bulk_id: Option<String>,
+        error: ScimErrorBody,
+    ) {
+        self.out.push(&BulkOperationResult {
+            method: method.as_str(),
+            bulk_id,
+            location: None,
+            version: None,
+            status: error.status.clone(),
+            response: Some(error),
+        });
+    }
+
+    /// Runs `op` and records its result (unless the run has stopped).
+    pub(crate) fn execute(&mut self, op: BulkOperation) {
+        if self.stopped() {
+            return;
+        }
+        let mut location = None;
+        let outcome = self.perform(&op, &mut location);
+        let result = match outcome {
+            Ok(done) => {
+                let (location, version) = match &done.person {
+                    Some(p) => {
+                        if let (BulkMethod::Post, Some(bulk_id)) = (op.method, &op.bulk_id) {
+                            self.ids.record(bulk_id, p.id.to_string());
+                        }
+                        (
+                            Some(user_location(self.base, p.id)),
+                            Some(version_tag(p.version)),
+                        )
+                    }
+                    None => (location, None),
+                };
+                BulkOperationResult {
+                    method: op.method.as_str(),
+                    bulk_id: op.bulk_id,
+                    location,
+                    version,
+                    status: done.status.as_u16().to_string(),
+                    response: None,
+                }
+            }
+            Err(e) => BulkOperationResult {
+                method: op.method.as_str(),
+                bulk_id: op.bulk_id,
+                location,
+                version: None,
+                status: e.status().as_u16().to_string(),
+                response: Some(e.scim_body()),
+            },
+        };
+        self.out.push(&result);
+    }
+
+    /// Resolves `bulkId` references, then runs the operation. `location` is
+    /// set as soon as the target user is known (a failed PUT still names it).
+    fn perform(
+        &self,
+        op: &BulkOperation,
+        location: &mut Option<String>,
+    ) -> Result<Done, HttpError> {
+        let unresolved = |e: equip_scim::bulk::UnresolvedBulkId| {
+            HttpError::new(Area::Scim, StatusCode::CONFLICT, "bulkId", e.to_string())
+                .with_scim_type(ScimType::InvalidValue)
+        };
+        let path = self.ids.resolve_str(&op.path).map_err(unresolved)?;
+        let mut data = op.data.clone().unwrap_or(Value::Null);
+        self.ids.resolve_value(&mut data).map_err(unresolved)?;
+        let invalid_path = |expected: &str| {
+            HttpError::bad_request(
+                Area::Scim,
+                "path",
+                format!(
+                    "{} path {:?} must be {expected}",
+                    op.method.as_str(),
+                    op.path
+                ),
+            )
+            .with_scim_type(ScimType::InvalidPath)
+        };
+        let target = BulkTarget::parse(&path);
+        if op.method == BulkMethod::Post {
+            if target != Some(BulkTarget::Users) {
+                return Err(invalid_path("/Users"));
+            }
+            let person = create_user(self.ports, self.org, data)?;
+            return Ok(Done {
+                status: StatusCode::CREATED,
+                person: Some(person),
+            });
+        }
+        let Some(BulkTarget::User(raw_id)) = target else {
+            return Err(invalid_path("/Users/<id>"));
+        };
+        let id = person_id(raw_id)?;
+        *location = Some(user_location(self.base, id));
+        let if_match = IfMatch::from_version(op.version.as_deref());
+        let (status, person) = match op.method {
+            BulkMethod::Put => (
+                StatusCode::OK,
+                Some(replace_user(self.ports, self.org, id, &data, &if_match)?),
+            ),
+            BulkMethod::Patch => {
+                let ops = parse_patch(&data).map_err(patch_error)?;
+                let p = patch_user(self.ports, self.org, id, &ops, self.base, &if_match)?;
+                (StatusCode::OK, Some(p))
+            }
+            // POST returned above.
+            BulkMethod::Delete | BulkMethod::Post => {
+                delete_user(self.ports, self.org, id, &if_match)?;
+                (StatusCode::NO_CONTENT, None)
+            }
+        };
+        Ok(Done { status, person })
+    }
+
+    /// The BulkResponse body.
+    pub(crate) fn finish(self) -> String {
+        self.out.finish()
+    }
+}
+
+/// `POST /scim/v2/Bulk`.
+pub async fn bulk(
+    key: ScimKey,
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, HttpError> {
+    let body = body.into_inner();
+    let base = base_url(&req);
+    let text = run(&state, key, move |ports, org| {
+        // Checked after the key, before any operation runs.
+        let request = BulkRequest::parse(body).map_err(|e| refused(&e))?;
+        let mut bulk = BulkRun::new(ports, org, &base, request.fail_on_errors);
+        for op in request.operations {
+            if bulk.stopped() {
+                break;
+            }
+            bulk.execute(op);
+        }
+        Ok(bulk.finish())
+    })
+    .await?;
+    Ok(HttpResponse::Ok()
+        .content_type(equip_scim::schemas::MEDIA_TYPE)
+        .body(text))
+}

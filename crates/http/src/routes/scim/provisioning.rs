@@ -1,0 +1,202 @@
+//! The user operations behind `/scim/v2/Users` and behind every Bulk and CSV
+//! operation: one implementation of create, replace, patch and delete over the
+//! ports, run synchronously inside a blocking call. The single-user handlers
+//! and the Bulk runner both call these, so a rule holds the same way on every
+//! path.
+
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::http::StatusCode;
+use chrono::Utc;
+use equip_domain::ids::{OrganizationId, PersonId};
+use equip_domain::person::Person;
+use equip_domain::services::people;
+use equip_scim::error::ScimType;
+use equip_scim::patch::{apply_patch, PatchError, PatchOperation};
+use equip_scim::user::{from_person, ScimUser};
+use serde_json::Value;
+
+use super::{bad, domain};
+use crate::error::{Area, HttpError};
+use crate::state::Ports;
+
+/// The precondition of a write: `If-Match` of a request, or `version` of a
+/// Bulk operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum IfMatch {
+    /// No precondition: a concurrent change is retried on the new version.
+    Absent,
+    /// `*`: the resource must exist.
+    Any,
+    /// One of these versions (unparseable tags are versions that never match).
+    Versions(Vec<i64>),
+}
+
+impl IfMatch {
+    /// Parses entity tags (`W/"3"`, `"3"`, `*`, lists of them).
+    pub(crate) fn parse(raw: &str) -> Self {
+        let raw = raw.trim();
+        if raw == "*" {
+            return Self::Any;
+        }
+        Self::Versions(
+            raw.split(',')
+                .filter_map(|t| {
+                    let t = t.trim();
+                    let t = t.strip_prefix("W/").unwrap_or(t);
+                    t.trim_matches('"').parse::<i64>().ok()
+                })
+                .collect(),
+        )
+    }
+
+    /// The precondition in header `name` (`If-Match` / `If-None-Match`).
+    pub(crate) fn from_header(headers: &HeaderMap, name: header::HeaderName) -> Self {
+        match headers.get(name) {
+            None => Self::Absent,
+            Some(v) => Self::parse(v.to_str().unwrap_or("")),
+        }
+    }
+
+    /// The precondition of a Bulk operation's `version`.
+    pub(crate) fn from_version(version: Option<&str>) -> Self {
+        version.map_or(Self::Absent, Self::parse)
+    }
+
+    /// Whether `current` satisfies a stated precondition: `Ok(false)` when
+    /// there is none, `Ok(true)` when it holds, 412 when it does not.
+    fn check(&self, current: i64) -> Result<bool, HttpError> {
+        match self {
+            Self::Absent => Ok(false),
+            Self::Any => Ok(true),
+            Self::Versions(v) if v.contains(&current) => Ok(true),
+            Self::Versions(_) => Err(precondition_failed()),
+        }
+    }
+}
+
+/// 412: the stated version is not the stored one.
+pub(crate) fn precondition_failed() -> HttpError {
+    HttpError::new(
+        Area::Scim,
+        StatusCode::PRECONDITION_FAILED,
+        "If-Match",
+        "the user was changed: its version no longer matches If-Match",
+    )
+}
+
+/// A PATCH error as a SCIM error with its `scimType`.
+pub(crate) fn patch_error(e: PatchError) -> HttpError {
+    let t = match e {
+        PatchError::InvalidSyntax(_) => ScimType::InvalidSyntax,
+        PatchError::InvalidPath(_) => ScimType::InvalidPath,
+        PatchError::NoTarget(_) => ScimType::NoTarget,
+        PatchError::Mutability(_) => ScimType::Mutability,
+        PatchError::InvalidValue(_) => ScimType::InvalidValue,
+    };
+    bad(t, "Operations", e.to_string())
+}
+
+/// A user id from a path; a malformed one names no user: 404 (RFC 7644).
+pub(crate) fn person_id(raw: &str) -> Result<PersonId, HttpError> {
+    PersonId::parse(raw)
+        .map_err(|_| HttpError::new(Area::Scim, StatusCode::NOT_FOUND, "id", "user not found"))
+}
+
+/// The person described by the User document `body`.
+fn to_person(body: Value, org: OrganizationId, id: PersonId) -> Result<Person, HttpError> {
+    let user: ScimUser = serde_json::from_value(body).map_err(|e| {
+        bad(
+            ScimType::InvalidValue,
+            "request",
+            format!("not a valid User: {e}"),
+        )
+    })?;
+    user.into_person(org, id, Utc::now())
+        .map_err(|e| bad(ScimType::InvalidValue, e.attribute(), e.to_string()))
+}
+
+/// Creates the user described by `body` (POST).
+pub(crate) fn create_user(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    body: Value,
+) -> Result<Person, HttpError> {
+    let person = to_person(body, org, PersonId::new())?;
+    people::create_person(ports, person, Utc::now()).map_err(domain)
+}
+
+/// Reads, changes with `change`, and writes the user; without a precondition
+/// a concurrent change is retried on the new version, with one the answer is
+/// 412.
+fn update(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    id: PersonId,
+    if_match: &IfMatch,
+    change: impl Fn(&Person) -> Result<Person, HttpError>,
+) -> Result<Person, HttpError> {
+    for _ in 0..5 {
+        let cur = people::get_person(ports, org, id).map_err(domain)?;
+        let conditional = if_match.check(cur.version)?;
+        let replacement = change(&cur)?;
+        match people::replace_person(ports, &cur, replacement, Utc::now()).map_err(domain)? {
+            Ok(p) => return Ok(p),
+            Err(_) if conditional => return Err(precondition_failed()),
+            Err(_) => continue,
+        }
+    }
+    Err(HttpError::new(
+        Area::Scim,
+        StatusCode::CONFLICT,
+        "user",
+        "the user is being changed concurrently; retry",
+    ))
+}
+
+/// Replaces the user `id` with the User document `body` (PUT).
+pub(crate) fn replace_user(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    id: PersonId,
+    body: &Value,
+    if_match: &IfMatch,
+) -> Result<Person, HttpError> {
+    update(ports, org, id, if_match, |_| {
+        to_person(body.clone(), org, id)
+    })
+}
+
+/// Applies PATCH operations to the user `id` (`base` is the `meta.location`
+/// base of the document the operations apply to).
+pub(crate) fn patch_user(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    id: PersonId,
+    ops: &[PatchOperation],
+    base: &str,
+    if_match: &IfMatch,
+) -> Result<Person, HttpError> {
+    update(ports, org, id, if_match, |cur| {
+        let mut doc = from_person(cur, base);
+        apply_patch(&mut doc, ops).map_err(patch_error)?;
+        to_person(doc, org, id)
+    })
+}
+
+/// Starts offboarding the user `id` (DELETE). With versions stated, the first
+/// must be the stored one.
+pub(crate) fn delete_user(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    id: PersonId,
+    if_match: &IfMatch,
+) -> Result<(), HttpError> {
+    let expected = match if_match {
+        IfMatch::Absent | IfMatch::Any => None,
+        IfMatch::Versions(v) => Some(*v.first().ok_or_else(precondition_failed)?),
+    };
+    match people::offboard_person(ports, org, id, expected, Utc::now()).map_err(domain)? {
+        Ok(_) => Ok(()),
+        Err(_) => Err(precondition_failed()),
+    }
+}
