@@ -708,6 +708,13 @@ impl HealthCheck for InMemoryStore {
     }
 }
 
+impl crate::ports::Durability for InMemoryStore {
+    /// Nothing to wait for: memory is as durable as it gets.
+    fn make_durable(&self) -> StoreResult<()> {
+        Ok(())
+    }
+}
+
 impl crate::ports::ReminderRepository for InMemoryStore {
     fn find_reminder_package(
         &self,

@@ -6,9 +6,10 @@ use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
 use equip_domain::services::reminders::ReminderPorts;
 
+use equip_domain::error::StoreResult;
 use equip_domain::ports::{
-    ApiKeyRepository, CatalogRepository, HealthCheck, InventoryLevelRepository,
-    InventoryRepository, PersonRepository, WarehouseRepository,
+    ApiKeyRepository, CatalogRepository, Durability, HealthCheck, InventoryLevelRepository,
+    InventoryRepository, PersonRepository, WarehouseRepository, WriteSessions,
 };
 
 /// Every port the web layer uses. A storage adapter implementing all of them
@@ -24,6 +25,7 @@ pub trait Ports:
     + InventoryRepository
     + PersonRepository
     + HealthCheck
+    + Durability
 {
 }
 
@@ -38,6 +40,7 @@ impl<T> Ports for T where
         + InventoryRepository
         + PersonRepository
         + HealthCheck
+        + Durability
 {
 }
 
@@ -45,12 +48,34 @@ impl<T> Ports for T where
 #[derive(Clone)]
 pub struct AppState {
     ports: Arc<dyn Ports>,
+    sessions: Arc<SessionSource>,
 }
+
+/// Opens a write session of the store.
+type SessionSource = dyn Fn() -> StoreResult<Arc<dyn Ports>> + Send + Sync;
 
 impl AppState {
     /// State over a store implementing every port.
-    pub fn new<S: Ports + 'static>(store: Arc<S>) -> Self {
-        Self { ports: store }
+    pub fn new<S: Ports + WriteSessions + 'static>(store: Arc<S>) -> Self {
+        let source = Arc::clone(&store);
+        Self {
+            ports: store,
+            sessions: Arc::new(move || {
+                source
+                    .write_session()
+                    .map(|s| Arc::new(s) as Arc<dyn Ports>)
+            }),
+        }
+    }
+
+    /// The ports bound to one connection, for a request that makes many
+    /// writes (see [`WriteSessions`]); call [`Durability::make_durable`]
+    /// before answering.
+    ///
+    /// # Errors
+    /// No connection in time.
+    pub fn write_session(&self) -> StoreResult<Arc<dyn Ports>> {
+        (self.sessions)()
     }
 
     /// The ports, to move into a blocking closure.

@@ -1,6 +1,7 @@
 //! [`Store`]: the r2d2 pool and migrations. The repository traits are
 //! implemented in `crate::repositories`, one module per port.
 
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use diesel::prelude::*;
@@ -52,6 +53,53 @@ impl Default for PoolOptions {
 pub struct Store {
     pool: Pool<Manager>,
     backend: Backend,
+    /// Set on a write session ([`Store::session`]): the one connection every
+    /// call of this value uses.
+    pinned: Option<Arc<Pinned>>,
+}
+
+/// The connection of a write session. On PostgreSQL it commits without
+/// waiting for the WAL flush (`synchronous_commit = off`) until dropped;
+/// [`Store::flush`] waits for the flush of everything committed before.
+struct Pinned {
+    conn: Mutex<Conn>,
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        let conn = self.conn.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if let DbConnection::Postgres(c) = &mut **conn {
+            // Back to the default before the connection returns to the pool.
+            if let Err(e) = diesel::sql_query("SET synchronous_commit TO DEFAULT").execute(c) {
+                log::warn!("could not reset synchronous_commit of a session: {e}");
+            }
+        }
+    }
+}
+
+/// A connection of the pool, or the session's pinned one.
+pub(crate) enum ConnGuard<'a> {
+    Pooled(Conn),
+    Pinned(MutexGuard<'a, Conn>),
+}
+
+impl std::ops::Deref for ConnGuard<'_> {
+    type Target = DbConnection;
+    fn deref(&self) -> &DbConnection {
+        match self {
+            Self::Pooled(c) => c,
+            Self::Pinned(c) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for ConnGuard<'_> {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        match self {
+            Self::Pooled(c) => c,
+            Self::Pinned(c) => c,
+        }
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -126,7 +174,11 @@ impl Store {
             .connection_customizer(Box::new(SqlitePragmas))
             .build(Manager::new(target))
             .map_err(|e| PersistenceError::Connect(e.to_string()))?;
-        Ok(Store { pool, backend })
+        Ok(Store {
+            pool,
+            backend,
+            pinned: None,
+        })
     }
 
     /// Applies the pending migrations of the backend, all in one transaction
@@ -169,8 +221,70 @@ impl Store {
         &self.pool
     }
 
-    pub(crate) fn conn(&self) -> DbResult<Conn> {
-        self.pool.get().map_err(|e| DbError::Pool(e.to_string()))
+    pub(crate) fn conn(&self) -> DbResult<ConnGuard<'_>> {
+        match &self.pinned {
+            Some(p) => Ok(ConnGuard::Pinned(
+                p.conn.lock().unwrap_or_else(PoisonError::into_inner),
+            )),
+            None => self
+                .pool
+                .get()
+                .map(ConnGuard::Pooled)
+                .map_err(|e| DbError::Pool(e.to_string())),
+        }
+    }
+
+    /// A write session: this store bound to one pooled connection until the
+    /// returned value (and its clones) are dropped. Each write still commits
+    /// on its own; on PostgreSQL commits do not wait for the WAL flush
+    /// (`synchronous_commit = off`: a crash of equip loses nothing committed,
+    /// a crash of the database server could lose the last fraction of a
+    /// second) until [`Store::flush`], which waits for all of them. A session
+    /// of a session is itself.
+    ///
+    /// # Errors
+    /// No connection within the pool's timeout.
+    pub fn session(&self) -> Result<Store, PersistenceError> {
+        if self.pinned.is_some() {
+            return Ok(self.clone());
+        }
+        let mut conn = self
+            .pool
+            .get()
+            .map_err(|e| PersistenceError::Unavailable(e.to_string()))?;
+        if let DbConnection::Postgres(c) = &mut *conn {
+            diesel::sql_query("SET synchronous_commit = off")
+                .execute(c)
+                .map_err(|e| PersistenceError::Unavailable(e.to_string()))?;
+        }
+        Ok(Store {
+            pool: self.pool.clone(),
+            backend: self.backend,
+            pinned: Some(Arc::new(Pinned {
+                conn: Mutex::new(conn),
+            })),
+        })
+    }
+
+    /// Waits until everything committed before is durable. PostgreSQL: one
+    /// transaction that takes a transaction id and commits with
+    /// `synchronous_commit = on`, so its commit waits for the WAL flush up to
+    /// its own record, which covers every earlier commit. SQLite (WAL,
+    /// `synchronous = NORMAL`): nothing to do, as for every other write.
+    ///
+    /// # Errors
+    /// Backend failures.
+    pub fn flush(&self) -> StoreResult<()> {
+        self.with("database", "", |c| match c {
+            DbConnection::Sqlite(_) => Ok(()),
+            DbConnection::Postgres(c) => c
+                .transaction::<_, diesel::result::Error, _>(|c| {
+                    diesel::sql_query("SET LOCAL synchronous_commit = on").execute(c)?;
+                    diesel::sql_query("SELECT txid_current()").execute(c)?;
+                    Ok(())
+                })
+                .map_err(DbError::from),
+        })
     }
 
     /// Runs `f` with a pooled connection, mapping errors for `entity`.

@@ -170,6 +170,56 @@ impl TestDatabase {
 }
 
 impl Store {
+    /// `current_setting(name)` on PostgreSQL, read on the connection this
+    /// store's calls use (a session's own); `None` on SQLite. For tests.
+    ///
+    /// # Panics
+    /// When the query fails.
+    #[must_use]
+    pub fn postgres_setting(&self, name: &str) -> Option<String> {
+        let mut conn = self
+            .conn()
+            .unwrap_or_else(|e| panic!("no connection: {e:?}"));
+        match &mut *conn {
+            crate::connection::DbConnection::Sqlite(_) => None,
+            crate::connection::DbConnection::Postgres(c) => {
+                let rows: Vec<PragmaValue> =
+                    diesel::sql_query("SELECT current_setting($1) AS value")
+                        .bind::<Text, _>(name)
+                        .load(c)
+                        .unwrap_or_else(|e| panic!("current_setting failed: {e}"));
+                rows.into_iter().next().map(|r| r.value)
+            }
+        }
+    }
+
+    /// [`Store::postgres_setting`] on `connections` distinct pooled
+    /// connections held at the same time. Empty on SQLite. For tests.
+    ///
+    /// # Panics
+    /// When a connection or the query fails.
+    #[must_use]
+    pub fn pooled_postgres_setting(&self, name: &str, connections: usize) -> Vec<String> {
+        let mut held = Vec::with_capacity(connections);
+        let mut values = Vec::new();
+        for _ in 0..connections {
+            let mut conn = self
+                .pool()
+                .get()
+                .unwrap_or_else(|e| panic!("no pooled connection: {e}"));
+            if let crate::connection::DbConnection::Postgres(c) = &mut *conn {
+                let rows: Vec<PragmaValue> =
+                    diesel::sql_query("SELECT current_setting($1) AS value")
+                        .bind::<Text, _>(name)
+                        .load(c)
+                        .unwrap_or_else(|e| panic!("current_setting failed: {e}"));
+                values.extend(rows.into_iter().map(|r| r.value));
+            }
+            held.push(conn);
+        }
+        values
+    }
+
     /// Reads `PRAGMA <pragma>` on `connections` distinct pooled connections
     /// (held at the same time), as text. Empty on PostgreSQL. For tests.
     ///

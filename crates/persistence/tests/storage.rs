@@ -67,6 +67,7 @@ macro_rules! storage_tests {
 }
 
 storage_tests!(
+    write_sessions_commit_each_write_and_reset_their_connection,
     migrations_are_idempotent,
     ping_answers,
     organizations_round_trip,
@@ -1574,4 +1575,38 @@ fn import_100k_items(db: &TestDatabase) {
 }
 pub fn profile_entry(db: &TestDatabase) {
     import_100k_items(db)
+}
+
+fn write_sessions_commit_each_write_and_reset_their_connection(_db: &TestDatabase, store: &Store) {
+    let session = store.session().unwrap();
+    let postgres = store.backend() == Backend::Postgres;
+    if postgres {
+        assert_eq!(
+            session.postgres_setting("synchronous_commit").as_deref(),
+            Some("off")
+        );
+        // The other connections keep waiting for durability.
+        assert_eq!(
+            store.postgres_setting("synchronous_commit").as_deref(),
+            Some("on")
+        );
+    }
+    // A session of a session is the same connection.
+    let nested = session.session().unwrap();
+    let now = Utc::now();
+    let org = Organization {
+        id: OrganizationId::new(),
+        name: OrganizationName::parse("Session Org").unwrap(),
+        created_at: now,
+    };
+    nested.insert_organization(&org).unwrap();
+    // Committed on its own: visible to another connection before any flush.
+    assert!(store.find_organization(org.id).unwrap().is_some());
+    session.flush().unwrap();
+    drop(nested);
+    drop(session);
+    if postgres {
+        let settings = store.pooled_postgres_setting("synchronous_commit", 4);
+        assert_eq!(settings, ["on", "on", "on", "on"], "reset before reuse");
+    }
 }

@@ -16,6 +16,7 @@ mod locations;
 mod organizations;
 mod people;
 mod reminders;
+mod sessions;
 
 pub use api_keys::ApiKeyRepository;
 pub use catalog::CatalogRepository;
@@ -27,3 +28,4 @@ pub use locations::{OfficeRepository, WarehouseRepository};
 pub use organizations::OrganizationRepository;
 pub use people::{Offboarding, PersonRepository, PersonWrite};
 pub use reminders::{OutboxRepository, ReminderRepository};
+pub use sessions::{Durability, WriteSessions};

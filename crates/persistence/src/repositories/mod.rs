@@ -10,4 +10,5 @@ mod offices;
 mod organizations;
 mod people;
 mod reminders;
+mod sessions;
 mod warehouses;

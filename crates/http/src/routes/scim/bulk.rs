@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::provisioning::{
     create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
 };
-use super::{base_url, run, ScimKey};
+use super::{base_url, run_in_session, ScimKey};
 use crate::error::{Area, HttpError};
 use crate::state::{AppState, Ports};
 
@@ -214,7 +214,7 @@ pub async fn bulk(
 ) -> Result<HttpResponse, HttpError> {
     let body = body.into_inner();
     let base = base_url(&req);
-    let text = run(&state, key, move |ports, org| {
+    let text = run_in_session(&state, key, move |ports, org| {
         // Checked after the key, before any operation runs.
         let request = BulkRequest::parse(body).map_err(|e| refused(&e))?;
         let mut bulk = BulkRun::new(ports, org, &base, request.fail_on_errors);

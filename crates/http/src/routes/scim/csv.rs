@@ -17,7 +17,7 @@ use equip_scim::error::ScimType;
 use futures_util::StreamExt as _;
 
 use super::bulk::BulkRun;
-use super::{bad, base_url, run, ScimKey};
+use super::{bad, base_url, run_in_session, ScimKey};
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
 
@@ -95,7 +95,7 @@ pub async fn upload(
 ) -> Result<HttpResponse, HttpError> {
     let bytes = read_file(form).await?.freeze();
     let base = base_url(&req);
-    let text = run(&state, key, move |ports, org| {
+    let text = run_in_session(&state, key, move |ports, org| {
         let upload = CsvUpload::parse(&bytes).map_err(|e| {
             let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
             let err = HttpError::new(Area::Scim, status, "file", e.to_string());

@@ -81,6 +81,38 @@ where
         + 'static,
     T: Send + 'static,
 {
+    run_with(state, key, false, f).await
+}
+
+/// As [`run`], on a write session (Bulk, CSV): the key check and every store
+/// call of `f` use one connection, and what `f` committed is durable before
+/// the answer.
+pub(crate) async fn run_in_session<T, F>(
+    state: &crate::state::AppState,
+    key: ScimKey,
+    f: F,
+) -> Result<T, HttpError>
+where
+    F: FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
+        + Send
+        + 'static,
+    T: Send + 'static,
+{
+    run_with(state, key, true, f).await
+}
+
+async fn run_with<T, F>(
+    state: &crate::state::AppState,
+    key: ScimKey,
+    session: bool,
+    f: F,
+) -> Result<T, HttpError>
+where
+    F: FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
+        + Send
+        + 'static,
+    T: Send + 'static,
+{
     use equip_domain::api_key::{AuthError, Scope};
     use equip_domain::services::auth::{authenticate, AuthFailure};
     let header = match key.0 {
@@ -88,8 +120,14 @@ where
         Some(Err(())) => return Err(HttpError::unauthorized(Area::Scim, AuthError::Malformed)),
         Some(Ok(h)) => h,
     };
-    let ports = state.ports();
+    let state = state.clone();
     actix_web::web::block(move || {
+        let store_error = |e: equip_domain::error::StoreError| domain(e.into());
+        let ports = if session {
+            state.write_session().map_err(store_error)?
+        } else {
+            state.ports()
+        };
         let caller = match authenticate(&*ports, Some(&header)) {
             Ok(caller) => caller,
             Err(AuthFailure::Refused(e)) => return Err(HttpError::unauthorized(Area::Scim, e)),
@@ -98,7 +136,11 @@ where
         caller
             .require(Scope::Scim)
             .map_err(|e| HttpError::forbidden(Area::Scim, e))?;
-        f(&*ports, caller.organization_id)
+        let result = f(&*ports, caller.organization_id);
+        if session {
+            ports.make_durable().map_err(store_error)?;
+        }
+        result
     })
     .await
     .map_err(|e| HttpError::internal(Area::Scim, &e))?
