@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Bulk and CSV throughput of equip (release build) on SQLite and PostgreSQL:
+#   1. POST /scim/v2/Bulk with 1,000 creates (the Bulk limit), REPEAT times
+#      (each with new userNames);
+#   2. POST /scim/v2/Users/csv with a ROWS-row file (default 50,000, the CSV
+#      limit): every row a create with a package slug, an address with a line
+#      break, a phone number;
+#   3. the same CSV again (every row now a 409: the cost of a re-run).
+# Prints rows/s per step and backend, and equip's peak resident memory
+# (VmHWM). PostgreSQL: a scratch database on BENCH_POSTGRES_URL's server
+# (default postgres://postgres@127.0.0.1:5432), dropped afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rows="${ROWS:-50000}"
+repeat="${REPEAT:-5}"
+pg_server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432}"
+
+cargo build -q --release -p equip-server --bin equip
+bin="$(realpath "${CARGO_TARGET_DIR:-target}")/release/equip"
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  psql "$pg_server/postgres" -qc "DROP DATABASE IF EXISTS equip_bench_bulk" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_up() { for _ in $(seq 1 200); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "bench-bulk: $1 did not come up" >&2; exit 1; }
+
+# The inputs, generated once: REPEAT bulk bodies and one CSV.
+python3 - "$work" "$rows" "$repeat" <<'PY'
+import json, sys
+work, rows, repeat = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for r in range(repeat):
+    ops = []
+    for i in range(1000):
+        name = f"bulk{r}-{i}@bench.example"
+        ops.append({"method": "POST", "bulkId": f"b{i}", "path": "/Users", "data": {
+            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+            "userName": name, "name": {"givenName": f"Given{i}", "familyName": f"Family{i}"},
+            "emails": [{"value": name, "type": "work", "primary": True}], "active": True}})
+    with open(f"{work}/bulk{r}.json", "w") as f:
+        json.dump({"schemas": ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"],
+                   "Operations": ops}, f)
+with open(f"{work}/users.csv", "w", newline="") as f:
+    f.write("id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,"
+            "state/region,city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number\r\n")
+    for i in range(rows):
+        f.write(f',First{i},Last{i},csv{i}@bench.example,,bench-kit,"{i} Main St\nUnit {i}",,CA,'
+                f'San Francisco,US,94105,+1 555 {i % 10000:04},yes,\r\n')
+PY
+
+# Times one upload; prints "<seconds> <statuses summary>".
+timed() { # label rows curl-args...
+  local label=$1 n=$2; shift 2
+  local start end
+  start=$(date +%s.%N)
+  curl -sS -o "$work/resp.json" -w '%{http_code}' "$@" >"$work/code"
+  end=$(date +%s.%N)
+  python3 - "$label" "$n" "$start" "$end" "$(cat "$work/code")" "$work/resp.json" <<'PY'
+import collections, json, sys
+label, n, start, end, code, path = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
+ops = json.load(open(path)).get("Operations", []) if code == "200" else []
+statuses = collections.Counter(o["status"] for o in ops)
+secs = end - start
+print(f"| {label} | {n} | {secs:.2f} | {n / secs:,.0f} | HTTP {code}, {dict(statuses)} |")
+PY
+}
+
+run_backend() { # name database-url
+  local name=$1 url=$2 port org key pid
+  export DATABASE_URL="$url"
+  "$bin" migrate >/dev/null 2>&1
+  org=$("$bin" org create --name "Bulk bench" 2>/dev/null)
+  key=$("$bin" key create --org "$org" --scope scim 2>/dev/null)
+  # The package the CSV rows name, through the import path.
+  printf '{"packages":[{"id":"%s","slug":"bench-kit","name":"Bench kit"}]}' \
+    "$(python3 -c 'import uuid; print(uuid.uuid4())')" >"$work/package.json"
+  "$bin" import --org "$org" "$work/package.json" >/dev/null 2>&1
+  port=$(free_port)
+  RUST_LOG=warn "$bin" serve --no-dispatcher --bind "127.0.0.1:$port" 2>"$work/equip-$name.log" &
+  pid=$!
+  pids+=("$pid")
+  wait_up "http://127.0.0.1:$port/healthz"
+  local auth=(-H "Authorization: ApiKey $key")
+  echo "### $name"
+  echo
+  echo "| step | rows | seconds | rows/s | result |"
+  echo "|---|---:|---:|---:|---|"
+  for r in $(seq 0 $((repeat - 1))); do
+    timed "Bulk, 1,000 creates (#$((r + 1)))" 1000 "${auth[@]}" \
+      -H "Content-Type: application/scim+json" --data-binary "@$work/bulk$r.json" \
+      "http://127.0.0.1:$port/scim/v2/Bulk"
+  done
+  timed "CSV, $rows creates" "$rows" "${auth[@]}" -F "file=@$work/users.csv;type=text/csv" \
+    "http://127.0.0.1:$port/scim/v2/Users/csv"
+  timed "CSV again (all 409)" "$rows" "${auth[@]}" -F "file=@$work/users.csv;type=text/csv" \
+    "http://127.0.0.1:$port/scim/v2/Users/csv"
+  echo
+  echo "equip peak RSS: $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' "/proc/$pid/status")"
+  echo
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+}
+
+echo "## Bulk and CSV throughput ($(nproc) cores, $(date -u +%Y-%m-%d))"
+echo
+run_backend sqlite "$work/bench.db"
+psql "$pg_server/postgres" -qc "DROP DATABASE IF EXISTS equip_bench_bulk" >/dev/null
+psql "$pg_server/postgres" -qc "CREATE DATABASE equip_bench_bulk" >/dev/null
+run_backend postgres "$pg_server/equip_bench_bulk"
