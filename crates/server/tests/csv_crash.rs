@@ -37,7 +37,14 @@ fn postgres_killed_mid_upload_keeps_whole_rows_and_converges() {
 /// `equip serve` on `db`; the child and its address.
 fn serve(db: &TestDatabase) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1", "--no-dispatcher"])
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--workers",
+            "1",
+            "--no-dispatcher",
+        ])
         .env("DATABASE_URL", db.url())
         .env("RUST_LOG", "info")
         .stderr(Stdio::piped())
@@ -88,7 +95,9 @@ fn whole_rows_only(db: &TestDatabase) {
         "a person without their email: a half-written user"
     );
     assert_eq!(
-        db.count_rows("person_emails e WHERE NOT EXISTS (SELECT 1 FROM people p WHERE p.id = e.person_id)"),
+        db.count_rows(
+            "person_emails e WHERE NOT EXISTS (SELECT 1 FROM people p WHERE p.id = e.person_id)"
+        ),
         0
     );
     if db.url().starts_with("postgres") {
@@ -104,7 +113,9 @@ fn whole_rows_only(db: &TestDatabase) {
 fn killed_mid_upload(db: TestDatabase) {
     let store = db.store();
     let now = Utc::now();
-    let org = admin::create_organization(&store, "Crash Org", now).unwrap().id;
+    let org = admin::create_organization(&store, "Crash Org", now)
+        .unwrap()
+        .id;
     let key = admin::issue_api_key(&store, org, Scopes::all(), None, now)
         .unwrap()
         .secret;
