@@ -61,6 +61,8 @@ fn serve(db: &TestDatabase) -> (Child, String) {
         }
         line.clear();
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("equip serve did not print its address");
 }
 
