@@ -78,12 +78,15 @@ impl InventoryRepository for Store {
         query: &InventoryQuery,
     ) -> StoreResult<InventoryPage> {
         let org = organization.to_string();
+        let anchors = &*self.anchors;
         self.with("inventoryItem", "", |c| match c {
-            // SQLite: one snapshot for the page, its count and its details.
-            DbConnection::Sqlite(_) => c.transaction(|c| crate::listing::page(c, &org, query)),
+            // SQLite: one snapshot for the page and its count.
+            DbConnection::Sqlite(_) => {
+                c.transaction(|c| crate::listing::page(c, anchors, &org, query))
+            }
             // PostgreSQL reads committed data per statement anyway; a
             // transaction would only add two round trips.
-            DbConnection::Postgres(_) => crate::listing::page(c, &org, query),
+            DbConnection::Postgres(_) => crate::listing::page(c, anchors, &org, query),
         })
     }
 
