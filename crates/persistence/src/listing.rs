@@ -645,14 +645,26 @@ pub(crate) fn page(
     };
 
     let mut st = Statement::default();
-    st.push("SELECT l.item_id, l.item_json, p.k FROM inventory_listing l JOIN (SELECT l.item_id, ")
-        .push(match (time_key, &*c) {
-            (Some(col), _) => col,
-            (None, DbConnection::Sqlite(_)) => "NULL",
-            (None, DbConnection::Postgres(_)) => "CAST(NULL AS TIMESTAMP)",
-        })
-        .push(" AS k FROM inventory_listing l WHERE l.organization_id = ")
-        .text(org);
+    // The order key is decoded only where positions are remembered.
+    let key = match (&anchored, time_key, &*c) {
+        (Some(_), Some(col), _) => col,
+        (_, _, DbConnection::Sqlite(_)) => "NULL",
+        (_, _, DbConnection::Postgres(_)) => "CAST(NULL AS TIMESTAMP)",
+    };
+    // The page's rows are found again by their physical address: SQLite's
+    // rowid (in every index), PostgreSQL's ctid (a TID scan, no index
+    // search). Reading the ctid costs the inner walk its index-only scan, so a
+    // deep PostgreSQL page without a remembered position joins by item_id.
+    let id = match (&*c, &anchored) {
+        (DbConnection::Sqlite(_), _) => "row_id",
+        (DbConnection::Postgres(_), Some((_, _, None))) => "item_id",
+        (DbConnection::Postgres(_), _) => "ctid",
+    };
+    st.push(&format!(
+        "SELECT l.item_id, l.item_json, p.k FROM inventory_listing l JOIN (SELECT l.{id}, \
+         {key} AS k FROM inventory_listing l WHERE l.organization_id = "
+    ))
+    .text(org);
     st.sql.push_str(&filter.sql);
     st.params.extend(filter.params.iter().cloned());
     st.cacheable &= filter.cacheable;
@@ -699,7 +711,7 @@ pub(crate) fn page(
         .push(" OFFSET ")
         .int(i64::try_from(skip).unwrap_or(i64::MAX));
     // The outer order is the inner one over the same rows (a sort of one page).
-    st.push(") p ON l.item_id = p.item_id").push(&order);
+    st.push(&format!(") p ON l.{id} = p.{id}")).push(&order);
     let mut rows: Vec<JsonRow> = st.load(c)?;
     if let Some((scope, version, _)) = &anchored {
         if lead && !rows.is_empty() {
