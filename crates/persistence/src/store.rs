@@ -80,6 +80,9 @@ impl Drop for Pinned {
 }
 
 /// A connection of the pool, or the session's pinned one.
+// A guard lives on the stack for one call; boxing the pooled connection would
+// cost an allocation per call.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ConnGuard<'a> {
     Pooled(Conn),
     Pinned(MutexGuard<'a, Conn>),
