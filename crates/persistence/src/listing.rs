@@ -203,6 +203,9 @@ struct JsonRow {
     /// The page's time order key, when it is in a time order.
     #[diesel(sql_type = Nullable<Timestamp>)]
     k: Option<NaiveDateTime>,
+    /// The count of all matches, when it came with the page.
+    #[diesel(sql_type = Nullable<BigInt>)]
+    total: Option<i64>,
 }
 
 #[derive(QueryableByName)]
@@ -660,8 +663,21 @@ pub(crate) fn page(
         (DbConnection::Postgres(_), Some((_, _, None))) => "item_id",
         (DbConnection::Postgres(_), _) => "ctid",
     };
+    // A count from the maintained counts (a few rows) comes with the page, in
+    // the same statement: one round trip fewer. Other counts run after, only
+    // when needed.
+    let embedded = q.filter.is_countable_by_status_and_category();
+    st.push("SELECT l.item_id, l.item_json, p.k, ");
+    if embedded {
+        let count = count_statement(c, org, &q.filter, &email_people);
+        st.push("(").push(&count.sql).push(")");
+        st.params.extend(count.params);
+        st.cacheable &= count.cacheable;
+    } else {
+        st.push("CAST(NULL AS BIGINT)");
+    }
     st.push(&format!(
-        "SELECT l.item_id, l.item_json, p.k FROM inventory_listing l JOIN (SELECT l.{id}, \
+        " AS total FROM inventory_listing l JOIN (SELECT l.{id}, \
          {key} AS k FROM inventory_listing l WHERE l.organization_id = "
     ))
     .text(org);
@@ -749,6 +765,8 @@ pub(crate) fn page(
 
     let total_records = if q.page == 1 && rows.len() < q.size as usize {
         rows.len() as u64
+    } else if let Some(n) = rows.first().and_then(|r| r.total) {
+        u64::try_from(n).unwrap_or(0)
     } else {
         count(c, org, &q.filter, &email_people)?
     };
@@ -809,6 +827,18 @@ fn count(
     filter: &InventoryFilter,
     email_people: &[String],
 ) -> DbResult<u64> {
+    let st = count_statement(c, org, filter, email_people);
+    let n = st.load::<CountRow>(c)?.first().map_or(0, |r| r.n);
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// The statement that counts the items matching `filter` (one row, `n`).
+fn count_statement(
+    c: &DbConnection,
+    org: &str,
+    filter: &InventoryFilter,
+    email_people: &[String],
+) -> Statement {
     let mut st = Statement::default();
     if filter.is_countable_by_status_and_category() {
         st.push("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM inventory_counts l WHERE l.organization_id = ")
@@ -826,8 +856,7 @@ fn count(
             .text(org);
         push_filter(&mut st, c, filter, email_people);
     }
-    let n = st.load::<CountRow>(c)?.first().map_or(0, |r| r.n);
-    Ok(u64::try_from(n).unwrap_or(0))
+    st
 }
 
 /// The listed form of the items `ids` (in that order), in a fixed number of
