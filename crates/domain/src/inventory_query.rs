@@ -9,6 +9,7 @@ use crate::catalog::Sku;
 use crate::error::DomainError;
 use crate::ids::{OfficeId, PersonId, SkuId, WarehouseId};
 use crate::inventory::{DeployStatus, InventoryItem};
+use crate::inventory_json::ListedItem;
 
 /// Default page size.
 pub const DEFAULT_PAGE_SIZE: u32 = 100;
@@ -345,8 +346,8 @@ pub struct InventoryItemView {
 /// One page of the listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryPage {
-    /// The items of the page, in order.
-    pub items: Vec<InventoryItemView>,
+    /// The items of the page, in order, as the API's JSON.
+    pub items: Vec<ListedItem>,
     /// Items matching the filters, over all pages.
     pub total_records: u64,
 }

@@ -34,6 +34,7 @@ pub mod error;
 pub mod ids;
 pub mod import;
 pub mod inventory;
+pub mod inventory_json;
 pub mod inventory_level;
 pub mod inventory_query;
 pub mod location;

@@ -16,6 +16,7 @@ use crate::ids::{
 };
 use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind};
 use crate::inventory::{AssigneeType, InventoryItem};
+use crate::inventory_json::ListedItem;
 use crate::inventory_level::InventoryLevel;
 use crate::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
@@ -414,10 +415,12 @@ impl InventoryRepository for InMemoryStore {
         });
         let total_records = views.len() as u64;
         let items = views
-            .into_iter()
+            .iter()
             .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
             .take(query.size as usize)
-            .collect();
+            .map(ListedItem::render)
+            .collect::<Result<_, _>>()
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
         Ok(InventoryPage {
             items,
             total_records,

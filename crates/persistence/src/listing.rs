@@ -3,30 +3,38 @@
 //! - [`refresh`] rewrites the listing rows of some items from the source tables
 //!   (items, SKUs, assignees) in two set-based statements; every write path
 //!   that changes what the listing shows calls it.
+//!   It also renders each item's JSON (`equip_domain::inventory_json`, the
+//!   serializer of the API) into the row's `item_json`.
 //! - [`page`] cuts one page of ids with the filters and order in SQL (an index
 //!   serves the default order, the product order within a category, and the
-//!   common filters), counts the matches — from the trigger-maintained
-//!   `inventory_counts` when only statuses and categories filter — and loads the
-//!   page's full rows in a fixed number of queries, whatever the page size.
+//!   common filters), joins those ids back to their rows' `item_json`, and
+//!   counts the matches — from the trigger-maintained `inventory_counts` when
+//!   only statuses and categories filter. A page is one statement plus the
+//!   count; its items are not decoded, only concatenated by the HTTP layer.
+//! - The page and count statements go through [`Statement`], whose SQL Diesel
+//!   prepares once per connection and caches (keyed by the SQL text) unless an
+//!   `IN` list makes its shape open-ended.
 
 use std::collections::HashMap;
 
 use chrono::NaiveDateTime;
+use diesel::backend::Backend;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
-use diesel::sql_types::{BigInt, Text, Timestamp};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, HasSqlType, Nullable, Text, Timestamp, Untyped};
 use diesel::sqlite::Sqlite;
 
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::Condition;
+use equip_domain::inventory_json::ListedItem;
 use equip_domain::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
     SortDirection, SortKey,
 };
 
-use crate::connection::DbConnection;
-use crate::error::DbResult;
+use crate::connection::{on_inner, DbConnection};
+use crate::error::{DbError, DbResult};
 use crate::models::{
     ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow,
 };
@@ -46,12 +54,29 @@ enum Param {
     Int(i64),
 }
 
-/// A statement written with `?` placeholders and its values; PostgreSQL gets
-/// `$1, $2, …` when it runs.
-#[derive(Debug, Default)]
+/// `IN` lists longer than this make a statement uncacheable: their shapes
+/// are open-ended, and each would stay prepared on every connection.
+const CACHED_LIST_MAX: usize = 8;
+
+/// A statement written with `?` placeholders and its values. It runs as a
+/// Diesel query whose SQL text is the statement-cache key, so that a
+/// fixed-shape statement is prepared (and, on PostgreSQL, planned) once per
+/// connection; `IN` lists longer than [`CACHED_LIST_MAX`] opt out of the cache.
+#[derive(Debug)]
 struct Statement {
     sql: String,
     params: Vec<Param>,
+    cacheable: bool,
+}
+
+impl Default for Statement {
+    fn default() -> Self {
+        Self {
+            sql: String::new(),
+            params: Vec::new(),
+            cacheable: true,
+        }
+    }
 }
 
 impl Statement {
@@ -92,84 +117,95 @@ impl Statement {
     /// `(?, ?, …)` with the values.
     fn text_list<'a>(&mut self, values: impl IntoIterator<Item = &'a str>) -> &mut Self {
         self.sql.push('(');
+        let mut n = 0;
         for (i, v) in values.into_iter().enumerate() {
             if i > 0 {
                 self.sql.push_str(", ");
             }
             self.text(v);
+            n += 1;
         }
         self.sql.push(')');
+        if n > CACHED_LIST_MAX {
+            self.cacheable = false;
+        }
         self
     }
 
-    fn for_postgres(&self) -> String {
-        let mut out = String::with_capacity(self.sql.len() + 16);
-        let mut n = 0;
-        for ch in self.sql.chars() {
-            if ch == '?' {
-                n += 1;
-                out.push('$');
-                out.push_str(&n.to_string());
-            } else {
-                out.push(ch);
-            }
-        }
-        out
-    }
-
-    fn bind<'f, DB>(
-        &self,
-        mut q: BoxedSqlQuery<'f, DB, SqlQuery>,
-    ) -> BoxedSqlQuery<'f, DB, SqlQuery>
-    where
-        DB: diesel::backend::Backend
-            + diesel::sql_types::HasSqlType<Text>
-            + diesel::sql_types::HasSqlType<Timestamp>
-            + diesel::sql_types::HasSqlType<BigInt>,
-        String: diesel::serialize::ToSql<Text, DB>,
-        NaiveDateTime: diesel::serialize::ToSql<Timestamp, DB>,
-        i64: diesel::serialize::ToSql<BigInt, DB>,
-    {
-        for p in &self.params {
-            q = match p {
-                Param::Text(v) => q.bind::<Text, _>(v.clone()),
-                Param::Time(v) => q.bind::<Timestamp, _>(*v),
-                Param::Int(v) => q.bind::<BigInt, _>(*v),
-            };
-        }
-        q
-    }
-
     fn execute(&self, c: &mut DbConnection) -> QueryResult<usize> {
-        match c {
-            DbConnection::Sqlite(c) => self
-                .bind(diesel::sql_query(&self.sql).into_boxed::<Sqlite>())
-                .execute(c),
-            DbConnection::Postgres(c) => self
-                .bind(diesel::sql_query(self.for_postgres()).into_boxed::<Pg>())
-                .execute(c),
-        }
+        on_inner!(c, |c| RunQueryDsl::execute(self, c))
     }
 
     fn load<R>(&self, c: &mut DbConnection) -> QueryResult<Vec<R>>
     where
         R: QueryableByName<Sqlite> + QueryableByName<Pg> + 'static,
     {
-        match c {
-            DbConnection::Sqlite(c) => self
-                .bind(diesel::sql_query(&self.sql).into_boxed::<Sqlite>())
-                .load(c),
-            DbConnection::Postgres(c) => self
-                .bind(diesel::sql_query(self.for_postgres()).into_boxed::<Pg>())
-                .load(c),
-        }
+        on_inner!(c, |c| RunQueryDsl::load(self, c))
     }
 }
+
+impl QueryId for Statement {
+    type QueryId = ();
+    // Cached by SQL text (and bind types), not by type.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for Statement {
+    type SqlType = Untyped;
+}
+
+impl<DB> QueryFragment<DB> for Statement
+where
+    DB: Backend + HasSqlType<Text> + HasSqlType<Timestamp> + HasSqlType<BigInt>,
+    String: diesel::serialize::ToSql<Text, DB>,
+    NaiveDateTime: diesel::serialize::ToSql<Timestamp, DB>,
+    i64: diesel::serialize::ToSql<BigInt, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        if !self.cacheable {
+            out.unsafe_to_cache_prepared();
+        }
+        // Each `?` becomes the backend's placeholder (`?` or `$n`).
+        let mut params = self.params.iter();
+        for (i, part) in self.sql.split('?').enumerate() {
+            if i > 0 {
+                match params.next() {
+                    Some(Param::Text(v)) => out.push_bind_param::<Text, String>(v)?,
+                    Some(Param::Time(v)) => out.push_bind_param::<Timestamp, NaiveDateTime>(v)?,
+                    Some(Param::Int(v)) => out.push_bind_param::<BigInt, i64>(v)?,
+                    None => {
+                        return Err(diesel::result::Error::QueryBuilderError(
+                            "more placeholders than values".into(),
+                        ))
+                    }
+                }
+            }
+            out.push_sql(part);
+        }
+        Ok(())
+    }
+}
+
+impl<Conn> RunQueryDsl<Conn> for &Statement {}
 
 #[derive(QueryableByName)]
 struct IdRow {
     #[diesel(sql_type = Text)]
     item_id: String,
+}
+
+#[derive(QueryableByName)]
+struct JsonRow {
+    #[diesel(sql_type = Text)]
+    item_id: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    item_json: Option<String>,
+    /// The page's time order key, when it is in a time order.
+    #[diesel(sql_type = Nullable<Timestamp>)]
+    k: Option<NaiveDateTime>,
+    /// The count of all matches, when it came with the page.
+    #[diesel(sql_type = Nullable<BigInt>)]
+    total: Option<i64>,
 }
 
 #[derive(QueryableByName)]
@@ -237,8 +273,8 @@ fn listing_select(c: &DbConnection) -> String {
         .replace("{condition_rank}", &condition_rank())
 }
 
-/// Rewrites the listing rows of the items in `scope` from the source tables.
-/// Runs inside the caller's transaction.
+/// Rewrites the listing rows of the items in `scope` from the source tables,
+/// their rendered JSON included. Runs inside the caller's transaction.
 pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbResult<()> {
     // (column of inventory_listing, column of inventory_items, ids)
     let (listing_column, item_column, ids) = match scope {
@@ -247,6 +283,7 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
         Scope::Assignees(ids) => ("assignee_id", "i.assignee_id", ids),
     };
     let select = listing_select(c);
+    let mut items: Vec<String> = Vec::new();
     for chunk in ids.chunks(ID_CHUNK) {
         let mut delete = Statement::default();
         delete
@@ -267,8 +304,117 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
             .text_list(chunk.iter().map(String::as_str));
         delete.execute(c)?;
         insert.execute(c)?;
+        match scope {
+            Scope::Items(_) => {}
+            Scope::Skus(_) | Scope::Assignees(_) => {
+                let mut affected = Statement::default();
+                affected
+                    .push("SELECT item_id FROM inventory_listing WHERE organization_id = ")
+                    .text(org)
+                    .push(&format!(" AND {listing_column} IN "))
+                    .text_list(chunk.iter().map(String::as_str));
+                items.extend(affected.load::<IdRow>(c)?.into_iter().map(|r| r.item_id));
+            }
+        }
+    }
+    match scope {
+        Scope::Items(ids) => render(c, org, ids)?,
+        Scope::Skus(_) | Scope::Assignees(_) => render(c, org, &items)?,
+    }
+    // Deep-page positions remembered for the old listing no longer hold.
+    let mut bump = Statement::default();
+    bump.push("INSERT INTO inventory_listing_versions (organization_id, version) VALUES (")
+        .text(org)
+        .push(
+            ", 1) ON CONFLICT (organization_id) DO UPDATE \
+               SET version = inventory_listing_versions.version + 1",
+        );
+    bump.execute(c)?;
+    Ok(())
+}
+
+/// Items whose JSON is rendered per statement.
+const RENDER_CHUNK: usize = 500;
+
+/// Writes the JSON of the items `ids` (their listing rows exist) into their
+/// listing rows: their views load in a fixed number of queries per chunk, are
+/// serialized by the API's serializer, and are written with one `UPDATE … FROM
+/// (VALUES …)` per chunk.
+fn render(c: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<()> {
+    for chunk in ids.chunks(RENDER_CHUNK) {
+        let views = load_views(c, org, chunk)?;
+        if views.is_empty() {
+            continue;
+        }
+        let mut update = Statement::default();
+        update.push("UPDATE inventory_listing SET item_json = v.column2 FROM (VALUES ");
+        for (n, view) in views.iter().enumerate() {
+            let listed = ListedItem::render(view).map_err(DbError::corrupt)?;
+            if n > 0 {
+                update.push(", ");
+            }
+            update
+                .push("(")
+                .text(listed.id.to_string())
+                .push(", ")
+                .text(listed.json)
+                .push(")");
+        }
+        update.cacheable = false;
+        update
+            .push(") AS v WHERE inventory_listing.organization_id = ")
+            .text(org)
+            .push(" AND inventory_listing.item_id = v.column1");
+        update.execute(c)?;
     }
     Ok(())
+}
+
+/// Renders the JSON of listing rows that have none (rows written before the
+/// `item_json` column existed), in batches of [`RENDER_CHUNK`], each batch in
+/// its own write transaction. Returns how many rows were rendered.
+pub(crate) fn render_missing(c: &mut DbConnection) -> DbResult<usize> {
+    #[derive(QueryableByName)]
+    struct Missing {
+        #[diesel(sql_type = Text)]
+        organization_id: String,
+        #[diesel(sql_type = Text)]
+        item_id: String,
+    }
+    let mut after = String::new();
+    let mut done = 0;
+    loop {
+        let mut st = Statement::default();
+        st.push(
+            "SELECT organization_id, item_id FROM inventory_listing \
+             WHERE item_id > ",
+        )
+        .text(after.clone())
+        .push(" AND item_json IS NULL ORDER BY item_id LIMIT ")
+        .int(RENDER_CHUNK as i64);
+        let rows: Vec<Missing> = st.load(c)?;
+        let Some(last) = rows.last() else {
+            return Ok(done);
+        };
+        after.clone_from(&last.item_id);
+        let mut by_org: HashMap<&str, Vec<String>> = HashMap::new();
+        for r in &rows {
+            by_org
+                .entry(r.organization_id.as_str())
+                .or_default()
+                .push(r.item_id.clone());
+        }
+        crate::connection::write_transaction(c, |c| -> DbResult<()> {
+            for (org, ids) in &by_org {
+                render(c, org, ids)?;
+            }
+            Ok(())
+        })?;
+        done += rows.len();
+        if done % 100_000 < RENDER_CHUNK {
+            log::info!("inventory listing: rendered the JSON of {done} items");
+        }
+    }
 }
 
 /// The WHERE clause (after `WHERE l.organization_id = ?`) of a filter.
@@ -387,8 +533,82 @@ fn order_by(c: &DbConnection, key: SortKey, direction: SortDirection, unindexed:
     out
 }
 
-/// One page of the listing.
-pub(crate) fn page(c: &mut DbConnection, org: &str, q: &InventoryQuery) -> DbResult<InventoryPage> {
+/// Deep pages start at least this far in before their keyset positions are
+/// remembered.
+const ANCHOR_MIN_OFFSET: u64 = 1_000;
+/// Remembered positions, over all organizations and queries; when full, all
+/// are forgotten.
+const ANCHOR_CAPACITY: usize = 10_000;
+
+/// A remembered keyset position: the order key of the row just before
+/// `offset` in one (organization, filter, order), valid while the
+/// organization's listing version is `version`.
+#[derive(Debug, Clone)]
+struct Anchor {
+    version: i64,
+    key: NaiveDateTime,
+    item_id: String,
+}
+
+/// Keyset positions of deep pages, per (organization, filter and order) and
+/// offset, so that a page far from the start (and the page after one that was
+/// served) starts from the remembered key through the order's index instead of
+/// walking `OFFSET` rows. Used for the time orders (`createdAt`, the default,
+/// and `updatedAt`). A position is used only while the organization's listing
+/// version (bumped in the transaction of every listing change, see
+/// [`refresh`]) is the one it was taken at, so a remembered position never
+/// shifts a page. Process-local; several instances each keep their own.
+#[derive(Debug, Default)]
+pub(crate) struct Anchors {
+    map: std::sync::Mutex<HashMap<(String, String), std::collections::BTreeMap<u64, Anchor>>>,
+}
+
+impl Anchors {
+    /// The nearest remembered position at or before `offset` of this version.
+    fn best(&self, scope: &(String, String), offset: u64, version: i64) -> Option<(u64, Anchor)> {
+        let map = self.map.lock().ok()?;
+        map.get(scope)?
+            .range(..=offset)
+            .rev()
+            .find(|(_, a)| a.version == version)
+            .map(|(o, a)| (*o, a.clone()))
+    }
+
+    fn remember(&self, scope: &(String, String), offset: u64, anchor: Anchor) {
+        let Ok(mut map) = self.map.lock() else {
+            return;
+        };
+        if map
+            .values()
+            .map(std::collections::BTreeMap::len)
+            .sum::<usize>()
+            >= ANCHOR_CAPACITY
+        {
+            map.clear();
+        }
+        let positions = map.entry(scope.clone()).or_default();
+        positions.retain(|_, a| a.version == anchor.version);
+        positions.insert(offset, anchor);
+    }
+}
+
+/// The organization's listing version (0 before its first listing change).
+fn listing_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
+    let mut st = Statement::default();
+    st.push("SELECT version AS n FROM inventory_listing_versions WHERE organization_id = ")
+        .text(org);
+    Ok(st.load::<CountRow>(c)?.first().map_or(0, |r| r.n))
+}
+
+/// One page of the listing: the page's ids are cut over the listing's keys
+/// (an index-only walk where an index serves the order), then joined back to
+/// their rows for the pre-rendered JSON.
+pub(crate) fn page(
+    c: &mut DbConnection,
+    anchors: &Anchors,
+    org: &str,
+    q: &InventoryQuery,
+) -> DbResult<InventoryPage> {
     let email_people = match &q.filter.person {
         Some(AssigneeFilter::Email(email)) => {
             let ids = people_with_email(c, org, email)?;
@@ -399,35 +619,192 @@ pub(crate) fn page(c: &mut DbConnection, org: &str, q: &InventoryQuery) -> DbRes
         }
         _ => Vec::new(),
     };
-    let mut st = Statement::default();
-    st.push("SELECT l.item_id FROM inventory_listing l WHERE l.organization_id = ")
-        .text(org);
-    push_filter(&mut st, c, &q.filter, &email_people);
     // A person's items are few: on SQLite, keep the planner on the assignee
     // index (its sampled statistics may not tell it so) by taking the order
     // columns out of index consideration with a unary `+`; the few rows sort.
     let selective = matches!(c, DbConnection::Sqlite(_)) && q.filter.person.is_some();
-    st.push(&order_by(c, q.sort, q.direction, selective));
-    st.push(" LIMIT ")
-        .int(i64::from(q.size))
-        .push(" OFFSET ")
-        .int(i64::try_from(q.offset()).unwrap_or(i64::MAX));
-    let ids: Vec<String> = st
-        .load::<IdRow>(c)?
-        .into_iter()
-        .map(|r| r.item_id)
-        .collect();
+    let order = order_by(c, q.sort, q.direction, selective);
+    let time_key = match q.sort {
+        SortKey::CreatedAt => Some("l.created_at"),
+        SortKey::UpdatedAt => Some("l.updated_at"),
+        _ => None,
+    };
+    let offset = q.offset();
+    let mut filter = Statement::default();
+    push_filter(&mut filter, c, &q.filter, &email_people);
 
-    let total_records = if q.page == 1 && ids.len() < q.size as usize {
-        ids.len() as u64
+    // Deep pages in a time order: start from a remembered position.
+    let anchored = match time_key {
+        Some(_) if offset >= ANCHOR_MIN_OFFSET => {
+            let version = listing_version(c, org)?;
+            let scope = (
+                org.to_owned(),
+                format!("{}{order}{:?}", filter.sql, filter.params),
+            );
+            let best = anchors.best(&scope, offset, version);
+            Some((scope, version, best))
+        }
+        _ => None,
+    };
+
+    let mut st = Statement::default();
+    // The order key is decoded only where positions are remembered.
+    let key = match (&anchored, time_key, &*c) {
+        (Some(_), Some(col), _) => col,
+        (_, _, DbConnection::Sqlite(_)) => "NULL",
+        (_, _, DbConnection::Postgres(_)) => "CAST(NULL AS TIMESTAMP)",
+    };
+    // The page's rows are found again by their physical address: SQLite's
+    // rowid (in every index), PostgreSQL's ctid (a TID scan, no index
+    // search). Reading the ctid costs the inner walk its index-only scan, so a
+    // deep PostgreSQL page without a remembered position joins by item_id.
+    let id = match (&*c, &anchored) {
+        (DbConnection::Sqlite(_), _) => "row_id",
+        (DbConnection::Postgres(_), Some((_, _, None))) => "item_id",
+        (DbConnection::Postgres(_), _) => "ctid",
+    };
+    // A count from the maintained counts (a few rows) comes with the page, in
+    // the same statement: one round trip fewer. Other counts run after, only
+    // when needed.
+    let embedded = q.filter.is_countable_by_status_and_category();
+    st.push("SELECT l.item_id, l.item_json, p.k, ");
+    if embedded {
+        let count = count_statement(c, org, &q.filter, &email_people);
+        st.push("(").push(&count.sql).push(")");
+        st.params.extend(count.params);
+        st.cacheable &= count.cacheable;
+    } else {
+        st.push("CAST(NULL AS BIGINT)");
+    }
+    st.push(&format!(
+        " AS total FROM inventory_listing l JOIN (SELECT l.{id}, \
+         {key} AS k FROM inventory_listing l WHERE l.organization_id = "
+    ))
+    .text(org);
+    st.sql.push_str(&filter.sql);
+    st.params.extend(filter.params.iter().cloned());
+    st.cacheable &= filter.cacheable;
+    // Rows to skip, and whether the row before the page is fetched too (its
+    // key is the position of this page, remembered for the next request).
+    let (skip, lead) = match (&anchored, time_key) {
+        (Some((_, _, Some((at, anchor)))), Some(col)) => {
+            let (cmp, id) = match &*c {
+                DbConnection::Sqlite(_) => (
+                    if q.direction == SortDirection::Asc {
+                        ">"
+                    } else {
+                        "<"
+                    },
+                    "l.item_id",
+                ),
+                DbConnection::Postgres(_) => (
+                    if q.direction == SortDirection::Asc {
+                        ">"
+                    } else {
+                        "<"
+                    },
+                    "l.item_id COLLATE \"C\"",
+                ),
+            };
+            st.push(&format!(" AND ({col}, {id}) {cmp} ("))
+                .time(anchor.key)
+                .push(", ")
+                .text(anchor.item_id.clone())
+                .push(")");
+            let rest = offset - at;
+            if rest == 0 {
+                (0, false)
+            } else {
+                (rest - 1, true)
+            }
+        }
+        (Some(_), Some(_)) => (offset - 1, true),
+        _ => (offset, false),
+    };
+    st.push(&order);
+    st.push(" LIMIT ")
+        .int(i64::from(q.size) + i64::from(lead))
+        .push(" OFFSET ")
+        .int(i64::try_from(skip).unwrap_or(i64::MAX));
+    // The outer order is the inner one over the same rows (a sort of one page).
+    st.push(&format!(") p ON l.{id} = p.{id}")).push(&order);
+    let mut rows: Vec<JsonRow> = st.load(c)?;
+    if let Some((scope, version, _)) = &anchored {
+        if lead && !rows.is_empty() {
+            let before = rows.remove(0);
+            if let Some(key) = before.k {
+                anchors.remember(
+                    scope,
+                    offset,
+                    Anchor {
+                        version: *version,
+                        key,
+                        item_id: before.item_id,
+                    },
+                );
+            }
+        }
+        // The next page starts after this one's last row.
+        if rows.len() == q.size as usize {
+            if let Some(last) = rows.last() {
+                if let Some(key) = last.k {
+                    let next = offset + u64::from(q.size);
+                    anchors.remember(
+                        scope,
+                        next,
+                        Anchor {
+                            version: *version,
+                            key,
+                            item_id: last.item_id.clone(),
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    let total_records = if q.page == 1 && rows.len() < q.size as usize {
+        rows.len() as u64
+    } else if let Some(n) = rows.first().and_then(|r| r.total) {
+        u64::try_from(n).unwrap_or(0)
     } else {
         count(c, org, &q.filter, &email_people)?
     };
-    let items = load_views(c, org, &ids)?;
+    let items = listed_items(c, org, rows)?;
     Ok(InventoryPage {
         items,
         total_records,
     })
+}
+
+/// The page's items from their rows; a row without JSON (written by a
+/// version that did not render it, before `equip migrate`) is rendered now.
+fn listed_items(c: &mut DbConnection, org: &str, rows: Vec<JsonRow>) -> DbResult<Vec<ListedItem>> {
+    let missing: Vec<String> = rows
+        .iter()
+        .filter(|r| r.item_json.is_none())
+        .map(|r| r.item_id.clone())
+        .collect();
+    let mut rendered: HashMap<String, String> = HashMap::new();
+    if !missing.is_empty() {
+        for view in load_views(c, org, &missing)? {
+            let listed = ListedItem::render(&view).map_err(DbError::corrupt)?;
+            rendered.insert(listed.id.to_string(), listed.json);
+        }
+    }
+    let mut items = Vec::with_capacity(rows.len());
+    for row in rows {
+        let json = match row.item_json {
+            Some(json) => json,
+            None => match rendered.remove(&row.item_id) {
+                Some(json) => json,
+                None => continue,
+            },
+        };
+        let id = InventoryItemId::parse(&row.item_id).map_err(DbError::corrupt)?;
+        items.push(ListedItem { id, json });
+    }
+    Ok(items)
 }
 
 /// The people of the organization with `email` (case-insensitive) among their
@@ -450,6 +827,18 @@ fn count(
     filter: &InventoryFilter,
     email_people: &[String],
 ) -> DbResult<u64> {
+    let st = count_statement(c, org, filter, email_people);
+    let n = st.load::<CountRow>(c)?.first().map_or(0, |r| r.n);
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// The statement that counts the items matching `filter` (one row, `n`).
+fn count_statement(
+    c: &DbConnection,
+    org: &str,
+    filter: &InventoryFilter,
+    email_people: &[String],
+) -> Statement {
     let mut st = Statement::default();
     if filter.is_countable_by_status_and_category() {
         st.push("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM inventory_counts l WHERE l.organization_id = ")
@@ -467,8 +856,7 @@ fn count(
             .text(org);
         push_filter(&mut st, c, filter, email_people);
     }
-    let n = st.load::<CountRow>(c)?.first().map_or(0, |r| r.n);
-    Ok(u64::try_from(n).unwrap_or(0))
+    st
 }
 
 /// The listed form of the items `ids` (in that order), in a fixed number of

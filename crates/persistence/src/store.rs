@@ -56,6 +56,8 @@ pub struct Store {
     /// Set on a write session ([`Store::session`]): the one connection every
     /// call of this value uses.
     pinned: Option<Arc<Pinned>>,
+    /// Keyset positions of deep listing pages (see `listing::Anchors`).
+    pub(crate) anchors: Arc<crate::listing::Anchors>,
 }
 
 /// The connection of a write session. On PostgreSQL it commits without
@@ -68,7 +70,7 @@ struct Pinned {
 impl Drop for Pinned {
     fn drop(&mut self) {
         let conn = self.conn.get_mut().unwrap_or_else(PoisonError::into_inner);
-        if let DbConnection::Postgres(c) = &mut **conn {
+        if let DbConnection::Postgres(c) = &mut ***conn {
             // Back to the default before the connection returns to the pool.
             if let Err(e) = diesel::sql_query("SET synchronous_commit TO DEFAULT").execute(c) {
                 log::warn!("could not reset synchronous_commit of a session: {e}");
@@ -78,6 +80,9 @@ impl Drop for Pinned {
 }
 
 /// A connection of the pool, or the session's pinned one.
+// A guard lives on the stack for one call; boxing the pooled connection would
+// cost an allocation per call.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ConnGuard<'a> {
     Pooled(Conn),
     Pinned(MutexGuard<'a, Conn>),
@@ -89,6 +94,16 @@ impl std::ops::Deref for ConnGuard<'_> {
         match self {
             Self::Pooled(c) => c,
             Self::Pinned(c) => c,
+        }
+    }
+}
+
+impl ConnGuard<'_> {
+    /// Marks the connection as lost: the pool drops it when it comes back.
+    fn mark_suspect(&mut self) {
+        match self {
+            Self::Pooled(c) => c.suspect = true,
+            Self::Pinned(c) => c.suspect = true,
         }
     }
 }
@@ -178,13 +193,16 @@ impl Store {
             pool,
             backend,
             pinned: None,
+            anchors: Arc::default(),
         })
     }
 
     /// Applies the pending migrations of the backend, all in one transaction
     /// (on PostgreSQL under an advisory lock, so concurrent starters wait for
     /// each other). Returns the names of the migrations applied now; empty when
-    /// the schema was up to date.
+    /// the schema was up to date. Then renders the item JSON of inventory
+    /// listing rows that have none (rows written before that column existed),
+    /// in batches of their own transactions.
     ///
     /// # Errors
     /// [`PersistenceError::Migration`] (nothing of this run is kept), or the
@@ -203,10 +221,19 @@ impl Store {
                 apply_migrations(c, POSTGRES_MIGRATIONS)
             }
         });
-        result.map_err(|e| match e {
+        let applied = result.map_err(|e| match e {
             MigrateError::Diesel(e) => PersistenceError::Migration(e.to_string()),
             MigrateError::Migration(m) => PersistenceError::Migration(m),
-        })
+        })?;
+        let rendered = crate::listing::render_missing(&mut conn)
+            .map_err(|e| PersistenceError::Migration(format!("rendering listing JSON: {e:?}")))?;
+        if rendered > 0 {
+            log::info!("inventory listing: rendered the JSON of {rendered} stored items");
+            if rendered >= crate::import::ANALYZE_AFTER {
+                crate::import::refresh_statistics(&mut conn);
+            }
+        }
+        Ok(applied)
     }
 
     /// Which database this store talks to.
@@ -252,7 +279,7 @@ impl Store {
             .pool
             .get()
             .map_err(|e| PersistenceError::Unavailable(e.to_string()))?;
-        if let DbConnection::Postgres(c) = &mut *conn {
+        if let DbConnection::Postgres(c) = &mut **conn {
             diesel::sql_query("SET synchronous_commit = off")
                 .execute(c)
                 .map_err(|e| PersistenceError::Unavailable(e.to_string()))?;
@@ -263,6 +290,7 @@ impl Store {
             pinned: Some(Arc::new(Pinned {
                 conn: Mutex::new(conn),
             })),
+            anchors: self.anchors.clone(),
         })
     }
 
@@ -295,6 +323,13 @@ impl Store {
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
         let mut conn = self.conn().map_err(|e| e.into_store(entity, duplicate))?;
-        f(&mut conn).map_err(|e| e.into_store(entity, duplicate))
+        let result = f(&mut conn);
+        if let Err(DbError::Diesel(e)) = &result {
+            if crate::connection::connection_lost(e) {
+                // Not handed out again (see `Manager::has_broken`).
+                conn.mark_suspect();
+            }
+        }
+        result.map_err(|e| e.into_store(entity, duplicate))
     }
 }

@@ -207,7 +207,7 @@ impl Store {
                 .pool()
                 .get()
                 .unwrap_or_else(|e| panic!("no pooled connection: {e}"));
-            if let crate::connection::DbConnection::Postgres(c) = &mut *conn {
+            if let crate::connection::DbConnection::Postgres(c) = &mut **conn {
                 let rows: Vec<PragmaValue> =
                     diesel::sql_query("SELECT current_setting($1) AS value")
                         .bind::<Text, _>(name)
@@ -238,8 +238,9 @@ impl Store {
                 .pool()
                 .get()
                 .unwrap_or_else(|e| panic!("no pooled connection: {e}"));
-            let rows: Vec<PragmaValue> = on_inner!(&mut *conn, |c| diesel::sql_query(&sql).load(c))
-                .unwrap_or_else(|e| panic!("PRAGMA {pragma} failed: {e}"));
+            let rows: Vec<PragmaValue> = on_inner!(&mut **conn, |c| diesel::sql_query(&sql)
+                .load(c))
+            .unwrap_or_else(|e| panic!("PRAGMA {pragma} failed: {e}"));
             values.extend(rows.into_iter().map(|r| r.value));
             held.push(conn);
         }

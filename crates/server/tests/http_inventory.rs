@@ -21,6 +21,7 @@ on_both_backends!(
     ids_of_another_organization_are_404,
     tenant_isolation,
     scope_and_key_are_required,
+    deep_pages_start_from_remembered_positions_and_stay_exact,
 );
 
 const N: usize = 61;
@@ -500,4 +501,103 @@ async fn scope_and_key_are_required(app: TestApp) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["pagination"]["totalRecords"], 0);
     assert_eq!(body["pagination"]["totalPages"], 0);
+}
+
+/// Pages past the first thousand items start from remembered keyset positions
+/// (`listing::Anchors`); whatever the order of requests, each must equal the
+/// reference's slice, and a write must not leave a remembered position stale.
+async fn deep_pages_start_from_remembered_positions_and_stay_exact(app: TestApp) {
+    let w = app.world();
+    let s = seed(&app.store, &organization(w.a_org), 1_250);
+    let reference = |f: &dyn Fn(&mut RawInventoryQuery)| -> Vec<String> {
+        let mut all = Vec::new();
+        for page in ["1", "2"] {
+            let mut r = raw(|r| f(r));
+            r.page = Some(page.into());
+            r.size = Some("1000".into());
+            let q = equip_domain::inventory_query::InventoryQuery::parse(&r).unwrap();
+            let p =
+                equip_domain::ports::InventoryRepository::list_inventory(&s.reference, w.a_org, &q)
+                    .unwrap();
+            all.extend(p.items.iter().map(|i| i.id.to_string()));
+        }
+        all
+    };
+    type Case<'a> = (&'a str, &'a dyn Fn(&mut RawInventoryQuery));
+    let cases: [Case<'_>; 4] = [
+        ("sortBy=createdAt&sortDirection=DESC", &|r| {
+            r.sort_by = Some("createdAt".into());
+            r.sort_direction = Some("DESC".into());
+        }),
+        ("sortBy=createdAt&sortDirection=ASC", &|r| {
+            r.sort_by = Some("createdAt".into());
+            r.sort_direction = Some("ASC".into());
+        }),
+        ("sortBy=updatedAt&sortDirection=ASC", &|r| {
+            r.sort_by = Some("updatedAt".into());
+            r.sort_direction = Some("ASC".into());
+        }),
+        ("deployStatuses=DEPLOYED&deployStatuses=AVAILABLE", &|r| {
+            r.deploy_statuses = vec!["DEPLOYED".into(), "AVAILABLE".into()];
+        }),
+    ];
+    for (query, f) in cases {
+        let expected = reference(f);
+        for (page, size) in [
+            (11, 100),
+            (12, 100),
+            (11, 100),
+            (13, 100),
+            (25, 50),
+            (24, 50),
+            (7, 150),
+            (9, 125),
+            (1, 1000),
+            (2, 1000),
+        ] {
+            let (status, body) = app
+                .call(w.a.get(&format!(
+                    "/api/v1/inventory?{query}&page={page}&size={size}"
+                )))
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            let from = ((page - 1) * size).min(expected.len());
+            let to = (page * size).min(expected.len());
+            assert_eq!(
+                ids(&body),
+                expected[from..to],
+                "{query} page {page} size {size}"
+            );
+        }
+    }
+
+    // A write moves the oldest-updated item to the end of the updatedAt order:
+    // every later position shifts by one, so the remembered ones must not be used.
+    let query = "sortBy=updatedAt&sortDirection=ASC";
+    let mut expected = reference(cases[2].1);
+    let first = expected.remove(0);
+    let (status, _) = app
+        .call(
+            w.a.with(
+                actix_web::test::TestRequest::patch().uri(&format!("/api/v1/inventory/{first}")),
+            )
+            .set_json(serde_json::json!({"description": "touched"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    expected.push(first);
+    for (page, size) in [(11, 100), (12, 100), (13, 100), (25, 50)] {
+        let (_, body) = app
+            .call(w.a.get(&format!(
+                "/api/v1/inventory?{query}&page={page}&size={size}"
+            )))
+            .await;
+        let from = ((page - 1) * size).min(expected.len());
+        let to = (page * size).min(expected.len());
+        assert_eq!(
+            ids(&body),
+            expected[from..to],
+            "after a write: page {page} size {size}"
+        );
+    }
 }

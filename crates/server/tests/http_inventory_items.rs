@@ -20,6 +20,7 @@ on_both_backends!(
     another_organizations_items_are_404,
     concurrent_changes_never_lose_an_update_silently,
     a_renamed_person_is_listed_under_the_new_name,
+    the_listing_shows_every_change_to_an_item_its_sku_and_its_holder,
 );
 
 fn seeded(app: &TestApp) -> Seeded {
@@ -425,4 +426,108 @@ async fn a_renamed_person_is_listed_under_the_new_name(app: TestApp) {
         sorted["data"][0]["assignedTo"]["label"],
         "zoe.lovelace@example.com"
     );
+}
+
+/// Every item of the listing, as the listing shows it, equals the item as
+/// `GET /api/v1/inventory/{id}` shows it (the listing serves pre-rendered
+/// JSON; a stale rendering differs from the freshly read item).
+async fn assert_listing_is_fresh(app: &TestApp, after: &str) {
+    let w = app.world();
+    let (status, page) = app.call(w.a.get("/api/v1/inventory?size=1000")).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let listed = page["data"].as_array().unwrap();
+    assert!(!listed.is_empty());
+    for item in listed {
+        let id = item["id"].as_str().unwrap();
+        let (status, read) = app.call(w.a.get(&format!("/api/v1/inventory/{id}"))).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(item, &read, "after {after}: listed item {id} is stale");
+    }
+}
+
+async fn the_listing_shows_every_change_to_an_item_its_sku_and_its_holder(app: TestApp) {
+    use equip_domain::ports::PersonRepository;
+    use equip_domain::services::import::run_import;
+    let s = seeded(&app);
+    let w = app.world();
+    let org = w.a_org;
+    assert_listing_is_fresh(&app, "the import").await;
+
+    // An item write.
+    let item = create(&app, &s, json!({"tags": ["t1"]})).await;
+    let id = item["id"].as_str().unwrap();
+    let (status, _) = app
+        .call(patch(
+            &w.a,
+            id,
+            &json!({"tags": ["t2"], "description": "Patched", "condition": "USED_POOR",
+            "assignedTo": {"type": "WAREHOUSE", "id": s.warehouse}}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, listed) = app
+        .call(w.a.get("/api/v1/inventory?searchString=patched"))
+        .await;
+    assert_eq!(listed["data"][0]["description"], "Patched");
+    assert_eq!(listed["data"][0]["tags"][0]["label"], "t2");
+    assert_listing_is_fresh(&app, "an item PATCH").await;
+
+    // A SKU, the warehouse and the office renamed by a later import.
+    let mut again = equip_domain::import::ImportBatch::default();
+    let mut sku = s.skus[0].clone();
+    sku.title = "Renamed Laptop 15".into();
+    again.skus.push(sku);
+    let mut warehouse = s
+        .batch
+        .warehouses
+        .iter()
+        .find(|x| x.id == s.warehouse)
+        .unwrap()
+        .clone();
+    warehouse.name = "Renamed Warehouse".into();
+    again.warehouses.push(warehouse);
+    let mut office = s.batch.offices[0].clone();
+    office.name = "Renamed Office".into();
+    again.offices.push(office);
+    run_import(&*app.store, org, &again, &mut |_| {}).unwrap();
+    let (_, renamed) = app
+        .call(w.a.get(&format!("/api/v1/inventory?skuIds={}", s.skus[0].id)))
+        .await;
+    assert!(!renamed["data"].as_array().unwrap().is_empty());
+    for i in renamed["data"].as_array().unwrap() {
+        assert_eq!(i["skuTitle"], "Renamed Laptop 15");
+    }
+    let (_, held) = app
+        .call(w.a.get(&format!("/api/v1/inventory?warehouseId={}", s.warehouse)))
+        .await;
+    assert_eq!(held["data"][0]["assignedTo"]["label"], "Renamed Warehouse");
+    assert_listing_is_fresh(&app, "renames by import").await;
+
+    // Offboarding a person opens return orders for their deployed items.
+    let person = s
+        .people
+        .iter()
+        .find(|p| {
+            s.batch.inventory.iter().any(|i| {
+                i.deploy_status == equip_domain::inventory::DeployStatus::Deployed
+                    && i.return_order.is_none()
+                    && i.assignment.is_some_and(|a| a.id == *p.id.as_uuid())
+            })
+        })
+        .expect("a person holding a deployed item without a return");
+    app.store
+        .offboard_person(org, person.id, None, chrono::Utc::now())
+        .unwrap();
+    let (_, theirs) = app
+        .call(w.a.get(&format!(
+            "/api/v1/inventory?personId={}&deployStatuses=DEPLOYED",
+            person.id
+        )))
+        .await;
+    assert!(theirs["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["returnOrder"]["status"] == "PENDING"));
+    assert_listing_is_fresh(&app, "offboarding").await;
 }

@@ -8,6 +8,7 @@ use chrono::{NaiveDate, Utc};
 use equip_domain::api_key::Scope;
 use equip_domain::ids::{InventoryItemId, SkuId};
 use equip_domain::inventory::{AssigneeType, Condition, DeployReason, DeployStatus, SuppliedBy};
+use equip_domain::inventory_json::ItemBody;
 use equip_domain::services::inventory::{create_item, get_item, update_item, ItemChanges, NewItem};
 use serde_json::Value;
 
@@ -15,7 +16,6 @@ use crate::auth::Authenticated;
 use crate::blocking;
 use crate::body::{path_id, Fields};
 use crate::error::{Area, HttpError};
-use crate::routes::inventory::ItemBody;
 use crate::state::AppState;
 
 fn text(v: &Value) -> Option<String> {

@@ -78,12 +78,12 @@ impl InventoryRepository for Store {
         query: &InventoryQuery,
     ) -> StoreResult<InventoryPage> {
         let org = organization.to_string();
-        self.with("inventoryItem", "", |c| match c {
-            // SQLite: one snapshot for the page, its count and its details.
-            DbConnection::Sqlite(_) => c.transaction(|c| crate::listing::page(c, &org, query)),
-            // PostgreSQL reads committed data per statement anyway; a
-            // transaction would only add two round trips.
-            DbConnection::Postgres(_) => crate::listing::page(c, &org, query),
+        let anchors = &*self.anchors;
+        // No transaction: the page is one statement and its items come with
+        // it (pre-rendered); the count is a second one, which may see a later
+        // commit (as on PostgreSQL under READ COMMITTED).
+        self.with("inventoryItem", "", |c| {
+            crate::listing::page(c, anchors, &org, query)
         })
     }
 

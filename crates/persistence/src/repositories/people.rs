@@ -392,6 +392,8 @@ impl PersonRepository for Store {
                 on_inner!(c, |inner| diesel::insert_into(return_order_items::table)
                     .values(&lines)
                     .execute(inner))?;
+                // The listing shows each item's return order.
+                crate::listing::refresh(c, &org, crate::listing::Scope::Items(&items))?;
                 Ok(Offboarding::Started {
                     returns: items.len(),
                 })

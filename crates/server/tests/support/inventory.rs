@@ -38,7 +38,7 @@ impl Seeded {
         raw.size = Some("1000".into());
         let q = InventoryQuery::parse(&raw).unwrap();
         let page = self.reference.list_inventory(org, &q).unwrap();
-        page.items.iter().map(|v| v.item.id.to_string()).collect()
+        page.items.iter().map(|v| v.id.to_string()).collect()
     }
 }
 

@@ -1,0 +1,2 @@
+DROP INDEX inventory_listing_unrendered_idx;
+DROP INDEX inventory_listing_status_created_idx;
