@@ -1,6 +1,7 @@
 //! [`Store`]: the r2d2 pool and migrations. The repository traits are
 //! implemented in `crate::repositories`, one module per port.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -65,7 +66,13 @@ pub struct Store {
 /// [`Store::flush`] waits for the flush of everything committed before.
 struct Pinned {
     conn: Mutex<Conn>,
+    /// People inserted through the session.
+    people_written: AtomicU64,
 }
+
+/// A session refreshes the planner's statistics of the people tables after
+/// this many inserted people, and again each time that count doubles.
+const SESSION_ANALYZE_FIRST: u64 = 500;
 
 impl Drop for Pinned {
     fn drop(&mut self) {
@@ -289,9 +296,32 @@ impl Store {
             backend: self.backend,
             pinned: Some(Arc::new(Pinned {
                 conn: Mutex::new(conn),
+                people_written: AtomicU64::new(0),
             })),
             anchors: self.anchors.clone(),
         })
+    }
+
+    /// Counts a person inserted (after its commit) on `conn`. On a write
+    /// session on PostgreSQL, refreshes the statistics of the people tables
+    /// after [`SESSION_ANALYZE_FIRST`] inserts and each time the count
+    /// doubles: a bulk load into an organization whose tables were small
+    /// when the connection planned its foreign-key checks keeps using those
+    /// plans (an index scan over the organization's whole prefix per check,
+    /// quadratic over a 50,000-row CSV) until statistics change; autovacuum
+    /// may be off or minutes away. `ANALYZE` invalidates the cached plans.
+    pub(crate) fn note_people_inserted(&self, conn: &mut DbConnection) {
+        let Some(pinned) = &self.pinned else { return };
+        let n = pinned.people_written.fetch_add(1, Ordering::Relaxed) + 1;
+        // 500, 1,000, 2,000, 4,000, …
+        if n % SESSION_ANALYZE_FIRST != 0 || !(n / SESSION_ANALYZE_FIRST).is_power_of_two() {
+            return;
+        }
+        if let DbConnection::Postgres(c) = conn {
+            if let Err(e) = diesel::sql_query("ANALYZE people, person_emails").execute(c) {
+                log::warn!("could not refresh the statistics of the people tables: {e}");
+            }
+        }
     }
 
     /// Waits until everything committed before is durable. PostgreSQL: one

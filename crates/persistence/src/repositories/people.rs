@@ -250,7 +250,9 @@ impl PersonRepository for Store {
                     .values(&rows.person)
                     .execute(c)?;
                 insert_emails(c, &rows.emails)
-            })
+            })?;
+            self.note_people_inserted(c);
+            Ok(())
         })
     }
 
