@@ -34,14 +34,20 @@ pub struct PoolOptions {
     /// How long a caller waits for a free connection before getting
     /// [`equip_domain::StoreError::Unavailable`].
     pub connection_timeout: Duration,
+    /// Idle connections the pool keeps open in the background. A one-shot
+    /// command wants 0: r2d2 opens replacement connections on its worker
+    /// threads, and a process that exits while one of them is in the middle
+    /// of a PostgreSQL (TLS) handshake can crash in libc at exit.
+    pub min_idle: u32,
 }
 
 impl Default for PoolOptions {
-    /// 16 connections (SQLite: 8), 5 s timeout.
+    /// 16 connections (SQLite: 8), 5 s timeout, one kept idle.
     fn default() -> Self {
         Self {
             max_size: 16,
             connection_timeout: Duration::from_secs(5),
+            min_idle: 1,
         }
     }
 }
@@ -191,7 +197,7 @@ impl Store {
         .max(1);
         let pool = Pool::builder()
             .max_size(max_size)
-            .min_idle(Some(1))
+            .min_idle(Some(options.min_idle))
             .connection_timeout(options.connection_timeout)
             .connection_customizer(Box::new(SqlitePragmas))
             .build(Manager::new(target))

@@ -1,13 +1,13 @@
 //! `equip migrate`.
 
-use super::{connect, DatabaseConfig};
+use super::{connect_one_shot, DatabaseConfig};
 
 /// Applies pending migrations and lists them on standard error.
 ///
 /// # Errors
 /// When the database cannot be opened or migrated.
 pub fn run(db: &DatabaseConfig) -> anyhow::Result<()> {
-    let (_, applied) = connect(db)?;
+    let (_, applied) = connect_one_shot(db)?;
     if applied.is_empty() {
         eprintln!("no pending migrations: the database is up to date");
     } else {
