@@ -86,7 +86,10 @@ impl Drop for Pinned {
         if let DbConnection::Postgres(c) = &mut ***conn {
             // Back to the default before the connection returns to the pool.
             if let Err(e) = diesel::sql_query("SET synchronous_commit TO DEFAULT").execute(c) {
+                // Never hand a connection that may still commit asynchronously
+                // to a caller outside a session: the pool drops it instead.
                 log::warn!("could not reset synchronous_commit of a session: {e}");
+                conn.suspect = true;
             }
         }
     }

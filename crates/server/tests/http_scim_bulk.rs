@@ -337,7 +337,7 @@ async fn limits_are_enforced_before_any_work(app: TestApp) {
     assert_eq!(resp["status"], "413");
     assert_eq!(user_count(&app, &w.a).await, 0, "nothing ran");
 
-    // Exactly the limits pass: discovery advertises them.
+    // Discovery advertises the limits.
     let (_, spc) = app.call(w.a.get("/scim/v2/ServiceProviderConfig")).await;
     assert_eq!(
         spc["bulk"],
@@ -423,7 +423,8 @@ async fn keys_and_scopes_apply_to_bulk(app: TestApp) {
     };
     let (status, _) = send_bulk(&app, &revoked, &body).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    // A malformed request from an unknown caller is still a 401, not a 400.
+    // A well-formed but invalid BulkRequest from an unknown caller is a 401,
+    // not a 400 (a body that is not JSON at all is refused before the key).
     let anonymous = TestRequest::post()
         .uri("/scim/v2/Bulk")
         .insert_header(("Content-Type", SCIM))

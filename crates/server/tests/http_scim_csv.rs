@@ -192,8 +192,12 @@ async fn quoting_bom_and_line_endings_are_understood(app: TestApp) {
         ",Ada,\"Love, \"\"the\"\" lace\",ada@acme.example,,,\"1 Main St\r\nFloor 2\",,,,US,,,,\r\n",
     );
     file.push_str(",Bob,Lee,bob@acme.example,,,,,,,,,,,\r\n");
+    // A cell that looks like a Bulk reference is data, not a reference.
+    file.push_str(",bulkId:row-1,Ref,ref@acme.example,,,,,,,,,,,\r\n");
     let ops = upload(&app, &w.a, &file).await;
-    assert_eq!(statuses(&ops), ["201", "201"], "{ops:?}");
+    assert_eq!(statuses(&ops), ["201", "201", "201"], "{ops:?}");
+    let literal = user(&app, &w.a, &id_of(&ops[2])).await;
+    assert_eq!(literal["name"]["givenName"], "bulkId:row-1");
     let ada = user(&app, &w.a, &id_of(&ops[0])).await;
     assert_eq!(ada["name"]["familyName"], "Love, \"the\" lace");
     let street = ada["addresses"][0]["streetAddress"].as_str().unwrap();

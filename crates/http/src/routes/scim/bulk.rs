@@ -43,6 +43,9 @@ pub(crate) struct BulkRun<'a> {
     org: OrganizationId,
     base: &'a str,
     fail_on_errors: Option<usize>,
+    /// Whether `bulkId:` references are resolved (Bulk: yes; CSV rows carry
+    /// no references, and a cell that happens to hold `bulkId:…` is data).
+    references: bool,
     ids: BulkIds,
     out: BulkResponseWriter,
 }
@@ -66,9 +69,16 @@ impl<'a> BulkRun<'a> {
             org,
             base,
             fail_on_errors,
+            references: true,
             ids: BulkIds::default(),
             out: BulkResponseWriter::new(),
         }
+    }
+
+    /// A run whose operations are taken literally: no `bulkId:` references.
+    pub(crate) fn without_references(mut self) -> Self {
+        self.references = false;
+        self
     }
 
     /// Whether `failOnErrors` operations have failed: nothing more runs.
@@ -148,9 +158,13 @@ impl<'a> BulkRun<'a> {
             HttpError::new(Area::Scim, StatusCode::CONFLICT, "bulkId", e.to_string())
                 .with_scim_type(ScimType::InvalidValue)
         };
-        let path = self.ids.resolve_str(&op.path).map_err(unresolved)?;
         let mut data = op.data.clone().unwrap_or(Value::Null);
-        self.ids.resolve_value(&mut data).map_err(unresolved)?;
+        let path = if self.references {
+            self.ids.resolve_value(&mut data).map_err(unresolved)?;
+            self.ids.resolve_str(&op.path).map_err(unresolved)?
+        } else {
+            op.path.clone()
+        };
         let invalid_path = |expected: &str| {
             HttpError::bad_request(
                 Area::Scim,

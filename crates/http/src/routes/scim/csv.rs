@@ -111,7 +111,7 @@ pub async fn upload(
             .map(|p| (p.slug, p.id.to_string()))
             .collect();
         let resolve = |slug: &str| packages.get(slug).cloned();
-        let mut bulk = BulkRun::new(ports, org, &base, None);
+        let mut bulk = BulkRun::new(ports, org, &base, None).without_references();
         let mut rows = upload.operations(resolve).peekable();
         // Chunks of the Bulk limit: each chunk's operations are converted
         // and then run, so at most one chunk of converted rows is in memory.
