@@ -85,8 +85,8 @@
 //! run, the store answers the second with 409 `uniqueness` (a create) or
 //! applies both in order (replaces of the same id).
 
+use crate::user::{ScimAddress, ScimEmail, ScimName, ScimPhoneNumber, ScimUser, ScimUserExtension};
 use ::csv::{ReaderBuilder, StringRecord};
-use serde::Serialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -535,81 +535,6 @@ fn not_utf8(data: &[u8], offset: usize, bom: usize) -> CsvError {
     }
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OutUser<'r> {
-    schemas: [&'static str; 2],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<String>,
-    user_name: &'r str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<OutName<'r>>,
-    emails: Vec<OutMultiValue<'r>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    phone_numbers: Vec<OutMultiValue<'r>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    addresses: Vec<OutAddress<'r>>,
-    #[serde(
-        rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User",
-        skip_serializing_if = "OutExtension::is_empty"
-    )]
-    extension: OutExtension<'r>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OutName<'r> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    given_name: Option<&'r str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    family_name: Option<&'r str>,
-}
-
-#[derive(Serialize)]
-struct OutMultiValue<'r> {
-    value: &'r str,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    kind: Option<&'static str>,
-    primary: bool,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OutAddress<'r> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    primary: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    street_address: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    locality: Option<&'r str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    region: Option<&'r str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    postal_code: Option<&'r str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    country: Option<&'r str>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OutExtension<'r> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    package_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skip_user_activation: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cpf_number: Option<&'r str>,
-}
-
-impl OutExtension<'_> {
-    fn is_empty(&self) -> bool {
-        self.package_id.is_none()
-            && self.skip_user_activation.is_none()
-            && self.cpf_number.is_none()
-    }
-}
-
 /// `send_activation_email` → `skipUserActivation`: `Ok(None)` when not set.
 fn skip_user_activation(raw: Option<&str>) -> Result<Option<bool>, ()> {
     let Some(raw) = raw else { return Ok(None) };
@@ -742,16 +667,13 @@ where
         );
     }
 
-    let user = out_user(
-        &cell,
-        id,
-        email,
-        OutExtension {
-            package_id,
-            skip_user_activation,
-            cpf_number,
-        },
-    );
+    let extension = ScimUserExtension {
+        package_id,
+        skip_user_activation,
+        cpf_number: cpf_number.map(str::to_owned),
+        ..ScimUserExtension::default()
+    };
+    let user = user_of_row(&cell, id, email, extension);
     match serde_json::to_value(&user) {
         Ok(data) => CsvRow::Operation(CsvOperation {
             bulk_id: bulk_id.clone(),
@@ -771,29 +693,33 @@ where
     }
 }
 
-/// The User of a row whose checks passed; `cell(i)` is the trimmed, non-empty cell `i`.
-fn out_user<'r>(
+/// The User of a row whose checks passed; `cell(i)` is the trimmed, non-empty
+/// cell `i`. Built as the [`ScimUser`] the single-user endpoints read, so the
+/// operation's data has exactly their shape.
+fn user_of_row<'r>(
     cell: &impl Fn(usize) -> Option<&'r str>,
     id: Option<String>,
     email: &'r str,
-    extension: OutExtension<'r>,
-) -> OutUser<'r> {
-    let mut emails = vec![OutMultiValue {
-        value: email,
-        kind: Some("work"),
-        primary: true,
+    extension: ScimUserExtension,
+) -> ScimUser {
+    let owned = |i: usize| cell(i).map(str::to_owned);
+    let mut emails = vec![ScimEmail {
+        value: Some(email.to_owned()),
+        kind: Some("work".to_owned()),
+        primary: Some(true),
     }];
     if let Some(secondary) = cell(SECONDARY_EMAIL).filter(|s| !s.eq_ignore_ascii_case(email)) {
-        emails.push(OutMultiValue {
-            value: secondary,
-            kind: Some("other"),
-            primary: false,
+        emails.push(ScimEmail {
+            value: Some(secondary.to_owned()),
+            kind: Some("other".to_owned()),
+            primary: Some(false),
         });
     }
-    let (given_name, family_name) = (cell(FORENAME), cell(SURNAME));
-    let name = (given_name.is_some() || family_name.is_some()).then_some(OutName {
+    let (given_name, family_name) = (owned(FORENAME), owned(SURNAME));
+    let name = (given_name.is_some() || family_name.is_some()).then_some(ScimName {
         given_name,
         family_name,
+        formatted: None,
     });
     let has_address = [
         ADDRESS_LINE_1,
@@ -806,35 +732,40 @@ fn out_user<'r>(
     .into_iter()
     .any(|i| cell(i).is_some());
     let addresses = if has_address {
-        vec![OutAddress {
-            kind: "home",
-            primary: true,
+        vec![ScimAddress {
+            kind: Some("home".to_owned()),
+            primary: Some(true),
             street_address: street_address(cell(ADDRESS_LINE_1), cell(ADDRESS_LINE_2)),
-            locality: cell(CITY_CODE),
-            region: cell(REGION),
-            postal_code: cell(POSTAL_CODE),
-            country: cell(COUNTRY_CODE),
+            locality: owned(CITY_CODE),
+            region: owned(REGION),
+            postal_code: owned(POSTAL_CODE),
+            country: owned(COUNTRY_CODE),
         }]
     } else {
         Vec::new()
     };
-    let phone_numbers = cell(PHONE_NUMBER)
-        .map(|value| OutMultiValue {
-            value,
+    let phone_numbers = owned(PHONE_NUMBER)
+        .map(|value| ScimPhoneNumber {
+            value: Some(value),
             kind: None,
-            primary: true,
+            primary: Some(true),
         })
         .into_iter()
         .collect();
-    OutUser {
-        schemas: [schemas::USER, schemas::EQUIP_USER_EXTENSION],
+    let empty_extension = extension == ScimUserExtension::default();
+    ScimUser {
+        schemas: vec![
+            schemas::USER.to_owned(),
+            schemas::EQUIP_USER_EXTENSION.to_owned(),
+        ],
         id,
-        user_name: email,
+        user_name: Some(email.to_owned()),
         name,
         emails,
         phone_numbers,
         addresses,
-        extension,
+        extension: (!empty_extension).then_some(extension),
+        ..ScimUser::default()
     }
 }
 

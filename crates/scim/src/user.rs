@@ -18,136 +18,175 @@ use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
 
 use crate::schemas;
 
-/// A user as sent by a client (POST, PUT, Bulk data, import files).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+/// A user as sent by a client (POST, PUT, Bulk data, import files); also
+/// serialized, absent attributes omitted, as the data of the Bulk operations
+/// a CSV upload builds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScimUser {
     /// Schema URNs the client lists.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub schemas: Vec<String>,
     /// The user's id, when the client sends one (bulk, import); servers assign it otherwise.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The identity provider's id for the user.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
     /// Login name; must equal the primary email.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_name: Option<String>,
     /// Name components.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<ScimName>,
     /// Display name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
     /// Email addresses.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub emails: Vec<ScimEmail>,
     /// Phone numbers.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub phone_numbers: Vec<ScimPhoneNumber>,
     /// Postal addresses.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub addresses: Vec<ScimAddress>,
     /// Whether the user is active; `true` when absent.
-    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub active: Option<bool>,
     /// equip's extension object.
     #[serde(
         default,
-        rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
+        rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User",
+        skip_serializing_if = "Option::is_none"
     )]
     pub extension: Option<ScimUserExtension>,
 }
 
 /// The `name` complex attribute.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScimName {
     /// Given (first) name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub given_name: Option<String>,
     /// Family (last) name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family_name: Option<String>,
     /// Full name as displayed; read and not stored (nor shown).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub formatted: Option<String>,
 }
 
 /// One entry of `emails`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 pub struct ScimEmail {
     /// The address.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// `work`, `home`, `other`…
-    #[serde(default, rename = "type")]
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Whether it is the primary address.
-    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub primary: Option<bool>,
 }
 
 /// One entry of `phoneNumbers`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 pub struct ScimPhoneNumber {
     /// The number.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// `work`, `mobile`…
-    #[serde(default, rename = "type")]
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Whether it is the primary number.
-    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub primary: Option<bool>,
 }
 
 /// One entry of `addresses`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScimAddress {
     /// `home`, `work`…
-    #[serde(default, rename = "type")]
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Whether it is the primary address.
-    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub primary: Option<bool>,
     /// ISO 3166-1 alpha-2 country code.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Street lines; may contain line breaks.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub street_address: Option<String>,
     /// Postal code.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<String>,
     /// State or region.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// City.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locality: Option<String>,
 }
 
 /// The object under `urn:ietf:params:scim:schemas:extension:equip:1.0:User`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScimUserExtension {
     /// Equipment package (UUID).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub package_id: Option<String>,
     /// First working day, `YYYY-MM-DD`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_date: Option<String>,
     /// `ACTIVE`, `OFFBOARDING` or `OFFBOARDED`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// Whether to skip the activation email.
-    #[serde(default, deserialize_with = "lenient_opt_bool")]
+    #[serde(
+        default,
+        deserialize_with = "lenient_opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub skip_user_activation: Option<bool>,
     /// Brazilian CPF number.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpf_number: Option<String>,
 }
 

@@ -68,6 +68,22 @@ impl actix_web::FromRequest for ScimKey {
     }
 }
 
+/// What a SCIM handler runs on the blocking pool: store work for the
+/// caller's organization.
+pub(crate) trait StoreWork<T>:
+    FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
+    + Send
+    + 'static
+{
+}
+
+impl<T, F> StoreWork<T> for F where
+    F: FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
+        + Send
+        + 'static
+{
+}
+
 /// Authenticates `key` (scope `scim`) and runs `f` with the caller's
 /// organization, all on the blocking pool.
 pub(crate) async fn run<T, F>(
@@ -76,9 +92,7 @@ pub(crate) async fn run<T, F>(
     f: F,
 ) -> Result<T, HttpError>
 where
-    F: FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
-        + Send
-        + 'static,
+    F: StoreWork<T>,
     T: Send + 'static,
 {
     run_with(state, key, false, f).await
@@ -93,9 +107,7 @@ pub(crate) async fn run_in_session<T, F>(
     f: F,
 ) -> Result<T, HttpError>
 where
-    F: FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
-        + Send
-        + 'static,
+    F: StoreWork<T>,
     T: Send + 'static,
 {
     run_with(state, key, true, f).await
@@ -108,9 +120,7 @@ async fn run_with<T, F>(
     f: F,
 ) -> Result<T, HttpError>
 where
-    F: FnOnce(&dyn crate::state::Ports, equip_domain::ids::OrganizationId) -> Result<T, HttpError>
-        + Send
-        + 'static,
+    F: StoreWork<T>,
     T: Send + 'static,
 {
     use equip_domain::api_key::{AuthError, Scope};
