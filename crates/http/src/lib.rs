@@ -8,12 +8,14 @@
 //!   configuration, error bodies for unknown paths and methods, request logging.
 //! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`).
 //! - [`auth`]: the `Authorization: ApiKey …` extractor.
+//! - [`limits`]: URL and header limits and the request timeout.
 //! - [`routes`]: one module per resource.
 
 pub mod auth;
 mod blocking;
 mod body;
 pub mod error;
+pub mod limits;
 mod logging;
 pub mod routes;
 mod state;
@@ -22,6 +24,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::{web, App};
 
+pub use limits::Limits;
 pub use state::{AppState, Ports};
 
 /// Largest JSON body accepted on `/api/v1` and `/scim/v2` (except uploads).
@@ -39,6 +42,7 @@ pub fn app(
         InitError = (),
     >,
 > {
+    let limits = state.limits();
     App::new()
         .app_data(web::Data::new(state))
         .app_data(error::json_config(JSON_LIMIT))
@@ -46,5 +50,6 @@ pub fn app(
         .app_data(error::path_config())
         .configure(routes::configure)
         .default_service(web::to(error::unknown_path))
+        .wrap(limits)
         .wrap(logging::RequestLog)
 }

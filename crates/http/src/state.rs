@@ -7,6 +7,8 @@ use equip_domain::services::inventory_levels::LevelPorts;
 use equip_domain::services::reminders::ReminderPorts;
 
 use equip_domain::error::StoreResult;
+
+use crate::limits::Limits;
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, Durability, HealthCheck, InventoryLevelRepository,
     InventoryRepository, PersonRepository, WarehouseRepository, WriteSessions,
@@ -49,6 +51,7 @@ impl<T> Ports for T where
 pub struct AppState {
     ports: Arc<dyn Ports>,
     sessions: Arc<SessionSource>,
+    limits: Limits,
 }
 
 /// Opens a write session of the store.
@@ -65,7 +68,21 @@ impl AppState {
                     .write_session()
                     .map(|s| Arc::new(s) as Arc<dyn Ports>)
             }),
+            limits: Limits::default(),
         }
+    }
+
+    /// The same state with other request limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The request limits.
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The ports bound to one connection, for a request that makes many

@@ -123,7 +123,16 @@ impl TestDatabase {
     /// When connecting or migrating fails.
     #[must_use]
     pub fn store(&self) -> Store {
-        let store = Store::connect(&self.url, PoolOptions::default())
+        self.store_with(PoolOptions::default())
+    }
+
+    /// A store on this database with `options`, connected and migrated.
+    ///
+    /// # Panics
+    /// When connecting or migrating fails.
+    #[must_use]
+    pub fn store_with(&self, options: PoolOptions) -> Store {
+        let store = Store::connect(&self.url, options)
             .unwrap_or_else(|e| panic!("cannot connect to the test database: {e}"));
         store
             .run_migrations()

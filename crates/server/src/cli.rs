@@ -69,6 +69,23 @@ pub struct ServeArgs {
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]
     pub no_dispatcher: bool,
+    /// Seconds a request may take before it is answered 503 (docs/reliability.md).
+    #[arg(long, env = "EQUIP_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout: u64,
+    /// Seconds a Bulk request or CSV upload may take before it is answered 503.
+    #[arg(long, env = "EQUIP_UPLOAD_TIMEOUT", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub upload_timeout: u64,
+    /// Seconds a request waits for a free database connection before it is
+    /// answered 503.
+    #[arg(long, env = "EQUIP_DB_POOL_TIMEOUT", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub db_pool_timeout: u64,
+    /// Most database connections (SQLite: at most 8).
+    #[arg(long, env = "EQUIP_DB_POOL_SIZE", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    pub db_pool_size: u32,
+    /// On SIGTERM or Ctrl-C: seconds to let requests in flight finish before
+    /// their connections are closed.
+    #[arg(long, env = "EQUIP_SHUTDOWN_TIMEOUT", default_value_t = 30)]
+    pub shutdown_timeout: u64,
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,

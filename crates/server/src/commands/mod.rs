@@ -41,14 +41,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// Connects to the database and applies pending migrations (a fresh SQLite file
-/// is created and migrated on first use). Returns the names of the migrations
-/// applied now.
-fn connect(db: &DatabaseConfig) -> anyhow::Result<(Store, Vec<String>)> {
-    connect_with(db, PoolOptions::default())
-}
-
-/// [`connect`] for a command that exits when done: no idle connection is
+/// [`connect_with`] for a command that exits when done: no idle connection is
 /// kept in the background, so none is being opened on a pool thread when the
 /// process exits (that crashed `equip import` on PostgreSQL with SIGSEGV in
 /// about one run in six, after its work was committed).
@@ -62,7 +55,13 @@ fn connect_one_shot(db: &DatabaseConfig) -> anyhow::Result<(Store, Vec<String>)>
     )
 }
 
-fn connect_with(db: &DatabaseConfig, options: PoolOptions) -> anyhow::Result<(Store, Vec<String>)> {
+/// Connects to the database with `options` and applies pending migrations (a
+/// fresh SQLite file is created and migrated on first use). Returns the names
+/// of the migrations applied now.
+pub(crate) fn connect_with(
+    db: &DatabaseConfig,
+    options: PoolOptions,
+) -> anyhow::Result<(Store, Vec<String>)> {
     let shown = redact_url(&db.url);
     let store = Store::connect(&db.url, options)
         .with_context(|| format!("cannot open the database {shown}"))?;

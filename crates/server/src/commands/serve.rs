@@ -1,16 +1,27 @@
 //! `equip serve`: migrate, then serve the API and deliver the email outbox.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::HttpServer;
 use anyhow::Context;
 use equip_domain::ports::OrganizationRepository;
 
-use super::{connect, DatabaseConfig};
+use equip_http::Limits;
+use equip_persistence::PoolOptions;
+
+use super::{connect_with, DatabaseConfig};
 use crate::cli::ServeArgs;
 
 /// Blocking threads per actix worker (actix's default is 512 / workers).
 const BLOCKING_THREADS_PER_WORKER: usize = 16;
+/// Time a client has to send a request's head after connecting (or after its
+/// previous request on a kept-alive connection); then 408.
+const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// Time a closing connection has to shut down cleanly.
+const CLIENT_DISCONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long an idle kept-alive connection stays open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Opens and migrates the database, then runs the HTTP server until it is
 /// stopped (Ctrl-C or SIGTERM: actix shuts down gracefully).
@@ -18,7 +29,14 @@ const BLOCKING_THREADS_PER_WORKER: usize = 16;
 /// # Errors
 /// When the database cannot be opened or the address cannot be bound.
 pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
-    let (store, _applied) = connect(db)?;
+    let (store, _applied) = connect_with(
+        db,
+        PoolOptions {
+            max_size: args.db_pool_size,
+            connection_timeout: Duration::from_secs(args.db_pool_timeout),
+            ..PoolOptions::default()
+        },
+    )?;
     let store = Arc::new(store);
     if store
         .count_organizations()
@@ -43,15 +61,26 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             .context("cannot start the outbox dispatcher")?;
         Some(handle)
     };
-    let state = equip_http::AppState::new(Arc::clone(&store));
+    let state = equip_http::AppState::new(Arc::clone(&store)).with_limits(Limits {
+        request_timeout: Duration::from_secs(args.request_timeout),
+        upload_timeout: Duration::from_secs(args.upload_timeout),
+        ..Limits::default()
+    });
+    let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
     let served = actix_web::rt::System::new().block_on(async move {
         // Store calls run on each worker's blocking pool. More blocking threads
         // than pooled connections only queue on the pool (and each idle thread
         // keeps a malloc arena): cap them near the pool size.
+        // SIGTERM / Ctrl-C: stop accepting, let requests in flight finish
+        // (up to `shutdown_timeout`), then stop.
         let server = HttpServer::new(move || equip_http::app(state.clone()))
-            .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER);
+            .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER)
+            .shutdown_timeout(shutdown_timeout)
+            .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
+            .client_disconnect_timeout(CLIENT_DISCONNECT_TIMEOUT)
+            .keep_alive(KEEP_ALIVE);
         let server = match workers {
             Some(n) => server.workers(n.max(1)),
             None => server,

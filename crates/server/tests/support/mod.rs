@@ -37,6 +37,7 @@ pub mod scim;
 
 use std::sync::Arc;
 
+use actix_web::dev::ServiceResponse;
 use actix_web::http::StatusCode;
 use actix_web::test::{self, TestRequest};
 use actix_web::web::Bytes;
@@ -48,9 +49,9 @@ use equip_domain::import::ImportBatch;
 use equip_domain::location::{Warehouse, WarehouseAddress, WarehouseOwner};
 use equip_domain::ports::ApiKeyRepository;
 use equip_domain::services::{admin, import};
-use equip_http::AppState;
+use equip_http::{AppState, Limits};
 use equip_persistence::test_support::TestDatabase;
-use equip_persistence::Store;
+use equip_persistence::{PoolOptions, Store};
 use serde_json::Value;
 
 /// A caller holding one API key.
@@ -137,10 +138,15 @@ impl TestApp {
     }
 
     fn over(db: TestDatabase) -> Self {
-        let store = Arc::new(db.store());
+        Self::over_with(db, PoolOptions::default(), Limits::default())
+    }
+
+    /// Over `db`, with its own pool settings and request limits.
+    pub fn over_with(db: TestDatabase, pool: PoolOptions, limits: Limits) -> Self {
+        let store = Arc::new(db.store_with(pool));
         let world = seed(&store);
         Self {
-            state: AppState::new(Arc::clone(&store)),
+            state: AppState::new(Arc::clone(&store)).with_limits(limits),
             store,
             world,
             _db: db,
@@ -171,7 +177,15 @@ impl TestApp {
     /// Sends one request; status, headers and raw body.
     pub async fn call_raw(&self, req: TestRequest) -> Raw {
         let service = test::init_service(equip_http::app(self.state.clone())).await;
-        let resp = test::call_service(&service, req.to_request()).await;
+        // An error returned by a middleware (a broken request limit) is
+        // answered by actix with the error's response, as here.
+        let resp = match test::try_call_service(&service, req.to_request()).await {
+            Ok(resp) => resp.map_into_boxed_body(),
+            Err(err) => ServiceResponse::new(
+                TestRequest::default().to_http_request(),
+                err.error_response(),
+            ),
+        };
         let header = |name: &str| {
             resp.headers()
                 .get(name)
