@@ -1,22 +1,30 @@
 //! Two `equip serve` processes on one PostgreSQL database, no proxy in front,
-//! both running their outbox dispatchers against one SMTP server (aiosmtpd,
-//! which records every message it accepts).
+//! both running their outbox dispatchers.
 //!
 //! - Conflicting SCIM creates: every userName is POSTed four times at once,
 //!   twice to each instance, in different letter cases. Exactly one create
 //!   answers 201, the others 409 `uniqueness` (never a 500), and the database
 //!   holds one person per userName.
-//! - Reminders: every new joiner is reminded six times at once, three times
+//! - Reminders: every new joiner is reminded several times at once, half
 //!   through each instance: all 202 (every request is a reminder of its own).
 //!   Once both dispatchers drained the outbox and the processes stopped
-//!   (SIGTERM: each finishes its pass), the SMTP server received each queued
-//!   email exactly once: one message per outbox row (Message-ID), six per
-//!   recipient, each row `SENT` after one attempt.
+//!   (SIGTERM: each finishes its pass, so no send is under way), each queued
+//!   email was delivered exactly once: one message per outbox row
+//!   (Message-ID), the same number per recipient, each row `SENT` after one
+//!   attempt, and the two logs together record each send once.
+//!
+//! Delivered twice over: to one SMTP server (aiosmtpd, which records every
+//! message it accepts, so a duplicate shows as a second message), and to one
+//! spool directory per instance (a duplicate sent by both shows in both
+//! directories; one shared directory would hide it, as the same message
+//! overwrites the same file). Spool sends take about a millisecond, so the
+//! two dispatchers claim in the same instants far more often than with SMTP.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -33,8 +41,6 @@ use support::reminders::{smtp_python, SmtpSink};
 const PEOPLE: usize = 20;
 /// Concurrent creates per userName (half through each instance).
 const CREATES: usize = 4;
-/// Concurrent reminders per person (half through each instance).
-const REMINDERS: usize = 6;
 
 const EXTENSION: &str = "urn:ietf:params:scim:schemas:extension:equip:1.0:User";
 
@@ -105,16 +111,106 @@ fn quoted_list(values: impl IntoIterator<Item = String>) -> String {
         .join(",")
 }
 
+/// Where the two instances deliver.
+enum Delivery {
+    /// Both to one SMTP server.
+    Smtp(SmtpSink),
+    /// Each to a spool directory of its own.
+    Spools([PathBuf; 2]),
+}
+
+impl Delivery {
+    /// The mail arguments of instance `n`.
+    fn args(&self, n: usize) -> Vec<String> {
+        match self {
+            Delivery::Smtp(sink) => vec!["--smtp-url".into(), sink.url()],
+            Delivery::Spools(dirs) => {
+                vec!["--spool-dir".into(), dirs[n].to_string_lossy().into_owned()]
+            }
+        }
+    }
+
+    /// Every delivered message: (outbox message id from the Message-ID,
+    /// recipient).
+    fn delivered(&self) -> Vec<(String, String)> {
+        let raw: Vec<(Vec<u8>, Option<String>)> = match self {
+            Delivery::Smtp(sink) => sink
+                .received()
+                .into_iter()
+                .map(|(envelope, raw)| {
+                    let rcpt = envelope["rcpt_tos"].as_array().unwrap();
+                    assert_eq!(rcpt.len(), 1, "{envelope}");
+                    (raw, Some(rcpt[0].as_str().unwrap().to_owned()))
+                })
+                .collect(),
+            Delivery::Spools(dirs) => dirs
+                .iter()
+                .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+                .map(|entry| entry.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+                .map(|p| (std::fs::read(p).unwrap(), None))
+                .collect(),
+        };
+        raw.into_iter()
+            .map(|(raw, envelope_to)| {
+                let msg = MessageParser::default().parse(&raw).unwrap();
+                let id = msg.message_id().unwrap();
+                let outbox_id = id.split_once('@').unwrap().0.to_owned();
+                let to: Vec<_> = msg
+                    .to()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|a| a.address())
+                    .collect();
+                assert_eq!(to.len(), 1, "one recipient");
+                if let Some(envelope_to) = envelope_to {
+                    assert_eq!(envelope_to, to[0]);
+                }
+                (outbox_id, to[0].to_ascii_lowercase())
+            })
+            .collect()
+    }
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        if let Delivery::Spools(dirs) = self {
+            for dir in dirs {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
+}
+
 #[test]
-fn two_instances_keep_user_names_unique_and_send_each_email_once() {
+fn two_instances_keep_user_names_unique_and_send_each_email_once_over_smtp() {
     let Some(db) = TestDatabase::postgres() else {
         return;
     };
     let Some(python) = smtp_python() else {
         return;
     };
+    two_instances(&db, &Delivery::Smtp(SmtpSink::start(&python, 0, false)), 6);
+}
+
+#[test]
+fn two_instances_keep_user_names_unique_and_send_each_email_once_to_spools() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let dirs = [0, 1].map(|n| {
+        std::env::temp_dir().join(format!(
+            "equip-instances-{n}-{}",
+            uuid::Uuid::new_v4().simple()
+        ))
+    });
+    two_instances(&db, &Delivery::Spools(dirs), 30);
+}
+
+/// The scenario: conflicting creates, then `reminders` reminders per person,
+/// through two instances delivering to `delivery`.
+fn two_instances(db: &TestDatabase, delivery: &Delivery, reminders: usize) {
     let started = Instant::now();
-    let sink = SmtpSink::start(&python, 0, false);
     let store = db.store();
     let now = Utc::now();
     let org = admin::create_organization(&store, "Two Instances", now)
@@ -125,16 +221,19 @@ fn two_instances_keep_user_names_unique_and_send_each_email_once() {
         .secret;
     drop(store);
 
-    let smtp_url = sink.url();
-    let args = [
-        "--workers",
-        "2",
-        "--dispatch-interval",
-        "1",
-        "--smtp-url",
-        smtp_url.as_str(),
-    ];
-    let mut instances = [Serve::start(db.url(), &args), Serve::start(db.url(), &args)];
+    let mut instances = [0, 1].map(|n| {
+        let mut args = vec![
+            "--workers".to_owned(),
+            "2".into(),
+            "--dispatch-interval".into(),
+            "1".into(),
+        ];
+        args.extend(delivery.args(n));
+        Serve::start(
+            db.url(),
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
+    });
     let apis: Vec<Api> = instances.iter().map(|s| s.client(&key)).collect();
 
     // 1. Conflicting creates, all at once, on both instances.
@@ -186,7 +285,7 @@ fn two_instances_keep_user_names_unique_and_send_each_email_once() {
     // 2. Reminders for the same people, all at once, on both instances.
     let mut calls = Vec::new();
     for (id, _) in &people {
-        for r in 0..REMINDERS {
+        for r in 0..reminders {
             let api = apis[r % 2].clone();
             let path = format!("/api/v1/new-joiners/{id}/remind");
             calls.push(move || api.post(&path, "", b""));
@@ -198,7 +297,7 @@ fn two_instances_keep_user_names_unique_and_send_each_email_once() {
         assert_eq!(r.status, 202, "{}", r.text());
         reminder_ids.insert(r.json()["id"].as_str().unwrap().to_owned());
     }
-    let queued = PEOPLE * REMINDERS;
+    let queued = PEOPLE * reminders;
     assert_eq!(reminder_ids.len(), queued, "one reminder per request");
 
     // 3. Wait until the outbox is drained, then stop both instances: each
@@ -218,30 +317,23 @@ fn two_instances_keep_user_names_unique_and_send_each_email_once() {
         instance.terminate(Duration::from_secs(30));
     }
 
-    // 4. Each queued email arrived once.
-    let received = sink.received();
+    // 4. Each queued email was delivered once.
+    let delivered = delivery.delivered();
+    let message_ids: HashSet<String> = delivered.iter().map(|(id, _)| id.clone()).collect();
     assert_eq!(
-        received.len(),
-        queued,
-        "messages received by the SMTP server"
+        message_ids.len(),
+        delivered.len(),
+        "a message delivered twice"
     );
-    let mut message_ids = HashSet::new();
-    let mut per_recipient: HashMap<String, usize> = HashMap::new();
-    for (envelope, raw) in &received {
-        let msg = MessageParser::default().parse(raw).unwrap();
-        let id = msg.message_id().unwrap();
-        let outbox_id = id.split_once('@').unwrap().0.to_owned();
-        assert!(message_ids.insert(outbox_id), "received twice: {id}");
-        let rcpt = envelope["rcpt_tos"].as_array().unwrap();
-        assert_eq!(rcpt.len(), 1, "{envelope}");
-        *per_recipient
-            .entry(rcpt[0].as_str().unwrap().to_ascii_lowercase())
-            .or_default() += 1;
+    assert_eq!(delivered.len(), queued, "messages delivered");
+    let mut per_recipient: HashMap<&str, usize> = HashMap::new();
+    for (_, to) in &delivered {
+        *per_recipient.entry(to.as_str()).or_default() += 1;
     }
     for (_, name) in &people {
         assert_eq!(
-            per_recipient.get(&name.to_ascii_lowercase()),
-            Some(&REMINDERS),
+            per_recipient.get(name.to_ascii_lowercase().as_str()),
+            Some(&reminders),
             "{name}"
         );
     }
@@ -254,7 +346,7 @@ fn two_instances_keep_user_names_unique_and_send_each_email_once() {
             quoted_list(reminder_ids.iter().cloned())
         )),
         i64::try_from(queued).unwrap(),
-        "every received message is a queued reminder's, sent after one attempt"
+        "every delivered message is a queued reminder's, sent after one attempt"
     );
     assert_eq!(
         db.count_rows("outbox_messages"),
