@@ -27,7 +27,7 @@ use support::consistency::{assert_whole_people, count_stored};
 use support::process::{Api, Serve};
 
 /// Bulk requests sent one after the other.
-const BULKS: usize = 3;
+const BULKS: usize = 2;
 /// Operations per Bulk request: the maximum (`maxOperations`).
 const OPS: usize = 1_000;
 
