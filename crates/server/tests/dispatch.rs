@@ -8,10 +8,9 @@
 mod support;
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -31,6 +30,7 @@ use equip_server::mail::{
     SpoolDir,
 };
 use mail_parser::MessageParser;
+use support::process::Serve;
 use support::reminders::{seed_orgs_and_people, smtp_python, People, SmtpSink};
 
 macro_rules! on_both_backends {
@@ -422,69 +422,40 @@ fn equip_serve_delivers_a_reminder_asked_for_over_http() {
         .unwrap()
         .secret;
     let spool = temp_dir("serve-spool");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
+    let spool_arg = spool.to_string_lossy().into_owned();
+    let mut server = Serve::start(
+        db.url(),
+        &[
             "--workers",
             "1",
             "--dispatch-interval",
             "1",
-        ])
-        .arg("--spool-dir")
-        .arg(&spool)
-        .env("DATABASE_URL", db.url())
-        .env_remove("EQUIP_SMTP_URL")
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut addr = None;
-    let mut line = String::new();
-    while addr.is_none() && stderr.read_line(&mut line).unwrap() > 0 {
-        if let Some(rest) = line.trim().strip_prefix("equip listening on http://") {
-            addr = Some(rest.to_owned());
-        }
-        line.clear();
-    }
-    let addr = addr.expect("serve printed its address");
-    // Keep draining the log so the child never blocks on a full pipe.
-    let log = Arc::new(Mutex::new(String::new()));
-    let log_writer = Arc::clone(&log);
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = stderr.read_to_string(&mut rest);
-        log_writer.lock().unwrap().push_str(&rest);
-    });
+            "--spool-dir",
+            &spool_arg,
+        ],
+    );
+    let path = format!("/api/v1/new-joiners/{}/remind", p.joiner.id);
+    let response = server.client(&key).post(&path, "", b"").unwrap();
+    assert_eq!(response.status, 202, "{}", response.text());
 
-    let mut conn = TcpStream::connect(&addr).unwrap();
-    write!(
-        conn,
-        "POST /api/v1/new-joiners/{}/remind HTTP/1.1\r\nHost: {addr}\r\nAuthorization: ApiKey {key}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-        p.joiner.id
-    )
-    .unwrap();
-    let mut response = String::new();
-    conn.read_to_string(&mut response).unwrap();
-    assert!(response.starts_with("HTTP/1.1 202"), "{response}");
-
+    // Marked sent after the file is written: wait for the mark.
     let start = Instant::now();
-    while eml_files(&spool).is_empty() && start.elapsed() < Duration::from_secs(10) {
+    let sent = || {
+        store.list_reminders(p.org, p.joiner.id).unwrap()[0]
+            .reminder
+            .status
+    };
+    while sent() != DeliveryStatus::Sent && start.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    server.kill();
+    assert_eq!(sent(), DeliveryStatus::Sent);
     assert_eq!(
         eml_files(&spool).len(),
         1,
         "the dispatcher in serve delivered it"
     );
-    let listed = store.list_reminders(p.org, p.joiner.id).unwrap();
-    assert_eq!(listed[0].reminder.status, DeliveryStatus::Sent);
-    std::thread::sleep(Duration::from_millis(100));
-    let log = log.lock().unwrap();
+    let log = server.log();
     assert!(
         !log.contains("ana.silva"),
         "no recipient addresses in logs: {log}"

@@ -31,7 +31,9 @@ macro_rules! on_both_backends {
     };
 }
 
+pub mod consistency;
 pub mod inventory;
+pub mod process;
 pub mod reminders;
 pub mod scim;
 
