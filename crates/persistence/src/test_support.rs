@@ -14,6 +14,7 @@
 
 use std::path::PathBuf;
 
+use diesel::connection::SimpleConnection;
 use diesel::pg::PgConnection;
 use diesel::sql_types::{BigInt, Text};
 use diesel::sqlite::SqliteConnection;
@@ -175,6 +176,55 @@ impl TestDatabase {
             Ok(rows) => rows.first().map_or(0, |r| r.n),
             Err(e) => panic!("cannot count rows of {table}: {e}"),
         }
+    }
+}
+
+/// A write lock on the `people` table held by a connection of its own, until
+/// dropped: on SQLite the database's write lock (`BEGIN IMMEDIATE`), on
+/// PostgreSQL `LOCK TABLE people IN EXCLUSIVE MODE` (reads go on, writes
+/// wait). For tests that need a request to stay in flight.
+pub struct WriteLock {
+    conn: WriteLockConn,
+}
+
+enum WriteLockConn {
+    Sqlite(SqliteConnection),
+    Postgres(PgConnection),
+}
+
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        let _ = match &mut self.conn {
+            WriteLockConn::Sqlite(c) => c.batch_execute("ROLLBACK"),
+            WriteLockConn::Postgres(c) => c.batch_execute("ROLLBACK"),
+        };
+    }
+}
+
+impl TestDatabase {
+    /// Takes a [`WriteLock`].
+    ///
+    /// # Panics
+    /// When connecting or locking fails.
+    #[must_use]
+    pub fn lock_writes(&self) -> WriteLock {
+        let conn = match &self.kind {
+            Kind::Sqlite { .. } => {
+                let mut c = SqliteConnection::establish(&self.url)
+                    .unwrap_or_else(|e| panic!("cannot connect: {e}"));
+                c.batch_execute("BEGIN IMMEDIATE")
+                    .unwrap_or_else(|e| panic!("cannot lock: {e}"));
+                WriteLockConn::Sqlite(c)
+            }
+            Kind::Postgres { .. } => {
+                let mut c = PgConnection::establish(&self.url)
+                    .unwrap_or_else(|e| panic!("cannot connect: {e}"));
+                c.batch_execute("BEGIN; LOCK TABLE people IN EXCLUSIVE MODE")
+                    .unwrap_or_else(|e| panic!("cannot lock: {e}"));
+                WriteLockConn::Postgres(c)
+            }
+        };
+        WriteLock { conn }
     }
 }
 
