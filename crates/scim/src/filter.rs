@@ -334,9 +334,17 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                     if self.chars.get(self.pos) == Some(&'.') {
                         self.pos += 1;
+                        let at = self.pos;
                         let word = self.word();
                         if word.is_empty() {
-                            return Err(self.err("expected a sub-attribute after '].'", self.pos));
+                            return Err(self.err("expected a sub-attribute after '].'", at));
+                        }
+                        // `emails[…].2x` or `emails[…].a.b` is no sub-attribute.
+                        if !is_attr_name(&word) {
+                            return Err(self.err(
+                                format!("'{word}' after '].' is not a sub-attribute name"),
+                                at,
+                            ));
                         }
                         out.push((Tok::DotWord(word), start));
                     }
@@ -593,6 +601,15 @@ impl Parser {
     }
 }
 
+/// `ATTRNAME`: a letter (or `$`, for `$ref`), then letters, digits, `_`, `-`, `$`.
+fn is_attr_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '$')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$'))
+}
+
 /// Splits `[URI ":"] ATTRNAME ["." subAttr]`.
 fn parse_attr_path(word: &str) -> Result<AttrPath, String> {
     let (uri, rest) = match word.rsplit_once(':') {
@@ -603,14 +620,7 @@ fn parse_attr_path(word: &str) -> Result<AttrPath, String> {
         Some((a, s)) => (a, Some(s)),
         None => (rest, None),
     };
-    let valid = |s: &str| {
-        s.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '$')
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$'))
-    };
-    if !valid(attr) || sub.is_some_and(|s| !valid(s)) {
+    if !is_attr_name(attr) || sub.is_some_and(|s| !is_attr_name(s)) {
         return Err(format!("'{word}' is not an attribute path"));
     }
     Ok(AttrPath {
@@ -941,6 +951,30 @@ mod tests {
             assert!(parse_filter(&format!("emails[{inner}]")).is_ok());
             assert!(parse_filter(&format!(r#"emails[{inner}].value eq "x""#)).is_err());
         });
+    }
+
+    #[test]
+    fn a_sub_attribute_after_a_value_filter_is_an_attribute_name() {
+        // Found by the scim_filter fuzz target: `emails[…].2alue eq "x"` parsed,
+        // then printed as `emails[… and 2alue eq "x"]`, which does not parse.
+        for (bad, position) in [
+            (r#"emails[type eq "work"].2alue eq "x""#, 23),
+            (r#"emails[type eq "work"].a.b eq "x""#, 23),
+            (r#"emails[type eq "work"].urn:x:value eq "x""#, 23),
+            (r#"emails[type eq "work"]. value eq "x""#, 23),
+        ] {
+            let err = parse_filter(bad).unwrap_err();
+            assert_eq!(err.position, position, "{bad}: {err}");
+        }
+        assert!(parse_path(r#"emails[type eq "work"].2x"#).is_err());
+        assert!(parse_path(r#"emails[type eq "work"].value.x"#).is_err());
+        assert_eq!(
+            parse_path(r#"emails[type eq "work"].$ref"#)
+                .unwrap()
+                .sub_attr
+                .as_deref(),
+            Some("$ref")
+        );
     }
 
     #[test]
