@@ -242,14 +242,21 @@ impl Noise {
             }
             Filter::Not(a) => {
                 let not = self.word("not");
-                let s = if self.next().is_multiple_of(2) { "" } else { " " };
+                let s = if self.next().is_multiple_of(2) {
+                    ""
+                } else {
+                    " "
+                };
                 format!("{not}{s}({})", self.filter(a, 0))
             }
             Filter::ValuePath(p, inner) => {
                 // Entra's spelling when the last condition is a plain attribute.
                 if let Filter::And(a, b) = &**inner {
                     if let Filter::Compare(sub, ..) | Filter::Present(sub) = &**b {
-                        if sub.uri.is_none() && sub.sub_attr.is_none() && self.next().is_multiple_of(2) {
+                        if sub.uri.is_none()
+                            && sub.sub_attr.is_none()
+                            && self.next().is_multiple_of(2)
+                        {
                             let cond = self.condition(b).unwrap();
                             let cond = cond.strip_prefix(sub.attr.as_str()).unwrap();
                             return format!("{p}[{}].{}{cond}", self.filter(a, 0), sub.attr);
