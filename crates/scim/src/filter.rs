@@ -13,9 +13,25 @@
 //!
 //! Precedence: `not` binds tighter than `and`, which binds tighter than `or`;
 //! parentheses group. Operators and keywords are case-insensitive; strings are
-//! JSON strings (escapes included).
+//! JSON strings (escapes included); numbers are finite (`1e999` is refused).
+//! A filter holds at most [`MAX_FILTER_CONDITIONS`] conditions and nests
+//! parentheses at most [`MAX_FILTER_NESTING`] deep.
+//!
+//! [`Filter`] and [`PatchPath`] print (`Display`) in a canonical form that
+//! parses back to the same value.
 
 use std::fmt;
+
+/// Most comparisons and presence tests in one filter or PATCH path. Bounds
+/// the depth of the parsed tree (an `and`/`or` chain is as deep as it is
+/// long), which every later step walks recursively: a filter of thousands of
+/// conditions overflowed the stack of the thread parsing it, aborting the
+/// server.
+pub const MAX_FILTER_CONDITIONS: usize = 100;
+
+/// Deepest nesting of parentheses (`(…)`, `not (…)`) in one filter or PATCH
+/// path; the parser recurses once per level.
+pub const MAX_FILTER_NESTING: usize = 32;
 
 /// An attribute path: optional schema URN, attribute, optional sub-attribute.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +97,30 @@ impl CompareOp {
     }
 }
 
+impl CompareOp {
+    /// The operator as written, lowercase.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Eq => "eq",
+            Self::Ne => "ne",
+            Self::Co => "co",
+            Self::Sw => "sw",
+            Self::Ew => "ew",
+            Self::Gt => "gt",
+            Self::Ge => "ge",
+            Self::Lt => "lt",
+            Self::Le => "le",
+        }
+    }
+}
+
+impl fmt::Display for CompareOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A literal compared with.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompValue {
@@ -94,7 +134,29 @@ pub enum CompValue {
     Null,
 }
 
+impl fmt::Display for CompValue {
+    /// A string as a JSON string (escaped), a number in Rust's shortest
+    /// round-trip form, `true`, `false`, `null`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Str(s) => f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?),
+            Self::Number(n) => write!(f, "{n}"),
+            Self::Bool(b) => write!(f, "{b}"),
+            Self::Null => f.write_str("null"),
+        }
+    }
+}
+
 /// A filter expression.
+///
+/// Its [`Display`](fmt::Display) is the filter in canonical form: lowercase
+/// operators, single spaces, strings as JSON strings, and parentheses exactly
+/// where the grammar's precedence and left associativity need them
+/// (`a or (b or c)`, `(a or b) and c`), so that for every filter `f` that
+/// [`parse_filter`] returns, `parse_filter(&f.to_string()) == Ok(f)`, and
+/// printing a parsed filter is a fixpoint. An Entra-style
+/// `emails[type eq "work"].value eq "x"` prints as the value filter it means,
+/// `emails[type eq "work" and value eq "x"]`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Filter {
     /// `attrPath op value`.
@@ -112,6 +174,64 @@ pub enum Filter {
     ValuePath(AttrPath, Box<Filter>),
 }
 
+/// Binding strength of a position in a printed filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    /// Anything: an `or` chain.
+    Or,
+    /// An `and` chain or tighter.
+    And,
+    /// A single condition, `not (…)`, a value filter, or a group.
+    Unary,
+}
+
+impl Filter {
+    fn print(&self, f: &mut fmt::Formatter<'_>, at: Level) -> fmt::Result {
+        let needs = match self {
+            Self::Or(..) => Level::Or,
+            Self::And(..) => Level::And,
+            _ => Level::Unary,
+        };
+        if needs < at {
+            f.write_str("(")?;
+            self.print(f, Level::Or)?;
+            return f.write_str(")");
+        }
+        match self {
+            Self::Compare(path, op, value) => write!(f, "{path} {op} {value}"),
+            Self::Present(path) => write!(f, "{path} pr"),
+            // Left-associative: the left operand may be a chain of the same
+            // operator, the right one must bind tighter.
+            Self::Or(a, b) => {
+                a.print(f, Level::Or)?;
+                f.write_str(" or ")?;
+                b.print(f, Level::And)
+            }
+            Self::And(a, b) => {
+                a.print(f, Level::And)?;
+                f.write_str(" and ")?;
+                b.print(f, Level::Unary)
+            }
+            Self::Not(a) => {
+                f.write_str("not (")?;
+                a.print(f, Level::Or)?;
+                f.write_str(")")
+            }
+            Self::ValuePath(path, a) => {
+                write!(f, "{path}[")?;
+                a.print(f, Level::Or)?;
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Filter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.print(f, Level::Or)
+    }
+}
+
 /// A PATCH operation's `path`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PatchPath {
@@ -121,6 +241,21 @@ pub struct PatchPath {
     pub filter: Option<Filter>,
     /// The sub-attribute after the filter: `value` of `emails[type eq "work"].value`.
     pub sub_attr: Option<String>,
+}
+
+impl fmt::Display for PatchPath {
+    /// `attr`, `attr[filter]` or `attr[filter].sub`: what [`parse_path`] reads
+    /// back into the same path.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.attr)?;
+        if let Some(filter) = &self.filter {
+            write!(f, "[{filter}]")?;
+        }
+        if let Some(sub) = &self.sub_attr {
+            write!(f, ".{sub}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Why a filter or path does not parse.
@@ -199,9 +334,17 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                     if self.chars.get(self.pos) == Some(&'.') {
                         self.pos += 1;
+                        let at = self.pos;
                         let word = self.word();
                         if word.is_empty() {
-                            return Err(self.err("expected a sub-attribute after '].'", self.pos));
+                            return Err(self.err("expected a sub-attribute after '].'", at));
+                        }
+                        // `emails[…].2x` or `emails[…].a.b` is no sub-attribute.
+                        if !is_attr_name(&word) {
+                            return Err(self.err(
+                                format!("'{word}' after '].' is not a sub-attribute name"),
+                                at,
+                            ));
                         }
                         out.push((Tok::DotWord(word), start));
                     }
@@ -219,6 +362,11 @@ impl<'a> Lexer<'a> {
                     let n = text
                         .parse::<f64>()
                         .map_err(|_| self.err(format!("'{text}' is not a number"), start))?;
+                    // `1e999` reads as infinity, which no JSON number is (and
+                    // which would print as `inf`, not a number).
+                    if !n.is_finite() {
+                        return Err(self.err(format!("'{text}' is out of range"), start));
+                    }
                     self.pos = end;
                     out.push((Tok::Number(n), start));
                 }
@@ -270,6 +418,10 @@ struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
     end: usize,
+    /// Groups open at the current position.
+    depth: usize,
+    /// Conditions read so far.
+    conditions: usize,
 }
 
 fn keyword(tok: Option<&Tok>, kw: &str) -> bool {
@@ -339,11 +491,18 @@ impl Parser {
     }
 
     fn group(&mut self, inner: bool) -> Result<Filter, FilterError> {
-        if self.next() != Some(Tok::LParen) {
-            self.pos -= 1;
+        if self.peek() != Some(&Tok::LParen) {
             return self.err("expected '('");
         }
+        if self.depth == MAX_FILTER_NESTING {
+            return self.err(format!(
+                "parentheses nest deeper than {MAX_FILTER_NESTING} levels"
+            ));
+        }
+        self.pos += 1;
+        self.depth += 1;
         let f = self.or(inner)?;
+        self.depth -= 1;
         if self.next() != Some(Tok::RParen) {
             self.pos -= 1;
             return self.err("expected ')'");
@@ -396,6 +555,19 @@ impl Parser {
     }
 
     fn condition(&mut self, path: AttrPath) -> Result<Filter, FilterError> {
+        if self.conditions == MAX_FILTER_CONDITIONS {
+            // At the attribute just read.
+            let position = self
+                .pos
+                .checked_sub(1)
+                .and_then(|i| self.toks.get(i))
+                .map_or(self.end, |(_, p)| *p);
+            return Err(FilterError {
+                message: format!("more than {MAX_FILTER_CONDITIONS} conditions in one filter"),
+                position,
+            });
+        }
+        self.conditions += 1;
         let op = match self.next() {
             Some(Tok::Word(w)) if w.eq_ignore_ascii_case("pr") => return Ok(Filter::Present(path)),
             Some(Tok::Word(w)) => match CompareOp::parse(&w) {
@@ -429,6 +601,15 @@ impl Parser {
     }
 }
 
+/// `ATTRNAME`: a letter (or `$`, for `$ref`), then letters, digits, `_`, `-`, `$`.
+fn is_attr_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '$')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$'))
+}
+
 /// Splits `[URI ":"] ATTRNAME ["." subAttr]`.
 fn parse_attr_path(word: &str) -> Result<AttrPath, String> {
     let (uri, rest) = match word.rsplit_once(':') {
@@ -439,14 +620,7 @@ fn parse_attr_path(word: &str) -> Result<AttrPath, String> {
         Some((a, s)) => (a, Some(s)),
         None => (rest, None),
     };
-    let valid = |s: &str| {
-        s.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '$')
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$'))
-    };
-    if !valid(attr) || sub.is_some_and(|s| !valid(s)) {
+    if !is_attr_name(attr) || sub.is_some_and(|s| !is_attr_name(s)) {
         return Err(format!("'{word}' is not an attribute path"));
     }
     Ok(AttrPath {
@@ -462,6 +636,8 @@ fn parser(src: &str) -> Result<Parser, FilterError> {
         toks,
         pos: 0,
         end: src.chars().count(),
+        depth: 0,
+        conditions: 0,
     })
 }
 
@@ -701,6 +877,143 @@ mod tests {
             let err = parse_filter(bad).unwrap_err();
             assert!(!err.message.is_empty(), "{bad}");
             assert!(err.position <= bad.chars().count(), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused() {
+        // Found by the scim_filter fuzz target: `1e999` parsed as infinity,
+        // which printed as `inf` and did not parse back.
+        let err = parse_filter("x gt 1e999").unwrap_err();
+        assert_eq!(err.position, 5, "{err}");
+        assert!(err.message.contains("out of range"), "{err}");
+        assert!(parse_filter("x lt -1e400").is_err());
+        assert!(parse_path("emails[x gt 1e999]").is_err());
+        let f = parse_filter("x gt 1.7e308").unwrap();
+        assert_eq!(f, cmp("x", CompareOp::Gt, CompValue::Number(1.7e308)));
+        assert_eq!(parse_filter(&f.to_string()).unwrap(), f);
+    }
+
+    /// Runs `f` on a thread with the 2 MiB stack of the server's workers.
+    fn on_worker_stack(f: impl FnOnce() + Send + 'static) {
+        std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        // 600 parentheses overflowed a 2 MiB stack in the parser (debug build),
+        // aborting the process.
+        on_worker_stack(|| {
+            for n in [MAX_FILTER_NESTING + 1, 600, 100_000] {
+                let deep = format!("{}a pr{}", "(".repeat(n), ")".repeat(n));
+                let err = parse_filter(&deep).unwrap_err();
+                assert!(err.message.contains("deeper than 32"), "{err}");
+                assert_eq!(err.position, MAX_FILTER_NESTING);
+                let nots = format!("{}a pr{}", "not (".repeat(n), ")".repeat(n));
+                assert!(parse_filter(&nots).is_err());
+                let path = format!("emails[{}a pr{}]", "(".repeat(n), ")".repeat(n));
+                assert!(parse_path(&path).is_err());
+            }
+            let n = MAX_FILTER_NESTING;
+            let deepest = format!("{}a pr{}", "not (".repeat(n), ")".repeat(n));
+            let f = parse_filter(&deepest).unwrap();
+            assert_eq!(f.to_string(), deepest);
+            let deepest = format!("emails[{}a pr{}]", "(".repeat(n), ")".repeat(n));
+            assert!(parse_filter(&deepest).is_ok());
+        });
+    }
+
+    #[test]
+    fn long_chains_are_refused_not_a_stack_overflow() {
+        // A chain of 1,000 conditions parsed, but translating it (and dropping
+        // it, printing it) recursed once per condition and overflowed a 2 MiB
+        // stack.
+        on_worker_stack(|| {
+            for n in [MAX_FILTER_CONDITIONS + 1, 1_000, 100_000] {
+                let chain = vec!["a pr"; n].join(" or ");
+                let err = parse_filter(&chain).unwrap_err();
+                assert!(err.message.contains("more than 100 conditions"), "{err}");
+                // At the first condition too many.
+                assert_eq!(err.position, MAX_FILTER_CONDITIONS * "a pr or ".len());
+                let chain = vec![r#"type eq "work""#; n].join(" and ");
+                assert!(parse_path(&format!("emails[{chain}]")).is_err());
+            }
+            let longest = vec!["a pr"; MAX_FILTER_CONDITIONS].join(" or ");
+            let f = parse_filter(&longest).unwrap();
+            assert_eq!(f.to_string(), longest);
+            // The Entra form's trailing condition counts as well.
+            let inner = vec![r#"type eq "work""#; MAX_FILTER_CONDITIONS].join(" and ");
+            assert!(parse_filter(&format!("emails[{inner}]")).is_ok());
+            assert!(parse_filter(&format!(r#"emails[{inner}].value eq "x""#)).is_err());
+        });
+    }
+
+    #[test]
+    fn a_sub_attribute_after_a_value_filter_is_an_attribute_name() {
+        // Found by the scim_filter fuzz target: `emails[…].2alue eq "x"` parsed,
+        // then printed as `emails[… and 2alue eq "x"]`, which does not parse.
+        for (bad, position) in [
+            (r#"emails[type eq "work"].2alue eq "x""#, 23),
+            (r#"emails[type eq "work"].a.b eq "x""#, 23),
+            (r#"emails[type eq "work"].urn:x:value eq "x""#, 23),
+            (r#"emails[type eq "work"]. value eq "x""#, 23),
+        ] {
+            let err = parse_filter(bad).unwrap_err();
+            assert_eq!(err.position, position, "{bad}: {err}");
+        }
+        assert!(parse_path(r#"emails[type eq "work"].2x"#).is_err());
+        assert!(parse_path(r#"emails[type eq "work"].value.x"#).is_err());
+        assert_eq!(
+            parse_path(r#"emails[type eq "work"].$ref"#)
+                .unwrap()
+                .sub_attr
+                .as_deref(),
+            Some("$ref")
+        );
+    }
+
+    #[test]
+    fn display_is_canonical_and_parses_back() {
+        for (src, printed) in [
+            (r#"userName EQ "bjensen""#, r#"userName eq "bjensen""#),
+            ("a pr or b pr and c pr", "a pr or b pr and c pr"),
+            ("a pr or (b pr or c pr)", "a pr or (b pr or c pr)"),
+            ("(a pr or b pr) or c pr", "a pr or b pr or c pr"),
+            ("(a pr or b pr) and c pr", "(a pr or b pr) and c pr"),
+            ("a pr and (b pr and c pr)", "a pr and (b pr and c pr)"),
+            ("NOT(a pr) AND ((b pr))", "not (a pr) and b pr"),
+            ("x.y gt 1.50E1", "x.y gt 15"),
+            ("x ne -0", "x ne -0"),
+            ("active eq TRUE or x eq NULL", "active eq true or x eq null"),
+            (
+                r#"displayName eq "say \"hi\" \u00e9 \t""#,
+                r#"displayName eq "say \"hi\" é \t""#,
+            ),
+            (
+                r#"emails[type eq "work"].value eq "a@b.example""#,
+                r#"emails[type eq "work" and value eq "a@b.example"]"#,
+            ),
+            (
+                r#"urn:ietf:params:scim:schemas:core:2.0:User:name.familyName co "O""#,
+                r#"urn:ietf:params:scim:schemas:core:2.0:User:name.familyName co "O""#,
+            ),
+        ] {
+            let f = parse_filter(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert_eq!(f.to_string(), printed, "{src}");
+            assert_eq!(parse_filter(printed).unwrap(), f, "{src}");
+        }
+        for path in [
+            "name.givenName",
+            r#"emails[type eq "work" and primary eq true].value"#,
+            "urn:ietf:params:scim:schemas:extension:equip:1.0:User:packageId",
+        ] {
+            let p = parse_path(path).unwrap();
+            assert_eq!(p.to_string(), path);
         }
     }
 
