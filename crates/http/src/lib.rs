@@ -9,12 +9,14 @@
 //! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`).
 //! - [`auth`]: the `Authorization: ApiKey …` extractor.
 //! - [`routes`]: one module per resource.
+//! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
 pub mod auth;
 mod blocking;
 mod body;
 pub mod error;
 mod logging;
+pub mod openapi;
 pub mod routes;
 mod state;
 
