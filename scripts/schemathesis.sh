@@ -114,18 +114,44 @@ bind("DELETE /api/v1/inventory-levels/{id}", {"path.id": "levels"})
 bind("POST /api/v1/new-joiners/{personId}/remind", {"path.personId": "joiners", "body.senderPersonId": "PERSON"})
 bind("GET /api/v1/new-joiners/{personId}/reminders", {"path.personId": "joiners"})
 PY
-timeout "${SCHEMATHESIS_TIMEOUT:-600}" "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" \
+# Run from the temporary directory: Schemathesis keeps a cache in its working directory.
+(cd "$work" && timeout "${SCHEMATHESIS_TIMEOUT:-600}" "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" \
   run "$url/openapi.json" \
   --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-60}" \
   --seed "${SCHEMATHESIS_SEED:-20261121}" \
   --workers 1 \
   --generation-database none \
   --no-color \
-  --report junit --report-dir "$work/report" \
-  "$@" >"$work/schemathesis.txt" 2>&1 || status=$?
+  --report ndjson --report-dir "$work/report" \
+  "$@") >"$work/schemathesis.txt" 2>&1 || status=$?
 cat "$work/schemathesis.txt"
 
-if grep -q "Internal Server Error\|panicked" "$work/serve.log"; then
+# What was sent and answered, per operation (from the NDJSON report).
+echo "== responses by operation"
+python3 - "$work"/report/*.ndjson <<'PY' || true
+import collections, json, sys
+counts = collections.defaultdict(collections.Counter)
+total = 0
+for path in sys.argv[1:]:
+    for line in open(path):
+        finished = json.loads(line).get("ScenarioFinished")
+        if not finished:
+            continue
+        cases = finished["recorder"].get("cases", {})
+        for case_id, interaction in finished["recorder"].get("interactions", {}).items():
+            case = cases.get(case_id, {}).get("value", {})
+            op = f'{case.get("method", interaction["request"]["method"])} {case.get("path", "?")}'
+            response = interaction.get("response")
+            counts[op][response["status_code"] if response else "none"] += 1
+            total += 1
+unsupported = {op: c for op, c in counts.items() if set(c) == {405}}
+for op in sorted(set(counts) - set(unsupported)):
+    print(f"  {op}: " + ", ".join(f"{s}x{n}" for s, n in sorted(counts[op].items(), key=lambda x: str(x[0]))))
+print(f"  methods a path does not take: {sum(sum(c.values()) for c in unsupported.values())} requests, all 405")
+print(f"  {total} requests")
+PY
+
+if grep -q "internal error\|panicked" "$work/serve.log"; then
   grep -n "internal error\|panicked" "$work/serve.log" | head -20 >&2
   fail "the server logged internal errors"
 fi
