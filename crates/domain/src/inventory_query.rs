@@ -413,20 +413,25 @@ fn parse_int(
     }
 }
 
-/// Splits repeated and comma-separated values; empty pieces are dropped.
+/// Splits repeated and comma-separated values (trimmed). An empty value (an
+/// empty parameter, or nothing between two commas) is malformed, like an
+/// empty single-valued parameter; every value counts toward the limit.
 fn split_list(values: &[String], field: &str) -> Result<Vec<String>, DomainError> {
-    let out: Vec<String> = values
-        .iter()
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    if out.len() > MAX_LIST_VALUES {
-        return Err(DomainError::invalid(
-            field,
-            format!("at most {MAX_LIST_VALUES} values"),
-        ));
+    let mut out = Vec::new();
+    for piece in values.iter().flat_map(|v| v.split(',')).map(str::trim) {
+        if piece.is_empty() {
+            return Err(DomainError::invalid(
+                field,
+                format!("{field} holds an empty value"),
+            ));
+        }
+        if out.len() == MAX_LIST_VALUES {
+            return Err(DomainError::invalid(
+                field,
+                format!("at most {MAX_LIST_VALUES} values"),
+            ));
+        }
+        out.push(piece.to_owned());
     }
     Ok(out)
 }
@@ -512,6 +517,19 @@ mod tests {
         assert_eq!(
             field_of(parse(|r| r.updated_at_to = Some(" ".into()))),
             "updatedAtTo"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.categories = vec![String::new()])),
+            "categories"
+        );
+        assert_eq!(field_of(parse(|r| r.sku_ids = vec!["".into()])), "skuIds");
+        assert_eq!(
+            field_of(parse(|r| r.deploy_statuses = vec!["AVAILABLE,".into()])),
+            "deployStatuses"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.serial_numbers = vec!["A".into(), " ".into()])),
+            "serialNumber"
         );
         // Free text: empty means no filter.
         assert!(parse(|r| r.search_string = Some(String::new())).is_ok());
