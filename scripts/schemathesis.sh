@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # API fuzzing: Schemathesis generates requests from the OpenAPI document that
-# a real `equip serve` (over `equip demo` data on a temporary SQLite database,
-# or DATABASE_URL=postgres://... for PostgreSQL) serves at /openapi.json, and
+# a real `equip serve` (over `equip demo` data on a temporary SQLite database;
+# SCHEMATHESIS_POSTGRES=1: a fresh PostgreSQL database at EQUIP_TEST_POSTGRES_URL's
+# server, dropped afterwards) serves at /openapi.json, and
 # fails on any 5xx, any response the document does not describe (status,
 # content type, headers, body schema), any schema-invalid input accepted, any
 # schema-valid input refused (where validity does not depend on other fields
@@ -29,10 +30,23 @@ cargo build -q -p equip-server --bin equip
 bin="${CARGO_TARGET_DIR:-target}/debug/equip"
 work=$(mktemp -d)
 server_pid=""
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
+pg_admin="${EQUIP_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+pg_db=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  [ -n "$pg_db" ] && psql "$pg_admin" -qc "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null 2>&1
+  rm -rf "$work"
+}
 trap cleanup EXIT
-export DATABASE_URL="${DATABASE_URL:-$work/equip.db}"
 fail() { echo "schemathesis: FAILED: $*" >&2; exit 1; }
+if [ "${SCHEMATHESIS_POSTGRES:-0}" = 1 ]; then
+  # A fresh PostgreSQL database for this run, dropped at the end.
+  pg_db="equip_schemathesis_$$"
+  psql "$pg_admin" -qc "CREATE DATABASE $pg_db" >/dev/null || fail "cannot create a PostgreSQL database at $pg_admin"
+  export DATABASE_URL="${pg_admin%/*}/$pg_db"
+else
+  export DATABASE_URL="${DATABASE_URL:-$work/equip.db}"
+fi
 
 key=$("$bin" demo --name "Schemathesis" --items 60 2>"$work/demo.log" | head -n 1) \
   || { cat "$work/demo.log" >&2; fail "equip demo"; }
@@ -170,4 +184,5 @@ if grep -q "internal error\|panicked" "$work/serve.log"; then
 fi
 grep -q -e "$key" -e "$other_key" "$work/serve.log" && fail "a key appears in the server log"
 [ "$status" = 0 ] || fail "schemathesis exited with $status"
-echo "schemathesis: ok in $(( $(date +%s) - started ))s"
+backend=SQLite; [ -n "$pg_db" ] && backend=PostgreSQL
+echo "schemathesis: ok in $(( $(date +%s) - started ))s on $backend"
