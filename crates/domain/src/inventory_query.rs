@@ -21,6 +21,8 @@ pub const MAX_PAGE: u32 = 10_000_000;
 pub const MAX_SEARCH_CHARS: usize = 200;
 /// Most values in one list parameter.
 pub const MAX_LIST_VALUES: usize = 500;
+/// Deploy statuses the listing filter names but refuses (400): deprecated.
+pub const DEPRECATED_DEPLOY_STATUSES: [&str; 3] = ["GIFTED", "LOCKED", "OUT_FOR_REPAIR"];
 
 /// The listing's parameters as they arrive (list parameters may repeat and may
 /// hold comma-separated values).
@@ -217,7 +219,7 @@ impl InventoryQuery {
         let mut named_voided = false;
         for value in split_list(&raw.deploy_statuses, "deployStatuses")? {
             match value.to_ascii_uppercase().as_str() {
-                "GIFTED" | "LOCKED" | "OUT_FOR_REPAIR" => {
+                v if DEPRECATED_DEPLOY_STATUSES.contains(&v) => {
                     return Err(DomainError::invalid(
                         "deployStatuses",
                         format!(

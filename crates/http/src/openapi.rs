@@ -8,11 +8,10 @@
 //! - every enum is listed from the domain's `ALL` constants, every limit from
 //!   the domain's constants;
 //! - the route table of [`crate::routes::table`] must list exactly the
-//!   documented paths and methods (test in `crates/server/tests/openapi.rs`,
-//!   which also checks each method the document does not name answers 405);
-//! - the responses of a scripted walk through every operation must validate
-//!   against the document (same test), and `scripts/schemathesis.sh` fuzzes a
-//!   live server against it;
+//!   documented paths and methods (tests below); `crates/server/tests/openapi.rs`
+//!   checks that each method the document does not name answers 405, and that
+//!   the responses of a walk through every operation validate against the
+//!   document; `scripts/schemathesis.sh` fuzzes a live server against it;
 //! - `docs/openapi.json` must equal [`document_text`] (`equip openapi` prints it).
 //!
 //! SCIM (`/scim/v2`) is described by its own discovery endpoints
@@ -28,8 +27,8 @@ use equip_domain::inventory::{
 };
 use equip_domain::inventory_level::MAX_QUANTITY;
 use equip_domain::inventory_query::{
-    SortDirection, SortKey, DEFAULT_PAGE_SIZE, MAX_LIST_VALUES, MAX_PAGE, MAX_PAGE_SIZE,
-    MAX_SEARCH_CHARS,
+    SortDirection, SortKey, DEFAULT_PAGE_SIZE, DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES,
+    MAX_PAGE, MAX_PAGE_SIZE, MAX_SEARCH_CHARS,
 };
 use equip_domain::reminder::DeliveryStatus;
 use serde_json::{json, Map, Value};
@@ -50,9 +49,6 @@ const UTC_TIME_PATTERN: &str = concat!(
 
 /// A string with something other than white space (the domain trims).
 const NOT_BLANK: &str = r"\S";
-
-/// Deploy statuses the listing filter names but refuses (400): deprecated.
-const DEPRECATED_STATUSES: [&str; 3] = ["GIFTED", "LOCKED", "OUT_FOR_REPAIR"];
 
 fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
     all.iter().copied().map(name).collect()
@@ -189,7 +185,7 @@ fn list_inventory_operation(operation_id: &str, summary: &str) -> Value {
              given twice are refused (400). The deprecated deploy statuses {} are refused (400); VOIDED \
              matches no item. Without sortBy the order is createdAt descending; every order ends with \
              the item id, so paging never skips or repeats an item.",
-            DEPRECATED_STATUSES.join(", ")
+            DEPRECATED_DEPLOY_STATUSES.join(", ")
         ),
         "tags": ["inventory"],
         "parameters": [
