@@ -7,7 +7,7 @@ use chrono::NaiveDateTime;
 
 use crate::catalog::Sku;
 use crate::error::DomainError;
-use crate::ids::{OfficeId, PersonId, SkuId, WarehouseId};
+use crate::ids::{InvalidId, OfficeId, PersonId, SkuId, WarehouseId};
 use crate::inventory::{DeployStatus, InventoryItem};
 use crate::inventory_json::ListedItem;
 
@@ -21,6 +21,8 @@ pub const MAX_PAGE: u32 = 10_000_000;
 pub const MAX_SEARCH_CHARS: usize = 200;
 /// Most values in one list parameter.
 pub const MAX_LIST_VALUES: usize = 500;
+/// Deploy statuses the listing filter names but refuses (400): deprecated.
+pub const DEPRECATED_DEPLOY_STATUSES: [&str; 3] = ["GIFTED", "LOCKED", "OUT_FOR_REPAIR"];
 
 /// The listing's parameters as they arrive (list parameters may repeat and may
 /// hold comma-separated values).
@@ -193,9 +195,7 @@ impl InventoryQuery {
             MAX_PAGE_SIZE,
         )?;
 
-        let person_id = non_empty(raw.person_id.as_deref())
-            .map(|s| PersonId::parse(s).map_err(|_| bad_uuid("personId", s)))
-            .transpose()?;
+        let person_id = id_param(raw.person_id.as_deref(), "personId", PersonId::parse)?;
         let email = non_empty(raw.assigned_email.as_deref()).map(str::to_lowercase);
         let person = match (person_id, email) {
             (Some(_), Some(_)) => {
@@ -208,18 +208,18 @@ impl InventoryQuery {
             (None, Some(e)) => Some(AssigneeFilter::Email(e)),
             (None, None) => None,
         };
-        let warehouse_id = non_empty(raw.warehouse_id.as_deref())
-            .map(|s| WarehouseId::parse(s).map_err(|_| bad_uuid("warehouseId", s)))
-            .transpose()?;
-        let office_id = non_empty(raw.office_id.as_deref())
-            .map(|s| OfficeId::parse(s).map_err(|_| bad_uuid("officeId", s)))
-            .transpose()?;
+        let warehouse_id = id_param(
+            raw.warehouse_id.as_deref(),
+            "warehouseId",
+            WarehouseId::parse,
+        )?;
+        let office_id = id_param(raw.office_id.as_deref(), "officeId", OfficeId::parse)?;
 
         let mut deploy_statuses = Vec::new();
         let mut named_voided = false;
         for value in split_list(&raw.deploy_statuses, "deployStatuses")? {
             match value.to_ascii_uppercase().as_str() {
-                "GIFTED" | "LOCKED" | "OUT_FOR_REPAIR" => {
+                v if DEPRECATED_DEPLOY_STATUSES.contains(&v) => {
                     return Err(DomainError::invalid(
                         "deployStatuses",
                         format!(
@@ -293,7 +293,9 @@ impl InventoryQuery {
             vendor_skus: lower(split_list(&raw.vendor_skus, "vendorSku")?),
         };
 
-        let sort_given = non_empty(raw.sort_by.as_deref());
+        // A parameter that is given must hold a value: an empty sortBy,
+        // sortDirection or time is refused like any other bad value.
+        let sort_given = raw.sort_by.as_deref().map(str::trim);
         let sort = match sort_given {
             Some(s) => SortKey::parse(s).map_err(|_| {
                 DomainError::invalid(
@@ -310,7 +312,7 @@ impl InventoryQuery {
             })?,
             None => SortKey::CreatedAt,
         };
-        let direction = match non_empty(raw.sort_direction.as_deref()) {
+        let direction = match raw.sort_direction.as_deref().map(str::trim) {
             Some(d) => SortDirection::parse(d).map_err(|_| {
                 DomainError::invalid(
                     "sortDirection",
@@ -377,6 +379,16 @@ fn bad_uuid(field: &str, value: &str) -> DomainError {
     DomainError::invalid(field, format!("'{value}' is not a valid UUID"))
 }
 
+/// An id parameter: absent, or a UUID (an empty value is malformed too).
+fn id_param<T>(
+    raw: Option<&str>,
+    field: &str,
+    parse: fn(&str) -> Result<T, InvalidId>,
+) -> Result<Option<T>, DomainError> {
+    raw.map(|s| parse(s).map_err(|_| bad_uuid(field, s)))
+        .transpose()
+}
+
 fn parse_int(
     raw: Option<&str>,
     field: &str,
@@ -403,20 +415,25 @@ fn parse_int(
     }
 }
 
-/// Splits repeated and comma-separated values; empty pieces are dropped.
+/// Splits repeated and comma-separated values (trimmed). An empty value (an
+/// empty parameter, or nothing between two commas) is malformed, like an
+/// empty single-valued parameter; every value counts toward the limit.
 fn split_list(values: &[String], field: &str) -> Result<Vec<String>, DomainError> {
-    let out: Vec<String> = values
-        .iter()
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    if out.len() > MAX_LIST_VALUES {
-        return Err(DomainError::invalid(
-            field,
-            format!("at most {MAX_LIST_VALUES} values"),
-        ));
+    let mut out = Vec::new();
+    for piece in values.iter().flat_map(|v| v.split(',')).map(str::trim) {
+        if piece.is_empty() {
+            return Err(DomainError::invalid(
+                field,
+                format!("{field} holds an empty value"),
+            ));
+        }
+        if out.len() == MAX_LIST_VALUES {
+            return Err(DomainError::invalid(
+                field,
+                format!("at most {MAX_LIST_VALUES} values"),
+            ));
+        }
+        out.push(piece.to_owned());
     }
     Ok(out)
 }
@@ -424,7 +441,7 @@ fn split_list(values: &[String], field: &str) -> Result<Vec<String>, DomainError
 /// `YYYY-MM-DDTHH:MM:SS[.fff]` in UTC; a trailing `Z` is tolerated, any other
 /// offset is refused.
 fn parse_time(raw: Option<&str>, field: &str) -> Result<Option<NaiveDateTime>, DomainError> {
-    let Some(s) = non_empty(raw) else {
+    let Some(s) = raw.map(str::trim) else {
         return Ok(None);
     };
     let bare = s
@@ -474,6 +491,50 @@ mod tests {
         };
         assert_eq!(page.total_pages(100), 3);
         assert_eq!(InventoryPage::empty().total_pages(100), 0);
+    }
+
+    #[test]
+    fn a_parameter_given_empty_is_malformed_not_absent() {
+        assert_eq!(
+            field_of(parse(|r| r.person_id = Some("".into()))),
+            "personId"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.warehouse_id = Some(" ".into()))),
+            "warehouseId"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.office_id = Some("".into()))),
+            "officeId"
+        );
+        assert_eq!(field_of(parse(|r| r.sort_by = Some("".into()))), "sortBy");
+        assert_eq!(
+            field_of(parse(|r| r.sort_direction = Some("".into()))),
+            "sortDirection"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.updated_at_from = Some("".into()))),
+            "updatedAtFrom"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.updated_at_to = Some(" ".into()))),
+            "updatedAtTo"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.categories = vec![String::new()])),
+            "categories"
+        );
+        assert_eq!(field_of(parse(|r| r.sku_ids = vec!["".into()])), "skuIds");
+        assert_eq!(
+            field_of(parse(|r| r.deploy_statuses = vec!["AVAILABLE,".into()])),
+            "deployStatuses"
+        );
+        assert_eq!(
+            field_of(parse(|r| r.serial_numbers = vec!["A".into(), " ".into()])),
+            "serialNumber"
+        );
+        // Free text: empty means no filter.
+        assert!(parse(|r| r.search_string = Some(String::new())).is_ok());
     }
 
     #[test]

@@ -150,6 +150,13 @@ impl Person {
     /// # Errors
     /// [`DomainError::Invalid`] naming the field that breaks a rule.
     pub fn validate(&self) -> Result<(), DomainError> {
+        if let Some(field) = self.field_with_nul() {
+            // PostgreSQL cannot store a NUL in text; refused on every backend.
+            return Err(DomainError::invalid(
+                field,
+                format!("{field} must not contain NUL characters"),
+            ));
+        }
         if self.user_name.trim().is_empty() {
             return Err(DomainError::invalid("userName", "must not be empty"));
         }
@@ -198,6 +205,51 @@ impl Person {
             }
         }
         Ok(())
+    }
+
+    /// The first text attribute holding a NUL character, if any.
+    fn field_with_nul(&self) -> Option<&'static str> {
+        let nul = |t: Option<&str>| t.is_some_and(|t| t.contains('\0'));
+        let singles = [
+            ("userName", Some(self.user_name.as_str())),
+            ("externalId", self.external_id.as_deref()),
+            ("name.givenName", self.given_name.as_deref()),
+            ("name.familyName", self.family_name.as_deref()),
+            ("displayName", self.display_name.as_deref()),
+            ("cpfNumber", self.cpf_number.as_deref()),
+        ];
+        if let Some((field, _)) = singles.iter().find(|(_, t)| nul(*t)) {
+            return Some(field);
+        }
+        if self
+            .emails
+            .iter()
+            .any(|e| nul(Some(&e.value)) || nul(e.kind.as_deref()))
+        {
+            return Some("emails");
+        }
+        if self
+            .phone_numbers
+            .iter()
+            .any(|p| nul(Some(&p.value)) || nul(p.kind.as_deref()))
+        {
+            return Some("phoneNumbers");
+        }
+        self.addresses
+            .iter()
+            .any(|a| {
+                [
+                    &a.kind,
+                    &a.country,
+                    &a.street_address,
+                    &a.postal_code,
+                    &a.region,
+                    &a.locality,
+                ]
+                .iter()
+                .any(|t| nul(t.as_deref()))
+            })
+            .then_some("addresses")
     }
 
     /// A person sent without any email gets their userName as primary email
@@ -283,6 +335,40 @@ pub fn is_valid_cpf(raw: &str) -> bool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn no_text_may_hold_a_nul() {
+        let field = |f: &dyn Fn(&mut Person)| {
+            let mut p = person("ada@example.com");
+            f(&mut p);
+            match p.validate() {
+                Err(DomainError::Invalid { field, .. }) => field,
+                other => panic!("expected Invalid, got {other:?}"),
+            }
+        };
+        assert_eq!(
+            field(&|p| p.display_name = Some("A\0".into())),
+            "displayName"
+        );
+        assert_eq!(
+            field(&|p| p.user_name = "ada\0@example.com".into()),
+            "userName"
+        );
+        assert_eq!(field(&|p| p.emails[0].kind = Some("\0".into())), "emails");
+        assert_eq!(
+            field(&|p| p.addresses.push(Address {
+                kind: None,
+                primary: false,
+                country: Some("DE".into()),
+                street_address: Some("Main St\0".into()),
+                postal_code: None,
+                region: None,
+                locality: None,
+            })),
+            "addresses"
+        );
+        assert!(person("ada@example.com").validate().is_ok());
+    }
 
     pub(crate) fn person(user_name: &str) -> Person {
         let now = Utc::now();

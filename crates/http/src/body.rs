@@ -16,13 +16,25 @@ impl<'a> Fields<'a> {
     /// The body as an object.
     ///
     /// # Errors
-    /// 400 when the body is not a JSON object.
+    /// 400 when the body is not a JSON object, or when a text in it holds a
+    /// NUL character (PostgreSQL cannot store one; refused on every backend).
     pub fn of(area: Area, body: &'a Value) -> Result<Self, HttpError> {
-        body.as_object()
-            .map(|map| Self { area, map })
-            .ok_or_else(|| {
-                HttpError::bad_request(area, "request", "the body must be a JSON object")
-            })
+        let map = body.as_object().ok_or_else(|| {
+            HttpError::bad_request(area, "request", "the body must be a JSON object")
+        })?;
+        if let Some((name, _)) = map.iter().find(|(k, v)| has_nul(k) || value_has_nul(v)) {
+            let source = if has_nul(name) {
+                "request"
+            } else {
+                name.as_str()
+            };
+            return Err(HttpError::bad_request(
+                area,
+                source,
+                format!("{source} must not contain NUL characters"),
+            ));
+        }
+        Ok(Self { area, map })
     }
 
     fn required(&self, name: &str) -> Result<&'a Value, HttpError> {
@@ -63,6 +75,21 @@ impl<'a> Fields<'a> {
             .ok_or_else(|| {
                 HttpError::bad_request(self.area, name, format!("{name} must be an integer"))
             })
+    }
+}
+
+/// Whether `text` holds a NUL character, which no text equip stores may hold.
+#[must_use]
+pub fn has_nul(text: &str) -> bool {
+    text.contains('\0')
+}
+
+fn value_has_nul(v: &Value) -> bool {
+    match v {
+        Value::String(s) => has_nul(s),
+        Value::Array(a) => a.iter().any(value_has_nul),
+        Value::Object(o) => o.iter().any(|(k, v)| has_nul(k) || value_has_nul(v)),
+        _ => false,
     }
 }
 

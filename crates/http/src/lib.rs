@@ -10,6 +10,7 @@
 //! - [`auth`]: the `Authorization: ApiKey …` extractor.
 //! - [`limits`]: URL and header limits and the request timeout.
 //! - [`routes`]: one module per resource.
+//! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
 pub mod auth;
 mod blocking;
@@ -17,6 +18,7 @@ mod body;
 pub mod error;
 pub mod limits;
 mod logging;
+pub mod openapi;
 pub mod routes;
 mod state;
 

@@ -54,6 +54,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// Deliver the email outbox (`--once`: what is due now, then exit).
     Dispatch(DispatchArgs),
+    /// Print the OpenAPI 3.1 document of the JSON API (as served at
+    /// `GET /openapi.json` and kept in docs/openapi.json); needs no database.
+    Openapi,
 }
 
 /// `equip serve`.

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::auth::Authenticated;
 use crate::blocking;
+use crate::body::has_nul;
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
 
@@ -29,6 +30,16 @@ fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
     })?;
     let mut raw = RawInventoryQuery::default();
     for (key, value) in pairs {
+        // PostgreSQL cannot hold a NUL in text, so no stored value has one: refused
+        // on every backend rather than failing on one.
+        if has_nul(&key) || has_nul(&value) {
+            let source = if has_nul(&key) { "query" } else { key.as_str() };
+            return Err(HttpError::bad_request(
+                Area::Api,
+                source,
+                format!("{source} must not contain NUL characters"),
+            ));
+        }
         let single = |slot: &mut Option<String>| -> Result<(), HttpError> {
             if slot.replace(value.clone()).is_some() {
                 return Err(HttpError::bad_request(

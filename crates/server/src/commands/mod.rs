@@ -38,6 +38,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(args) => import::run(&db, &args),
         Command::Demo(args) => demo::run(&db, &args),
         Command::Dispatch(args) => dispatch::run(&db, &args),
+        Command::Openapi => {
+            use std::io::Write;
+            std::io::stdout()
+                .lock()
+                .write_all(equip_http::openapi::document_text().as_bytes())
+                .context("cannot write the document")
+        }
     }
 }
 

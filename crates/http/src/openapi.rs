@@ -1,0 +1,857 @@
+//! The OpenAPI 3.1 document of the JSON API (`/api/v1`, the `/api/inventory`
+//! alias, `/healthz`, `/readyz` and this document), served at
+//! `GET /openapi.json` and kept in `docs/openapi.json`.
+//!
+//! It is written here, next to the handlers, rather than derived: the handlers
+//! build their JSON by hand and the domain crate stays free of documentation
+//! derives. What keeps it true:
+//! - every enum is listed from the domain's `ALL` constants, every limit from
+//!   the domain's constants;
+//! - the route table of [`crate::routes::table`] must list exactly the
+//!   documented paths and methods (tests below); `crates/server/tests/openapi.rs`
+//!   checks that each method the document does not name answers 405, and that
+//!   the responses of a walk through every operation validate against the
+//!   document; `scripts/schemathesis.sh` fuzzes a live server against it;
+//! - `docs/openapi.json` must equal [`document_text`] (`equip openapi` prints it).
+//!
+//! SCIM (`/scim/v2`) is described by its own discovery endpoints
+//! (`/scim/v2/Schemas`, `/ResourceTypes`, `/ServiceProviderConfig`) and is not
+//! part of this document.
+
+use std::sync::OnceLock;
+
+use actix_web::HttpResponse;
+use equip_domain::inventory::{
+    AssigneeType, Condition, DeployReason, DeployStatus, DeviceProgramStatus, RenewalDateUpdatedBy,
+    RetrievalStatus, ReturnStatus, SuppliedBy,
+};
+use equip_domain::inventory_level::MAX_QUANTITY;
+use equip_domain::inventory_query::{
+    SortDirection, SortKey, DEFAULT_PAGE_SIZE, DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES,
+    MAX_PAGE, MAX_PAGE_SIZE, MAX_SEARCH_CHARS,
+};
+use equip_domain::reminder::DeliveryStatus;
+use serde_json::{json, Map, Value};
+
+use crate::routes::new_joiners::REMIND_BODY_LIMIT;
+use crate::JSON_LIMIT;
+
+/// The version of the interface description (the API document's "Versioning").
+pub const API_VERSION: &str = "0.1.0";
+
+/// `updatedAtFrom` / `updatedAtTo`: a real calendar date (leap years included)
+/// and time, `YYYY-MM-DDTHH:MM:SS[.f…]`, optionally `Z`.
+const UTC_TIME_PATTERN: &str = concat!(
+    r"^(?:\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]))",
+    r"|(?:\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)",
+    r"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?[Zz]?$",
+);
+
+/// A string with something other than white space (the domain trims).
+const NOT_BLANK: &str = r"\S";
+
+fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().copied().map(name).collect()
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn nullable(schema: Value) -> Value {
+    json!({ "oneOf": [schema, { "type": "null" }] })
+}
+
+fn nullable_string(format: Option<&str>) -> Value {
+    match format {
+        Some(f) => nullable(json!({ "type": "string", "format": f })),
+        None => json!({ "type": ["string", "null"] }),
+    }
+}
+
+fn uuid() -> Value {
+    json!({ "type": "string", "format": "uuid" })
+}
+
+fn date_time() -> Value {
+    json!({ "type": "string", "format": "date-time" })
+}
+
+fn string_enum(values: &[&str]) -> Value {
+    json!({ "type": "string", "enum": values })
+}
+
+fn nullable_enum(values: &[&str]) -> Value {
+    let mut with_null: Vec<Value> = values.iter().map(|v| json!(v)).collect();
+    with_null.push(Value::Null);
+    json!({ "type": ["string", "null"], "enum": with_null })
+}
+
+/// An object whose every property is required (absent values are `null`) and
+/// which has no other property.
+fn closed_object(properties: Value) -> Value {
+    let required: Vec<String> = properties
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    json!({
+        "type": "object",
+        "required": required,
+        "additionalProperties": false,
+        "properties": properties,
+    })
+}
+
+/// A JSON response with `schema`.
+fn json_response(description: &str, schema: Value) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": schema } },
+    })
+}
+
+/// A standard error response (`{"errors":[{"detail","source"}]}`).
+fn error(description: &str) -> Value {
+    json_response(description, schema_ref("Error"))
+}
+
+/// The responses every authenticated operation shares, plus `own`.
+fn responses(own: Value) -> Value {
+    let mut map = match own {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    map.insert(
+        "401".into(),
+        json!({ "$ref": "#/components/responses/Unauthorized" }),
+    );
+    map.insert(
+        "403".into(),
+        json!({ "$ref": "#/components/responses/Forbidden" }),
+    );
+    Value::Object(map)
+}
+
+fn path_id(name: &str, description: &str) -> Value {
+    json!({
+        "name": name,
+        "in": "path",
+        "required": true,
+        "description": description,
+        "schema": uuid(),
+    })
+}
+
+fn query(name: &str, description: &str, schema: Value) -> Value {
+    json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+/// A list parameter: repeated (`?a=X&a=Y`) or comma-separated (`?a=X,Y`).
+fn list_query(name: &str, description: &str, items: Value) -> Value {
+    json!({
+        "name": name,
+        "in": "query",
+        "required": false,
+        "description": format!("{description} Repeat the parameter or separate values with commas; at most {MAX_LIST_VALUES} values, none empty."),
+        "style": "form",
+        "explode": true,
+        "schema": { "type": "array", "items": items, "maxItems": MAX_LIST_VALUES },
+    })
+}
+
+fn location_header(description: &str) -> Value {
+    json!({ "Location": { "description": description, "schema": { "type": "string" } } })
+}
+
+fn json_body(schema: Value, required: bool) -> Value {
+    json!({
+        "required": required,
+        "content": { "application/json": { "schema": schema } },
+    })
+}
+
+fn list_inventory_operation(operation_id: &str, summary: &str) -> Value {
+    let deploy_filter: Vec<&str> = DeployStatus::ALL
+        .iter()
+        .map(|s| s.as_str())
+        .chain(["VOIDED"])
+        .collect();
+    json!({
+        "operationId": operation_id,
+        "summary": summary,
+        "description": format!(
+            "The organization's inventory items, filtered, sorted and paged. Filters combine with AND, \
+             the values of one list parameter with OR. Unknown parameters and single-valued parameters \
+             given twice are refused (400). The deprecated deploy statuses {} are refused (400); VOIDED \
+             matches no item. Without sortBy the order is createdAt descending; every order ends with \
+             the item id, so paging never skips or repeats an item.",
+            DEPRECATED_DEPLOY_STATUSES.join(", ")
+        ),
+        "tags": ["inventory"],
+        "parameters": [
+            query("page", "1-based page number.", json!({ "type": "integer", "format": "int32", "minimum": 1, "maximum": MAX_PAGE, "default": 1 })),
+            query("size", "Items per page.", json!({ "type": "integer", "format": "int32", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE })),
+            query("personId", "Items assigned to this person (404 when not in the organization). Not with assignedEmail.", uuid()),
+            query("warehouseId", "Items assigned to this warehouse (404 when not accessible).", uuid()),
+            query("officeId", "Items assigned to this office (404 when not in the organization).", uuid()),
+            list_query("categories", "Category codes (case-insensitive).", json!({ "type": "string", "pattern": NOT_BLANK })),
+            list_query("deployStatuses", "Deploy statuses (case-insensitive).", string_enum(&deploy_filter)),
+            list_query("skuIds", "SKU ids.", uuid()),
+            query("searchString", "Case-insensitive substring of description, vendor name, category code and name, SKU title and serial number.", json!({ "type": "string", "maxLength": MAX_SEARCH_CHARS })),
+            query("updatedAtFrom", "Items updated at or after this UTC time, YYYY-MM-DDTHH:MM:SS[.fff] (a trailing Z is tolerated). Not after updatedAtTo.", json!({ "type": "string", "pattern": UTC_TIME_PATTERN })),
+            query("updatedAtTo", "Items updated at or before this UTC time, same form as updatedAtFrom.", json!({ "type": "string", "pattern": UTC_TIME_PATTERN })),
+            query("assignedEmail", "Items assigned to the person with this email (primary or secondary, case-insensitive). Not with personId.", json!({ "type": "string" })),
+            list_query("serialNumber", "Serial numbers (case-insensitive).", json!({ "type": "string", "pattern": NOT_BLANK })),
+            list_query("vendorSku", "Vendor SKUs (case-insensitive).", json!({ "type": "string", "pattern": NOT_BLANK })),
+            query("sortBy", "Sort key (case-insensitive).", string_enum(&names(SortKey::ALL, SortKey::as_str))),
+            query("sortDirection", "ASC or DESC (case-insensitive); ASC when sortBy is given alone.", string_enum(&names(SortDirection::ALL, SortDirection::as_str))),
+        ],
+        "responses": responses(json!({
+            "200": json_response("A page of items.", schema_ref("InventoryPage")),
+            "400": error("A parameter is malformed, unknown, repeated or out of range (source names it)."),
+            "404": error("personId, warehouseId or officeId is not in the organization."),
+        })),
+    })
+}
+
+fn paths() -> Value {
+    json!({
+        "/healthz": {
+            "get": {
+                "operationId": "healthz",
+                "summary": "Liveness: the process serves requests.",
+                "tags": ["operations"],
+                "security": [],
+                "responses": {
+                    "200": json_response("Serving.", closed_object(json!({ "status": { "const": "ok" } }))),
+                },
+            },
+        },
+        "/readyz": {
+            "get": {
+                "operationId": "readyz",
+                "summary": "Readiness: the database answers.",
+                "tags": ["operations"],
+                "security": [],
+                "responses": {
+                    "200": json_response("Ready.", closed_object(json!({ "status": { "const": "ready" } }))),
+                    "503": error("The database is not reachable."),
+                },
+            },
+        },
+        "/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "summary": "This document.",
+                "tags": ["operations"],
+                "security": [],
+                "responses": {
+                    "200": json_response("The OpenAPI 3.1 document.", json!({ "type": "object" })),
+                },
+            },
+        },
+        "/api/v1/inventory": {
+            "get": list_inventory_operation("listInventory", "List inventory items."),
+            "post": {
+                "operationId": "createInventoryItem",
+                "summary": "Create an inventory item (extension).",
+                "description": "A move's rules apply from the start: UNAVAILABLE and ARCHIVED need a deployReason, \
+                    DEPLOYED and AVAILABLE take none, DEPLOYED needs a PERSON assignee. The assignee must be a \
+                    provisioned person, an office of the organization or a warehouse accessible to it.",
+                "tags": ["inventory"],
+                "requestBody": json_body(schema_ref("InventoryItemCreate"), true),
+                "responses": responses(json!({
+                    "201": {
+                        "description": "Created.",
+                        "headers": location_header("/api/v1/inventory/{id} of the new item."),
+                        "content": { "application/json": { "schema": schema_ref("InventoryItem") } },
+                    },
+                    "400": error("A field is missing, unknown or invalid, or a rule is broken (source names the field)."),
+                    "404": error("skuId or assignedTo.id is not in the organization."),
+                    "413": error("The body is larger than the limit."),
+                    "415": error("The body is not application/json."),
+                })),
+            },
+        },
+        "/api/v1/inventory/{id}": {
+            "parameters": [path_id("id", "The item's id.")],
+            "get": {
+                "operationId": "getInventoryItem",
+                "summary": "Read one inventory item (extension).",
+                "tags": ["inventory"],
+                "responses": responses(json!({
+                    "200": json_response("The item.", schema_ref("InventoryItem")),
+                    "400": error("The id is not a UUID."),
+                    "404": error("No such item in the organization."),
+                })),
+            },
+            "patch": {
+                "operationId": "updateInventoryItem",
+                "summary": "Change an inventory item (extension).",
+                "description": "Only the fields given change; null clears a nullable field. A status change to \
+                    UNAVAILABLE or ARCHIVED needs a deployReason in the same request; DEPLOYED and AVAILABLE clear \
+                    it; DEPLOYED needs a PERSON assignee; ARCHIVED is final (409). A change that raced another \
+                    change of the item is 409: read it again and retry.",
+                "tags": ["inventory"],
+                "requestBody": json_body(schema_ref("InventoryItemPatch"), true),
+                "responses": responses(json!({
+                    "200": json_response("The changed item.", schema_ref("InventoryItem")),
+                    "400": error("The id is not a UUID, or a field is unknown or invalid, or a rule is broken."),
+                    "404": error("No such item, or assignedTo.id is not in the organization."),
+                    "409": error("The move is not allowed from the current status, or the item changed meanwhile."),
+                    "413": error("The body is larger than the limit."),
+                    "415": error("The body is not application/json."),
+                })),
+            },
+        },
+        "/api/inventory": {
+            "get": list_inventory_operation("listInventoryUnversioned", "List inventory items (the same operation without the version segment)."),
+        },
+        "/api/v1/warehouses/{id}": {
+            "parameters": [path_id("id", "The warehouse's id.")],
+            "get": {
+                "operationId": "getWarehouse",
+                "summary": "Read a warehouse accessible to the organization.",
+                "tags": ["warehouses"],
+                "responses": responses(json!({
+                    "200": json_response("The warehouse.", schema_ref("Warehouse")),
+                    "400": error("The id is not a UUID."),
+                    "404": error("No such warehouse, or not accessible to the organization."),
+                })),
+            },
+        },
+        "/api/v1/inventory-levels": {
+            "get": {
+                "operationId": "listInventoryLevels",
+                "summary": "List the organization's inventory levels, newest first (extension).",
+                "tags": ["inventory-levels"],
+                "parameters": [
+                    query("includeInactive", "Include deactivated levels (true or false, case-insensitive).", json!({ "type": "boolean", "default": false })),
+                ],
+                "responses": responses(json!({
+                    "200": json_response("The levels.", closed_object(json!({
+                        "data": { "type": "array", "items": schema_ref("InventoryLevel") },
+                    }))),
+                    "400": error("includeInactive is neither true nor false."),
+                })),
+            },
+            "post": {
+                "operationId": "createInventoryLevel",
+                "summary": "Create an inventory level (extension).",
+                "tags": ["inventory-levels"],
+                "requestBody": json_body(schema_ref("InventoryLevelCreate"), true),
+                "responses": responses(json!({
+                    "201": {
+                        "description": "Created.",
+                        "headers": location_header("/api/v1/inventory-levels/{id} of the new level."),
+                        "content": { "application/json": { "schema": schema_ref("InventoryLevel") } },
+                    },
+                    "400": error("A field is missing or invalid, or minimumQuantity > targetQuantity."),
+                    "404": error("skuId is not in the organization, or warehouseId is not accessible to it."),
+                    "409": error("An active level for this SKU and warehouse exists."),
+                    "413": error("The body is larger than the limit."),
+                    "415": error("The body is not application/json."),
+                })),
+            },
+        },
+        "/api/v1/inventory-levels/{id}": {
+            "parameters": [path_id("id", "The level's id.")],
+            "delete": {
+                "operationId": "deactivateInventoryLevel",
+                "summary": "Deactivate (soft-delete) an inventory level.",
+                "description": "The level is kept with its deactivation time; reactivating means creating a new level.",
+                "tags": ["inventory-levels"],
+                "responses": responses(json!({
+                    "204": { "description": "Deactivated." },
+                    "400": error("The id is not a UUID."),
+                    "404": error("No such level in the organization."),
+                    "409": error("The level is already deactivated."),
+                })),
+            },
+        },
+        "/api/v1/new-joiners/{personId}/remind": {
+            "parameters": [path_id("personId", "The new joiner.")],
+            "post": {
+                "operationId": "remindNewJoiner",
+                "summary": "Send a reminder email to a new joiner.",
+                "description": "The reminder and its email are written to an outbox in one transaction and \
+                    delivered in the background. The body may be absent, empty or {}.",
+                "tags": ["new-joiners"],
+                "requestBody": json_body(schema_ref("ReminderRequest"), false),
+                "responses": responses(json!({
+                    "202": {
+                        "description": "Accepted: the email is queued.",
+                        "headers": location_header("/api/v1/new-joiners/{personId}/reminders."),
+                        "content": { "application/json": { "schema": schema_ref("Reminder") } },
+                    },
+                    "400": error("A malformed id or body."),
+                    "404": error("The person or the sender is not in the organization."),
+                    "409": error("The person is not a new joiner (offboarded, or already started)."),
+                    "413": error(&format!("The body is larger than {REMIND_BODY_LIMIT} bytes.")),
+                    "415": error("The body is not application/json."),
+                })),
+            },
+        },
+        "/api/v1/new-joiners/{personId}/reminders": {
+            "parameters": [path_id("personId", "The person.")],
+            "get": {
+                "operationId": "listReminders",
+                "summary": "A person's reminders with the delivery state of their emails, newest first (extension).",
+                "tags": ["new-joiners"],
+                "responses": responses(json!({
+                    "200": json_response("The reminders.", closed_object(json!({
+                        "data": { "type": "array", "items": schema_ref("ReminderDelivery") },
+                    }))),
+                    "400": error("The id is not a UUID."),
+                    "404": error("The person is not in the organization."),
+                })),
+            },
+        },
+    })
+}
+
+fn retrieval(kind: &str, extra: &[&str]) -> Value {
+    let mut props = json!({
+        "type": { "const": kind },
+        "id": uuid(),
+        "status": string_enum(&names(RetrievalStatus::ALL, RetrievalStatus::as_str)),
+        "updatedAt": date_time(),
+    });
+    for field in extra {
+        props[*field] = nullable_string(None);
+    }
+    closed_object(props)
+}
+
+fn item_schema() -> Value {
+    let dp = names(DeployReason::ALL, DeployReason::as_str);
+    let return_status = names(ReturnStatus::ALL, ReturnStatus::as_str);
+    closed_object(json!({
+        "id": uuid(),
+        "skuId": uuid(),
+        "serialNumber": nullable_string(None),
+        "imei": { "type": "array", "items": { "type": "string" } },
+        "deployStatus": string_enum(&names(DeployStatus::ALL, DeployStatus::as_str)),
+        "deployReason": nullable_enum(&dp),
+        "condition": string_enum(&names(Condition::ALL, Condition::as_str)),
+        "categoryCode": { "type": "string" },
+        "categoryNameOfSku": { "type": "string" },
+        "skuTitle": { "type": "string" },
+        "vendorCode": { "type": "string" },
+        "vendorSku": { "type": "string" },
+        "createdAt": date_time(),
+        "updatedAt": date_time(),
+        "renewalDate": nullable_string(Some("date")),
+        "renewalDateUpdatedBy": nullable_enum(&names(RenewalDateUpdatedBy::ALL, RenewalDateUpdatedBy::as_str)),
+        "billingStartDate": nullable_string(Some("date")),
+        "billingEndDate": nullable_string(Some("date")),
+        "procurementMethod": nullable_string(None),
+        "returnOrder": nullable(closed_object(json!({
+            "id": uuid(),
+            "status": string_enum(&return_status),
+            "createdAt": date_time(),
+            "returnOrderItemId": uuid(),
+            "returnOrderItemStatus": string_enum(&return_status),
+            "retrievalMethod": nullable(json!({
+                "oneOf": [
+                    schema_ref("ReturnKitRetrieval"),
+                    schema_ref("InboundLabelRetrieval"),
+                    schema_ref("PhysicalRetrieval"),
+                ],
+                "discriminator": {
+                    "propertyName": "type",
+                    "mapping": {
+                        "RETURN_KIT": "#/components/schemas/ReturnKitRetrieval",
+                        "INBOUND_LABEL": "#/components/schemas/InboundLabelRetrieval",
+                        "PHYSICAL": "#/components/schemas/PhysicalRetrieval",
+                    },
+                },
+            })),
+        }))),
+        "assignedTo": nullable(closed_object(json!({
+            "id": uuid(),
+            "type": string_enum(&names(AssigneeType::ALL, AssigneeType::as_str)),
+            "label": { "type": ["string", "null"], "description": "A person's email, an office's or warehouse's name." },
+            "assignedAt": nullable_string(Some("date-time")),
+        }))),
+        "tags": { "type": "array", "uniqueItems": true, "items": schema_ref("Tag") },
+        "pricing": nullable(closed_object(json!({
+            "regionCode": { "type": "string" },
+            "priceOption": { "type": "string" },
+            "price": { "type": "number" },
+            "currencyCode": { "type": "string" },
+            "discountedPrice": { "type": "number" },
+            "discountPercentage": { "type": "number" },
+        }))),
+        "description": nullable_string(None),
+        "erpInvoiceId": nullable_string(None),
+        "holdStartDate": nullable_string(Some("date")),
+        "unlockDate": nullable_string(Some("date")),
+        "itadRequested": { "type": ["boolean", "null"] },
+        "deviceProgram": nullable(closed_object(json!({
+            "assignmentStatus": string_enum(&names(DeviceProgramStatus::ALL, DeviceProgramStatus::as_str)),
+            "lastSyncTimestamp": nullable_string(Some("date-time")),
+            "nextSyncTimestamp": date_time(),
+        }))),
+        "suppliedBy": string_enum(&names(SuppliedBy::ALL, SuppliedBy::as_str)),
+    }))
+}
+
+/// `{"type", "id"}` of a write.
+fn assignee_input() -> Value {
+    nullable(json!({
+        "type": "object",
+        "required": ["type", "id"],
+        "properties": {
+            "type": string_enum(&names(AssigneeType::ALL, AssigneeType::as_str)),
+            "id": uuid(),
+        },
+    }))
+}
+
+fn tags_input() -> Value {
+    nullable(json!({
+        "type": "array",
+        "description": "Labels, as strings or {\"label\"} objects; labels already on the item keep their tag ids.",
+        "items": {
+            "oneOf": [
+                { "type": "string", "pattern": NOT_BLANK },
+                {
+                    "type": "object",
+                    "required": ["label"],
+                    "properties": { "label": { "type": "string", "pattern": NOT_BLANK } },
+                },
+            ],
+        },
+    }))
+}
+
+fn item_write_properties() -> Value {
+    json!({
+        "deployStatus": string_enum(&names(DeployStatus::ALL, DeployStatus::as_str)),
+        "deployReason": nullable_enum(&names(DeployReason::ALL, DeployReason::as_str)),
+        "condition": string_enum(&names(Condition::ALL, Condition::as_str)),
+        "assignedTo": assignee_input(),
+        "tags": tags_input(),
+        "renewalDate": nullable_string(Some("date")),
+        "description": nullable_string(None),
+    })
+}
+
+fn schemas() -> Value {
+    let mut create = item_write_properties();
+    create["skuId"] = uuid();
+    create["serialNumber"] = nullable_string(None);
+    create["imei"] =
+        nullable(json!({ "type": "array", "items": { "type": "string", "pattern": NOT_BLANK } }));
+    create["procurementMethod"] = nullable_string(None);
+    create["suppliedBy"] = json!({
+        "type": ["string", "null"],
+        "enum": names(SuppliedBy::ALL, SuppliedBy::as_str).into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
+        "description": "Default ORGANIZATION.",
+    });
+    let mut delivery = reminder_properties();
+    delivery["attempts"] = json!({ "type": "integer", "minimum": 0 });
+    delivery["lastError"] = nullable_string(None);
+    delivery["sentAt"] = nullable_string(Some("date-time"));
+    delivery["nextAttemptAt"] = nullable_string(Some("date-time"));
+    json!({
+        "Error": {
+            "type": "object",
+            "required": ["errors"],
+            "additionalProperties": false,
+            "properties": {
+                "errors": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": closed_object(json!({
+                        "detail": { "type": "string", "description": "What is wrong, for a person." },
+                        "source": { "type": "string", "description": "The parameter, field or entity at fault (e.g. skuId, warehouse, authorization, request)." },
+                    })),
+                },
+            },
+        },
+        "InventoryItem": item_schema(),
+        "Tag": closed_object(json!({ "id": uuid(), "label": { "type": "string" } })),
+        "ReturnKitRetrieval": retrieval("RETURN_KIT", &["inboundTrackingCode", "inboundTrackingLink", "outboundTrackingCode", "outboundTrackingLink"]),
+        "InboundLabelRetrieval": retrieval("INBOUND_LABEL", &["inboundTrackingCode", "inboundTrackingLink"]),
+        "PhysicalRetrieval": retrieval("PHYSICAL", &[]),
+        "Pagination": closed_object(json!({
+            "totalRecords": { "type": "integer", "minimum": 0 },
+            "totalPages": { "type": "integer", "minimum": 0 },
+            "currentPage": { "type": "integer", "minimum": 1 },
+            "pageSize": { "type": "integer", "minimum": 1 },
+        })),
+        "InventoryPage": closed_object(json!({
+            "data": { "type": "array", "items": schema_ref("InventoryItem") },
+            "pagination": schema_ref("Pagination"),
+        })),
+        "InventoryItemCreate": {
+            "type": "object",
+            "required": ["skuId", "deployStatus", "condition"],
+            "additionalProperties": false,
+            "properties": create,
+        },
+        "InventoryItemPatch": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": item_write_properties(),
+        },
+        "Warehouse": closed_object(json!({
+            "id": uuid(),
+            "name": { "type": "string" },
+            "address": nullable(closed_object(json!({
+                "street1": nullable_string(None),
+                "street2": nullable_string(None),
+                "city": nullable_string(None),
+                "province": nullable_string(None),
+                "postalCode": nullable_string(None),
+                "countryCode": nullable_string(None),
+                "phoneNumber": nullable_string(None),
+            }))),
+        })),
+        "InventoryLevel": closed_object(json!({
+            "id": uuid(),
+            "skuId": uuid(),
+            "warehouseId": uuid(),
+            "minimumQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
+            "targetQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
+            "active": { "type": "boolean" },
+            "createdAt": date_time(),
+            "deactivatedAt": nullable_string(Some("date-time")),
+        })),
+        "InventoryLevelCreate": {
+            "type": "object",
+            "required": ["skuId", "warehouseId", "minimumQuantity", "targetQuantity"],
+            "description": "0 <= minimumQuantity <= targetQuantity.",
+            "properties": {
+                "skuId": uuid(),
+                "warehouseId": uuid(),
+                "minimumQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
+                "targetQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
+            },
+        },
+        "ReminderRequest": {
+            "type": "object",
+            "properties": {
+                "senderPersonId": {
+                    "oneOf": [uuid(), { "type": "null" }],
+                    "description": "Who asks (kept for audit); null or absent when triggered through the API.",
+                },
+            },
+        },
+        "Reminder": closed_object(reminder_properties()),
+        "ReminderDelivery": closed_object(delivery),
+    })
+}
+
+fn reminder_properties() -> Value {
+    json!({
+        "id": uuid(),
+        "personId": uuid(),
+        "senderPersonId": nullable_string(Some("uuid")),
+        "status": string_enum(&names(DeliveryStatus::ALL, DeliveryStatus::as_str)),
+        "createdAt": date_time(),
+    })
+}
+
+/// The document.
+#[must_use]
+pub fn document() -> Value {
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "equip API",
+            "version": API_VERSION,
+            "description": format!(
+                "Equipment inventory, warehouses, inventory levels and new-joiner reminders of the caller's \
+                 organization. Every /api/v1 operation needs `Authorization: ApiKey <key>`; the key decides the \
+                 organization and its scopes (401 without a valid key, 403 without the scope). Errors carry \
+                 `{{\"errors\":[{{\"detail\",\"source\"}}]}}`. JSON bodies are limited to {JSON_LIMIT} bytes; no text, \
+                 in a body or a query parameter, may hold a NUL character (U+0000): 400. \
+                 An unknown path is 404 and a method a path does not take is 405 with an `Allow` header, both \
+                 with the error body. SCIM 2.0 (/scim/v2) is described by its own discovery endpoints."
+            ),
+            "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" },
+        },
+        "tags": [
+            { "name": "inventory" },
+            { "name": "warehouses" },
+            { "name": "inventory-levels" },
+            { "name": "new-joiners" },
+            { "name": "operations" },
+        ],
+        "security": [{ "apiKey": [] }],
+        "paths": paths(),
+        "components": {
+            "securitySchemes": {
+                "apiKey": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
+                        inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
+                        warehouses:read, inventory-levels:write, new-joiners:write.",
+                },
+            },
+            "responses": {
+                "Unauthorized": {
+                    "description": "No key, or a malformed, unknown or revoked key.",
+                    "headers": {
+                        "WWW-Authenticate": { "description": "ApiKey realm=\"equip\"", "schema": { "type": "string" } },
+                    },
+                    "content": { "application/json": { "schema": schema_ref("Error") } },
+                },
+                "Forbidden": error("The key lacks the scope this operation needs."),
+            },
+            "schemas": schemas(),
+        },
+    })
+}
+
+/// The document as served and as kept in `docs/openapi.json`: pretty-printed,
+/// with a final newline.
+#[must_use]
+pub fn document_text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = serde_json::to_string_pretty(&document()).unwrap_or_default();
+        text.push('\n');
+        text
+    })
+}
+
+/// `GET /openapi.json` (no key needed).
+pub async fn serve() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(mime::APPLICATION_JSON)
+        .body(document_text())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// `(path, METHOD)` pairs.
+    type Operations = BTreeSet<(String, String)>;
+
+    fn documented() -> Operations {
+        let doc = document();
+        let mut out = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for method in item.as_object().unwrap().keys() {
+                if method != "parameters" {
+                    out.insert((path.clone(), method.to_ascii_uppercase()));
+                }
+            }
+        }
+        out
+    }
+
+    fn routed() -> Operations {
+        let mut out = BTreeSet::new();
+        for (path, allow) in crate::routes::table() {
+            if path.starts_with("/scim/") {
+                continue; // SCIM describes itself (/scim/v2/Schemas …).
+            }
+            for method in allow.split(',') {
+                out.insert((path.to_owned(), method.trim().to_owned()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_document_names_exactly_the_routed_paths_and_methods() {
+        let (documented, routed) = (documented(), routed());
+        let undocumented: Vec<_> = routed.difference(&documented).collect();
+        let unrouted: Vec<_> = documented.difference(&routed).collect();
+        assert!(
+            undocumented.is_empty() && unrouted.is_empty(),
+            "routed but not in the OpenAPI document: {undocumented:?}; \
+             documented but not routed: {unrouted:?} (crates/http/src/openapi.rs)"
+        );
+        assert!(routed.len() >= 14, "{routed:?}");
+    }
+
+    #[test]
+    fn docs_openapi_json_is_the_served_document() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
+        let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            on_disk == document_text(),
+            "docs/openapi.json differs from the document equip serves; regenerate it with\n  \
+             cargo run -q -p equip-server -- openapi > docs/openapi.json"
+        );
+    }
+
+    fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => out.push(r),
+                        _ => refs(v, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_document_is_well_formed() {
+        let doc = document();
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(doc["info"]["version"], "0.1.0");
+        let mut all = Vec::new();
+        refs(&doc, &mut all);
+        assert!(all.len() > 40);
+        for r in all {
+            let pointer = r.strip_prefix('#').expect("local reference");
+            assert!(doc.pointer(pointer).is_some(), "{r} does not resolve");
+        }
+        let mut ids = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            let declared: BTreeSet<&str> = item["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "path")
+                .map(|p| p["name"].as_str().unwrap())
+                .collect();
+            let in_path: BTreeSet<&str> = path
+                .split('/')
+                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+                .collect();
+            assert_eq!(declared, in_path, "path parameters of {path}");
+            for (method, op) in item.as_object().unwrap() {
+                if method == "parameters" {
+                    continue;
+                }
+                let id = op["operationId"].as_str().unwrap();
+                assert!(ids.insert(id.to_owned()), "operationId {id} twice");
+                assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()));
+            }
+        }
+    }
+
+    #[test]
+    fn enums_come_from_the_domain() {
+        let doc = document();
+        let statuses =
+            &doc["components"]["schemas"]["InventoryItem"]["properties"]["deployStatus"]["enum"];
+        assert_eq!(statuses.as_array().unwrap().len(), DeployStatus::ALL.len());
+        let reasons =
+            &doc["components"]["schemas"]["InventoryItem"]["properties"]["deployReason"]["enum"];
+        // Every reason, and null.
+        assert_eq!(
+            reasons.as_array().unwrap().len(),
+            DeployReason::ALL.len() + 1
+        );
+    }
+}
