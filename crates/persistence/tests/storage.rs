@@ -1780,7 +1780,8 @@ fn non_ascii_listing_differences(
             },
         ));
     }
-    let lists: [(&str, fn(Vec<String>) -> RawInventoryQuery); 3] = [
+    type MakeQuery = fn(Vec<String>) -> RawInventoryQuery;
+    let lists: [(&str, MakeQuery); 3] = [
         ("categories", |v| RawInventoryQuery {
             categories: v,
             ..RawInventoryQuery::default()
