@@ -25,6 +25,16 @@ pub enum DbConnection {
     Postgres(PgConnection),
 }
 
+impl DbConnection {
+    /// Which backend this connection talks to.
+    pub(crate) fn backend(&self) -> Backend {
+        match self {
+            Self::Sqlite(_) => Backend::Sqlite,
+            Self::Postgres(_) => Backend::Postgres,
+        }
+    }
+}
+
 /// Runs `$body` with `$c` bound to the inner connection of `$conn` (a
 /// `&mut DbConnection`), once per backend: the body is compiled for each
 /// concrete connection type, so backend-specific Diesel APIs (`on_conflict`
@@ -230,7 +240,36 @@ pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
      PRAGMA foreign_keys = ON; \
      PRAGMA synchronous = NORMAL;";
 
-/// Applies [`SQLITE_PRAGMAS`] to each SQLite connection the pool opens.
+diesel::define_sql_function! {
+    /// Unicode lowercase of a text (NULL stays NULL): [`crate::models::fold_case`]
+    /// as an SQL function on SQLite, whose built-in `lower()` folds ASCII only.
+    fn equip_lower(x: diesel::sql_types::Nullable<diesel::sql_types::Text>)
+        -> diesel::sql_types::Nullable<diesel::sql_types::Text>;
+}
+
+/// The SQL function that folds case as [`crate::models::fold_case`] (and the
+/// in-memory reference store) do: `equip_lower`, registered on every SQLite
+/// connection by [`SqlitePragmas`] (SQLite's `lower()` leaves `É` as it is),
+/// or PostgreSQL's `LOWER`. A name of its own rather than an override of
+/// `lower`, so that SQL run without it (the `sqlite3` shell) fails loudly
+/// instead of folding differently; no index, trigger or view uses it.
+pub(crate) fn fold_function(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "equip_lower",
+        Backend::Postgres => "LOWER",
+    }
+}
+
+/// Registers `equip_lower` (deterministic) on a SQLite connection.
+pub(crate) fn register_sqlite_functions(c: &mut SqliteConnection) -> diesel::QueryResult<()> {
+    equip_lower_utils::register_impl(c, |x: Option<String>| {
+        x.map(|s| crate::models::fold_case(&s))
+    })
+}
+
+/// Applies [`SQLITE_PRAGMAS`] to each SQLite connection the pool opens, and
+/// registers the application's SQL functions on it
+/// ([`register_sqlite_functions`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SqlitePragmas;
 
@@ -239,6 +278,7 @@ impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
         if let DbConnection::Sqlite(c) = &mut conn.conn {
             c.batch_execute(SQLITE_PRAGMAS)
                 .map_err(PoolError::QueryError)?;
+            register_sqlite_functions(c).map_err(PoolError::QueryError)?;
         }
         Ok(())
     }

@@ -33,7 +33,7 @@ use equip_domain::inventory_query::{
     SortDirection, SortKey,
 };
 
-use crate::connection::{on_inner, DbConnection};
+use crate::connection::{fold_function, on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::models::{
     ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow,
@@ -226,15 +226,17 @@ pub(crate) enum Scope<'a> {
 }
 
 /// The listing row of an item, computed from the source tables. `{nl}` is a
-/// newline: the separator between the searchable fields.
+/// newline: the separator between the searchable fields; `{lower}` the
+/// Unicode case folding of the backend ([`fold_function`]).
 const LISTING_SELECT: &str = "\
 SELECT i.id, i.organization_id, i.created_at, i.updated_at, i.deploy_status,
     COALESCE(i.deploy_reason, ''),
     {condition_rank},
-    LOWER(COALESCE(i.serial_number, '')), i.sku_id, LOWER(s.title), LOWER(s.category_code),
-    LOWER(s.vendor_sku), COALESCE(i.assignee_type, ''), COALESCE(i.assignee_id, ''),
-    LOWER(COALESCE(p.user_name, w.name, o.name, '')), {renewal}, i.supplied_by,
-    LOWER(COALESCE(i.description, '') || {nl} || s.vendor_name || {nl} || s.category_code
+    {lower}(COALESCE(i.serial_number, '')), i.sku_id, {lower}(s.title),
+    {lower}(s.category_code), {lower}(s.vendor_sku), COALESCE(i.assignee_type, ''),
+    COALESCE(i.assignee_id, ''), {lower}(COALESCE(p.user_name, w.name, o.name, '')),
+    {renewal}, i.supplied_by,
+    {lower}(COALESCE(i.description, '') || {nl} || s.vendor_name || {nl} || s.category_code
         || {nl} || s.category_name || {nl} || s.title || {nl} || COALESCE(i.serial_number, ''))
 FROM inventory_items i
 JOIN skus s ON s.organization_id = i.organization_id AND s.id = i.sku_id
@@ -270,6 +272,7 @@ fn listing_select(c: &DbConnection) -> String {
     LISTING_SELECT
         .replace("{renewal}", renewal)
         .replace("{nl}", nl)
+        .replace("{lower}", fold_function(c.backend()))
         .replace("{condition_rank}", &condition_rank())
 }
 
@@ -474,10 +477,16 @@ fn push_filter(st: &mut Statement, c: &DbConnection, f: &InventoryFilter, email_
     if let Some(search) = &f.search {
         match c {
             DbConnection::Sqlite(_) if search.chars().count() >= 3 => {
-                // The trigram index answers a quoted phrase as a substring match.
+                // The trigram index answers a quoted phrase as a substring
+                // match, case-insensitively by its own Unicode folding, which
+                // also equates letters that `search_text`'s folding keeps apart
+                // (`ſ` and `s`, the Kelvin sign and `k`): its candidates are
+                // checked against `search_text` as stored.
                 st.push(" AND l.row_id IN (SELECT rowid FROM inventory_search WHERE inventory_search MATCH ")
                     .text(format!("\"{}\"", search.replace('"', "\"\"")))
-                    .push(")");
+                    .push(") AND instr(l.search_text, ")
+                    .text(search.as_str())
+                    .push(") > 0");
             }
             _ => {
                 let escaped = search

@@ -2,7 +2,8 @@
 //! `person_emails`, with bind parameters (never values spliced into the text).
 //!
 //! - Case-insensitive fields compare folded columns (`user_name_lower`,
-//!   `value_lower`, or `LOWER(col)` for names) with the folded value.
+//!   `value_lower`, or the Unicode `LOWER(col)` for names, `equip_lower` on
+//!   SQLite) with the folded value.
 //! - Every leaf is two-valued: an absent (NULL) field never matches, except
 //!   with `ne`, so `not (…)` behaves as the in-memory reference does.
 //! - `co` / `sw` / `ew` use `instr` / `strpos` and `substr`, not `LIKE`, so no
@@ -19,7 +20,7 @@ use equip_domain::person_query::{
     PersonQuery, SortOrder,
 };
 
-use crate::connection::Backend;
+use crate::connection::{fold_function, Backend};
 use crate::models::{db_time, fold_case};
 
 /// A bind parameter.
@@ -73,28 +74,30 @@ impl Sql {
     }
 }
 
-/// Column expression of a person field (folded for case-insensitive text).
-fn person_column(f: PersonField) -> &'static str {
+/// Column expression of a person field (folded for case-insensitive text, by
+/// the backend's Unicode case folding, [`fold_function`]).
+fn person_column(f: PersonField, backend: Backend) -> String {
+    let fold = |col: &str| format!("{}({col})", fold_function(backend));
     match f {
-        PersonField::Id => "p.id",
-        PersonField::ExternalId => "p.external_id",
-        PersonField::UserName => "p.user_name_lower",
-        PersonField::GivenName => "LOWER(p.given_name)",
-        PersonField::FamilyName => "LOWER(p.family_name)",
-        PersonField::DisplayName => "LOWER(p.display_name)",
-        PersonField::Active => "p.active",
-        PersonField::Created => "p.created_at",
-        PersonField::LastModified => "p.updated_at",
-        PersonField::PackageId => "p.package_id",
-        PersonField::StartDate => "p.start_date",
+        PersonField::Id => "p.id".to_owned(),
+        PersonField::ExternalId => "p.external_id".to_owned(),
+        PersonField::UserName => "p.user_name_lower".to_owned(),
+        PersonField::GivenName => fold("p.given_name"),
+        PersonField::FamilyName => fold("p.family_name"),
+        PersonField::DisplayName => fold("p.display_name"),
+        PersonField::Active => "p.active".to_owned(),
+        PersonField::Created => "p.created_at".to_owned(),
+        PersonField::LastModified => "p.updated_at".to_owned(),
+        PersonField::PackageId => "p.package_id".to_owned(),
+        PersonField::StartDate => "p.start_date".to_owned(),
     }
 }
 
-fn email_column(f: EmailField) -> &'static str {
+fn email_column(f: EmailField, backend: Backend) -> String {
     match f {
-        EmailField::Value => "e.value_lower",
-        EmailField::Kind => "LOWER(e.kind)",
-        EmailField::Primary => "e.is_primary",
+        EmailField::Value => "e.value_lower".to_owned(),
+        EmailField::Kind => format!("{}(e.kind)", fold_function(backend)),
+        EmailField::Primary => "e.is_primary".to_owned(),
     }
 }
 
@@ -186,11 +189,12 @@ fn compare(sql: &mut Sql, col: &str, kind: FieldKind, op: CompareOp, v: &FilterV
 fn email_sql(sql: &mut Sql, f: &EmailFilter) {
     match f {
         EmailFilter::Compare(field, op, v) => {
-            compare(sql, email_column(*field), field.kind(), *op, v)
+            let col = email_column(*field, sql.backend);
+            compare(sql, &col, field.kind(), *op, v);
         }
         EmailFilter::Present(field) => {
-            let col = email_column(*field);
-            sql.push("(").push(col).push(" IS NOT NULL)");
+            let col = email_column(*field, sql.backend);
+            sql.push("(").push(&col).push(" IS NOT NULL)");
         }
         EmailFilter::And(a, b) => {
             sql.push("(");
@@ -218,13 +222,14 @@ fn email_sql(sql: &mut Sql, f: &EmailFilter) {
 pub(crate) fn filter_sql(sql: &mut Sql, organization: &str, f: &PersonFilter) {
     match f {
         PersonFilter::Compare(field, op, v) => {
-            compare(sql, person_column(*field), field.kind(), *op, v);
+            let col = person_column(*field, sql.backend);
+            compare(sql, &col, field.kind(), *op, v);
         }
         PersonFilter::Present(field) => {
-            let col = person_column(*field);
-            sql.push("(").push(col).push(" IS NOT NULL");
+            let col = person_column(*field, sql.backend);
+            sql.push("(").push(&col).push(" IS NOT NULL");
             if matches!(field.kind(), FieldKind::Text { .. }) {
-                sql.push(" AND ").push(col).push(" <> ''");
+                sql.push(" AND ").push(&col).push(" <> ''");
             }
             sql.push(")");
         }
@@ -275,18 +280,18 @@ pub(crate) fn from_where(sql: &mut Sql, organization: &str, query: &PersonQuery)
 pub(crate) fn order_and_page(sql: &mut Sql, query: &PersonQuery) {
     sql.push(" ORDER BY ");
     if let Some(field) = query.sort {
-        let col = person_column(field);
+        let col = person_column(field, sql.backend);
         let dir = match query.order {
             SortOrder::Ascending => " ASC",
             SortOrder::Descending => " DESC",
         };
         // NULLs last in ascending order, first in descending (as the in-memory store).
         sql.push("(")
-            .push(col)
+            .push(&col)
             .push(" IS NULL)")
             .push(dir)
             .push(", ");
-        sql.push(col);
+        sql.push(&col);
         if matches!(field.kind(), FieldKind::Text { .. }) {
             let c = sql.collate();
             sql.push(c);

@@ -4,7 +4,7 @@
 //!
 //! For generated inventories (items sharing sort values and creation times,
 //! absent serials and renewal dates, titles and labels that differ only in
-//! case, every assignee kind), any sort key, either direction and any page
+//! case, ASCII or not, every assignee kind), any sort key, either direction and any page
 //! size, reading the pages one after the other returns every item exactly
 //! once, full pages until the last, the same total on every page, and in the
 //! order of the domain's in-memory reference store. Deep pages (past offset
@@ -70,14 +70,14 @@ const STATES: [(DeployStatus, Option<DeployReason>); 7] = [
     (DeployStatus::AwaitingArrival, None),
 ];
 
-/// Serials that tie once lowercased.
-const SERIALS: [&str; 4] = ["SN-1", "sn-1", "SN-2", "a-0"];
+/// Serials that tie once lowercased (non-ASCII letters too).
+const SERIALS: [&str; 6] = ["SN-1", "sn-1", "SN-2", "a-0", "ÉSN-3", "ésn-3"];
 
 fn item_spec() -> impl Strategy<Value = ItemSpec> {
     (
         0..STATES.len(),
         0..3usize,
-        0..4usize,
+        0..6usize,
         proptest::option::of(0..SERIALS.len()),
         0..Condition::ALL.len(),
         proptest::option::of(1..4u32),
@@ -157,28 +157,31 @@ fn seed(store: &Store, specs: &[ItemSpec], step: i64) -> (OrganizationId, InMemo
     };
     store.insert_organization(&org).unwrap();
     let o = org.id;
-    // Titles, categories and labels that tie once lowercased.
+    // Titles, categories and labels that tie once lowercased, and that sort
+    // apart only when non-ASCII letters fold too (`Éclair` after `éa`).
     let skus = vec![
         sku(o, "MacBook Pro", "LAPTOP"),
         sku(o, "macbook pro", "laptop"),
         sku(o, "iPhone", "PHONE"),
         sku(o, "Zebra Label", "PRINTER"),
+        sku(o, "Éclair Pro", "ÉCRAN"),
+        sku(o, "éa mini", "écran"),
     ];
     let people = vec![
         person(o, "ada@example.com"),
         person(o, "Bob@Example.com"),
-        person(o, "lisbon@example.com"),
+        person(o, "Évora@example.com"),
     ];
     let warehouse = Warehouse {
         id: WarehouseId::new(),
         owner: WarehouseOwner::Organization(o),
-        name: "Lisbon".into(),
+        name: "Évora".into(),
         address: None,
     };
     let office = Office {
         id: OfficeId::new(),
         organization_id: o,
-        name: "lisbon".into(),
+        name: "éa office".into(),
     };
     let inventory = specs
         .iter()

@@ -24,6 +24,7 @@ use equip_domain::inventory::{
     RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,
 };
 use equip_domain::inventory_level::InventoryLevel;
+use equip_domain::inventory_query::{InventoryQuery, RawInventoryQuery};
 use equip_domain::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
 use equip_domain::organization::{Organization, OrganizationName};
 use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
@@ -85,6 +86,7 @@ storage_tests!(
     import_level_rules,
     import_failure_in_write_phase_rolls_back,
     import_many_items_reports_progress,
+    non_ascii_text_folds_like_the_reference,
 );
 
 // ---------------------------------------------------------------------------
@@ -1609,4 +1611,368 @@ fn write_sessions_commit_each_write_and_reset_their_connection(_db: &TestDatabas
         let settings = store.pooled_postgres_setting("synchronous_commit", 4);
         assert_eq!(settings, ["on", "on", "on", "on"], "reset before reuse");
     }
+}
+
+// ---------------------------------------------------------------------------
+// Non-ASCII case folding
+// ---------------------------------------------------------------------------
+
+/// An organization holding SKUs, labels, serials and people whose texts
+/// differ only in the case of non-ASCII letters (`Éb` / `éa` sort apart only
+/// when `É` folds to `é`), stored by `store` and by a fresh in-memory
+/// reference store.
+fn seed_non_ascii(store: &Store) -> (OrganizationId, equip_domain::testing::InMemoryStore) {
+    use equip_domain::services::import::run_import;
+    let org = new_org(store, "Société Générale");
+    let o = &org;
+    let mk = |title: &str, category: &str, vendor_sku: &str| Sku {
+        category_code: category.into(),
+        category_name: format!("Catégorie {category}"),
+        vendor_sku: vendor_sku.into(),
+        ..sku(o, title)
+    };
+    let skus = vec![
+        mk("Éb", "ÉCRAN", "ÄB-1"),
+        mk("éa", "écran", "äb-1"),
+        mk("Ec", "LAPTOP", "AB-1"),
+        mk("ÉA", "Écran", "ÄB-2"),
+        mk("Ölfass STRAẞE", "ÖL", "Ö"),
+        // `ſ` (long s) is lowercase already: `sab` must not find it, although
+        // SQLite's trigram index folds it to `s`.
+        mk("ſab", "LAPTOP", "ſ-1"),
+        mk("ЖУК Δέλτα", "ЖУК", "Ж-1"),
+    ];
+    let warehouses = vec![owned_warehouse(o, "Évora"), owned_warehouse(o, "éa depot")];
+    let office = Office {
+        id: OfficeId::new(),
+        organization_id: o.id,
+        name: "Ålesund".into(),
+    };
+    let people: Vec<Person> = [("Émile@example.com", "Éb"), ("ebba@example.com", "éa")]
+        .iter()
+        .map(|(user, given)| Person {
+            given_name: Some((*given).into()),
+            family_name: Some(format!("Öz{given}")),
+            display_name: Some(format!("{given} ÖZ")),
+            ..person(o, user)
+        })
+        .collect();
+    let serials = [
+        Some("ÉSN-1"),
+        Some("ésn-0"),
+        Some("ÉSN-2"),
+        Some("SN-Ä"),
+        None,
+    ];
+    let inventory: Vec<InventoryItem> = (0..21)
+        .map(|i| {
+            let mut it = item(o, &skus[i % skus.len()], &warehouses[0], at(3, i as i64));
+            it.serial_number = serials[i % serials.len()].map(str::to_owned);
+            it.description = (i % 4 == 0).then(|| "Écran cassé".to_owned());
+            let (kind, id, status) = match i % 4 {
+                0 => (
+                    AssigneeType::Warehouse,
+                    *warehouses[0].id.as_uuid(),
+                    DeployStatus::Available,
+                ),
+                1 => (
+                    AssigneeType::Warehouse,
+                    *warehouses[1].id.as_uuid(),
+                    DeployStatus::Available,
+                ),
+                2 => (
+                    AssigneeType::Office,
+                    *office.id.as_uuid(),
+                    DeployStatus::OnHold,
+                ),
+                _ => (
+                    AssigneeType::Person,
+                    *people[i % 2].id.as_uuid(),
+                    DeployStatus::Deployed,
+                ),
+            };
+            it.deploy_status = status;
+            it.deploy_reason = (status == DeployStatus::OnHold).then_some(DeployReason::DataHold);
+            it.assignment = Some(Assignment {
+                kind,
+                id,
+                assigned_at: None,
+            });
+            it
+        })
+        .collect();
+    let batch = ImportBatch {
+        skus,
+        warehouses,
+        offices: vec![office],
+        people,
+        inventory,
+        ..ImportBatch::default()
+    };
+    run_import(store, org.id, &batch, &mut |_| {}).unwrap();
+    let reference = equip_domain::testing::InMemoryStore::default();
+    reference.state().organizations.push(org.clone());
+    run_import(&reference, org.id, &batch, &mut |_| {}).unwrap();
+    (org.id, reference)
+}
+
+/// The ids and total of one listing page of `raw` (page 1 of 100).
+fn listing(
+    store: &dyn InventoryRepository,
+    org: OrganizationId,
+    raw: RawInventoryQuery,
+) -> (Vec<String>, u64) {
+    let q = InventoryQuery::parse(&RawInventoryQuery {
+        size: Some("100".into()),
+        ..raw
+    })
+    .unwrap();
+    let page = store.list_inventory(org, &q).unwrap();
+    (
+        page.items.iter().map(|i| i.id.to_string()).collect(),
+        page.total_records,
+    )
+}
+
+/// The listing's sorts, searches and filters over non-ASCII text agree with
+/// the reference; returns the differences (empty when all agree).
+fn non_ascii_listing_differences(
+    store: &Store,
+    reference: &equip_domain::testing::InMemoryStore,
+    org: OrganizationId,
+) -> Vec<String> {
+    let mut queries: Vec<(String, RawInventoryQuery)> = Vec::new();
+    for key in ["product", "serialNumber", "assignee", "category"] {
+        for dir in ["ASC", "DESC"] {
+            queries.push((
+                format!("sortBy={key} {dir}"),
+                RawInventoryQuery {
+                    sort_by: Some(key.into()),
+                    sort_direction: Some(dir.into()),
+                    ..RawInventoryQuery::default()
+                },
+            ));
+        }
+    }
+    // Short ones take the LIKE path on SQLite, longer ones the trigram index.
+    for search in [
+        "éb",
+        "é",
+        "ÉA",
+        "É",
+        "écran cassé",
+        "sab",
+        "ſab",
+        "straße",
+        "STRAẞE",
+        "жук",
+        "δέλτα",
+        "catégorie écran",
+        "ésn-",
+        "sn-ä",
+        "ölf",
+    ] {
+        queries.push((
+            format!("searchString={search}"),
+            RawInventoryQuery {
+                search_string: Some(search.into()),
+                ..RawInventoryQuery::default()
+            },
+        ));
+    }
+    type MakeQuery = fn(Vec<String>) -> RawInventoryQuery;
+    let lists: [(&str, MakeQuery); 3] = [
+        ("categories", |v| RawInventoryQuery {
+            categories: v,
+            ..RawInventoryQuery::default()
+        }),
+        ("vendorSku", |v| RawInventoryQuery {
+            vendor_skus: v,
+            ..RawInventoryQuery::default()
+        }),
+        ("serialNumber", |v| RawInventoryQuery {
+            serial_numbers: v,
+            ..RawInventoryQuery::default()
+        }),
+    ];
+    for (name, make) in lists {
+        for values in [
+            vec!["écran"],
+            vec!["ÉCRAN"],
+            vec!["Öl", "жук"],
+            vec!["äb-1"],
+            vec!["ÄB-2", "ſ-1"],
+            vec!["ésn-1"],
+            vec!["ÉSN-2", "sn-ä"],
+        ] {
+            let values: Vec<String> = values.into_iter().map(str::to_owned).collect();
+            queries.push((format!("{name}={}", values.join(",")), make(values)));
+        }
+        // Also with a status, which the maintained counts answer.
+        queries.push((
+            format!("{name}=écran&deployStatuses=AVAILABLE"),
+            RawInventoryQuery {
+                deploy_statuses: vec!["AVAILABLE".into()],
+                ..make(vec!["écran".into()])
+            },
+        ));
+    }
+    let mut differences = Vec::new();
+    let mut non_empty = 0;
+    for (what, raw) in queries {
+        let got = listing(store, org, raw.clone());
+        let expected = listing(reference, org, raw);
+        if !expected.0.is_empty() {
+            non_empty += 1;
+        }
+        if got != expected {
+            differences.push(format!(
+                "{what}: {} items, expected {} ({} in reference order)",
+                got.1,
+                expected.1,
+                if got.0 == expected.0 {
+                    "same ids"
+                } else {
+                    "not"
+                }
+            ));
+        }
+    }
+    // The inputs do select something: the comparison is not vacuous.
+    assert!(non_empty >= 30, "only {non_empty} queries match any item");
+    differences
+}
+
+/// SCIM people filters and sorts over non-ASCII names agree with the
+/// reference; returns the differences.
+fn non_ascii_people_differences(
+    store: &Store,
+    reference: &equip_domain::testing::InMemoryStore,
+    org: OrganizationId,
+) -> Vec<String> {
+    use equip_domain::person_query::{
+        CompareOp, FilterValue, PersonField, PersonFilter, PersonQuery, SortOrder,
+    };
+    let mut differences = Vec::new();
+    let fields = [
+        PersonField::GivenName,
+        PersonField::FamilyName,
+        PersonField::DisplayName,
+    ];
+    for field in fields {
+        for (op, value) in [
+            (CompareOp::Eq, "ÉB"),
+            (CompareOp::Eq, "éa"),
+            (CompareOp::Sw, "öz"),
+            (CompareOp::Co, "É"),
+            (CompareOp::Ew, "b öz"),
+        ] {
+            for order in [SortOrder::Ascending, SortOrder::Descending] {
+                let q = PersonQuery {
+                    filter: Some(PersonFilter::Compare(
+                        field,
+                        op,
+                        FilterValue::Text(value.into()),
+                    )),
+                    sort: Some(field),
+                    order,
+                    start_index: 1,
+                    count: 50,
+                };
+                let names = |s: &dyn PersonRepository| {
+                    let page = s.list_people(org, &q).unwrap();
+                    let names: Vec<String> =
+                        page.people.iter().map(|p| p.user_name.clone()).collect();
+                    (names, page.total)
+                };
+                let (got, expected) = (names(store), names(reference));
+                if got != expected {
+                    differences.push(format!(
+                        "{field:?} {op:?} {value:?} {order:?}: {got:?}, expected {expected:?}"
+                    ));
+                }
+            }
+        }
+    }
+    differences
+}
+
+/// SQLite's built-in `lower()` folds ASCII only; the listing's keys and the
+/// people filter's name comparisons fold non-ASCII letters too, as the
+/// reference (and PostgreSQL) do.
+fn non_ascii_text_folds_like_the_reference(_db: &TestDatabase, store: &Store) {
+    let (org, reference) = seed_non_ascii(store);
+    let mut differences = non_ascii_listing_differences(store, &reference, org);
+    differences.extend(non_ascii_people_differences(store, &reference, org));
+    assert_eq!(differences, Vec::<String>::new());
+}
+
+/// A SQLite database whose listing keys were folded by the built-in `lower()`
+/// (as before `2026-11-23-090000_inventory_listing_unicode_folding`) is
+/// corrected by `run_migrations`, and stays consistent for tools that do not
+/// know `equip_lower` (the integrity checks run on a bare connection).
+#[test]
+fn sqlite_migration_refolds_ascii_folded_listing_keys() {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    let db = TestDatabase::sqlite();
+    let store = db.store();
+    let (org, reference) = seed_non_ascii(&store);
+    let mut bare = diesel::sqlite::SqliteConnection::establish(db.url()).unwrap();
+    // The keys as the earlier versions wrote them (their listing SELECT).
+    bare.batch_execute(
+        "UPDATE inventory_listing SET
+            serial_number = (SELECT lower(COALESCE(i.serial_number, '')) FROM inventory_items i
+                WHERE i.id = inventory_listing.item_id),
+            product = (SELECT lower(s.title) FROM skus s WHERE s.id = inventory_listing.sku_id),
+            category = (SELECT lower(s.category_code) FROM skus s
+                WHERE s.id = inventory_listing.sku_id),
+            vendor_sku = (SELECT lower(s.vendor_sku) FROM skus s
+                WHERE s.id = inventory_listing.sku_id),
+            assignee = (SELECT lower(COALESCE(p.user_name, w.name, o.name, ''))
+                FROM inventory_items i
+                LEFT JOIN people p ON i.assignee_type = 'PERSON' AND p.id = i.assignee_id
+                LEFT JOIN warehouses w ON i.assignee_type = 'WAREHOUSE' AND w.id = i.assignee_id
+                LEFT JOIN offices o ON i.assignee_type = 'OFFICE' AND o.id = i.assignee_id
+                WHERE i.id = inventory_listing.item_id),
+            search_text = (SELECT lower(COALESCE(i.description, '') || char(10) || s.vendor_name
+                    || char(10) || s.category_code || char(10) || s.category_name || char(10)
+                    || s.title || char(10) || COALESCE(i.serial_number, ''))
+                FROM inventory_items i JOIN skus s ON s.id = i.sku_id
+                WHERE i.id = inventory_listing.item_id);
+         DELETE FROM __diesel_schema_migrations WHERE version = '20261123090000';",
+    )
+    .unwrap();
+    let before = non_ascii_listing_differences(&store, &reference, org);
+    assert!(
+        before.iter().any(|d| d.starts_with("sortBy=product ASC")),
+        "the simulated old keys sort by product as before: {before:?}"
+    );
+    assert_eq!(
+        store.run_migrations().unwrap(),
+        vec!["2026-11-23-090000_inventory_listing_unicode_folding".to_owned()]
+    );
+    assert_eq!(
+        non_ascii_listing_differences(&store, &reference, org),
+        Vec::<String>::new()
+    );
+    // The search index and the maintained counts followed the re-folded rows.
+    bare.batch_execute(
+        "INSERT INTO inventory_search (inventory_search) VALUES ('integrity-check')",
+    )
+    .unwrap();
+    assert_eq!(
+        db.count_rows("pragma_integrity_check() WHERE integrity_check <> 'ok'"),
+        0
+    );
+    assert_eq!(
+        db.count_rows(
+            "(SELECT organization_id, deploy_status, category, COUNT(*) AS n FROM inventory_listing
+              GROUP BY 1, 2, 3) l
+             LEFT JOIN inventory_counts c USING (organization_id, deploy_status, category)
+             WHERE c.n IS NOT l.n"
+        ),
+        0,
+        "inventory_counts agree with the listing"
+    );
 }

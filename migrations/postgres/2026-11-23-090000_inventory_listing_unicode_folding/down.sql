@@ -1,0 +1,2 @@
+-- Nothing to undo: the keys stay fully folded.
+SELECT 1;
