@@ -129,6 +129,15 @@ fn responses(own: Value) -> Value {
         "403".into(),
         json!({ "$ref": "#/components/responses/Forbidden" }),
     );
+    // The request limits of `crate::limits` and the database pool.
+    for (status, name) in [
+        ("414", "UriTooLong"),
+        ("431", "HeadersTooLarge"),
+        ("503", "Unavailable"),
+    ] {
+        map.entry(status)
+            .or_insert_with(|| json!({ "$ref": format!("#/components/responses/{name}") }));
+    }
     Value::Object(map)
 }
 
@@ -703,6 +712,9 @@ pub fn document() -> Value {
                     "content": { "application/json": { "schema": schema_ref("Error") } },
                 },
                 "Forbidden": error("The key lacks the scope this operation needs."),
+                "UriTooLong": error("The request URL (path and query) is longer than 8 KiB."),
+                "HeadersTooLarge": error("The request headers are larger than 32 KiB."),
+                "Unavailable": error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
             },
             "schemas": schemas(),
         },
