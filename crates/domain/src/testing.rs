@@ -391,6 +391,14 @@ impl InventoryRepository for InMemoryStore {
         }
     }
 
+    fn listing_stamp(
+        &self,
+        _organization: OrganizationId,
+        _query: &InventoryQuery,
+    ) -> StoreResult<Option<crate::inventory_query::ListingStamp>> {
+        Ok(None)
+    }
+
     fn list_inventory(
         &self,
         organization: OrganizationId,

@@ -8,12 +8,14 @@
 //!   configuration, error bodies for unknown paths and methods, request logging.
 //! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`).
 //! - [`auth`]: the `Authorization: ApiKey …` extractor.
+//! - [`listing_cache`]: inventory listing responses validated by the database.
 //! - [`routes`]: one module per resource.
 
 pub mod auth;
 mod blocking;
 mod body;
 pub mod error;
+pub mod listing_cache;
 mod logging;
 pub mod routes;
 mod state;

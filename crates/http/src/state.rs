@@ -7,6 +7,8 @@ use equip_domain::services::inventory_levels::LevelPorts;
 use equip_domain::services::reminders::ReminderPorts;
 
 use equip_domain::error::StoreResult;
+
+use crate::listing_cache::ListingCache;
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, Durability, HealthCheck, InventoryLevelRepository,
     InventoryRepository, PersonRepository, WarehouseRepository, WriteSessions,
@@ -49,6 +51,7 @@ impl<T> Ports for T where
 pub struct AppState {
     ports: Arc<dyn Ports>,
     sessions: Arc<SessionSource>,
+    listing_cache: Arc<ListingCache>,
 }
 
 /// Opens a write session of the store.
@@ -65,7 +68,21 @@ impl AppState {
                     .write_session()
                     .map(|s| Arc::new(s) as Arc<dyn Ports>)
             }),
+            listing_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
         }
+    }
+
+    /// The same state with a listing cache of `budget` bytes (0: none).
+    #[must_use]
+    pub fn with_listing_cache(mut self, budget: usize) -> Self {
+        self.listing_cache = Arc::new(ListingCache::new(budget));
+        self
+    }
+
+    /// The inventory listing's response cache.
+    #[must_use]
+    pub fn listing_cache(&self) -> Arc<ListingCache> {
+        Arc::clone(&self.listing_cache)
     }
 
     /// The ports bound to one connection, for a request that makes many

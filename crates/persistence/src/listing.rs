@@ -30,7 +30,7 @@ use equip_domain::inventory::Condition;
 use equip_domain::inventory_json::ListedItem;
 use equip_domain::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
-    SortDirection, SortKey,
+    ListingStamp, SortDirection, SortKey,
 };
 
 use crate::connection::{on_inner, DbConnection};
@@ -598,6 +598,17 @@ fn listing_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
     st.push("SELECT version AS n FROM inventory_listing_versions WHERE organization_id = ")
         .text(org);
     Ok(st.load::<CountRow>(c)?.first().map_or(0, |r| r.n))
+}
+
+/// The listing stamp of `q` (see [`ListingStamp`]): the organization's
+/// listing version, and the people an `assignedEmail` filter resolves to.
+pub(crate) fn stamp(c: &mut DbConnection, org: &str, q: &InventoryQuery) -> DbResult<ListingStamp> {
+    let version = listing_version(c, org)?;
+    let people = match &q.filter.person {
+        Some(AssigneeFilter::Email(email)) => people_with_email(c, org, email)?,
+        _ => Vec::new(),
+    };
+    Ok(ListingStamp { version, people })
 }
 
 /// One page of the listing: the page's ids are cut over the listing's keys

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use crate::error::StoreResult;
 use crate::ids::{InventoryItemId, OrganizationId};
 use crate::inventory::InventoryItem;
-use crate::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
+use crate::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery, ListingStamp};
 
 /// Inventory items.
 pub trait InventoryRepository: Send + Sync {
@@ -29,6 +29,20 @@ pub trait InventoryRepository: Send + Sync {
         organization: OrganizationId,
         query: &InventoryQuery,
     ) -> StoreResult<InventoryPage>;
+
+    /// The [`ListingStamp`] of `query` in the organization, read before the
+    /// page: while it stays equal, [`Self::list_inventory`] returns the same
+    /// page for `query` (the people, warehouses and offices that `personId`,
+    /// `warehouseId` and `officeId` name are not covered: callers check them
+    /// separately). `None` when this store keeps no listing version.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn listing_stamp(
+        &self,
+        organization: OrganizationId,
+        query: &InventoryQuery,
+    ) -> StoreResult<Option<ListingStamp>>;
 
     /// The listed form of the given items of the organization, in the order of
     /// `ids`; unknown ids are skipped.

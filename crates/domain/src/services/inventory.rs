@@ -9,7 +9,8 @@ use crate::inventory::{
     InventoryItem, RenewalDateUpdatedBy, SuppliedBy, Tag,
 };
 use crate::inventory_query::{
-    AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, RawInventoryQuery,
+    AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, ListingStamp,
+    RawInventoryQuery,
 };
 use crate::ports::{
     CatalogRepository, InventoryRepository, OfficeRepository, PersonRepository, WarehouseRepository,
@@ -41,6 +42,45 @@ pub fn list_inventory(
     raw: &RawInventoryQuery,
 ) -> Result<(InventoryQuery, InventoryPage), DomainError> {
     let query = InventoryQuery::parse(raw)?;
+    let page = list_inventory_page(ports, organization, &query)?;
+    Ok((query, page))
+}
+
+/// What a page of `query` depends on in the store besides the query
+/// ([`ListingStamp`]), for a caller that keeps pages: while a later stamp of
+/// the same organization and query is equal, [`list_inventory_page`] returns
+/// the same page. `None` when the page also depends on what the stamp does not
+/// cover (`personId`, `warehouseId` or `officeId`: their existence is checked
+/// on every request), when it is empty without reading anything, or when the
+/// store keeps no listing version. Read it before the page.
+///
+/// # Errors
+/// Store failures.
+pub fn listing_stamp(
+    ports: &dyn InventoryPorts,
+    organization: OrganizationId,
+    query: &InventoryQuery,
+) -> Result<Option<ListingStamp>, DomainError> {
+    let f = &query.filter;
+    if matches!(f.person, Some(AssigneeFilter::Person(_)))
+        || f.warehouse_id.is_some()
+        || f.office_id.is_some()
+        || f.matches_nothing
+    {
+        return Ok(None);
+    }
+    Ok(ports.listing_stamp(organization, query)?)
+}
+
+/// One page of the organization's inventory for a validated query.
+///
+/// # Errors
+/// As [`list_inventory`], except for the parameters' validation.
+pub fn list_inventory_page(
+    ports: &dyn InventoryPorts,
+    organization: OrganizationId,
+    query: &InventoryQuery,
+) -> Result<InventoryPage, DomainError> {
     if let Some(AssigneeFilter::Person(id)) = &query.filter.person {
         if ports.find_person(organization, *id)?.is_none() {
             return Err(DomainError::not_found(
@@ -66,10 +106,9 @@ pub fn list_inventory(
         }
     }
     if query.filter.matches_nothing {
-        return Ok((query, InventoryPage::empty()));
+        return Ok(InventoryPage::empty());
     }
-    let page = ports.list_inventory(organization, &query)?;
-    Ok((query, page))
+    Ok(ports.list_inventory(organization, query)?)
 }
 
 /// Reading one item.

@@ -6,7 +6,9 @@ use diesel::prelude::*;
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
-use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
+use equip_domain::inventory_query::{
+    InventoryItemView, InventoryPage, InventoryQuery, ListingStamp,
+};
 use equip_domain::ports::InventoryRepository;
 
 use crate::connection::{on_inner, write_transaction, DbConnection};
@@ -84,6 +86,17 @@ impl InventoryRepository for Store {
         // commit (as on PostgreSQL under READ COMMITTED).
         self.with("inventoryItem", "", |c| {
             crate::listing::page(c, anchors, &org, query)
+        })
+    }
+
+    fn listing_stamp(
+        &self,
+        organization: OrganizationId,
+        query: &InventoryQuery,
+    ) -> StoreResult<Option<ListingStamp>> {
+        let org = organization.to_string();
+        self.with("inventoryItem", "", |c| {
+            crate::listing::stamp(c, &org, query).map(Some)
         })
     }
 

@@ -43,7 +43,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             .context("cannot start the outbox dispatcher")?;
         Some(handle)
     };
-    let state = equip_http::AppState::new(Arc::clone(&store));
+    let state = equip_http::AppState::new(Arc::clone(&store))
+        .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024));
     let bind = args.bind.clone();
     let workers = args.workers;
     let served = actix_web::rt::System::new().block_on(async move {
