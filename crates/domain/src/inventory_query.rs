@@ -344,7 +344,8 @@ pub struct InventoryItemView {
 }
 
 /// What a listing page depends on besides its query, as the store reads it
-/// ([`crate::ports::InventoryRepository::listing_stamp`]): the organization's
+/// ([`crate::ports::InventoryRepository::find_api_key_with_listing_stamp`]):
+/// the organization's
 /// listing version, which changes in the transaction of every write that
 /// changes a listed item, its SKU or holder, or a count; and, for an
 /// `assignedEmail` filter, the people who have that address. Two equal stamps

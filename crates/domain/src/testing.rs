@@ -391,12 +391,12 @@ impl InventoryRepository for InMemoryStore {
         }
     }
 
-    fn listing_stamp(
+    fn find_api_key_with_listing_stamp(
         &self,
-        _organization: OrganizationId,
+        prefix: &str,
         _query: &InventoryQuery,
-    ) -> StoreResult<Option<crate::inventory_query::ListingStamp>> {
-        Ok(None)
+    ) -> StoreResult<Option<(ApiKey, Option<crate::inventory_query::ListingStamp>)>> {
+        Ok(self.find_api_key_by_prefix(prefix)?.map(|k| (k, None)))
     }
 
     fn list_inventory(

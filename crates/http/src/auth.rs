@@ -9,9 +9,10 @@ use std::pin::Pin;
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::{web, FromRequest, HttpRequest};
-use equip_domain::api_key::{AuthError, Caller, Scope};
+use equip_domain::api_key::{ApiKey, AuthError, Caller, Scope};
 use equip_domain::ports::ApiKeyRepository;
-use equip_domain::services::auth::{authenticate, AuthFailure};
+use equip_domain::services::auth::{authenticate, authenticate_with, AuthFailure};
+use equip_domain::StoreError;
 
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
@@ -106,19 +107,36 @@ impl ApiKeyHeader {
         keys: &dyn ApiKeyRepository,
         scope: Scope,
     ) -> Result<Caller, HttpError> {
+        self.authenticate_with(scope, |prefix| {
+            Ok(keys.find_api_key_by_prefix(prefix)?.map(|k| (k, ())))
+        })
+        .map(|(caller, ())| caller)
+    }
+
+    /// As [`Self::authenticate`], with the key record found by `find`
+    /// together with something read alongside it (returned once the key is
+    /// verified and holds `scope`).
+    ///
+    /// # Errors
+    /// As [`Self::authenticate`].
+    pub fn authenticate_with<T>(
+        &self,
+        scope: Scope,
+        find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, StoreError>,
+    ) -> Result<(Caller, T), HttpError> {
         let header = match &self.header {
             None => return Err(HttpError::unauthorized(self.area, AuthError::Missing)),
             Some(Err(())) => return Err(HttpError::unauthorized(self.area, AuthError::Malformed)),
             Some(Ok(h)) => h,
         };
-        let caller = match authenticate(keys, Some(header)) {
-            Ok(caller) => caller,
+        let (caller, with) = match authenticate_with(Some(header), find) {
+            Ok(found) => found,
             Err(AuthFailure::Refused(e)) => return Err(HttpError::unauthorized(self.area, e)),
             Err(AuthFailure::Store(e)) => return Err(HttpError::from_domain(self.area, e.into())),
         };
         caller
             .require(scope)
             .map_err(|e| HttpError::forbidden(self.area, e))?;
-        Ok(caller)
+        Ok((caller, with))
     }
 }

@@ -36,7 +36,7 @@ use equip_domain::inventory_query::{
 use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::models::{
-    ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow,
+    ApiKeyRow, ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow,
 };
 use crate::schema::{
     inventory_item_pricing, inventory_item_tags, inventory_items, offices, people, person_emails,
@@ -600,15 +600,46 @@ fn listing_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
     Ok(st.load::<CountRow>(c)?.first().map_or(0, |r| r.n))
 }
 
-/// The listing stamp of `q` (see [`ListingStamp`]): the organization's
-/// listing version, and the people an `assignedEmail` filter resolves to.
-pub(crate) fn stamp(c: &mut DbConnection, org: &str, q: &InventoryQuery) -> DbResult<ListingStamp> {
-    let version = listing_version(c, org)?;
+#[derive(QueryableByName)]
+struct KeyStampRow {
+    #[diesel(embed)]
+    key: ApiKeyRow,
+    #[diesel(sql_type = BigInt)]
+    version: i64,
+}
+
+/// The API key of `prefix` with the listing stamp of `q` in its
+/// organization: the key and the listing version in one statement (a join on
+/// the organization); the people of an `assignedEmail` filter in a second one.
+pub(crate) fn key_and_stamp(
+    c: &mut DbConnection,
+    prefix: &str,
+    q: &InventoryQuery,
+) -> DbResult<Option<(ApiKeyRow, ListingStamp)>> {
+    let mut st = Statement::default();
+    st.push(
+        "SELECT k.id, k.organization_id, k.prefix, k.hash, k.scopes, k.label, k.created_at, \
+         k.revoked_at, CAST(COALESCE(v.version, 0) AS BIGINT) AS version FROM api_keys k \
+         LEFT JOIN inventory_listing_versions v ON v.organization_id = k.organization_id \
+         WHERE k.prefix = ",
+    )
+    .text(prefix);
+    let Some(row) = st.load::<KeyStampRow>(c)?.pop() else {
+        return Ok(None);
+    };
     let people = match &q.filter.person {
-        Some(AssigneeFilter::Email(email)) => people_with_email(c, org, email)?,
+        Some(AssigneeFilter::Email(email)) => {
+            people_with_email(c, &row.key.organization_id, email)?
+        }
         _ => Vec::new(),
     };
-    Ok(ListingStamp { version, people })
+    Ok(Some((
+        row.key,
+        ListingStamp {
+            version: row.version,
+            people,
+        },
+    )))
 }
 
 /// One page of the listing: the page's ids are cut over the listing's keys

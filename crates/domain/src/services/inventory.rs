@@ -9,8 +9,7 @@ use crate::inventory::{
     InventoryItem, RenewalDateUpdatedBy, SuppliedBy, Tag,
 };
 use crate::inventory_query::{
-    AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, ListingStamp,
-    RawInventoryQuery,
+    AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, RawInventoryQuery,
 };
 use crate::ports::{
     CatalogRepository, InventoryRepository, OfficeRepository, PersonRepository, WarehouseRepository,
@@ -46,30 +45,22 @@ pub fn list_inventory(
     Ok((query, page))
 }
 
-/// What a page of `query` depends on in the store besides the query
-/// ([`ListingStamp`]), for a caller that keeps pages: while a later stamp of
-/// the same organization and query is equal, [`list_inventory_page`] returns
-/// the same page. `None` when the page also depends on what the stamp does not
-/// cover (`personId`, `warehouseId` or `officeId`: their existence is checked
-/// on every request), when it is empty without reading anything, or when the
-/// store keeps no listing version. Read it before the page.
-///
-/// # Errors
-/// Store failures.
-pub fn listing_stamp(
-    ports: &dyn InventoryPorts,
-    organization: OrganizationId,
-    query: &InventoryQuery,
-) -> Result<Option<ListingStamp>, DomainError> {
+/// Whether a page of `query` is determined by its
+/// [`ListingStamp`](crate::inventory_query::ListingStamp) (what the
+/// page depends on in the store besides the query: see
+/// [`crate::ports::InventoryRepository::find_api_key_with_listing_stamp`]),
+/// so that a caller may keep pages: while a later stamp of the same
+/// organization and query is equal, [`list_inventory_page`] returns the same
+/// page. Not with `personId`, `warehouseId` or `officeId` (their existence is
+/// checked on every request), nor for a query that matches nothing without
+/// reading.
+#[must_use]
+pub fn has_stamp(query: &InventoryQuery) -> bool {
     let f = &query.filter;
-    if matches!(f.person, Some(AssigneeFilter::Person(_)))
+    !(matches!(f.person, Some(AssigneeFilter::Person(_)))
         || f.warehouse_id.is_some()
         || f.office_id.is_some()
-        || f.matches_nothing
-    {
-        return Ok(None);
-    }
-    Ok(ports.listing_stamp(organization, query)?)
+        || f.matches_nothing)
 }
 
 /// One page of the organization's inventory for a validated query.

@@ -5,7 +5,7 @@ use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use equip_domain::api_key::Scope;
 use equip_domain::inventory_query::{InventoryPage, InventoryQuery, RawInventoryQuery};
-use equip_domain::services::inventory::{list_inventory_page, listing_stamp};
+use equip_domain::services::inventory::{has_stamp, list_inventory_page};
 use equip_domain::DomainError;
 use serde::Serialize;
 
@@ -71,8 +71,8 @@ fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
 
 /// `GET /api/v1/inventory`: `{"data": [...], "pagination": {...}}`.
 ///
-/// One hop to the blocking pool: the key check, the listing stamp and, unless
-/// the cache holds the body read under the same stamp
+/// One hop to the blocking pool: the key and the listing stamp (one read) and,
+/// unless the cache holds the body read under the same stamp
 /// ([`crate::listing_cache`]), the page.
 pub async fn list(
     key: ApiKeyHeader,
@@ -84,16 +84,20 @@ pub async fn list(
     let cache = state.listing_cache();
     let body = web::block(move || -> Result<Bytes, HttpError> {
         let domain = |e: DomainError| HttpError::from_domain(Area::Api, e);
-        let org = key
-            .authenticate(&*ports, Scope::InventoryRead)?
-            .organization_id;
-        let raw = raw_query(&query_string)?;
-        let query = InventoryQuery::parse(&raw).map_err(domain)?;
-        let stamp = if cache.enabled() {
-            listing_stamp(&*ports, org, &query).map_err(domain)?
-        } else {
-            None
+        // The parameters are checked before the key is read, but their errors
+        // are answered after the key's (401 and 403 come first).
+        let parsed =
+            raw_query(&query_string).and_then(|raw| InventoryQuery::parse(&raw).map_err(domain));
+        let (caller, stamp) = match &parsed {
+            // The key and the listing stamp in one read.
+            Ok(query) if cache.enabled() && has_stamp(query) => key
+                .authenticate_with(Scope::InventoryRead, |prefix| {
+                    ports.find_api_key_with_listing_stamp(prefix, query)
+                })?,
+            _ => (key.authenticate(&*ports, Scope::InventoryRead)?, None),
         };
+        let org = caller.organization_id;
+        let query = parsed?;
         if let Some(stamp) = &stamp {
             if let Some(body) = cache.get(org, &query_string, stamp) {
                 return Ok(body);

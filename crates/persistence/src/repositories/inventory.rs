@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
+use equip_domain::api_key::ApiKey;
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
@@ -89,14 +90,16 @@ impl InventoryRepository for Store {
         })
     }
 
-    fn listing_stamp(
+    fn find_api_key_with_listing_stamp(
         &self,
-        organization: OrganizationId,
+        prefix: &str,
         query: &InventoryQuery,
-    ) -> StoreResult<Option<ListingStamp>> {
-        let org = organization.to_string();
-        self.with("inventoryItem", "", |c| {
-            crate::listing::stamp(c, &org, query).map(Some)
+    ) -> StoreResult<Option<(ApiKey, Option<ListingStamp>)>> {
+        self.with("apiKey", "", |c| {
+            let Some((key, stamp)) = crate::listing::key_and_stamp(c, prefix, query)? else {
+                return Ok(None);
+            };
+            Ok(Some((key.into_domain()?, Some(stamp))))
         })
     }
 
