@@ -606,32 +606,58 @@ struct KeyStampRow {
     key: ApiKeyRow,
     #[diesel(sql_type = BigInt)]
     version: i64,
+    /// PostgreSQL, `assignedEmail`: the people with the address, sorted,
+    /// comma-separated.
+    #[diesel(sql_type = Nullable<Text>)]
+    people: Option<String>,
 }
 
 /// The API key of `prefix` with the listing stamp of `q` in its
-/// organization: the key and the listing version in one statement (a join on
-/// the organization); the people of an `assignedEmail` filter in a second one.
+/// organization, in one statement (the listing version joined on the key's
+/// organization; on PostgreSQL the people of an `assignedEmail` filter too, in
+/// a subquery; on SQLite, in process, they are a second statement).
 pub(crate) fn key_and_stamp(
     c: &mut DbConnection,
     prefix: &str,
     q: &InventoryQuery,
 ) -> DbResult<Option<(ApiKeyRow, ListingStamp)>> {
+    let email = match &q.filter.person {
+        Some(AssigneeFilter::Email(email)) => Some(crate::models::fold_case(email)),
+        _ => None,
+    };
+    let postgres = matches!(c, DbConnection::Postgres(_));
     let mut st = Statement::default();
     st.push(
         "SELECT k.id, k.organization_id, k.prefix, k.hash, k.scopes, k.label, k.created_at, \
-         k.revoked_at, CAST(COALESCE(v.version, 0) AS BIGINT) AS version FROM api_keys k \
-         LEFT JOIN inventory_listing_versions v ON v.organization_id = k.organization_id \
-         WHERE k.prefix = ",
+         k.revoked_at, CAST(COALESCE(v.version, 0) AS BIGINT) AS version, ",
+    );
+    match &email {
+        Some(email) if postgres => {
+            st.push(
+                "(SELECT string_agg(DISTINCT pe.person_id, ',' ORDER BY pe.person_id) \
+                 FROM person_emails pe WHERE pe.organization_id = k.organization_id \
+                 AND pe.value_lower = ",
+            )
+            .text(email.clone())
+            .push(")");
+        }
+        _ => {
+            st.push("CAST(NULL AS TEXT)");
+        }
+    }
+    st.push(
+        " AS people FROM api_keys k LEFT JOIN inventory_listing_versions v \
+         ON v.organization_id = k.organization_id WHERE k.prefix = ",
     )
     .text(prefix);
     let Some(row) = st.load::<KeyStampRow>(c)?.pop() else {
         return Ok(None);
     };
-    let people = match &q.filter.person {
-        Some(AssigneeFilter::Email(email)) => {
-            people_with_email(c, &row.key.organization_id, email)?
-        }
-        _ => Vec::new(),
+    let people = match (&email, row.people) {
+        (None, _) => Vec::new(),
+        (Some(_), Some(ids)) if postgres => ids.split(',').map(str::to_owned).collect(),
+        (Some(_), None) if postgres => Vec::new(),
+        (Some(email), _) => people_with_email(c, &row.key.organization_id, email)?,
     };
     Ok(Some((
         row.key,
@@ -852,11 +878,13 @@ fn listed_items(c: &mut DbConnection, org: &str, rows: Vec<JsonRow>) -> DbResult
 /// The people of the organization with `email` (case-insensitive) among their
 /// addresses.
 fn people_with_email(c: &mut DbConnection, org: &str, email: &str) -> DbResult<Vec<String>> {
-    let mut ids: Vec<String> = person_emails::table
+    // On the backend's own connection, so that it is prepared once per
+    // connection (see `find_api_key_by_prefix`).
+    let mut ids: Vec<String> = on_inner!(c, |c| person_emails::table
         .filter(person_emails::organization_id.eq(org))
         .filter(person_emails::value_lower.eq(crate::models::fold_case(email)))
         .select(person_emails::person_id)
-        .load(c)?;
+        .load(c))?;
     ids.sort();
     ids.dedup();
     Ok(ids)
