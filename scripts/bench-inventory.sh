@@ -9,6 +9,9 @@
 #   BACKENDS=sqlite DURATION=5s CONNS=32 scripts/bench-inventory.sh 100000
 #   DATA_DIR=/var/tmp/equip-bench scripts/bench-inventory.sh   # keep the data sets and
 #       reuse them on the next run (the SQLite file, the PostgreSQL database and the key)
+#   EQUIP_LISTING_CACHE_MIB=0 scripts/bench-inventory.sh   # without the listing response
+#       cache: each query repeats one URL, so by default every request after the first is a
+#       cache hit (key and listing version still read from the database on each request)
 #
 # A script, not a test: run it on a quiet machine; the load generator shares
 # the machine with the server.
@@ -32,7 +35,7 @@ server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; items: $ITEMS; wrk -t$THREADS -c$CONNS -d$DURATION"
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; items: $ITEMS; wrk -t$THREADS -c$CONNS -d$DURATION; listing cache ${EQUIP_LISTING_CACHE_MIB:-16} MiB; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for backend in $BACKENDS; do
   keyfile="${DATA_DIR:-$work}/$backend-$ITEMS.key"
   db=equip_bench_inventory_$ITEMS

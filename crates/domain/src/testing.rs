@@ -391,6 +391,14 @@ impl InventoryRepository for InMemoryStore {
         }
     }
 
+    fn find_api_key_with_listing_stamp(
+        &self,
+        prefix: &str,
+        _query: &InventoryQuery,
+    ) -> StoreResult<Option<(ApiKey, Option<crate::inventory_query::ListingStamp>)>> {
+        Ok(self.find_api_key_by_prefix(prefix)?.map(|k| (k, None)))
+    }
+
     fn list_inventory(
         &self,
         organization: OrganizationId,

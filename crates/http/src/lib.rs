@@ -9,6 +9,7 @@
 //! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`).
 //! - [`auth`]: the `Authorization: ApiKey …` extractor.
 //! - [`limits`]: URL and header limits and the request timeout.
+//! - [`listing_cache`]: inventory listing responses validated by the database.
 //! - [`routes`]: one module per resource.
 //! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
@@ -17,6 +18,7 @@ mod blocking;
 mod body;
 pub mod error;
 pub mod limits;
+pub mod listing_cache;
 mod logging;
 pub mod openapi;
 pub mod routes;

@@ -9,6 +9,7 @@ use equip_domain::services::reminders::ReminderPorts;
 use equip_domain::error::StoreResult;
 
 use crate::limits::Limits;
+use crate::listing_cache::ListingCache;
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, Durability, HealthCheck, InventoryLevelRepository,
     InventoryRepository, PersonRepository, WarehouseRepository, WriteSessions,
@@ -52,6 +53,7 @@ pub struct AppState {
     ports: Arc<dyn Ports>,
     sessions: Arc<SessionSource>,
     limits: Limits,
+    listing_cache: Arc<ListingCache>,
 }
 
 /// Opens a write session of the store.
@@ -69,7 +71,21 @@ impl AppState {
                     .map(|s| Arc::new(s) as Arc<dyn Ports>)
             }),
             limits: Limits::default(),
+            listing_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
         }
+    }
+
+    /// The same state with a listing cache of `budget` bytes (0: none).
+    #[must_use]
+    pub fn with_listing_cache(mut self, budget: usize) -> Self {
+        self.listing_cache = Arc::new(ListingCache::new(budget));
+        self
+    }
+
+    /// The inventory listing's response cache.
+    #[must_use]
+    pub fn listing_cache(&self) -> Arc<ListingCache> {
+        Arc::clone(&self.listing_cache)
     }
 
     /// The same state with other request limits.

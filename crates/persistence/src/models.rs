@@ -122,7 +122,7 @@ impl OrganizationRow {
     }
 }
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
 #[diesel(table_name = api_keys, treat_none_as_default_value = false)]
 pub(crate) struct ApiKeyRow {
     pub id: String,

@@ -89,6 +89,11 @@ pub struct ServeArgs {
     /// their connections are closed.
     #[arg(long, env = "EQUIP_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,
+    /// Memory for cached inventory listing pages, in MiB (0: no cache). Each
+    /// use is checked against the database, so a cached page is always the
+    /// current one.
+    #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", default_value_t = 16)]
+    pub listing_cache_mib: usize,
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,

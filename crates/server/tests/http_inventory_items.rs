@@ -21,6 +21,7 @@ on_both_backends!(
     concurrent_changes_never_lose_an_update_silently,
     a_renamed_person_is_listed_under_the_new_name,
     the_listing_shows_every_change_to_an_item_its_sku_and_its_holder,
+    cached_pages_follow_every_write_on_every_instance,
 );
 
 fn seeded(app: &TestApp) -> Seeded {
@@ -530,4 +531,96 @@ async fn the_listing_shows_every_change_to_an_item_its_sku_and_its_holder(app: T
         .iter()
         .all(|i| i["returnOrder"]["status"] == "PENDING"));
     assert_listing_is_fresh(&app, "offboarding").await;
+}
+
+/// Listing pages are answered from a cache validated by the database
+/// (`equip_http::listing_cache`): a write is seen by the next read of the same
+/// URL, on the instance that wrote and on another instance (its own cache, the
+/// same database); a key revoked after its pages were cached is refused.
+async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
+    use actix_web::test;
+    use equip_domain::api_key::PresentedKey;
+    use equip_domain::person::Email;
+    use equip_domain::ports::{ApiKeyRepository, PersonRepository, PersonWrite};
+    let s = seeded(&app);
+    let w = app.world();
+    let other = test::init_service(equip_http::app(equip_http::AppState::new(
+        std::sync::Arc::clone(&app.store),
+    )))
+    .await;
+    // Reads a URL twice on this instance (the second from its cache when it
+    // keeps pages) and once on the other; all three must agree.
+    let read = |url: String| {
+        let (app, other, a) = (&app, &other, w.a.clone());
+        async move {
+            let (status, first) = app.call(a.get(&url)).await;
+            assert_eq!(status, StatusCode::OK, "{first}");
+            let (_, again) = app.call(a.get(&url)).await;
+            assert_eq!(again, first, "{url}: a repeated read differs");
+            let there: Value = test::call_and_read_body_json(other, a.get(&url).to_request()).await;
+            assert_eq!(there, first, "{url}: the other instance differs");
+            first
+        }
+    };
+    let first_page = "/api/v1/inventory?size=5".to_owned();
+    let available = "/api/v1/inventory?deployStatuses=AVAILABLE&size=3".to_owned();
+    let zoe = "/api/v1/inventory?assignedEmail=zoe@example.com".to_owned();
+    let before = read(first_page.clone()).await;
+    let available_before = read(available.clone()).await["pagination"]["totalRecords"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(read(zoe.clone()).await["data"], json!([]));
+
+    // An item PATCH: the cached first page shows it everywhere.
+    let id = before["data"][0]["id"].as_str().unwrap();
+    let (status, _) = app
+        .call(patch(
+            &w.a,
+            id,
+            &json!({"description": "Seen by every instance"}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let after = read(first_page.clone()).await;
+    assert_eq!(after["data"][0]["description"], "Seen by every instance");
+
+    // A new item: first in the default order, and counted.
+    let item = create(&app, &s, json!({})).await;
+    let after = read(first_page.clone()).await;
+    assert_eq!(after["data"][0]["id"], item["id"]);
+    assert_eq!(
+        read(available.clone()).await["pagination"]["totalRecords"],
+        available_before + 1
+    );
+
+    // A person gains an address (a SCIM write): assignedEmail finds their items.
+    let mut person = s.people[0].clone();
+    let expected_version = person.version;
+    person.emails.push(Email {
+        value: "zoe@example.com".into(),
+        kind: Some("home".into()),
+        primary: false,
+    });
+    person.version += 1;
+    assert_eq!(
+        app.store.update_person(&person, expected_version).unwrap(),
+        PersonWrite::Done
+    );
+    let theirs = read(format!("/api/v1/inventory?personId={}", person.id)).await;
+    let found = read(zoe).await;
+    assert!(!found["data"].as_array().unwrap().is_empty());
+    assert_eq!(found["data"], theirs["data"]);
+
+    // A revoked key is refused, cached pages or not.
+    let presented = PresentedKey::from_header(&format!("ApiKey {}", w.a.key)).unwrap();
+    let record = app
+        .store
+        .find_api_key_by_prefix(presented.prefix())
+        .unwrap()
+        .unwrap();
+    app.store
+        .revoke_api_key(record.id, chrono::Utc::now())
+        .unwrap();
+    let (status, _) = app.call(w.a.get(&first_page)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
 }

@@ -41,6 +41,37 @@ pub fn list_inventory(
     raw: &RawInventoryQuery,
 ) -> Result<(InventoryQuery, InventoryPage), DomainError> {
     let query = InventoryQuery::parse(raw)?;
+    let page = list_inventory_page(ports, organization, &query)?;
+    Ok((query, page))
+}
+
+/// Whether a page of `query` is determined by its
+/// [`ListingStamp`](crate::inventory_query::ListingStamp) (what the
+/// page depends on in the store besides the query: see
+/// [`crate::ports::InventoryRepository::find_api_key_with_listing_stamp`]),
+/// so that a caller may keep pages: while a later stamp of the same
+/// organization and query is equal, [`list_inventory_page`] returns the same
+/// page. Not with `personId`, `warehouseId` or `officeId` (their existence is
+/// checked on every request), nor for a query that matches nothing without
+/// reading.
+#[must_use]
+pub fn has_stamp(query: &InventoryQuery) -> bool {
+    let f = &query.filter;
+    !(matches!(f.person, Some(AssigneeFilter::Person(_)))
+        || f.warehouse_id.is_some()
+        || f.office_id.is_some()
+        || f.matches_nothing)
+}
+
+/// One page of the organization's inventory for a validated query.
+///
+/// # Errors
+/// As [`list_inventory`], except for the parameters' validation.
+pub fn list_inventory_page(
+    ports: &dyn InventoryPorts,
+    organization: OrganizationId,
+    query: &InventoryQuery,
+) -> Result<InventoryPage, DomainError> {
     if let Some(AssigneeFilter::Person(id)) = &query.filter.person {
         if ports.find_person(organization, *id)?.is_none() {
             return Err(DomainError::not_found(
@@ -66,10 +97,9 @@ pub fn list_inventory(
         }
     }
     if query.filter.matches_nothing {
-        return Ok((query, InventoryPage::empty()));
+        return Ok(InventoryPage::empty());
     }
-    let page = ports.list_inventory(organization, &query)?;
-    Ok((query, page))
+    Ok(ports.list_inventory(organization, query)?)
 }
 
 /// Reading one item.

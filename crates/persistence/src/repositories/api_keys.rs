@@ -9,6 +9,7 @@ use equip_domain::ids::ApiKeyId;
 use equip_domain::ports::ApiKeyRepository;
 use equip_domain::StoreError;
 
+use crate::connection::on_inner;
 use crate::models::{db_time, ApiKeyRow};
 use crate::schema::api_keys;
 
@@ -27,13 +28,15 @@ impl ApiKeyRepository for Store {
 
     fn find_api_key_by_prefix(&self, prefix: &str) -> StoreResult<Option<ApiKey>> {
         self.with("apiKey", "", |c| {
-            api_keys::table
+            // On the backend's own connection: through the multi-backend
+            // connection this statement was prepared again on every request
+            // (it runs on every authenticated request).
+            let row: Option<ApiKeyRow> = on_inner!(c, |c| api_keys::table
                 .filter(api_keys::prefix.eq(prefix))
                 .select(ApiKeyRow::as_select())
                 .first(c)
-                .optional()?
-                .map(ApiKeyRow::into_domain)
-                .transpose()
+                .optional())?;
+            row.map(ApiKeyRow::into_domain).transpose()
         })
     }
 

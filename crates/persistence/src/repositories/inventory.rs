@@ -3,10 +3,13 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
+use equip_domain::api_key::ApiKey;
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
-use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
+use equip_domain::inventory_query::{
+    InventoryItemView, InventoryPage, InventoryQuery, ListingStamp,
+};
 use equip_domain::ports::InventoryRepository;
 
 use crate::connection::{on_inner, write_transaction, DbConnection};
@@ -84,6 +87,19 @@ impl InventoryRepository for Store {
         // commit (as on PostgreSQL under READ COMMITTED).
         self.with("inventoryItem", "", |c| {
             crate::listing::page(c, anchors, &org, query)
+        })
+    }
+
+    fn find_api_key_with_listing_stamp(
+        &self,
+        prefix: &str,
+        query: &InventoryQuery,
+    ) -> StoreResult<Option<(ApiKey, Option<ListingStamp>)>> {
+        self.with("apiKey", "", |c| {
+            let Some((key, stamp)) = crate::listing::key_and_stamp(c, prefix, query)? else {
+                return Ok(None);
+            };
+            Ok(Some((key.into_domain()?, Some(stamp))))
         })
     }
 

@@ -61,11 +61,13 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             .context("cannot start the outbox dispatcher")?;
         Some(handle)
     };
-    let state = equip_http::AppState::new(Arc::clone(&store)).with_limits(Limits {
-        request_timeout: Duration::from_secs(args.request_timeout),
-        upload_timeout: Duration::from_secs(args.upload_timeout),
-        ..Limits::default()
-    });
+    let state = equip_http::AppState::new(Arc::clone(&store))
+        .with_limits(Limits {
+            request_timeout: Duration::from_secs(args.request_timeout),
+            upload_timeout: Duration::from_secs(args.upload_timeout),
+            ..Limits::default()
+        })
+        .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024));
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
