@@ -18,9 +18,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
-use equip_domain::api_key::Scopes;
-use equip_domain::services::admin;
 use equip_persistence::test_support::TestDatabase;
 use serde_json::{json, Value};
 use support::consistency::{assert_whole_people, count_stored};
@@ -132,15 +129,7 @@ fn single_client(api: &Api, reported: &Reported) -> usize {
 }
 
 fn killed_mid_bulk(db: TestDatabase) {
-    let store = db.store();
-    let now = Utc::now();
-    let org = admin::create_organization(&store, "Crash Org", now)
-        .unwrap()
-        .id;
-    let key = admin::issue_api_key(&store, org, Scopes::all(), None, now)
-        .unwrap()
-        .secret;
-    drop(store);
+    let key = support::process::organization_with_key(&db, "Crash Org");
     let started = Instant::now();
 
     // 1. Bulk requests and single creates side by side; SIGKILL once a Bulk

@@ -10,9 +10,6 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
-use equip_domain::api_key::Scopes;
-use equip_domain::services::admin;
 use equip_persistence::test_support::TestDatabase;
 use support::consistency::assert_whole_people;
 use support::process::{Api, Serve};
@@ -59,15 +56,7 @@ fn upload(api: &Api, csv: &str) -> std::io::Result<support::process::Response> {
 }
 
 fn killed_mid_upload(db: TestDatabase) {
-    let store = db.store();
-    let now = Utc::now();
-    let org = admin::create_organization(&store, "Crash Org", now)
-        .unwrap()
-        .id;
-    let key = admin::issue_api_key(&store, org, Scopes::all(), None, now)
-        .unwrap()
-        .secret;
-    drop(store);
+    let key = support::process::organization_with_key(&db, "Crash Org");
     let mut csv = String::from(HEADER);
     csv.push('\n');
     for i in 0..ROWS {

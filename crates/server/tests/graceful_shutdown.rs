@@ -8,9 +8,6 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
-use equip_domain::api_key::Scopes;
-use equip_domain::services::admin;
 use equip_persistence::test_support::TestDatabase;
 use serde_json::json;
 use support::process::Serve;
@@ -29,15 +26,7 @@ fn postgres_sigterm_lets_the_request_in_flight_finish() {
 }
 
 fn sigterm_lets_the_request_in_flight_finish(db: TestDatabase) {
-    let store = db.store();
-    let now = Utc::now();
-    let org = admin::create_organization(&store, "Shutdown Org", now)
-        .unwrap()
-        .id;
-    let key = admin::issue_api_key(&store, org, Scopes::all(), None, now)
-        .unwrap()
-        .secret;
-    drop(store);
+    let key = support::process::organization_with_key(&db, "Shutdown Org");
 
     let mut server = Serve::start(db.url(), &["--workers", "1", "--no-dispatcher"]);
     let api = server.client(&key);

@@ -29,8 +29,6 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use chrono::{Days, Utc};
-use equip_domain::api_key::Scopes;
-use equip_domain::services::admin;
 use equip_persistence::test_support::TestDatabase;
 use mail_parser::MessageParser;
 use serde_json::{json, Value};
@@ -211,15 +209,7 @@ fn two_instances_keep_user_names_unique_and_send_each_email_once_to_spools() {
 /// through two instances delivering to `delivery`.
 fn two_instances(db: &TestDatabase, delivery: &Delivery, reminders: usize) {
     let started = Instant::now();
-    let store = db.store();
-    let now = Utc::now();
-    let org = admin::create_organization(&store, "Two Instances", now)
-        .unwrap()
-        .id;
-    let key = admin::issue_api_key(&store, org, Scopes::all(), None, now)
-        .unwrap()
-        .secret;
-    drop(store);
+    let key = support::process::organization_with_key(db, "Two Instances");
 
     let mut instances = [0, 1].map(|n| {
         let mut args = vec![

@@ -10,6 +10,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use chrono::Utc;
+use equip_domain::api_key::Scopes;
+use equip_domain::services::admin;
+use equip_persistence::test_support::TestDatabase;
 use serde_json::Value;
 
 /// How long a started server may take to print its address.
@@ -315,4 +319,15 @@ impl Api {
     pub fn scim_post(&self, path: &str, body: &Value) -> std::io::Result<Response> {
         self.post(path, "application/scim+json", body.to_string().as_bytes())
     }
+}
+
+/// Creates organization `name` in `db` with a key of every scope; the key.
+/// The store is closed again before the server under test starts.
+pub fn organization_with_key(db: &TestDatabase, name: &str) -> String {
+    let store = db.store();
+    let now = Utc::now();
+    let org = admin::create_organization(&store, name, now).unwrap().id;
+    admin::issue_api_key(&store, org, Scopes::all(), None, now)
+        .unwrap()
+        .secret
 }
