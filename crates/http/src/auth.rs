@@ -11,7 +11,7 @@ use actix_web::http::header::AUTHORIZATION;
 use actix_web::{web, FromRequest, HttpRequest};
 use equip_domain::api_key::{ApiKey, AuthError, Caller, Scope};
 use equip_domain::ports::ApiKeyRepository;
-use equip_domain::services::auth::{authenticate, authenticate_with, AuthFailure};
+use equip_domain::services::auth::{authenticate_with, AuthFailure};
 use equip_domain::StoreError;
 
 use crate::error::{Area, HttpError};
@@ -43,28 +43,16 @@ impl FromRequest for Authenticated {
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let area = Area::of_path(req.path());
+        let header = ApiKeyHeader::read(req);
         let state = req.app_data::<web::Data<AppState>>().map(|s| s.ports());
-        let header = req
-            .headers()
-            .get(AUTHORIZATION)
-            .map(|v| v.to_str().map(str::to_owned));
         Box::pin(async move {
-            let header = match header {
-                None => return Err(HttpError::unauthorized(area, AuthError::Missing)),
-                Some(Err(_)) => return Err(HttpError::unauthorized(area, AuthError::Malformed)),
-                Some(Ok(h)) => h,
-            };
+            let area = header.area;
             let ports =
                 state.ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
-            let result = web::block(move || authenticate(&*ports, Some(&header)))
+            let caller = web::block(move || header.caller(&*ports))
                 .await
-                .map_err(|e| HttpError::internal(area, &e))?;
-            match result {
-                Ok(caller) => Ok(Self { caller, area }),
-                Err(AuthFailure::Refused(e)) => Err(HttpError::unauthorized(area, e)),
-                Err(AuthFailure::Store(e)) => Err(HttpError::from_domain(area, e.into())),
-            }
+                .map_err(|e| HttpError::internal(area, &e))??;
+            Ok(Self { caller, area })
         })
     }
 }
@@ -84,33 +72,46 @@ impl FromRequest for ApiKeyHeader {
     type Future = std::future::Ready<Result<Self, HttpError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let header = req
-            .headers()
-            .get(AUTHORIZATION)
-            .map(|v| v.to_str().map(str::to_owned).map_err(|_| ()));
-        std::future::ready(Ok(Self {
-            header,
-            area: Area::of_path(req.path()),
-        }))
+        std::future::ready(Ok(Self::read(req)))
     }
 }
 
 impl ApiKeyHeader {
+    /// The header of `req`, and the area its errors are answered in.
+    fn read(req: &HttpRequest) -> Self {
+        let header = req
+            .headers()
+            .get(AUTHORIZATION)
+            .map(|v| v.to_str().map(str::to_owned).map_err(|_| ()));
+        Self {
+            header,
+            area: Area::of_path(req.path()),
+        }
+    }
+
+    /// The caller of the key (blocking: call it on the blocking pool).
+    ///
+    /// # Errors
+    /// 401 for a missing, malformed, unknown or revoked key; 5xx when the
+    /// store fails.
+    pub fn caller(&self, keys: &dyn ApiKeyRepository) -> Result<Caller, HttpError> {
+        self.caller_with(|prefix| Ok(keys.find_api_key_by_prefix(prefix)?.map(|k| (k, ()))))
+            .map(|(caller, ())| caller)
+    }
+
     /// Checks the key (blocking: call it on the blocking pool) and that it
     /// holds `scope`.
     ///
     /// # Errors
-    /// 401 for a missing, malformed, unknown or revoked key; 403 without
-    /// `scope`; 5xx when the store fails.
+    /// As [`Self::caller`], and 403 without `scope`.
     pub fn authenticate(
         &self,
         keys: &dyn ApiKeyRepository,
         scope: Scope,
     ) -> Result<Caller, HttpError> {
-        self.authenticate_with(scope, |prefix| {
-            Ok(keys.find_api_key_by_prefix(prefix)?.map(|k| (k, ())))
-        })
-        .map(|(caller, ())| caller)
+        let caller = self.caller(keys)?;
+        self.require(&caller, scope)?;
+        Ok(caller)
     }
 
     /// As [`Self::authenticate`], with the key record found by `find`
@@ -124,19 +125,30 @@ impl ApiKeyHeader {
         scope: Scope,
         find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, StoreError>,
     ) -> Result<(Caller, T), HttpError> {
+        let (caller, with) = self.caller_with(find)?;
+        self.require(&caller, scope)?;
+        Ok((caller, with))
+    }
+
+    /// The one mapping of the header and the domain's verdict to 401 / 5xx.
+    fn caller_with<T>(
+        &self,
+        find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, StoreError>,
+    ) -> Result<(Caller, T), HttpError> {
         let header = match &self.header {
             None => return Err(HttpError::unauthorized(self.area, AuthError::Missing)),
             Some(Err(())) => return Err(HttpError::unauthorized(self.area, AuthError::Malformed)),
             Some(Ok(h)) => h,
         };
-        let (caller, with) = match authenticate_with(Some(header), find) {
-            Ok(found) => found,
-            Err(AuthFailure::Refused(e)) => return Err(HttpError::unauthorized(self.area, e)),
-            Err(AuthFailure::Store(e)) => return Err(HttpError::from_domain(self.area, e.into())),
-        };
+        authenticate_with(Some(header), find).map_err(|e| match e {
+            AuthFailure::Refused(e) => HttpError::unauthorized(self.area, e),
+            AuthFailure::Store(e) => HttpError::from_domain(self.area, e.into()),
+        })
+    }
+
+    fn require(&self, caller: &Caller, scope: Scope) -> Result<(), HttpError> {
         caller
             .require(scope)
-            .map_err(|e| HttpError::forbidden(self.area, e))?;
-        Ok((caller, with))
+            .map_err(|e| HttpError::forbidden(self.area, e))
     }
 }
