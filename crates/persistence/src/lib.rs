@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+mod change_feed;
 mod connection;
 mod error;
 mod import;

@@ -625,15 +625,21 @@ struct KeyStampRow {
 /// organization, in one statement (the listing version joined on the key's
 /// organization; on PostgreSQL the people of an `assignedEmail` filter too, in
 /// a subquery; on SQLite, in process, they are a second statement).
+/// The folded address of `q`'s `assignedEmail` filter: the part of its
+/// listing stamp besides the version.
+pub(crate) fn stamp_email(q: &InventoryQuery) -> Option<String> {
+    match &q.filter.person {
+        Some(AssigneeFilter::Email(email)) => Some(crate::models::fold_case(email)),
+        _ => None,
+    }
+}
+
 pub(crate) fn key_and_stamp(
     c: &mut DbConnection,
     prefix: &str,
     q: &InventoryQuery,
 ) -> DbResult<Option<(ApiKeyRow, ListingStamp)>> {
-    let email = match &q.filter.person {
-        Some(AssigneeFilter::Email(email)) => Some(crate::models::fold_case(email)),
-        _ => None,
-    };
+    let email = stamp_email(q);
     let postgres = matches!(c, DbConnection::Postgres(_));
     let mut st = Statement::default();
     st.push(

@@ -11,6 +11,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use equip_domain::error::StoreResult;
 
+use crate::change_feed::Memo;
 use crate::connection::{write_transaction, Backend, DbConnection, Manager, SqlitePragmas, Target};
 use crate::error::{DbError, DbResult, PersistenceError};
 
@@ -60,11 +61,16 @@ impl Default for PoolOptions {
 pub struct Store {
     pool: Pool<Manager>,
     backend: Backend,
+    /// The URL of a PostgreSQL store (for the change listener's connection).
+    postgres_url: Option<String>,
     /// Set on a write session ([`Store::session`]): the one connection every
     /// call of this value uses.
     pinned: Option<Arc<Pinned>>,
     /// Keyset positions of deep listing pages (see `listing::Anchors`).
     pub(crate) anchors: Arc<crate::listing::Anchors>,
+    /// API keys and listing stamps kept valid by PostgreSQL notifications,
+    /// once [`Store::watch_changes`] started the listener (`crate::change_feed`).
+    pub(crate) memo: Arc<Memo>,
 }
 
 /// The connection of a write session. On PostgreSQL it commits without
@@ -193,6 +199,10 @@ impl Store {
         let target = Target::parse(database_url)?;
         target.prepare()?;
         let backend = target.backend();
+        let postgres_url = match &target {
+            Target::Postgres(url) => Some(url.clone()),
+            Target::Sqlite(_) => None,
+        };
         let max_size = match backend {
             Backend::Sqlite => options.max_size.min(SQLITE_MAX_POOL_SIZE),
             Backend::Postgres => options.max_size,
@@ -208,8 +218,10 @@ impl Store {
         Ok(Store {
             pool,
             backend,
+            postgres_url,
             pinned: None,
             anchors: Arc::default(),
+            memo: Arc::default(),
         })
     }
 
@@ -303,11 +315,13 @@ impl Store {
         Ok(Store {
             pool: self.pool.clone(),
             backend: self.backend,
+            postgres_url: self.postgres_url.clone(),
             pinned: Some(Arc::new(Pinned {
                 conn: Mutex::new(conn),
                 people_written: AtomicU64::new(0),
             })),
             anchors: self.anchors.clone(),
+            memo: self.memo.clone(),
         })
     }
 
@@ -354,8 +368,66 @@ impl Store {
         })
     }
 
-    /// Runs `f` with a pooled connection, mapping errors for `entity`.
+    /// On PostgreSQL: starts listening for the database's change
+    /// notifications on a connection of its own, so that API keys and listing
+    /// stamps are answered from memory while they are known to be current
+    /// (`crate::change_feed`). For a long-running server; a one-shot command
+    /// has no use for it. Does nothing on SQLite (its reads are in-process) or
+    /// when already listening.
+    ///
+    /// # Errors
+    /// The listener thread could not be started.
+    pub fn watch_changes(&self) -> Result<(), PersistenceError> {
+        let Some(url) = &self.postgres_url else {
+            return Ok(());
+        };
+        if self.memo.watch() {
+            crate::change_feed::spawn_listener(url.clone(), &self.memo)
+                .map_err(|e| PersistenceError::Connect(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Whether the change listener is connected and current (tests).
+    #[cfg(feature = "test-support")]
+    #[must_use]
+    pub fn watching_changes(&self) -> bool {
+        self.memo.is_live()
+    }
+
+    /// Answers given from memory so far (tests).
+    #[cfg(feature = "test-support")]
+    #[must_use]
+    pub fn memo_hits(&self) -> u64 {
+        self.memo.hits()
+    }
+
+    /// Runs `f` with a pooled connection, mapping errors for `entity`. `f` may
+    /// write: what the store remembers (`crate::change_feed`) is dropped when
+    /// it returns.
     pub(crate) fn with<T>(
+        &self,
+        entity: &'static str,
+        duplicate: &str,
+        f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+    ) -> StoreResult<T> {
+        let result = self.run(entity, duplicate, f);
+        if self.memo.watching() {
+            self.memo.clear();
+        }
+        result
+    }
+
+    /// [`Self::with`] for `f` that only reads: what the store remembers stays.
+    pub(crate) fn read<T>(
+        &self,
+        entity: &'static str,
+        f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+    ) -> StoreResult<T> {
+        self.run(entity, "", f)
+    }
+
+    fn run<T>(
         &self,
         entity: &'static str,
         duplicate: &str,

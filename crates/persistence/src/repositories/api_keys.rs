@@ -27,7 +27,11 @@ impl ApiKeyRepository for Store {
     }
 
     fn find_api_key_by_prefix(&self, prefix: &str) -> StoreResult<Option<ApiKey>> {
-        self.with("apiKey", "", |c| {
+        if let Some(key) = self.memo.key(prefix) {
+            return Ok(Some(key));
+        }
+        let ticket = self.memo.ticket();
+        let found = self.read("apiKey", |c| {
             // On the backend's own connection: through the multi-backend
             // connection this statement was prepared again on every request
             // (it runs on every authenticated request).
@@ -37,7 +41,11 @@ impl ApiKeyRepository for Store {
                 .first(c)
                 .optional())?;
             row.map(ApiKeyRow::into_domain).transpose()
-        })
+        })?;
+        if let (Some(ticket), Some(key)) = (ticket, &found) {
+            self.memo.keep_key(ticket, key);
+        }
+        Ok(found)
     }
 
     fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {

@@ -32,7 +32,7 @@ impl InventoryRepository for Store {
     ) -> StoreResult<Option<InventoryItem>> {
         let org = organization.to_string();
         let id = id.to_string();
-        self.with("inventoryItem", "", |c| {
+        self.read("inventoryItem", |c| {
             c.transaction(|c| {
                 let Some(item) = inventory_items::table
                     .filter(inventory_items::id.eq(&id))
@@ -85,7 +85,7 @@ impl InventoryRepository for Store {
         // No transaction: the page is one statement and its items come with
         // it (pre-rendered); the count is a second one, which may see a later
         // commit (as on PostgreSQL under READ COMMITTED).
-        self.with("inventoryItem", "", |c| {
+        self.read("inventoryItem", |c| {
             crate::listing::page(c, anchors, &org, query)
         })
     }
@@ -95,12 +95,23 @@ impl InventoryRepository for Store {
         prefix: &str,
         query: &InventoryQuery,
     ) -> StoreResult<Option<(ApiKey, Option<ListingStamp>)>> {
-        self.with("apiKey", "", |c| {
+        let email = crate::listing::stamp_email(query);
+        if let Some((key, stamp)) = self.memo.key_and_stamp(prefix, email.as_deref()) {
+            return Ok(Some((key, Some(stamp))));
+        }
+        let ticket = self.memo.ticket();
+        let found = self.read("apiKey", |c| {
             let Some((key, stamp)) = crate::listing::key_and_stamp(c, prefix, query)? else {
                 return Ok(None);
             };
-            Ok(Some((key.into_domain()?, Some(stamp))))
-        })
+            Ok(Some((key.into_domain()?, stamp)))
+        })?;
+        Ok(found.map(|(key, stamp)| {
+            if let Some(ticket) = ticket {
+                self.memo.keep_stamp(ticket, &key, &stamp, email.as_deref());
+            }
+            (key, Some(stamp))
+        }))
     }
 
     fn find_inventory_views(
@@ -108,7 +119,7 @@ impl InventoryRepository for Store {
         organization: OrganizationId,
         ids: &[InventoryItemId],
     ) -> StoreResult<Vec<InventoryItemView>> {
-        self.with("inventoryItem", "", |c| {
+        self.read("inventoryItem", |c| {
             c.transaction(|c| crate::listing::views_by_id(c, organization, ids))
         })
     }

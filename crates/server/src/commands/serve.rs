@@ -37,6 +37,11 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             ..PoolOptions::default()
         },
     )?;
+    // PostgreSQL: API keys and listing stamps answered from memory while the
+    // database's change notifications say they are current.
+    store
+        .watch_changes()
+        .context("cannot start listening for database changes")?;
     let store = Arc::new(store);
     if store
         .count_organizations()

@@ -1,0 +1,446 @@
+//! PostgreSQL change notifications, and the memo of API keys and listing
+//! stamps they keep valid.
+//!
+//! Every authenticated request reads its API key, and every inventory listing
+//! request also its organization's listing stamp (see
+//! `equip_domain::ports::InventoryRepository::find_api_key_with_listing_stamp`).
+//! On PostgreSQL that is a round trip per request, which on a small machine
+//! costs about as much CPU as the rest of a cached listing request. With
+//! [`crate::Store::watch_changes`], the store keeps what it read in a [`Memo`]
+//! and answers from it while it is known to be current:
+//!
+//! - Triggers on `api_keys`, `inventory_listing_versions` and `person_emails`
+//!   (migration `2026-11-24-090000_change_notifications`) send the
+//!   organization id on the channel [`CHANNEL`] with every change; PostgreSQL
+//!   delivers a notification when its transaction commits.
+//! - A listener thread holds its own connection, `LISTEN`s, and drops the
+//!   memo's entries of each notified organization. It polls the connection
+//!   every millisecond and runs `SELECT 1` every second; the memo answers only
+//!   while that heartbeat is younger than [`STALE_AFTER`]. When the
+//!   connection fails, the memo is emptied and stays off until the listener
+//!   has reconnected and listens again.
+//! - A write made by this store empties the memo when its call returns
+//!   (before the caller can answer anyone), so a process always reads its own
+//!   writes. Another instance's writes are seen once their notification
+//!   arrives, normally well under a millisecond after the commit.
+//! - An entry is kept only if no change of its organization was noted while it
+//!   was being read ([`Memo::ticket`]), so a read that raced with a write
+//!   cannot bring back what the write replaced.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use diesel::PgConnection;
+
+use equip_domain::api_key::ApiKey;
+use equip_domain::inventory_query::ListingStamp;
+
+/// The notification channel (see the migration).
+pub(crate) const CHANNEL: &str = "equip_organization_changed";
+
+/// The memo answers only while the listener's last heartbeat is younger.
+pub(crate) const STALE_AFTER: Duration = Duration::from_secs(3);
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+const POLL_EVERY: Duration = Duration::from_millis(1);
+const RECONNECT_AFTER: Duration = Duration::from_millis(500);
+/// Entries of each kind kept at most; the kind is emptied when it is full.
+const MAX_ENTRIES: usize = 10_000;
+
+/// What this process read and may answer again while no change was noted.
+#[derive(Default)]
+pub(crate) struct Memo {
+    state: Mutex<State>,
+    /// A listener was started ([`Self::watch`]).
+    watching: AtomicBool,
+    /// The listener is connected and listening.
+    live: AtomicBool,
+    /// Milliseconds since `epoch` at the listener's last heartbeat.
+    heartbeat_ms: AtomicU64,
+    epoch: OnceInstant,
+    /// Answers given from the memo (for tests and diagnostics).
+    hits: AtomicU64,
+}
+
+#[derive(Default)]
+struct State {
+    /// Bumped by every change noted.
+    seq: u64,
+    /// `seq` of the last time everything was dropped.
+    cleared_at: u64,
+    /// `seq` of the last change noted per organization.
+    changed_at: HashMap<String, u64>,
+    /// API keys by prefix.
+    keys: HashMap<String, ApiKey>,
+    /// Listing versions by organization.
+    versions: HashMap<String, i64>,
+    /// The people with an address, by (organization, folded address).
+    people: HashMap<(String, String), Vec<String>>,
+}
+
+/// A monotonic origin fixed at construction.
+struct OnceInstant(Instant);
+
+impl Default for OnceInstant {
+    fn default() -> Self {
+        Self(Instant::now())
+    }
+}
+
+/// Taken before a read whose result may be kept: [`Memo::ticket`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ticket(u64);
+
+impl Memo {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.0.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Whether the memo may answer: the listener listens and its heartbeat is
+    /// recent.
+    pub(crate) fn is_live(&self) -> bool {
+        self.live.load(Ordering::Acquire)
+            && self
+                .now_ms()
+                .saturating_sub(self.heartbeat_ms.load(Ordering::Acquire))
+                < u64::try_from(STALE_AFTER.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Marks the memo as watched; `true` the first time (the caller starts
+    /// the listener).
+    pub(crate) fn watch(&self) -> bool {
+        !self.watching.swap(true, Ordering::AcqRel)
+    }
+
+    /// Whether a listener was started: writes must then empty the memo.
+    pub(crate) fn watching(&self) -> bool {
+        self.watching.load(Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Answers given from the memo so far.
+    pub(crate) fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Before reading what [`Self::keep_key`] or [`Self::keep_stamp`] will be
+    /// given; `None` while the memo is off.
+    pub(crate) fn ticket(&self) -> Option<Ticket> {
+        if !self.is_live() {
+            return None;
+        }
+        Some(Ticket(self.lock().seq))
+    }
+
+    /// The key of `prefix`, if remembered.
+    pub(crate) fn key(&self, prefix: &str) -> Option<ApiKey> {
+        if !self.is_live() {
+            return None;
+        }
+        let found = self.lock().keys.get(prefix).cloned();
+        if found.is_some() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+
+    /// The key of `prefix` and the listing stamp of its organization (for an
+    /// `assignedEmail` filter, `email` folded), if all are remembered.
+    pub(crate) fn key_and_stamp(
+        &self,
+        prefix: &str,
+        email: Option<&str>,
+    ) -> Option<(ApiKey, ListingStamp)> {
+        if !self.is_live() {
+            return None;
+        }
+        let state = self.lock();
+        let key = state.keys.get(prefix)?;
+        let org = key.organization_id.to_string();
+        let version = *state.versions.get(&org)?;
+        let people = match email {
+            None => Vec::new(),
+            Some(email) => state.people.get(&(org, email.to_owned()))?.clone(),
+        };
+        let found = (key.clone(), ListingStamp { version, people });
+        drop(state);
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(found)
+    }
+
+    /// Whether nothing of `org` changed since `ticket` was taken.
+    fn unchanged(state: &State, ticket: Ticket, org: &str) -> bool {
+        ticket.0 >= state.cleared_at && state.changed_at.get(org).is_none_or(|&at| at <= ticket.0)
+    }
+
+    /// Remembers a key read after `ticket` was taken, unless its organization
+    /// changed since.
+    pub(crate) fn keep_key(&self, ticket: Ticket, key: &ApiKey) {
+        let mut state = self.lock();
+        if !Self::unchanged(&state, ticket, &key.organization_id.to_string()) {
+            return;
+        }
+        if state.keys.len() >= MAX_ENTRIES {
+            state.keys.clear();
+        }
+        state.keys.insert(key.prefix.clone(), key.clone());
+    }
+
+    /// Remembers a key and a listing stamp read together after `ticket` was
+    /// taken (`email` as in [`Self::key_and_stamp`]), unless the key's
+    /// organization changed since.
+    pub(crate) fn keep_stamp(
+        &self,
+        ticket: Ticket,
+        key: &ApiKey,
+        stamp: &ListingStamp,
+        email: Option<&str>,
+    ) {
+        let org = key.organization_id.to_string();
+        let mut state = self.lock();
+        if !Self::unchanged(&state, ticket, &org) {
+            return;
+        }
+        for full in [state.keys.len(), state.versions.len(), state.people.len()] {
+            if full >= MAX_ENTRIES {
+                state.keys.clear();
+                state.versions.clear();
+                state.people.clear();
+                break;
+            }
+        }
+        state.keys.insert(key.prefix.clone(), key.clone());
+        state.versions.insert(org.clone(), stamp.version);
+        if let Some(email) = email {
+            state
+                .people
+                .insert((org, email.to_owned()), stamp.people.clone());
+        }
+    }
+
+    /// Drops what is remembered of `org`.
+    pub(crate) fn changed(&self, org: &str) {
+        let mut state = self.lock();
+        state.seq += 1;
+        let seq = state.seq;
+        if state.changed_at.len() >= MAX_ENTRIES {
+            // Forgetting when organizations changed is safe only together
+            // with everything read before.
+            Self::clear_locked(&mut state);
+            return;
+        }
+        state.changed_at.insert(org.to_owned(), seq);
+        state.versions.remove(org);
+        state.keys.retain(|_, k| k.organization_id.to_string() != org);
+        state.people.retain(|(o, _), _| o != org);
+    }
+
+    /// Drops everything.
+    pub(crate) fn clear(&self) {
+        Self::clear_locked(&mut self.lock());
+    }
+
+    fn clear_locked(state: &mut State) {
+        state.seq += 1;
+        state.cleared_at = state.seq;
+        state.changed_at.clear();
+        state.keys.clear();
+        state.versions.clear();
+        state.people.clear();
+    }
+
+    fn set_live(&self, live: bool) {
+        if live {
+            self.heartbeat_ms.store(self.now_ms(), Ordering::Release);
+        }
+        self.live.store(live, Ordering::Release);
+    }
+
+    fn heartbeat(&self) {
+        self.heartbeat_ms.store(self.now_ms(), Ordering::Release);
+    }
+}
+
+/// Starts the listener thread for `memo` on its own connection to `url`. The
+/// thread ends when the memo is dropped (the last clone of its store).
+pub(crate) fn spawn_listener(url: String, memo: &Arc<Memo>) -> std::io::Result<()> {
+    let weak = Arc::downgrade(memo);
+    std::thread::Builder::new()
+        .name("equip-change-feed".into())
+        .spawn(move || listen(&url, &weak))
+        .map(|_| ())
+}
+
+fn listen(url: &str, memo: &Weak<Memo>) {
+    let mut failures = 0u32;
+    loop {
+        match connect(url) {
+            Ok(mut conn) => {
+                let Some(m) = memo.upgrade() else { return };
+                // Whatever changed while nobody listened is unknown.
+                m.clear();
+                m.set_live(true);
+                if failures > 0 {
+                    log::info!("change notifications: listening again");
+                }
+                failures = 0;
+                drop(m);
+                let err = follow(&mut conn, memo);
+                let Some(m) = memo.upgrade() else { return };
+                m.set_live(false);
+                m.clear();
+                match err {
+                    Some(e) => log::warn!("change notifications: connection lost ({e}); reconnecting"),
+                    None => return,
+                }
+            }
+            Err(e) => {
+                failures += 1;
+                if failures == 1 || failures.is_multiple_of(60) {
+                    log::warn!("change notifications: cannot listen ({e}); retrying");
+                }
+            }
+        }
+        if memo.strong_count() == 0 {
+            return;
+        }
+        std::thread::sleep(RECONNECT_AFTER);
+    }
+}
+
+fn connect(url: &str) -> Result<PgConnection, String> {
+    let mut conn = PgConnection::establish(url).map_err(|e| e.to_string())?;
+    diesel::sql_query("SET application_name = 'equip-change-feed'")
+        .execute(&mut conn)
+        .map_err(|e| e.to_string())?;
+    diesel::sql_query(format!("LISTEN {CHANNEL}"))
+        .execute(&mut conn)
+        .map_err(|e| e.to_string())?;
+    Ok(conn)
+}
+
+/// Applies notifications until the connection fails (`Some(error)`) or the
+/// memo is gone (`None`).
+fn follow(conn: &mut PgConnection, memo: &Weak<Memo>) -> Option<String> {
+    let mut last_heartbeat = Instant::now();
+    loop {
+        let m = memo.upgrade()?;
+        for notification in conn.notifications_iter() {
+            match notification {
+                Ok(n) if n.payload.is_empty() => m.clear(),
+                Ok(n) => m.changed(&n.payload),
+                Err(e) => return Some(e.to_string()),
+            }
+        }
+        if last_heartbeat.elapsed() >= HEARTBEAT_EVERY {
+            if let Err(e) = diesel::sql_query("SELECT 1").execute(conn) {
+                return Some(e.to_string());
+            }
+            last_heartbeat = Instant::now();
+            m.heartbeat();
+        }
+        drop(m);
+        std::thread::sleep(POLL_EVERY);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use equip_domain::api_key::{ApiKey, Scopes};
+    use equip_domain::ids::{ApiKeyId, OrganizationId};
+
+    fn key(org: OrganizationId, prefix: &str) -> ApiKey {
+        ApiKey {
+            id: ApiKeyId::new(),
+            organization_id: org,
+            prefix: prefix.into(),
+            hash: "h".into(),
+            scopes: Scopes::all(),
+            label: None,
+            created_at: chrono::Utc::now(),
+            revoked_at: None,
+        }
+    }
+
+    fn live() -> Memo {
+        let memo = Memo::default();
+        memo.set_live(true);
+        memo
+    }
+
+    fn stamp(version: i64) -> ListingStamp {
+        ListingStamp {
+            version,
+            people: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn remembers_what_was_read_until_its_organization_changes() {
+        let memo = live();
+        let (a, b) = (OrganizationId::new(), OrganizationId::new());
+        let t = memo.ticket().unwrap();
+        memo.keep_stamp(t, &key(a, "ka"), &stamp(3), None);
+        memo.keep_stamp(t, &key(b, "kb"), &stamp(7), Some("x@example.com"));
+        assert_eq!(memo.key_and_stamp("ka", None).unwrap().1.version, 3);
+        assert!(memo.key_and_stamp("kb", Some("x@example.com")).is_some());
+        // An address not read is not answered.
+        assert!(memo.key_and_stamp("kb", Some("y@example.com")).is_none());
+        memo.changed(&a.to_string());
+        assert!(memo.key_and_stamp("ka", None).is_none());
+        assert!(memo.key("ka").is_none());
+        assert_eq!(memo.key_and_stamp("kb", None).unwrap().1.version, 7);
+        assert_eq!(memo.hits(), 3);
+    }
+
+    #[test]
+    fn a_read_that_raced_with_a_change_is_not_kept() {
+        let memo = live();
+        let org = OrganizationId::new();
+        let before = memo.ticket().unwrap();
+        memo.changed(&org.to_string());
+        memo.keep_stamp(before, &key(org, "k"), &stamp(1), None);
+        assert!(memo.key_and_stamp("k", None).is_none());
+        memo.keep_key(before, &key(org, "k"));
+        assert!(memo.key("k").is_none());
+        // Another organization's change does not matter.
+        let other = OrganizationId::new();
+        let t = memo.ticket().unwrap();
+        memo.changed(&other.to_string());
+        memo.keep_key(t, &key(org, "k"));
+        assert!(memo.key("k").is_some());
+        // A clear does.
+        let t = memo.ticket().unwrap();
+        memo.clear();
+        memo.keep_key(t, &key(org, "k2"));
+        assert!(memo.key("k2").is_none());
+    }
+
+    #[test]
+    fn answers_nothing_unless_the_listener_is_live_and_recent() {
+        // As if the process had run for a minute.
+        let memo = Memo {
+            epoch: OnceInstant(Instant::now().checked_sub(Duration::from_secs(60)).unwrap()),
+            ..Memo::default()
+        };
+        assert!(memo.ticket().is_none());
+        memo.set_live(true);
+        let t = memo.ticket().unwrap();
+        memo.keep_key(t, &key(OrganizationId::new(), "k"));
+        assert!(memo.key("k").is_some());
+        // A heartbeat a minute old.
+        memo.heartbeat_ms.store(0, Ordering::Release);
+        assert!(!memo.is_live());
+        assert!(memo.key("k").is_none());
+        memo.heartbeat();
+        assert!(memo.key("k").is_some());
+        memo.set_live(false);
+        assert!(memo.key("k").is_none());
+    }
+}
