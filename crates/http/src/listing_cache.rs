@@ -9,10 +9,11 @@
 //! read and the entry replaced. Since the stamp lives in the database, several
 //! instances over one PostgreSQL database each keep their own entries and are
 //! all exact. Entries are bounded by a byte budget and evicted least recently
-//! used first.
+//! used first (an index by last use keeps each get, put and eviction at
+//! O(log n), whatever the number of entries).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use actix_web::web::Bytes;
 use equip_domain::ids::OrganizationId;
@@ -34,7 +35,9 @@ pub struct ListingCache {
 
 #[derive(Debug, Default)]
 struct Inner {
-    entries: HashMap<OrganizationId, HashMap<Box<str>, Entry>>,
+    entries: HashMap<OrganizationId, HashMap<Arc<str>, Entry>>,
+    /// The entries by last use (`Entry::used`, unique), oldest first.
+    by_use: BTreeMap<u64, (OrganizationId, Arc<str>)>,
     bytes: usize,
     tick: u64,
 }
@@ -70,12 +73,16 @@ impl ListingCache {
 
     /// The body kept for `query` of `org` if it was read under `stamp`.
     pub fn get(&self, org: OrganizationId, query: &str, stamp: &ListingStamp) -> Option<Bytes> {
-        let mut inner = self.inner.lock().ok()?;
+        let mut guard = self.inner.lock().ok()?;
+        let inner = &mut *guard;
         inner.tick += 1;
         let tick = inner.tick;
         let entry = inner.entries.get_mut(&org)?.get_mut(query)?;
         if entry.stamp != *stamp {
             return None;
+        }
+        if let Some(key) = inner.by_use.remove(&entry.used) {
+            inner.by_use.insert(tick, key);
         }
         entry.used = tick;
         Some(entry.body.clone())
@@ -99,14 +106,19 @@ impl ListingCache {
         }
         inner.tick += 1;
         let tick = inner.tick;
+        let query: Arc<str> = query.into();
         let old = inner.entries.entry(org).or_default().insert(
-            query.into(),
+            Arc::clone(&query),
             Entry {
                 used: tick,
                 ..entry
             },
         );
-        let freed = old.map_or(0, |e| e.cost(query));
+        let freed = old.map_or(0, |e| {
+            inner.by_use.remove(&e.used);
+            e.cost(&query)
+        });
+        inner.by_use.insert(tick, (org, query));
         inner.bytes = inner.bytes + cost - freed;
         while inner.bytes > self.budget {
             if !inner.evict_oldest() {
@@ -125,13 +137,7 @@ impl ListingCache {
 impl Inner {
     /// Removes the least recently used entry; false when there is none.
     fn evict_oldest(&mut self) -> bool {
-        let oldest = self
-            .entries
-            .iter()
-            .flat_map(|(org, queries)| queries.iter().map(move |(q, e)| (e.used, *org, q)))
-            .min_by_key(|(used, _, _)| *used)
-            .map(|(_, org, q)| (org, q.clone()));
-        let Some((org, query)) = oldest else {
+        let Some((_, (org, query))) = self.by_use.pop_first() else {
             return false;
         };
         if let Some(queries) = self.entries.get_mut(&org) {
@@ -203,6 +209,31 @@ mod tests {
         cache.put(org, "big", stamp(1), Bytes::from(vec![b'x'; per_entry * 2]));
         assert!(cache.get(org, "big", &stamp(1)).is_none());
         assert_eq!(cache.bytes(), per_entry * 10);
+        // The use index holds each entry once.
+        let inner = cache.inner.lock().unwrap();
+        let entries: usize = inner.entries.values().map(HashMap::len).sum();
+        assert_eq!((entries, inner.by_use.len()), (10, 10));
+    }
+
+    #[test]
+    fn many_organizations_evict_in_order_of_use() {
+        let body = Bytes::from(vec![b'x'; 100]);
+        let per_entry = 100 + "q".len() + ENTRY_OVERHEAD;
+        let cache = ListingCache::new(per_entry * 100);
+        let orgs: Vec<_> = (0..1000).map(|_| OrganizationId::new()).collect();
+        for org in &orgs {
+            cache.put(*org, "q", stamp(1), body.clone());
+        }
+        // The last 100 stay, the others went oldest first.
+        assert_eq!(cache.bytes(), per_entry * 100);
+        assert!(orgs[..900]
+            .iter()
+            .all(|o| cache.get(*o, "q", &stamp(1)).is_none()));
+        assert!(orgs[900..]
+            .iter()
+            .all(|o| cache.get(*o, "q", &stamp(1)).is_some()));
+        let inner = cache.inner.lock().unwrap();
+        assert_eq!((inner.entries.len(), inner.by_use.len()), (100, 100));
     }
 
     #[test]

@@ -236,7 +236,9 @@ impl Memo {
         }
         state.changed_at.insert(org.to_owned(), seq);
         state.versions.remove(org);
-        state.keys.retain(|_, k| k.organization_id.to_string() != org);
+        state
+            .keys
+            .retain(|_, k| k.organization_id.to_string() != org);
         state.people.retain(|(o, _), _| o != org);
     }
 
@@ -295,7 +297,9 @@ fn listen(url: &str, memo: &Weak<Memo>) {
                 m.set_live(false);
                 m.clear();
                 match err {
-                    Some(e) => log::warn!("change notifications: connection lost ({e}); reconnecting"),
+                    Some(e) => {
+                        log::warn!("change notifications: connection lost ({e}); reconnecting")
+                    }
                     None => return,
                 }
             }
