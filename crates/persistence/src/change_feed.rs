@@ -15,8 +15,10 @@
 //!   delivers a notification when its transaction commits.
 //! - A listener thread holds its own connection, `LISTEN`s, and drops the
 //!   memo's entries of each notified organization. It polls the connection
-//!   every millisecond and runs `SELECT 1` every second; the memo answers only
-//!   while that heartbeat is younger than [`STALE_AFTER`]. When the
+//!   every millisecond and sends itself a notification every second; the
+//!   memo answers only while the last one that came back is younger than
+//!   [`STALE_AFTER`] (so a connection that silently stopped delivering, or a
+//!   pooler that does not keep the session's `LISTEN`, turns it off). When the
 //!   connection fails, the memo is emptied and stays off until the listener
 //!   has reconnected and listens again.
 //! - A write made by this store empties the memo when its call returns
@@ -41,6 +43,8 @@ use equip_domain::inventory_query::ListingStamp;
 /// The notification channel (see the migration).
 pub(crate) const CHANNEL: &str = "equip_organization_changed";
 
+/// Payload of the notifications a listener sends itself.
+const HEARTBEAT_PREFIX: &str = "heartbeat:";
 /// The memo answers only while the listener's last heartbeat is younger.
 pub(crate) const STALE_AFTER: Duration = Duration::from_secs(3);
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
@@ -57,7 +61,8 @@ pub(crate) struct Memo {
     watching: AtomicBool,
     /// The listener is connected and listening.
     live: AtomicBool,
-    /// Milliseconds since `epoch` at the listener's last heartbeat.
+    /// 1 + milliseconds since `epoch` when the listener's last heartbeat came
+    /// back; 0 when none did since it (re)connected.
     heartbeat_ms: AtomicU64,
     epoch: OnceInstant,
     /// Answers given from the memo (for tests and diagnostics).
@@ -101,10 +106,10 @@ impl Memo {
     /// Whether the memo may answer: the listener listens and its heartbeat is
     /// recent.
     pub(crate) fn is_live(&self) -> bool {
+        let heartbeat = self.heartbeat_ms.load(Ordering::Acquire);
         self.live.load(Ordering::Acquire)
-            && self
-                .now_ms()
-                .saturating_sub(self.heartbeat_ms.load(Ordering::Acquire))
+            && heartbeat != 0
+            && (self.now_ms() + 1).saturating_sub(heartbeat)
                 < u64::try_from(STALE_AFTER.as_millis()).unwrap_or(u64::MAX)
     }
 
@@ -256,15 +261,17 @@ impl Memo {
         state.people.clear();
     }
 
+    /// Listening (answers start with the first heartbeat), or not.
     fn set_live(&self, live: bool) {
-        if live {
-            self.heartbeat_ms.store(self.now_ms(), Ordering::Release);
+        if !live {
+            self.heartbeat_ms.store(0, Ordering::Release);
         }
         self.live.store(live, Ordering::Release);
     }
 
     fn heartbeat(&self) {
-        self.heartbeat_ms.store(self.now_ms(), Ordering::Release);
+        self.heartbeat_ms
+            .store(self.now_ms() + 1, Ordering::Release);
     }
 }
 
@@ -331,22 +338,34 @@ fn connect(url: &str) -> Result<PgConnection, String> {
 /// Applies notifications until the connection fails (`Some(error)`) or the
 /// memo is gone (`None`).
 fn follow(conn: &mut PgConnection, memo: &Weak<Memo>) -> Option<String> {
-    let mut last_heartbeat = Instant::now();
+    let token = format!("{HEARTBEAT_PREFIX}{}", uuid::Uuid::new_v4().simple());
+    let mut last_heartbeat = Instant::now()
+        .checked_sub(HEARTBEAT_EVERY)
+        .unwrap_or_else(Instant::now);
     loop {
         let m = memo.upgrade()?;
         for notification in conn.notifications_iter() {
             match notification {
+                Ok(n) if n.payload == token => m.heartbeat(),
+                // Another instance's heartbeat.
+                Ok(n) if n.payload.starts_with(HEARTBEAT_PREFIX) => {}
                 Ok(n) if n.payload.is_empty() => m.clear(),
                 Ok(n) => m.changed(&n.payload),
                 Err(e) => return Some(e.to_string()),
             }
         }
         if last_heartbeat.elapsed() >= HEARTBEAT_EVERY {
-            if let Err(e) = diesel::sql_query("SELECT 1").execute(conn) {
+            // Through the database and back: the memo stays on only while
+            // notifications really arrive (not, say, behind a pooler that
+            // does not keep this session's LISTEN).
+            if let Err(e) = diesel::sql_query("SELECT pg_notify($1, $2)")
+                .bind::<diesel::sql_types::Text, _>(CHANNEL)
+                .bind::<diesel::sql_types::Text, _>(&token)
+                .execute(conn)
+            {
                 return Some(e.to_string());
             }
             last_heartbeat = Instant::now();
-            m.heartbeat();
         }
         drop(m);
         std::thread::sleep(POLL_EVERY);
@@ -375,6 +394,7 @@ mod tests {
     fn live() -> Memo {
         let memo = Memo::default();
         memo.set_live(true);
+        memo.heartbeat();
         memo
     }
 
@@ -435,16 +455,21 @@ mod tests {
         };
         assert!(memo.ticket().is_none());
         memo.set_live(true);
+        // Listening, but no heartbeat came back yet.
+        assert!(memo.ticket().is_none());
+        memo.heartbeat();
         let t = memo.ticket().unwrap();
         memo.keep_key(t, &key(OrganizationId::new(), "k"));
         assert!(memo.key("k").is_some());
         // A heartbeat a minute old.
-        memo.heartbeat_ms.store(0, Ordering::Release);
+        memo.heartbeat_ms.store(1, Ordering::Release);
         assert!(!memo.is_live());
         assert!(memo.key("k").is_none());
         memo.heartbeat();
         assert!(memo.key("k").is_some());
         memo.set_live(false);
         assert!(memo.key("k").is_none());
+        memo.set_live(true);
+        assert!(memo.key("k").is_none(), "not before a heartbeat came back");
     }
 }

@@ -101,21 +101,37 @@ impl Drop for Pinned {
     }
 }
 
-/// A connection of the pool, or the session's pinned one.
+/// A connection of the pool, or the session's pinned one. Unless it was
+/// checked out for reading only ([`Store::read`]), dropping it empties what
+/// the store remembers (`crate::change_feed`): whatever was written through it
+/// has committed or rolled back by then, before the caller answers anyone.
+pub(crate) struct ConnGuard<'a> {
+    held: Held<'a>,
+    after_write: Option<&'a Memo>,
+}
+
 // A guard lives on the stack for one call; boxing the pooled connection would
 // cost an allocation per call.
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum ConnGuard<'a> {
+enum Held<'a> {
     Pooled(Conn),
     Pinned(MutexGuard<'a, Conn>),
+}
+
+impl Drop for ConnGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(memo) = self.after_write {
+            memo.clear();
+        }
+    }
 }
 
 impl std::ops::Deref for ConnGuard<'_> {
     type Target = DbConnection;
     fn deref(&self) -> &DbConnection {
-        match self {
-            Self::Pooled(c) => c,
-            Self::Pinned(c) => c,
+        match &self.held {
+            Held::Pooled(c) => c,
+            Held::Pinned(c) => c,
         }
     }
 }
@@ -123,18 +139,18 @@ impl std::ops::Deref for ConnGuard<'_> {
 impl ConnGuard<'_> {
     /// Marks the connection as lost: the pool drops it when it comes back.
     fn mark_suspect(&mut self) {
-        match self {
-            Self::Pooled(c) => c.suspect = true,
-            Self::Pinned(c) => c.suspect = true,
+        match &mut self.held {
+            Held::Pooled(c) => c.suspect = true,
+            Held::Pinned(c) => c.suspect = true,
         }
     }
 }
 
 impl std::ops::DerefMut for ConnGuard<'_> {
     fn deref_mut(&mut self) -> &mut DbConnection {
-        match self {
-            Self::Pooled(c) => c,
-            Self::Pinned(c) => c,
+        match &mut self.held {
+            Held::Pooled(c) => c,
+            Held::Pinned(c) => c,
         }
     }
 }
@@ -276,17 +292,17 @@ impl Store {
         &self.pool
     }
 
+    /// A connection for anything, writes included (see [`ConnGuard`]).
     pub(crate) fn conn(&self) -> DbResult<ConnGuard<'_>> {
-        match &self.pinned {
-            Some(p) => Ok(ConnGuard::Pinned(
-                p.conn.lock().unwrap_or_else(PoisonError::into_inner),
-            )),
-            None => self
-                .pool
-                .get()
-                .map(ConnGuard::Pooled)
-                .map_err(|e| DbError::Pool(e.to_string())),
-        }
+        self.checkout(self.memo.watching().then_some(&*self.memo))
+    }
+
+    fn checkout<'a>(&'a self, after_write: Option<&'a Memo>) -> DbResult<ConnGuard<'a>> {
+        let held = match &self.pinned {
+            Some(p) => Held::Pinned(p.conn.lock().unwrap_or_else(PoisonError::into_inner)),
+            None => Held::Pooled(self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?),
+        };
+        Ok(ConnGuard { held, after_write })
     }
 
     /// A write session: this store bound to one pooled connection until the
@@ -411,11 +427,7 @@ impl Store {
         duplicate: &str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        let result = self.run(entity, duplicate, f);
-        if self.memo.watching() {
-            self.memo.clear();
-        }
-        result
+        Self::run(self.conn(), entity, duplicate, f)
     }
 
     /// [`Self::with`] for `f` that only reads: what the store remembers stays.
@@ -424,16 +436,16 @@ impl Store {
         entity: &'static str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        self.run(entity, "", f)
+        Self::run(self.checkout(None), entity, "", f)
     }
 
     fn run<T>(
-        &self,
+        conn: DbResult<ConnGuard<'_>>,
         entity: &'static str,
         duplicate: &str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        let mut conn = self.conn().map_err(|e| e.into_store(entity, duplicate))?;
+        let mut conn = conn.map_err(|e| e.into_store(entity, duplicate))?;
         let result = f(&mut conn);
         if let Err(DbError::Diesel(e)) = &result {
             if crate::connection::connection_lost(e) {
