@@ -14,7 +14,7 @@ use crate::store::Store;
 
 impl CatalogRepository for Store {
     fn find_sku(&self, organization: OrganizationId, id: SkuId) -> StoreResult<Option<Sku>> {
-        self.with("sku", "", |c| {
+        self.read("sku", |c| {
             skus::table
                 .filter(skus::id.eq(id.to_string()))
                 .filter(skus::organization_id.eq(organization.to_string()))
@@ -27,7 +27,7 @@ impl CatalogRepository for Store {
     }
 
     fn packages(&self, organization: OrganizationId) -> StoreResult<Vec<Package>> {
-        self.with("package", "", |c| {
+        self.read("package", |c| {
             packages::table
                 .filter(packages::organization_id.eq(organization.to_string()))
                 .order(packages::slug.asc())

@@ -11,7 +11,7 @@ use crate::store::Store;
 
 impl HealthCheck for Store {
     fn ping(&self) -> StoreResult<()> {
-        self.with("database", "", |c| {
+        self.read("database", |c| {
             on_inner!(c, |c| diesel::sql_query("SELECT 1").execute(c))?;
             Ok(())
         })

@@ -33,7 +33,7 @@ impl InventoryLevelRepository for Store {
         organization: OrganizationId,
         id: InventoryLevelId,
     ) -> StoreResult<Option<InventoryLevel>> {
-        self.with("inventoryLevel", "", |c| {
+        self.read("inventoryLevel", |c| {
             inventory_levels::table
                 .filter(inventory_levels::id.eq(id.to_string()))
                 .filter(inventory_levels::organization_id.eq(organization.to_string()))
@@ -50,7 +50,7 @@ impl InventoryLevelRepository for Store {
         organization: OrganizationId,
         include_inactive: bool,
     ) -> StoreResult<Vec<InventoryLevel>> {
-        self.with("inventoryLevel", "", |c| {
+        self.read("inventoryLevel", |c| {
             let mut query = inventory_levels::table
                 .filter(inventory_levels::organization_id.eq(organization.to_string()))
                 .order((

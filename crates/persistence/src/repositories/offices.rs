@@ -19,7 +19,7 @@ impl OfficeRepository for Store {
     ) -> StoreResult<Option<Office>> {
         let org = organization.to_string();
         let id = id.to_string();
-        self.with("office", "", |c| {
+        self.read("office", |c| {
             offices::table
                 .filter(offices::id.eq(&id))
                 .filter(offices::organization_id.eq(&org))

@@ -24,7 +24,7 @@ impl OrganizationRepository for Store {
     }
 
     fn find_organization(&self, id: OrganizationId) -> StoreResult<Option<Organization>> {
-        self.with("organization", "", |c| {
+        self.read("organization", |c| {
             organizations::table
                 .find(id.to_string())
                 .select(OrganizationRow::as_select())
@@ -36,7 +36,7 @@ impl OrganizationRepository for Store {
     }
 
     fn count_organizations(&self) -> StoreResult<u64> {
-        self.with("organization", "", |c| {
+        self.read("organization", |c| {
             let n: i64 = organizations::table.count().get_result(c)?;
             Ok(u64::try_from(n).unwrap_or(0))
         })

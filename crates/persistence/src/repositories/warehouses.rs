@@ -20,7 +20,7 @@ impl WarehouseRepository for Store {
     ) -> StoreResult<Option<Warehouse>> {
         let org = organization.to_string();
         let id = id.to_string();
-        self.with("warehouse", "", |c| {
+        self.read("warehouse", |c| {
             let granted = warehouse_grants::table
                 .filter(warehouse_grants::warehouse_id.eq(&id))
                 .filter(warehouse_grants::organization_id.eq(&org));
