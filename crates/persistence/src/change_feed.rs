@@ -129,6 +129,7 @@ impl Memo {
     }
 
     /// Answers given from the memo so far.
+    #[cfg(any(test, feature = "test-support"))]
     pub(crate) fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)
     }
