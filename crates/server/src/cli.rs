@@ -94,6 +94,12 @@ pub struct ServeArgs {
     /// current one.
     #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", default_value_t = 16)]
     pub listing_cache_mib: usize,
+    /// Memory for cached SCIM list responses (`GET /scim/v2/Users?…`), in MiB
+    /// (0: no cache). Each use is checked against the database (the
+    /// organization's people version), so a cached response is always the
+    /// current one.
+    #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", default_value_t = 16)]
+    pub scim_cache_mib: usize,
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,

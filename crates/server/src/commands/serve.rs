@@ -67,7 +67,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             upload_timeout: Duration::from_secs(args.upload_timeout),
             ..Limits::default()
         })
-        .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024));
+        .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024))
+        .with_scim_cache(args.scim_cache_mib.saturating_mul(1024 * 1024));
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
