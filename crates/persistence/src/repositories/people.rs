@@ -102,7 +102,9 @@ macro_rules! bind_one {
 /// One person and their emails, in one statement (joined), so no transaction
 /// is needed for a consistent read; the statement is prepared once per connection.
 fn load_one(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Person>> {
-    let rows: Vec<(PersonRow, Option<PersonEmailRow>)> = people::table
+    // On the backend's own connection: through the multi-backend connection
+    // the statement was prepared again on every call.
+    let rows: Vec<(PersonRow, Option<PersonEmailRow>)> = on_inner!(c, |c| people::table
         .left_join(
             person_emails::table.on(person_emails::person_id
                 .eq(people::id)
@@ -115,7 +117,7 @@ fn load_one(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Person
             PersonRow::as_select(),
             Option::<PersonEmailRow>::as_select(),
         ))
-        .load(c)?;
+        .load(c))?;
     let mut rows = rows.into_iter();
     let Some((person, first)) = rows.next() else {
         return Ok(None);
@@ -200,6 +202,9 @@ impl PersonRepository for Store {
             // before its first people write): one indexed read more in the
             // statement every request makes anyway. On the backend's own
             // connection, so that it is prepared once per connection.
+            // `load`, not `first`: SQLite (3.53) reads the value bound to a
+            // `LIMIT ?` while planning, so a statement with one is prepared
+            // again on every execution. The prefix is unique.
             let row: Option<(ApiKeyRow, Option<i64>)> = on_inner!(c, |c| api_keys::table
                 .left_join(
                     scim_people_versions::table
@@ -210,8 +215,8 @@ impl PersonRepository for Store {
                     ApiKeyRow::as_select(),
                     scim_people_versions::version.nullable(),
                 ))
-                .first(c)
-                .optional())?;
+                .load(c))?
+            .pop();
             row.map(|(key, version)| Ok((key.into_domain()?, Some(version.unwrap_or(0)))))
                 .transpose()
         })

@@ -167,8 +167,10 @@ where
         } else {
             state.ports()
         };
-        let (org, ()) = authorize(&header, |prefix| {
-            Ok(ports.find_api_key_by_prefix(prefix)?.map(|k| (k, ())))
+        // The statement of the cached reads, its version unused: one
+        // prepared statement for every SCIM request's key.
+        let (org, _) = authorize(&header, |prefix| {
+            ports.find_api_key_with_people_version(prefix)
         })?;
         let result = f(&*ports, org);
         if session {
