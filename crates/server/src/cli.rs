@@ -68,6 +68,12 @@ pub struct ServeArgs {
     /// Number of HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "EQUIP_WORKERS")]
     pub workers: Option<usize>,
+    /// Threads per HTTP worker that run store calls (default: the pool's
+    /// connections divided among the workers, at least 2; more would only
+    /// queue for a connection, and each sleeping thread costs a wake-up per
+    /// request).
+    #[arg(long, env = "EQUIP_BLOCKING_THREADS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub blocking_threads: Option<u32>,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]
