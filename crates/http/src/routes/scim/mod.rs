@@ -201,19 +201,15 @@ pub(crate) async fn run_cached(
     let ports = state.ports();
     let cache = state.scim_cache();
     actix_web::web::block(move || {
-        let (org, version) = if cache.enabled() {
-            authorize(&header, |prefix| {
-                ports.find_api_key_with_people_version(prefix)
-            })?
-        } else {
-            authorize(&header, |prefix| {
-                Ok(ports.find_api_key_by_prefix(prefix)?.map(|k| (k, None)))
-            })?
-        };
-        let stamp = version.map(|version| ListingStamp {
-            version,
-            people: Vec::new(),
-        });
+        let (org, version) = authorize(&header, |prefix| {
+            ports.find_api_key_with_people_version(prefix)
+        })?;
+        let stamp = version
+            .filter(|_| cache.enabled())
+            .map(|version| ListingStamp {
+                version,
+                people: Vec::new(),
+            });
         if let Some(stamp) = &stamp {
             if let Some(body) = cache.get(org, &cache_key, stamp) {
                 return Ok(body);
