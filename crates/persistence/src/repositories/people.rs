@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 
@@ -33,6 +34,17 @@ const DUPLICATE_USER_NAME: &str = "another user of the organization already has 
 /// process's people writes on a mutex first hands the lock over without those
 /// sleeps; other processes and other writers still wait on the busy timeout.
 static SQLITE_WRITER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// People created by this process (SQLite: for [`CHECKPOINT_EVERY`]).
+static PEOPLE_INSERTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// SQLite: creates between two WAL checkpoints run by creates (about 3,000
+/// WAL pages at ten pages a create). A/B on 5,000 users, POST at 32
+/// connections, against checkpoints inside the commits (SQLite's default):
+/// every 100 creates, outside the mutex, +10-12 % req/s but 15 % more CPU per
+/// create; every 300, +21-23 % req/s (3,877 -> 4,760 and 3,820 -> 4,621), p99
+/// 29 -> 23 ms, CPU per create within 2 %.
+const CHECKPOINT_EVERY: u64 = 300;
 
 fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>> {
     match c {
@@ -279,13 +291,39 @@ impl PersonRepository for Store {
     fn insert_person(&self, person: &Person) -> StoreResult<()> {
         self.with("person", DUPLICATE_USER_NAME, |c| {
             let rows = PersonRows::from_domain(person)?;
-            let _writer = sqlite_writer(c);
-            write_transaction(c, |c| {
-                diesel::insert_into(people::table)
-                    .values(&rows.person)
-                    .execute(c)?;
-                insert_emails(c, &rows.emails)
-            })?;
+            let sqlite = matches!(c, DbConnection::Sqlite(_));
+            {
+                let _writer = sqlite_writer(c);
+                // SQLite checkpoints the WAL inside the commit that crosses
+                // 1,000 pages, here while the in-process writer mutex is
+                // held: every other create waited for it (and its fsync).
+                // A create's own commit does not checkpoint; every
+                // CHECKPOINT_EVERY creates, one checkpoints after releasing
+                // the mutex (PASSIVE: it never blocks a writer or a reader).
+                if sqlite {
+                    c.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
+                }
+                let written = write_transaction(c, |c| {
+                    diesel::insert_into(people::table)
+                        .values(&rows.person)
+                        .execute(c)?;
+                    insert_emails(c, &rows.emails)
+                });
+                if sqlite {
+                    // SQLite's default, as every connection of the pool has it.
+                    if let Err(e) = c.batch_execute("PRAGMA wal_autocheckpoint = 1000") {
+                        log::warn!("could not restore wal_autocheckpoint: {e}");
+                    }
+                }
+                written?;
+            }
+            let n = PEOPLE_INSERTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if sqlite && n.is_multiple_of(CHECKPOINT_EVERY) {
+                // The create is committed: a failed checkpoint is for the log.
+                if let Err(e) = c.batch_execute("PRAGMA wal_checkpoint(PASSIVE)") {
+                    log::warn!("WAL checkpoint after people creates failed: {e}");
+                }
+            }
             self.note_people_inserted(c);
             Ok(())
         })
