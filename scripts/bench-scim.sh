@@ -165,7 +165,7 @@ for mode in get filter list post; do
     list) label="GET /Users?startIndex=…&count=50" ;;
     post) label="POST /Users" ;;
   esac
-  ratio=$(python3 -c "print(f'{$e_rps / max($r_rps, 0.1):.0f}×')")
+  ratio=$(python3 -c "print(f'{$e_rps / max($r_rps, 0.1):.1f}×')")
   note=""
   [ "$e_err" != 0 ] && note=" (equip non-2xx: $e_err)"
   [ "$r_err" != 0 ] && note="$note (scim2-server non-2xx: $r_err)"

@@ -203,6 +203,14 @@ impl CatalogRepository for InMemoryStore {
 }
 
 impl PersonRepository for InMemoryStore {
+    fn find_api_key_with_people_version(
+        &self,
+        prefix: &str,
+    ) -> StoreResult<Option<(ApiKey, Option<i64>)>> {
+        // No version kept: nothing is cached over this store.
+        Ok(self.find_api_key_by_prefix(prefix)?.map(|k| (k, None)))
+    }
+
     fn find_person(
         &self,
         organization: OrganizationId,

@@ -54,6 +54,7 @@ pub struct AppState {
     sessions: Arc<SessionSource>,
     limits: Limits,
     listing_cache: Arc<ListingCache>,
+    scim_cache: Arc<ListingCache>,
 }
 
 /// Opens a write session of the store.
@@ -72,6 +73,7 @@ impl AppState {
             }),
             limits: Limits::default(),
             listing_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
+            scim_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
         }
     }
 
@@ -86,6 +88,22 @@ impl AppState {
     #[must_use]
     pub fn listing_cache(&self) -> Arc<ListingCache> {
         Arc::clone(&self.listing_cache)
+    }
+
+    /// The same state with a SCIM list response cache of `budget` bytes (0:
+    /// none).
+    #[must_use]
+    pub fn with_scim_cache(mut self, budget: usize) -> Self {
+        self.scim_cache = Arc::new(ListingCache::new(budget));
+        self
+    }
+
+    /// The SCIM list responses' cache: the same kind of cache as the
+    /// inventory listing's, its own instance (and budget), with the
+    /// organization's people version as the stamp.
+    #[must_use]
+    pub fn scim_cache(&self) -> Arc<ListingCache> {
+        Arc::clone(&self.scim_cache)
     }
 
     /// The same state with other request limits.

@@ -68,6 +68,12 @@ pub struct ServeArgs {
     /// Number of HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "EQUIP_WORKERS")]
     pub workers: Option<usize>,
+    /// Threads per HTTP worker that run store calls (default: the pool's
+    /// connections divided among the workers, at least 2; more would only
+    /// queue for a connection, and each sleeping thread costs a wake-up per
+    /// request).
+    #[arg(long, env = "EQUIP_BLOCKING_THREADS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub blocking_threads: Option<u32>,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]
@@ -94,6 +100,12 @@ pub struct ServeArgs {
     /// current one.
     #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", default_value_t = 16)]
     pub listing_cache_mib: usize,
+    /// Memory for cached SCIM list responses (`GET /scim/v2/Users?…`), in MiB
+    /// (0: no cache). Each use is checked against the database (the
+    /// organization's people version), so a cached response is always the
+    /// current one.
+    #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", default_value_t = 16)]
+    pub scim_cache_mib: usize,
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,

@@ -13,8 +13,6 @@ use equip_persistence::PoolOptions;
 use super::{connect_with, DatabaseConfig};
 use crate::cli::ServeArgs;
 
-/// Blocking threads per actix worker (actix's default is 512 / workers).
-const BLOCKING_THREADS_PER_WORKER: usize = 16;
 /// Time a client has to send a request's head after connecting (or after its
 /// previous request on a kept-alive connection); then 408.
 const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -22,6 +20,30 @@ const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 const CLIENT_DISCONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long an idle kept-alive connection stays open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Blocking threads per actix worker: `--blocking-threads`, or the pool's
+/// connections shared among the workers (at least 2). More threads than
+/// pooled connections only queue on the pool, each idle thread keeps a malloc
+/// arena, and every request handed to a sleeping thread costs a wake-up: on
+/// the 2-core machine of docs/performance.md, an authenticated SCIM GET took
+/// 47 us of CPU with 16 threads per worker (the former fixed value), 41 us with
+/// 4, 33 us with 2.
+fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize {
+    if let Some(n) = args.blocking_threads {
+        return n as usize;
+    }
+    let pool = match store.backend() {
+        equip_persistence::Backend::Sqlite => args
+            .db_pool_size
+            .min(equip_persistence::SQLITE_MAX_POOL_SIZE),
+        equip_persistence::Backend::Postgres => args.db_pool_size,
+    } as usize;
+    // actix's default number of workers.
+    let workers = args.workers.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+    });
+    pool.div_ceil(workers.max(1)).max(2)
+}
 
 /// Opens and migrates the database, then runs the HTTP server until it is
 /// stopped (Ctrl-C or SIGTERM: actix shuts down gracefully).
@@ -72,18 +94,19 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             upload_timeout: Duration::from_secs(args.upload_timeout),
             ..Limits::default()
         })
-        .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024));
+        .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024))
+        .with_scim_cache(args.scim_cache_mib.saturating_mul(1024 * 1024));
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
+    let blocking_threads = blocking_threads(&store, args);
     let served = actix_web::rt::System::new().block_on(async move {
-        // Store calls run on each worker's blocking pool. More blocking threads
-        // than pooled connections only queue on the pool (and each idle thread
-        // keeps a malloc arena): cap them near the pool size.
+        // Store calls run on each worker's blocking pool (see
+        // `blocking_threads`).
         // SIGTERM / Ctrl-C: stop accepting, let requests in flight finish
         // (up to `shutdown_timeout`), then stop.
         let server = HttpServer::new(move || equip_http::app(state.clone()))
-            .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER)
+            .worker_max_blocking_threads(blocking_threads)
             .shutdown_timeout(shutdown_timeout)
             .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
             .client_disconnect_timeout(CLIENT_DISCONNECT_TIMEOUT)

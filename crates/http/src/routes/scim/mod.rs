@@ -10,7 +10,11 @@ pub mod users;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
+use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
+use equip_domain::api_key::ApiKey;
+use equip_domain::ids::OrganizationId;
+use equip_domain::inventory_query::ListingStamp;
 use equip_scim::error::ScimType;
 use equip_scim::schemas::MEDIA_TYPE;
 use serde_json::Value;
@@ -113,6 +117,37 @@ where
     run_with(state, key, true, f).await
 }
 
+impl ScimKey {
+    /// The header value, or the 401 of a missing or unreadable one.
+    fn header(self) -> Result<String, HttpError> {
+        use equip_domain::api_key::AuthError;
+        match self.0 {
+            None => Err(HttpError::unauthorized(Area::Scim, AuthError::Missing)),
+            Some(Err(())) => Err(HttpError::unauthorized(Area::Scim, AuthError::Malformed)),
+            Some(Ok(h)) => Ok(h),
+        }
+    }
+}
+
+/// The caller's organization (a verified key of scope `scim`) and what `find`
+/// read alongside the key record.
+fn authorize<T>(
+    header: &str,
+    find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, equip_domain::error::StoreError>,
+) -> Result<(OrganizationId, T), HttpError> {
+    use equip_domain::api_key::Scope;
+    use equip_domain::services::auth::{authenticate_with, AuthFailure};
+    let (caller, with) = match authenticate_with(Some(header), find) {
+        Ok(found) => found,
+        Err(AuthFailure::Refused(e)) => return Err(HttpError::unauthorized(Area::Scim, e)),
+        Err(AuthFailure::Store(e)) => return Err(HttpError::from_domain(Area::Scim, e.into())),
+    };
+    caller
+        .require(Scope::Scim)
+        .map_err(|e| HttpError::forbidden(Area::Scim, e))?;
+    Ok((caller.organization_id, with))
+}
+
 async fn run_with<T, F>(
     state: &crate::state::AppState,
     key: ScimKey,
@@ -123,13 +158,7 @@ where
     F: StoreWork<T>,
     T: Send + 'static,
 {
-    use equip_domain::api_key::{AuthError, Scope};
-    use equip_domain::services::auth::{authenticate, AuthFailure};
-    let header = match key.0 {
-        None => return Err(HttpError::unauthorized(Area::Scim, AuthError::Missing)),
-        Some(Err(())) => return Err(HttpError::unauthorized(Area::Scim, AuthError::Malformed)),
-        Some(Ok(h)) => h,
-    };
+    let header = key.header()?;
     let state = state.clone();
     actix_web::web::block(move || {
         let store_error = |e: equip_domain::error::StoreError| domain(e.into());
@@ -138,19 +167,59 @@ where
         } else {
             state.ports()
         };
-        let caller = match authenticate(&*ports, Some(&header)) {
-            Ok(caller) => caller,
-            Err(AuthFailure::Refused(e)) => return Err(HttpError::unauthorized(Area::Scim, e)),
-            Err(AuthFailure::Store(e)) => return Err(HttpError::from_domain(Area::Scim, e.into())),
-        };
-        caller
-            .require(Scope::Scim)
-            .map_err(|e| HttpError::forbidden(Area::Scim, e))?;
-        let result = f(&*ports, caller.organization_id);
+        // The statement of the cached reads, its version unused: one
+        // prepared statement for every SCIM request's key.
+        let (org, _) = authorize(&header, |prefix| {
+            ports.find_api_key_with_people_version(prefix)
+        })?;
+        let result = f(&*ports, org);
         if session {
             ports.make_durable().map_err(store_error)?;
         }
         result
+    })
+    .await
+    .map_err(|e| HttpError::internal(Area::Scim, &e))?
+}
+
+/// As [`run`], for a read whose response body may come from the SCIM cache
+/// ([`crate::state::AppState::scim_cache`]): the key and its organization's
+/// people version are read in one statement; the body kept under `cache_key`
+/// is the answer if it was read under the same version, otherwise `f` renders
+/// it and it is kept. The version changes in the transaction of every write to
+/// the organization's people, and it is read before `f` reads them, so a kept
+/// body is always what `f` would render now. `cache_key` must name everything
+/// besides the organization's people that the body depends on (the query and
+/// the base URL).
+pub(crate) async fn run_cached(
+    state: &crate::state::AppState,
+    key: ScimKey,
+    cache_key: String,
+    f: impl StoreWork<String>,
+) -> Result<Bytes, HttpError> {
+    let header = key.header()?;
+    let ports = state.ports();
+    let cache = state.scim_cache();
+    actix_web::web::block(move || {
+        let (org, version) = authorize(&header, |prefix| {
+            ports.find_api_key_with_people_version(prefix)
+        })?;
+        let stamp = version
+            .filter(|_| cache.enabled())
+            .map(|version| ListingStamp {
+                version,
+                people: Vec::new(),
+            });
+        if let Some(stamp) = &stamp {
+            if let Some(body) = cache.get(org, &cache_key, stamp) {
+                return Ok(body);
+            }
+        }
+        let body = Bytes::from(f(&*ports, org)?);
+        if let Some(stamp) = stamp {
+            cache.put(org, &cache_key, stamp, body.clone());
+        }
+        Ok(body)
     })
     .await
     .map_err(|e| HttpError::internal(Area::Scim, &e))?
