@@ -34,13 +34,14 @@ impl ApiKeyRepository for Store {
         let found = self.read("apiKey", |c| {
             // On the backend's own connection: through the multi-backend
             // connection this statement was prepared again on every request
-            // (it runs on every authenticated request).
-            let row: Option<ApiKeyRow> = on_inner!(c, |c| api_keys::table
+            // (it runs on every authenticated request). No `.first()`: SQLite
+            // prepares a statement with a bound `LIMIT` again each time it is
+            // rebound; the prefix is unique anyway.
+            let mut rows: Vec<ApiKeyRow> = on_inner!(c, |c| api_keys::table
                 .filter(api_keys::prefix.eq(prefix))
                 .select(ApiKeyRow::as_select())
-                .first(c)
-                .optional())?;
-            row.map(ApiKeyRow::into_domain).transpose()
+                .load(c))?;
+            rows.pop().map(ApiKeyRow::into_domain).transpose()
         })?;
         if let (Some(ticket), Some(key)) = (ticket, &found) {
             self.memo.keep_key(ticket, key);

@@ -209,7 +209,7 @@ impl PersonRepository for Store {
         &self,
         prefix: &str,
     ) -> StoreResult<Option<(ApiKey, Option<i64>)>> {
-        self.with("apiKey", "", |c| {
+        self.read("apiKey", |c| {
             // The organization's version joined on the key's organization (0
             // before its first people write): one indexed read more in the
             // statement every request makes anyway. On the backend's own
@@ -241,7 +241,7 @@ impl PersonRepository for Store {
     ) -> StoreResult<Option<Person>> {
         let org = organization.to_string();
         let id = id.to_string();
-        self.with("person", "", |c| load_one(c, &org, &id))
+        self.read("person", |c| load_one(c, &org, &id))
     }
 
     fn list_people(
@@ -251,7 +251,7 @@ impl PersonRepository for Store {
     ) -> StoreResult<PersonPage> {
         let org = organization.to_string();
         let backend = self.backend();
-        self.with("person", "", |c| {
+        self.read("person", |c| {
             c.transaction(|c| {
                 let count_all = |c: &mut DbConnection| -> DbResult<u64> {
                     let mut count = Sql::new(backend);
