@@ -12,8 +12,6 @@ mod support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use equip_domain::api_key::PresentedKey;
-use equip_domain::ports::ApiKeyRepository;
 use equip_persistence::test_support::TestDatabase;
 use serde_json::{json, Value};
 use support::process::{request, Serve};
@@ -98,13 +96,7 @@ fn writes_through_one_instance_show_on_the_other() {
 
     // A key revoked by another program (here the store of this test) is
     // refused by both.
-    let store = db.store();
-    let prefix = PresentedKey::from_header(&auth)
-        .unwrap()
-        .prefix()
-        .to_owned();
-    let record = store.find_api_key_by_prefix(&prefix).unwrap().unwrap();
-    store.revoke_api_key(record.id, chrono::Utc::now()).unwrap();
+    support::revoke_key(&db.store(), &key);
     for (name, serve) in [("A", &a), ("B", &b)] {
         eventually(
             &format!("the revocation on {name}"),

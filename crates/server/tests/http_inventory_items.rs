@@ -539,9 +539,8 @@ async fn the_listing_shows_every_change_to_an_item_its_sku_and_its_holder(app: T
 /// same database); a key revoked after its pages were cached is refused.
 async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
     use actix_web::test;
-    use equip_domain::api_key::PresentedKey;
     use equip_domain::person::Email;
-    use equip_domain::ports::{ApiKeyRepository, PersonRepository, PersonWrite};
+    use equip_domain::ports::{PersonRepository, PersonWrite};
     let s = seeded(&app);
     let w = app.world();
     let other = test::init_service(equip_http::app(equip_http::AppState::new(
@@ -612,15 +611,7 @@ async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
     assert_eq!(found["data"], theirs["data"]);
 
     // A revoked key is refused, cached pages or not.
-    let presented = PresentedKey::from_header(&format!("ApiKey {}", w.a.key)).unwrap();
-    let record = app
-        .store
-        .find_api_key_by_prefix(presented.prefix())
-        .unwrap()
-        .unwrap();
-    app.store
-        .revoke_api_key(record.id, chrono::Utc::now())
-        .unwrap();
+    support::revoke_key(&*app.store, &w.a.key);
     let (status, _) = app.call(w.a.get(&first_page)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }

@@ -99,19 +99,8 @@ fn user_path(user: &Value) -> String {
 }
 
 fn list_path(filter: &str, rest: &str) -> String {
-    let f: String = url_encode(filter);
+    let f: String = support::url_encode(filter);
     format!("/scim/v2/Users?filter={f}{rest}")
-}
-
-fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 async fn total(app: &TestApp, c: &Client, filter: &str) -> u64 {

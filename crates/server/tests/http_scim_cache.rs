@@ -13,11 +13,10 @@ use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::test::{self, TestRequest};
-use equip_domain::api_key::PresentedKey;
 use equip_domain::ids::PersonId;
 use equip_domain::import::ImportBatch;
 use equip_domain::person::Email;
-use equip_domain::ports::{ApiKeyRepository, PersonRepository, PersonWrite};
+use equip_domain::ports::{PersonRepository, PersonWrite};
 use equip_domain::services::import;
 use equip_http::AppState;
 use serde_json::{json, Value};
@@ -98,21 +97,10 @@ impl<'a> Readers<'a> {
     }
 }
 
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 fn by_user_name(name: &str) -> String {
     format!(
         "/scim/v2/Users?filter={}",
-        encode(&format!("userName eq \"{name}\""))
+        support::url_encode(&format!("userName eq \"{name}\""))
     )
 }
 
@@ -338,15 +326,7 @@ async fn the_key_is_checked_on_every_cached_read(app: TestApp) {
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     // Revoked after its pages were cached: 401.
-    let presented = PresentedKey::from_header(&format!("ApiKey {}", w.a.key)).unwrap();
-    let record = app
-        .store
-        .find_api_key_by_prefix(presented.prefix())
-        .unwrap()
-        .unwrap();
-    app.store
-        .revoke_api_key(record.id, chrono::Utc::now())
-        .unwrap();
+    support::revoke_key(&*app.store, &w.a.key);
     let (status, body) = app.call(w.a.get(url)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
 }

@@ -312,3 +312,26 @@ fn seed(store: &Store) -> World {
     import::run_import(store, b_org, &batch_b, &mut |_| {}).unwrap();
     world
 }
+
+/// Revokes the API key whose secret is `secret` (as a client presents it).
+pub fn revoke_key(store: &dyn equip_domain::ports::ApiKeyRepository, secret: &str) {
+    let presented =
+        equip_domain::api_key::PresentedKey::from_header(&format!("ApiKey {secret}")).unwrap();
+    let record = store
+        .find_api_key_by_prefix(presented.prefix())
+        .unwrap()
+        .unwrap();
+    store.revoke_api_key(record.id, chrono::Utc::now()).unwrap();
+}
+
+/// `s` percent-encoded for a query string (unreserved characters kept).
+pub fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
