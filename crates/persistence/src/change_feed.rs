@@ -9,10 +9,13 @@
 //! [`crate::Store::watch_changes`], the store keeps what it read in a [`Memo`]
 //! and answers from it while it is known to be current:
 //!
-//! - Triggers on `api_keys`, `inventory_listing_versions` and `person_emails`
-//!   (migration `2026-11-24-090000_change_notifications`) send the
-//!   organization id on the channel [`CHANNEL`] with every change; PostgreSQL
-//!   delivers a notification when its transaction commits.
+//! - Triggers on `api_keys` and `inventory_listing_versions` (migration
+//!   `2026-11-24-090000_change_notifications`) send the organization id on
+//!   the channel [`CHANNEL`] with every change; PostgreSQL delivers a
+//!   notification when its transaction commits. `person_emails` has none (a
+//!   notification per SCIM create cost PostgreSQL Bulk and CSV uploads a
+//!   quarter of their rate), so a stamp with the people of an `assignedEmail`
+//!   filter is always read from the database.
 //! - A listener thread holds its own connection, `LISTEN`s, and drops the
 //!   memo's entries of each notified organization. It polls the connection
 //!   every millisecond and sends itself a notification every second; the
@@ -81,8 +84,6 @@ struct State {
     keys: HashMap<String, ApiKey>,
     /// Listing versions by organization.
     versions: HashMap<String, i64>,
-    /// The people with an address, by (organization, folded address).
-    people: HashMap<(String, String), Vec<String>>,
 }
 
 /// A monotonic origin fixed at construction.
@@ -155,25 +156,22 @@ impl Memo {
         found
     }
 
-    /// The key of `prefix` and the listing stamp of its organization (for an
-    /// `assignedEmail` filter, `email` folded), if all are remembered.
-    pub(crate) fn key_and_stamp(
-        &self,
-        prefix: &str,
-        email: Option<&str>,
-    ) -> Option<(ApiKey, ListingStamp)> {
+    /// The key of `prefix` and the listing stamp of its organization for a
+    /// query without `assignedEmail`, if both are remembered.
+    pub(crate) fn key_and_stamp(&self, prefix: &str) -> Option<(ApiKey, ListingStamp)> {
         if !self.is_live() {
             return None;
         }
         let state = self.lock();
         let key = state.keys.get(prefix)?;
-        let org = key.organization_id.to_string();
-        let version = *state.versions.get(&org)?;
-        let people = match email {
-            None => Vec::new(),
-            Some(email) => state.people.get(&(org, email.to_owned()))?.clone(),
-        };
-        let found = (key.clone(), ListingStamp { version, people });
+        let version = *state.versions.get(&key.organization_id.to_string())?;
+        let found = (
+            key.clone(),
+            ListingStamp {
+                version,
+                people: Vec::new(),
+            },
+        );
         drop(state);
         self.hits.fetch_add(1, Ordering::Relaxed);
         Some(found)
@@ -197,36 +195,21 @@ impl Memo {
         state.keys.insert(key.prefix.clone(), key.clone());
     }
 
-    /// Remembers a key and a listing stamp read together after `ticket` was
-    /// taken (`email` as in [`Self::key_and_stamp`]), unless the key's
-    /// organization changed since.
-    pub(crate) fn keep_stamp(
-        &self,
-        ticket: Ticket,
-        key: &ApiKey,
-        stamp: &ListingStamp,
-        email: Option<&str>,
-    ) {
+    /// Remembers a key and its organization's listing version, read
+    /// together after `ticket` was taken, unless the organization changed
+    /// since.
+    pub(crate) fn keep_stamp(&self, ticket: Ticket, key: &ApiKey, version: i64) {
         let org = key.organization_id.to_string();
         let mut state = self.lock();
         if !Self::unchanged(&state, ticket, &org) {
             return;
         }
-        for full in [state.keys.len(), state.versions.len(), state.people.len()] {
-            if full >= MAX_ENTRIES {
-                state.keys.clear();
-                state.versions.clear();
-                state.people.clear();
-                break;
-            }
+        if state.keys.len() >= MAX_ENTRIES || state.versions.len() >= MAX_ENTRIES {
+            state.keys.clear();
+            state.versions.clear();
         }
         state.keys.insert(key.prefix.clone(), key.clone());
-        state.versions.insert(org.clone(), stamp.version);
-        if let Some(email) = email {
-            state
-                .people
-                .insert((org, email.to_owned()), stamp.people.clone());
-        }
+        state.versions.insert(org, version);
     }
 
     /// Drops what is remembered of `org`.
@@ -245,7 +228,6 @@ impl Memo {
         state
             .keys
             .retain(|_, k| k.organization_id.to_string() != org);
-        state.people.retain(|(o, _), _| o != org);
     }
 
     /// Drops everything.
@@ -259,7 +241,6 @@ impl Memo {
         state.changed_at.clear();
         state.keys.clear();
         state.versions.clear();
-        state.people.clear();
     }
 
     /// Listening (answers start with the first heartbeat), or not.
@@ -399,29 +380,20 @@ mod tests {
         memo
     }
 
-    fn stamp(version: i64) -> ListingStamp {
-        ListingStamp {
-            version,
-            people: Vec::new(),
-        }
-    }
-
     #[test]
     fn remembers_what_was_read_until_its_organization_changes() {
         let memo = live();
         let (a, b) = (OrganizationId::new(), OrganizationId::new());
         let t = memo.ticket().unwrap();
-        memo.keep_stamp(t, &key(a, "ka"), &stamp(3), None);
-        memo.keep_stamp(t, &key(b, "kb"), &stamp(7), Some("x@example.com"));
-        assert_eq!(memo.key_and_stamp("ka", None).unwrap().1.version, 3);
-        assert!(memo.key_and_stamp("kb", Some("x@example.com")).is_some());
-        // An address not read is not answered.
-        assert!(memo.key_and_stamp("kb", Some("y@example.com")).is_none());
+        memo.keep_stamp(t, &key(a, "ka"), 3);
+        memo.keep_stamp(t, &key(b, "kb"), 7);
+        assert_eq!(memo.key_and_stamp("ka").unwrap().1.version, 3);
+        assert!(memo.key_and_stamp("kc").is_none());
         memo.changed(&a.to_string());
-        assert!(memo.key_and_stamp("ka", None).is_none());
+        assert!(memo.key_and_stamp("ka").is_none());
         assert!(memo.key("ka").is_none());
-        assert_eq!(memo.key_and_stamp("kb", None).unwrap().1.version, 7);
-        assert_eq!(memo.hits(), 3);
+        assert_eq!(memo.key_and_stamp("kb").unwrap().1.version, 7);
+        assert_eq!(memo.hits(), 2);
     }
 
     #[test]
@@ -430,8 +402,8 @@ mod tests {
         let org = OrganizationId::new();
         let before = memo.ticket().unwrap();
         memo.changed(&org.to_string());
-        memo.keep_stamp(before, &key(org, "k"), &stamp(1), None);
-        assert!(memo.key_and_stamp("k", None).is_none());
+        memo.keep_stamp(before, &key(org, "k"), 1);
+        assert!(memo.key_and_stamp("k").is_none());
         memo.keep_key(before, &key(org, "k"));
         assert!(memo.key("k").is_none());
         // Another organization's change does not matter.

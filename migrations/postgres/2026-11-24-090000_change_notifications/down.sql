@@ -1,6 +1,3 @@
-DROP TRIGGER person_emails_notify_update ON person_emails;
-DROP TRIGGER person_emails_notify_delete ON person_emails;
-DROP TRIGGER person_emails_notify_insert ON person_emails;
 DROP TRIGGER inventory_listing_versions_notify_update ON inventory_listing_versions;
 DROP TRIGGER inventory_listing_versions_notify_delete ON inventory_listing_versions;
 DROP TRIGGER inventory_listing_versions_notify_insert ON inventory_listing_versions;

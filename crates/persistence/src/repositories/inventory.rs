@@ -95,11 +95,15 @@ impl InventoryRepository for Store {
         prefix: &str,
         query: &InventoryQuery,
     ) -> StoreResult<Option<(ApiKey, Option<ListingStamp>)>> {
-        let email = crate::listing::stamp_email(query);
-        if let Some((key, stamp)) = self.memo.key_and_stamp(prefix, email.as_deref()) {
-            return Ok(Some((key, Some(stamp))));
+        // The people of an `assignedEmail` filter are not remembered (see
+        // `crate::change_feed`): such a stamp is always read.
+        let remembered = crate::listing::stamp_email(query).is_none();
+        if remembered {
+            if let Some((key, stamp)) = self.memo.key_and_stamp(prefix) {
+                return Ok(Some((key, Some(stamp))));
+            }
         }
-        let ticket = self.memo.ticket();
+        let ticket = self.memo.ticket().filter(|_| remembered);
         let found = self.read("apiKey", |c| {
             let Some((key, stamp)) = crate::listing::key_and_stamp(c, prefix, query)? else {
                 return Ok(None);
@@ -108,7 +112,7 @@ impl InventoryRepository for Store {
         })?;
         Ok(found.map(|(key, stamp)| {
             if let Some(ticket) = ticket {
-                self.memo.keep_stamp(ticket, &key, &stamp, email.as_deref());
+                self.memo.keep_stamp(ticket, &key, stamp.version);
             }
             (key, Some(stamp))
         }))
