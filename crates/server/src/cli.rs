@@ -69,9 +69,9 @@ pub struct ServeArgs {
     #[arg(long, env = "EQUIP_WORKERS")]
     pub workers: Option<usize>,
     /// Threads per HTTP worker that run store calls (default: the pool's
-    /// connections divided among the workers, at least 2; more would only
-    /// queue for a connection, and each sleeping thread costs a wake-up per
-    /// request).
+    /// connections divided among the workers, from 2 to 4; more would only
+    /// queue for a connection or for the database's CPU, and each sleeping
+    /// thread costs a wake-up per request).
     #[arg(long, env = "EQUIP_BLOCKING_THREADS", value_parser = clap::value_parser!(u32).range(1..))]
     pub blocking_threads: Option<u32>,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`

@@ -21,6 +21,9 @@ const CLIENT_DISCONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long an idle kept-alive connection stays open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
+/// Default cap of [`blocking_threads`].
+const MAX_DEFAULT_BLOCKING_THREADS: usize = 4;
+
 /// Blocking threads per actix worker: `--blocking-threads`, or the pool's
 /// connections shared among the workers (at least 2). More threads than
 /// pooled connections only queue on the pool, each idle thread keeps a malloc
@@ -28,6 +31,12 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// the 2-core machine of docs/performance.md, an authenticated SCIM GET took
 /// 47 us of CPU with 16 threads per worker (the former fixed value), 41 us with
 /// 4, 33 us with 2.
+///
+/// At most [`MAX_DEFAULT_BLOCKING_THREADS`] by default: on PostgreSQL (pool of
+/// 16, so 8 per worker) requests that each run a statement queued in the
+/// database's CPU; with 4 per worker the p99 of `assignedEmail` listing
+/// requests (one statement each) at 32 connections fell from 44–477 ms to
+/// 16 ms at the same throughput (docs/performance.md).
 fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize {
     if let Some(n) = args.blocking_threads {
         return n as usize;
@@ -42,7 +51,7 @@ fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize
     let workers = args.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     });
-    pool.div_ceil(workers.max(1)).max(2)
+    pool.div_ceil(workers.max(1)).clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
 }
 
 /// Opens and migrates the database, then runs the HTTP server until it is
