@@ -51,7 +51,8 @@ fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize
     let workers = args.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     });
-    pool.div_ceil(workers.max(1)).clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
+    pool.div_ceil(workers.max(1))
+        .clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
 }
 
 /// Opens and migrates the database, then runs the HTTP server until it is
