@@ -41,6 +41,7 @@ use diesel::prelude::*;
 use diesel::PgConnection;
 
 use equip_domain::api_key::ApiKey;
+use equip_domain::ids::OrganizationId;
 use equip_domain::inventory_query::ListingStamp;
 
 /// The notification channel (see the migration).
@@ -79,11 +80,11 @@ struct State {
     /// `seq` of the last time everything was dropped.
     cleared_at: u64,
     /// `seq` of the last change noted per organization.
-    changed_at: HashMap<String, u64>,
+    changed_at: HashMap<OrganizationId, u64>,
     /// API keys by prefix.
     keys: HashMap<String, ApiKey>,
     /// Listing versions by organization.
-    versions: HashMap<String, i64>,
+    versions: HashMap<OrganizationId, i64>,
 }
 
 /// A monotonic origin fixed at construction.
@@ -164,7 +165,7 @@ impl Memo {
         }
         let state = self.lock();
         let key = state.keys.get(prefix)?;
-        let version = *state.versions.get(&key.organization_id.to_string())?;
+        let version = *state.versions.get(&key.organization_id)?;
         let found = (
             key.clone(),
             ListingStamp {
@@ -178,15 +179,15 @@ impl Memo {
     }
 
     /// Whether nothing of `org` changed since `ticket` was taken.
-    fn unchanged(state: &State, ticket: Ticket, org: &str) -> bool {
-        ticket.0 >= state.cleared_at && state.changed_at.get(org).is_none_or(|&at| at <= ticket.0)
+    fn unchanged(state: &State, ticket: Ticket, org: OrganizationId) -> bool {
+        ticket.0 >= state.cleared_at && state.changed_at.get(&org).is_none_or(|&at| at <= ticket.0)
     }
 
     /// Remembers a key read after `ticket` was taken, unless its organization
     /// changed since.
     pub(crate) fn keep_key(&self, ticket: Ticket, key: &ApiKey) {
         let mut state = self.lock();
-        if !Self::unchanged(&state, ticket, &key.organization_id.to_string()) {
+        if !Self::unchanged(&state, ticket, key.organization_id) {
             return;
         }
         if state.keys.len() >= MAX_ENTRIES {
@@ -199,9 +200,9 @@ impl Memo {
     /// together after `ticket` was taken, unless the organization changed
     /// since.
     pub(crate) fn keep_stamp(&self, ticket: Ticket, key: &ApiKey, version: i64) {
-        let org = key.organization_id.to_string();
+        let org = key.organization_id;
         let mut state = self.lock();
-        if !Self::unchanged(&state, ticket, &org) {
+        if !Self::unchanged(&state, ticket, org) {
             return;
         }
         if state.keys.len() >= MAX_ENTRIES || state.versions.len() >= MAX_ENTRIES {
@@ -213,7 +214,7 @@ impl Memo {
     }
 
     /// Drops what is remembered of `org`.
-    pub(crate) fn changed(&self, org: &str) {
+    pub(crate) fn changed(&self, org: OrganizationId) {
         let mut state = self.lock();
         state.seq += 1;
         let seq = state.seq;
@@ -223,11 +224,9 @@ impl Memo {
             Self::clear_locked(&mut state);
             return;
         }
-        state.changed_at.insert(org.to_owned(), seq);
-        state.versions.remove(org);
-        state
-            .keys
-            .retain(|_, k| k.organization_id.to_string() != org);
+        state.changed_at.insert(org, seq);
+        state.versions.remove(&org);
+        state.keys.retain(|_, k| k.organization_id != org);
     }
 
     /// Drops everything.
@@ -331,8 +330,11 @@ fn follow(conn: &mut PgConnection, memo: &Weak<Memo>) -> Option<String> {
                 Ok(n) if n.payload == token => m.heartbeat(),
                 // Another instance's heartbeat.
                 Ok(n) if n.payload.starts_with(HEARTBEAT_PREFIX) => {}
-                Ok(n) if n.payload.is_empty() => m.clear(),
-                Ok(n) => m.changed(&n.payload),
+                // An organization id; anything else drops everything.
+                Ok(n) => match OrganizationId::parse(&n.payload) {
+                    Ok(org) => m.changed(org),
+                    Err(_) => m.clear(),
+                },
                 Err(e) => return Some(e.to_string()),
             }
         }
@@ -358,7 +360,7 @@ fn follow(conn: &mut PgConnection, memo: &Weak<Memo>) -> Option<String> {
 mod tests {
     use super::*;
     use equip_domain::api_key::{ApiKey, Scopes};
-    use equip_domain::ids::{ApiKeyId, OrganizationId};
+    use equip_domain::ids::ApiKeyId;
 
     fn key(org: OrganizationId, prefix: &str) -> ApiKey {
         ApiKey {
@@ -389,7 +391,7 @@ mod tests {
         memo.keep_stamp(t, &key(b, "kb"), 7);
         assert_eq!(memo.key_and_stamp("ka").unwrap().1.version, 3);
         assert!(memo.key_and_stamp("kc").is_none());
-        memo.changed(&a.to_string());
+        memo.changed(a);
         assert!(memo.key_and_stamp("ka").is_none());
         assert!(memo.key("ka").is_none());
         assert_eq!(memo.key_and_stamp("kb").unwrap().1.version, 7);
@@ -401,7 +403,7 @@ mod tests {
         let memo = live();
         let org = OrganizationId::new();
         let before = memo.ticket().unwrap();
-        memo.changed(&org.to_string());
+        memo.changed(org);
         memo.keep_stamp(before, &key(org, "k"), 1);
         assert!(memo.key_and_stamp("k").is_none());
         memo.keep_key(before, &key(org, "k"));
@@ -409,7 +411,7 @@ mod tests {
         // Another organization's change does not matter.
         let other = OrganizationId::new();
         let t = memo.ticket().unwrap();
-        memo.changed(&other.to_string());
+        memo.changed(other);
         memo.keep_key(t, &key(org, "k"));
         assert!(memo.key("k").is_some());
         // A clear does.

@@ -627,7 +627,7 @@ struct KeyStampRow {
 /// a subquery; on SQLite, in process, they are a second statement).
 /// The folded address of `q`'s `assignedEmail` filter: the part of its
 /// listing stamp besides the version.
-pub(crate) fn stamp_email(q: &InventoryQuery) -> Option<String> {
+fn stamp_email(q: &InventoryQuery) -> Option<String> {
     match &q.filter.person {
         Some(AssigneeFilter::Email(email)) => Some(crate::models::fold_case(email)),
         _ => None,

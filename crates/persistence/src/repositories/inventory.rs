@@ -8,7 +8,7 @@ use equip_domain::error::StoreResult;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
 use equip_domain::inventory_query::{
-    InventoryItemView, InventoryPage, InventoryQuery, ListingStamp,
+    AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, ListingStamp,
 };
 use equip_domain::ports::InventoryRepository;
 
@@ -97,7 +97,7 @@ impl InventoryRepository for Store {
     ) -> StoreResult<Option<(ApiKey, Option<ListingStamp>)>> {
         // The people of an `assignedEmail` filter are not remembered (see
         // `crate::change_feed`): such a stamp is always read.
-        let remembered = crate::listing::stamp_email(query).is_none();
+        let remembered = !matches!(query.filter.person, Some(AssigneeFilter::Email(_)));
         if remembered {
             if let Some((key, stamp)) = self.memo.key_and_stamp(prefix) {
                 return Ok(Some((key, Some(stamp))));
