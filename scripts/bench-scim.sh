@@ -6,7 +6,7 @@
 #      userName eq "…", a list page of count=50, and POST /Users;
 #   3. equip's resident memory (VmRSS and peak VmHWM).
 # Prints a Markdown table (requests/s, equip ÷ scim2-server). Needs wrk
-# (apt-get install -y wrk); the venv of scripts/scim-conformance.sh (created when missing).
+# (apt-get install -y wrk); a venv for scim2-server under ~/.cache/equip (created when missing).
 # USERS, DURATION and CONNECTIONS override the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,12 +14,10 @@ cd "$(dirname "$0")/.."
 users="${USERS:-10000}"
 duration="${DURATION:-15s}"
 connections="${CONNECTIONS:-32}"
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/equip/scim-venv"
 command -v wrk >/dev/null || { echo "bench-scim: wrk is missing (apt-get install -y wrk)" >&2; exit 1; }
-if [ ! -x "$venv/bin/scim2-server" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q scim2-server==0.8.3
-fi
+. scripts/lib/venv.sh
+ensure_venv scim2-server-venv "scim2-server==0.8.3" scim2-server
+venv=$VENV
 
 cargo build -q --release -p equip-server --bin equip
 bin="${CARGO_TARGET_DIR:-target}/release/equip"

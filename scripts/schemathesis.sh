@@ -16,15 +16,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/equip/schemathesis-venv"
-pins="schemathesis==4.32.5"
-if [ ! -x "$venv/bin/schemathesis" ] || [ "$(cat "$venv/.equip-pins" 2>/dev/null)" != "$pins" ]; then
-  echo "schemathesis: preparing $venv" >&2
-  python3 -m venv "$venv"
-  # shellcheck disable=SC2086
-  "$venv/bin/pip" install -q $pins
-  echo "$pins" > "$venv/.equip-pins"
-fi
+. scripts/lib/venv.sh
+ensure_venv schemathesis-venv "schemathesis==4.32.5" schemathesis
+venv=$VENV
 
 cargo build -q -p equip-server --bin equip
 bin="${CARGO_TARGET_DIR:-target}/debug/equip"

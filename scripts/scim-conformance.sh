@@ -9,16 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/equip/scim-venv"
-pins="scim2-cli==0.6.0 scim2-tester==0.5.2 scim-sanity==0.7.4"
-if [ ! -x "$venv/bin/scim2" ] || [ ! -x "$venv/bin/scim-sanity" ] \
-   || [ "$(cat "$venv/.equip-pins" 2>/dev/null)" != "$pins" ]; then
-  echo "scim-conformance: preparing $venv" >&2
-  python3 -m venv "$venv"
-  # shellcheck disable=SC2086
-  "$venv/bin/pip" install -q $pins
-  echo "$pins" > "$venv/.equip-pins"
-fi
+. scripts/lib/venv.sh
+ensure_venv scim-venv "scim2-cli==0.6.0 scim2-tester==0.5.2 scim-sanity==0.7.4" scim2 scim-sanity
+venv=$VENV
 
 cargo build -q -p equip-server --bin equip
 bin="${CARGO_TARGET_DIR:-target}/debug/equip"
