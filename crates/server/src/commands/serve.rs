@@ -25,7 +25,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 const MAX_DEFAULT_BLOCKING_THREADS: usize = 4;
 
 /// Blocking threads per actix worker: `--blocking-threads`, or the pool's
-/// connections shared among the workers (at least 2). More threads than
+/// connections shared among the workers (from 2 to 4). More threads than
 /// pooled connections only queue on the pool, each idle thread keeps a malloc
 /// arena, and every request handed to a sleeping thread costs a wake-up: on
 /// the 2-core machine of docs/performance.md, an authenticated SCIM GET took
@@ -51,6 +51,12 @@ fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize
     let workers = args.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     });
+    default_blocking_threads(pool, workers)
+}
+
+/// The pool's `pool` connections shared among `workers`, from 2 to
+/// [`MAX_DEFAULT_BLOCKING_THREADS`].
+fn default_blocking_threads(pool: usize, workers: usize) -> usize {
     pool.div_ceil(workers.max(1))
         .clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
 }
@@ -141,4 +147,22 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         }
     }
     served
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_blocking_threads;
+
+    #[test]
+    fn blocking_threads_share_the_pool_between_two_and_four_per_worker() {
+        // PostgreSQL's default pool of 16 on 2 workers: capped at 4.
+        assert_eq!(default_blocking_threads(16, 2), 4);
+        // SQLite's pool of 8 on 2 workers: its share.
+        assert_eq!(default_blocking_threads(8, 2), 4);
+        assert_eq!(default_blocking_threads(6, 2), 3);
+        // Never fewer than 2, whatever the pool or the workers.
+        assert_eq!(default_blocking_threads(2, 2), 2);
+        assert_eq!(default_blocking_threads(1, 8), 2);
+        assert_eq!(default_blocking_threads(16, 0), 4);
+    }
 }
