@@ -1,14 +1,17 @@
-//! The `Authorization: ApiKey <key>` extractor.
+//! The `Authorization: ApiKey <key>` header and the extractors of the caller.
 //!
-//! Every request looks its key up (one indexed read on the blocking pool), so a
-//! revoked key stops working at once on every instance. The key is never logged.
+//! The key of a request is checked by the route's gate ([`crate::gate`])
+//! before the handler runs; the extractors here hand the gate's verdict to the
+//! handler. A key is looked up on every request (on PostgreSQL the store
+//! answers from memory kept current by change notifications), so a revoked
+//! key stops working at once on every instance. The key is never logged.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use equip_domain::api_key::{ApiKey, AuthError, Caller, Scope};
 use equip_domain::ports::ApiKeyRepository;
 use equip_domain::services::auth::{authenticate_with, AuthFailure};
@@ -44,6 +47,14 @@ impl FromRequest for Authenticated {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let header = ApiKeyHeader::read(req);
+        if let Some(caller) = req.extensions().get::<Caller>() {
+            // Verified by the route's gate.
+            let found = Ok(Self {
+                caller: caller.clone(),
+                area: header.area,
+            });
+            return Box::pin(std::future::ready(found));
+        }
         let state = req.app_data::<web::Data<AppState>>().map(|s| s.ports());
         Box::pin(async move {
             let area = header.area;
@@ -77,15 +88,38 @@ impl FromRequest for ApiKeyHeader {
 }
 
 impl ApiKeyHeader {
-    /// The header of `req`, and the area its errors are answered in.
-    fn read(req: &HttpRequest) -> Self {
-        let header = req
-            .headers()
-            .get(AUTHORIZATION)
-            .map(|v| v.to_str().map(str::to_owned).map_err(|_| ()));
-        Self {
-            header,
-            area: Area::of_path(req.path()),
+    /// The header of `req`, and the area its errors are answered in. On
+    /// `/scim/v2`, `Bearer <key>` is read as `ApiKey <key>`: Okta and
+    /// Microsoft Entra ID can only send bearer tokens.
+    pub(crate) fn read(req: &HttpRequest) -> Self {
+        let area = Area::of_path(req.path());
+        let header = req.headers().get(AUTHORIZATION).map(|v| {
+            v.to_str().map_err(|_| ()).map(|h| match h.split_once(' ') {
+                Some((scheme, key))
+                    if area == Area::Scim && scheme.eq_ignore_ascii_case("Bearer") =>
+                {
+                    format!("ApiKey {}", key.trim())
+                }
+                _ => h.to_owned(),
+            })
+        });
+        Self { header, area }
+    }
+
+    /// The area the request's errors are answered in.
+    pub(crate) fn area(&self) -> Area {
+        self.area
+    }
+
+    /// The header's value, or the 401 of a missing or unreadable one.
+    ///
+    /// # Errors
+    /// 401 when there is no header or it is not text.
+    pub(crate) fn presented(&self) -> Result<&str, HttpError> {
+        match &self.header {
+            None => Err(HttpError::unauthorized(self.area, AuthError::Missing)),
+            Some(Err(())) => Err(HttpError::unauthorized(self.area, AuthError::Malformed)),
+            Some(Ok(h)) => Ok(h),
         }
     }
 
@@ -135,11 +169,7 @@ impl ApiKeyHeader {
         &self,
         find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, StoreError>,
     ) -> Result<(Caller, T), HttpError> {
-        let header = match &self.header {
-            None => return Err(HttpError::unauthorized(self.area, AuthError::Missing)),
-            Some(Err(())) => return Err(HttpError::unauthorized(self.area, AuthError::Malformed)),
-            Some(Ok(h)) => h,
-        };
+        let header = self.presented()?;
         authenticate_with(Some(header), find).map_err(|e| match e {
             AuthFailure::Refused(e) => HttpError::unauthorized(self.area, e),
             AuthFailure::Store(e) => HttpError::from_domain(self.area, e.into()),

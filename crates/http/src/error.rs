@@ -206,7 +206,7 @@ pub async fn unknown_path(req: HttpRequest) -> HttpResponse {
 /// Resource default: a known path with another method is 405 with the area's
 /// body and an `Allow` header listing `allow`.
 #[must_use]
-pub fn method_not_allowed(req: &HttpRequest, allow: &'static str) -> HttpResponse {
+pub fn method_not_allowed(req: &HttpRequest, allow: &str) -> HttpResponse {
     let mut resp = HttpError::new(
         Area::of_path(req.path()),
         StatusCode::METHOD_NOT_ALLOWED,
@@ -214,8 +214,9 @@ pub fn method_not_allowed(req: &HttpRequest, allow: &'static str) -> HttpRespons
         format!("method {} is not allowed on {}", req.method(), req.path()),
     )
     .error_response();
-    resp.headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    if let Ok(allow) = HeaderValue::from_str(allow) {
+        resp.headers_mut().insert(header::ALLOW, allow);
+    }
     resp
 }
 

@@ -7,7 +7,9 @@
 //! - [`app`] builds the complete application: routes, JSON and query
 //!   configuration, error bodies for unknown paths and methods, request logging.
 //! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`).
-//! - [`auth`]: the `Authorization: ApiKey …` extractor.
+//! - [`gate`]: the key and scope check in front of every route, before its
+//!   body or parameters are read.
+//! - [`auth`]: the `Authorization: ApiKey …` header and the caller extractors.
 //! - [`limits`]: URL and header limits and the request timeout.
 //! - [`listing_cache`]: inventory listing responses validated by the database.
 //! - [`routes`]: one module per resource.
@@ -17,10 +19,12 @@ pub mod auth;
 mod blocking;
 mod body;
 pub mod error;
+pub mod gate;
 pub mod limits;
 pub mod listing_cache;
 mod logging;
 pub mod openapi;
+pub mod public_url;
 pub mod routes;
 mod state;
 
@@ -29,6 +33,7 @@ use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::{web, App};
 
 pub use limits::Limits;
+pub use public_url::PublicUrl;
 pub use state::{AppState, Ports};
 
 /// Largest JSON body accepted on `/api/v1` and `/scim/v2` (except uploads).

@@ -10,6 +10,7 @@ use equip_domain::error::StoreResult;
 
 use crate::limits::Limits;
 use crate::listing_cache::ListingCache;
+use crate::public_url::PublicUrl;
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, Durability, HealthCheck, InventoryLevelRepository,
     InventoryRepository, PersonRepository, WarehouseRepository, WriteSessions,
@@ -55,6 +56,7 @@ pub struct AppState {
     limits: Limits,
     listing_cache: Arc<ListingCache>,
     scim_cache: Arc<ListingCache>,
+    public_url: Arc<PublicUrl>,
 }
 
 /// Opens a write session of the store.
@@ -74,6 +76,7 @@ impl AppState {
             limits: Limits::default(),
             listing_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
             scim_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
+            public_url: Arc::new(PublicUrl::from_host()),
         }
     }
 
@@ -104,6 +107,19 @@ impl AppState {
     #[must_use]
     pub fn scim_cache(&self) -> Arc<ListingCache> {
         Arc::clone(&self.scim_cache)
+    }
+
+    /// The same state with links based on `public_url`.
+    #[must_use]
+    pub fn with_public_url(mut self, public_url: PublicUrl) -> Self {
+        self.public_url = Arc::new(public_url);
+        self
+    }
+
+    /// How the base of links is found.
+    #[must_use]
+    pub fn public_url(&self) -> &PublicUrl {
+        &self.public_url
     }
 
     /// The same state with other request limits.

@@ -106,6 +106,16 @@ pub struct ServeArgs {
     /// current one.
     #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", default_value_t = 16)]
     pub scim_cache_mib: usize,
+    /// The base URL of the links equip returns (`Location`, SCIM
+    /// `meta.location`), e.g. `https://equip.example.com`. Unset: `http://`
+    /// and the request's `Host`.
+    #[arg(long, env = "EQUIP_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Take the scheme and host of links from `Forwarded` /
+    /// `X-Forwarded-Proto` / `X-Forwarded-Host` (only behind a proxy that sets
+    /// them; ignored when `--public-url` is set).
+    #[arg(long, env = "EQUIP_TRUST_FORWARDED_HEADERS")]
+    pub trust_forwarded_headers: bool,
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,

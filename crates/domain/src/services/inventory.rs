@@ -289,7 +289,8 @@ pub fn update_item(
     changes: ItemChanges,
     now: DateTime<Utc>,
 ) -> Result<InventoryItemView, DomainError> {
-    let current = get_item(ports, organization, id)?.item;
+    let current_view = get_item(ports, organization, id)?;
+    let current = current_view.item.clone();
     let mut item = current.clone();
     if let Some(status) = changes.deploy_status {
         check_transition(current.deploy_status, status)?;
@@ -340,6 +341,11 @@ pub fn update_item(
         item.description = description;
     }
     item.validate()?;
+    if item == current {
+        // Nothing changed: no write, and `updatedAt` stays, so a client
+        // syncing by `updatedAtFrom` sees no change that did not happen.
+        return Ok(current_view);
+    }
     item.updated_at = now.max(current.updated_at);
     if !ports.update_inventory_item(&item, current.updated_at)? {
         return Err(DomainError::conflict(
@@ -399,6 +405,32 @@ mod tests {
         assert!(
             matches!(create_item(&store, f.org.id, bad, now), Err(DomainError::NotFound { entity, .. }) if entity == "assignedTo.id")
         );
+    }
+
+    #[test]
+    fn a_change_that_changes_nothing_keeps_updated_at() {
+        let store = InMemoryStore::default();
+        let f = fixtures::seed(&store);
+        let created_at = Utc::now() - chrono::Duration::hours(1);
+        let created = create_item(&store, f.org.id, new_item(f.sku.id), created_at).unwrap();
+        let id = created.item.id;
+        let later = Utc::now();
+        let empty = update_item(&store, f.org.id, id, ItemChanges::default(), later).unwrap();
+        assert_eq!(empty.item.updated_at, created.item.updated_at);
+        let same = ItemChanges {
+            condition: Some(created.item.condition),
+            tags: Some(vec!["loaner".into()]),
+            description: Some(None),
+            ..ItemChanges::default()
+        };
+        let same = update_item(&store, f.org.id, id, same, later).unwrap();
+        assert_eq!(same.item.updated_at, created.item.updated_at);
+        let real = ItemChanges {
+            description: Some(Some("dented lid".into())),
+            ..ItemChanges::default()
+        };
+        let real = update_item(&store, f.org.id, id, real, later).unwrap();
+        assert!(real.item.updated_at > created.item.updated_at);
     }
 
     #[test]

@@ -73,13 +73,15 @@ pub async fn get(
     Ok(HttpResponse::Ok().json(ItemBody::from(&view)))
 }
 
-/// `POST /api/v1/inventory`: 201 with the item and its `Location`.
+/// `POST /api/v1/inventory`: 201 with its `Location` and the item, or only
+/// `{"id"}` to a key without `inventory:read` (docs/api.md).
 pub async fn create(
     auth: Authenticated,
     state: web::Data<AppState>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let org = auth.require(Scope::InventoryWrite)?.organization_id;
+    let may_read = auth.require(Scope::InventoryRead).is_ok();
     let f = Fields::of(Area::Api, &body)?;
     f.only(&[
         "skuId",
@@ -133,12 +135,17 @@ pub async fn create(
         create_item(&*ports, org, new, Utc::now())
     })
     .await?;
-    Ok(HttpResponse::Created()
-        .insert_header((LOCATION, format!("/api/v1/inventory/{}", view.item.id)))
-        .json(ItemBody::from(&view)))
+    let mut created = HttpResponse::Created();
+    created.insert_header((LOCATION, format!("/api/v1/inventory/{}", view.item.id)));
+    if !may_read {
+        return Ok(created.json(serde_json::json!({ "id": view.item.id.to_string() })));
+    }
+    Ok(created.json(ItemBody::from(&view)))
 }
 
-/// `PATCH /api/v1/inventory/{id}`: 200 with the changed item.
+/// `PATCH /api/v1/inventory/{id}`: 200 with the changed item to a key that
+/// may read it (`inventory:read`), 204 without a body to a key that may only
+/// write (docs/api.md).
 pub async fn update(
     auth: Authenticated,
     state: web::Data<AppState>,
@@ -146,6 +153,7 @@ pub async fn update(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let org = auth.require(Scope::InventoryWrite)?.organization_id;
+    let may_read = auth.require(Scope::InventoryRead).is_ok();
     let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
     let f = Fields::of(Area::Api, &body)?;
     f.only(&[
@@ -192,5 +200,8 @@ pub async fn update(
         update_item(&*ports, org, id, changes, Utc::now())
     })
     .await?;
+    if !may_read {
+        return Ok(HttpResponse::NoContent().finish());
+    }
     Ok(HttpResponse::Ok().json(ItemBody::from(&view)))
 }

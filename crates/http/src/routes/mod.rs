@@ -12,36 +12,61 @@ pub mod new_joiners;
 pub mod scim;
 pub mod warehouses;
 
-use actix_web::{web, HttpRequest, Resource};
+use actix_web::dev::HttpServiceFactory;
+use actix_web::{guard, web, HttpRequest, Resource, Route};
+use equip_domain::api_key::Scope::{
+    InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim, WarehousesRead,
+};
 
 use crate::error::method_not_allowed;
+use crate::gate::{Gate, Scopes};
 
 /// Where the routes go: the application, or the list of [`table`].
 trait Sink {
     /// Takes the resource at `path`, whose methods are `allow`.
-    fn add(&mut self, path: &'static str, allow: &'static str, resource: Resource);
+    fn add<R: HttpServiceFactory + 'static>(
+        &mut self,
+        path: &'static str,
+        allow: &'static str,
+        resource: R,
+    );
 }
 
 impl Sink for web::ServiceConfig {
-    fn add(&mut self, _path: &'static str, _allow: &'static str, resource: Resource) {
-        self.service(resource);
+    fn add<R: HttpServiceFactory + 'static>(&mut self, _: &'static str, _: &'static str, r: R) {
+        self.service(r);
     }
 }
 
 impl Sink for Vec<(&'static str, &'static str)> {
-    fn add(&mut self, path: &'static str, allow: &'static str, _resource: Resource) {
+    fn add<R: HttpServiceFactory + 'static>(
+        &mut self,
+        path: &'static str,
+        allow: &'static str,
+        _: R,
+    ) {
         self.push((path, allow));
     }
 }
 
-/// Adds the resource at `path` (methods `allow`), with the routes `build` puts on it.
+/// Adds the resource at `path` (methods `allow`), with the routes `build` puts
+/// on it, behind a [`Gate`] that requires `scopes` (the key's scope for each
+/// method) before anything of the request is read.
 fn add(
     sink: &mut impl Sink,
     path: &'static str,
     allow: &'static str,
+    scopes: Scopes,
     build: impl FnOnce(Resource) -> Resource,
 ) {
-    sink.add(path, allow, build(resource(path, allow)));
+    let resource = build(resource(path, allow)).wrap(Gate::new(scopes));
+    sink.add(path, allow, resource);
+}
+
+/// A route for `GET` that also answers `HEAD` (actix-web sends the headers of
+/// the `GET` answer without its body).
+fn get() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }
 
 /// Registers every route.
@@ -50,8 +75,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// Every registered path (actix pattern syntax, e.g. `/api/v1/inventory/{id}`)
-/// with its methods as the `Allow` header lists them (`"GET, POST"`), in
-/// registration order.
+/// with its methods as the OpenAPI document lists them (`"GET, POST"`; every
+/// `GET` also answers `HEAD`), in registration order.
 #[must_use]
 pub fn table() -> Vec<(&'static str, &'static str)> {
     let mut table = Vec::new();
@@ -59,96 +84,132 @@ pub fn table() -> Vec<(&'static str, &'static str)> {
     table
 }
 
+const OPEN: Scopes = &[];
+
 fn register(s: &mut impl Sink) {
-    add(s, "/healthz", "GET", |r| {
-        r.route(web::get().to(health::healthz))
+    add(s, "/healthz", "GET", OPEN, |r| {
+        r.route(get().to(health::healthz))
     });
-    add(s, "/readyz", "GET", |r| {
-        r.route(web::get().to(health::readyz))
+    add(s, "/readyz", "GET", OPEN, |r| {
+        r.route(get().to(health::readyz))
     });
-    add(s, "/openapi.json", "GET", |r| {
-        r.route(web::get().to(crate::openapi::serve))
+    add(s, "/openapi.json", "GET", OPEN, |r| {
+        r.route(get().to(crate::openapi::serve))
     });
-    add(s, "/api/v1/inventory", "GET, POST", |r| {
-        r.route(web::get().to(inventory::list))
+    let inventory = &[("GET", InventoryRead), ("POST", InventoryWrite)];
+    add(s, "/api/v1/inventory", "GET, POST", inventory, |r| {
+        r.route(get().to(inventory::list))
             .route(web::post().to(inventory_items::create))
     });
-    add(s, "/api/v1/inventory/{id}", "GET, PATCH", |r| {
-        r.route(web::get().to(inventory_items::get))
+    let item = &[("GET", InventoryRead), ("PATCH", InventoryWrite)];
+    add(s, "/api/v1/inventory/{id}", "GET, PATCH", item, |r| {
+        r.route(get().to(inventory_items::get))
             .route(web::patch().to(inventory_items::update))
     });
-    add(s, "/api/inventory", "GET", |r| {
-        r.route(web::get().to(inventory::list))
+    let read = &[("GET", InventoryRead)];
+    add(s, "/api/inventory", "GET", read, |r| {
+        r.route(get().to(inventory::list))
     });
-    add(s, "/api/v1/warehouses/{id}", "GET", |r| {
-        r.route(web::get().to(warehouses::get))
+    let warehouses = &[("GET", WarehousesRead)];
+    add(s, "/api/v1/warehouses/{id}", "GET", warehouses, |r| {
+        r.route(get().to(warehouses::get))
     });
-    add(s, "/api/v1/inventory-levels", "GET, POST", |r| {
-        r.route(web::get().to(inventory_levels::list))
+    let levels = &[("GET", InventoryRead), ("POST", InventoryLevelsWrite)];
+    add(s, "/api/v1/inventory-levels", "GET, POST", levels, |r| {
+        r.route(get().to(inventory_levels::list))
             .route(web::post().to(inventory_levels::create))
     });
-    add(s, "/api/v1/inventory-levels/{id}", "DELETE", |r| {
+    let level = &[("DELETE", InventoryLevelsWrite)];
+    add(s, "/api/v1/inventory-levels/{id}", "DELETE", level, |r| {
         r.route(web::delete().to(inventory_levels::deactivate))
     });
-    add(s, "/api/v1/new-joiners/{personId}/remind", "POST", |r| {
-        r.route(web::post().to(new_joiners::remind))
-    });
-    add(s, "/api/v1/new-joiners/{personId}/reminders", "GET", |r| {
-        r.route(web::get().to(new_joiners::list))
-    });
+    let remind = &[("POST", NewJoinersWrite)];
+    add(
+        s,
+        "/api/v1/new-joiners/{personId}/remind",
+        "POST",
+        remind,
+        |r| r.route(web::post().to(new_joiners::remind)),
+    );
+    let reminders = &[("GET", NewJoinersWrite)];
+    add(
+        s,
+        "/api/v1/new-joiners/{personId}/reminders",
+        "GET",
+        reminders,
+        |r| r.route(get().to(new_joiners::list)),
+    );
     register_scim(s);
 }
+
+/// Every method of a SCIM route needs the `scim` scope.
+const SCIM: Scopes = &[
+    ("GET", Scim),
+    ("POST", Scim),
+    ("PUT", Scim),
+    ("PATCH", Scim),
+    ("DELETE", Scim),
+];
 
 /// `/scim/v2`: Users, Bulk, CSV upload and discovery.
 fn register_scim(s: &mut impl Sink) {
     use scim::{bulk, csv, discovery, users};
-    add(s, "/scim/v2/Users", "GET, POST", |r| {
-        r.route(web::get().to(users::list))
+    add(s, "/scim/v2/Users", "GET, POST", SCIM, |r| {
+        r.route(get().to(users::list))
             .route(web::post().to(users::create))
     });
-    add(s, "/scim/v2/Users/.search", "POST", |r| {
+    add(s, "/scim/v2/Users/.search", "POST", SCIM, |r| {
         r.route(web::post().to(users::search))
     });
     // Before `/Users/{id}`, which would otherwise take `csv` for an id.
-    add(s, "/scim/v2/Users/csv", "POST", |r| {
+    add(s, "/scim/v2/Users/csv", "POST", SCIM, |r| {
         r.route(web::post().to(csv::upload))
     });
-    add(s, "/scim/v2/Bulk", "POST", |r| {
+    add(s, "/scim/v2/Bulk", "POST", SCIM, |r| {
         r.app_data(crate::error::json_config(
             equip_scim::bulk::MAX_PAYLOAD_SIZE,
         ))
         .route(web::post().to(bulk::bulk))
     });
     // RFC 7644 §3.4.3: a search at the root spans every resource type (Users only).
-    add(s, "/scim/v2/.search", "POST", |r| {
+    add(s, "/scim/v2/.search", "POST", SCIM, |r| {
         r.route(web::post().to(users::search))
     });
-    add(s, "/scim/v2/Users/{id}", "GET, PUT, PATCH, DELETE", |r| {
-        r.route(web::get().to(users::get))
-            .route(web::put().to(users::replace))
-            .route(web::patch().to(users::patch))
-            .route(web::delete().to(users::delete))
+    add(
+        s,
+        "/scim/v2/Users/{id}",
+        "GET, PUT, PATCH, DELETE",
+        SCIM,
+        |r| {
+            r.route(get().to(users::get))
+                .route(web::put().to(users::replace))
+                .route(web::patch().to(users::patch))
+                .route(web::delete().to(users::delete))
+        },
+    );
+    add(s, "/scim/v2/ServiceProviderConfig", "GET", SCIM, |r| {
+        r.route(get().to(discovery::service_provider_config))
     });
-    add(s, "/scim/v2/ServiceProviderConfig", "GET", |r| {
-        r.route(web::get().to(discovery::service_provider_config))
+    add(s, "/scim/v2/ResourceTypes", "GET", SCIM, |r| {
+        r.route(get().to(discovery::resource_types))
     });
-    add(s, "/scim/v2/ResourceTypes", "GET", |r| {
-        r.route(web::get().to(discovery::resource_types))
+    add(s, "/scim/v2/ResourceTypes/{id}", "GET", SCIM, |r| {
+        r.route(get().to(discovery::resource_type))
     });
-    add(s, "/scim/v2/ResourceTypes/{id}", "GET", |r| {
-        r.route(web::get().to(discovery::resource_type))
+    add(s, "/scim/v2/Schemas", "GET", SCIM, |r| {
+        r.route(get().to(discovery::schemas))
     });
-    add(s, "/scim/v2/Schemas", "GET", |r| {
-        r.route(web::get().to(discovery::schemas))
-    });
-    add(s, "/scim/v2/Schemas/{id}", "GET", |r| {
-        r.route(web::get().to(discovery::schema))
+    add(s, "/scim/v2/Schemas/{id}", "GET", SCIM, |r| {
+        r.route(get().to(discovery::schema))
     });
 }
 
-/// A resource whose other methods answer 405 with the area's body and `Allow`.
+/// A resource whose other methods answer 405 with the area's body and
+/// `Allow` (`allow`, with `HEAD` after `GET`).
 fn resource(path: &str, allow: &'static str) -> Resource {
-    web::resource(path).default_service(web::to(move |req: HttpRequest| async move {
-        method_not_allowed(&req, allow)
+    let allow = allow.replace("GET", "GET, HEAD");
+    web::resource(path).default_service(web::to(move |req: HttpRequest| {
+        let allow = allow.clone();
+        async move { method_not_allowed(&req, &allow) }
     }))
 }

@@ -67,6 +67,11 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
 /// # Errors
 /// When the database cannot be opened or the address cannot be bound.
 pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
+    let public_url = match &args.public_url {
+        Some(url) => equip_http::PublicUrl::configured(url).context("--public-url")?,
+        None => equip_http::PublicUrl::from_host(),
+    }
+    .trusting_forwarded_headers(args.trust_forwarded_headers);
     let (store, _applied) = connect_with(
         db,
         PoolOptions {
@@ -111,7 +116,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             ..Limits::default()
         })
         .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024))
-        .with_scim_cache(args.scim_cache_mib.saturating_mul(1024 * 1024));
+        .with_scim_cache(args.scim_cache_mib.saturating_mul(1024 * 1024))
+        .with_public_url(public_url);
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;

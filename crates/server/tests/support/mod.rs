@@ -158,6 +158,30 @@ impl TestApp {
         }
     }
 
+    /// The same application with links based on `public_url`.
+    #[must_use]
+    pub fn with_public_url(mut self, public_url: equip_http::PublicUrl) -> Self {
+        self.state = self.state.with_public_url(public_url);
+        self
+    }
+
+    /// The application behind a real HTTP server on a free loopback port
+    /// (for what only a socket shows: bodies not read, `HEAD` without a
+    /// body); its address. The server lives as long as the test's runtime.
+    pub fn serve(&self) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let state = self.state.clone();
+        let server = actix_web::HttpServer::new(move || equip_http::app(state.clone()))
+            .workers(1)
+            .disable_signals()
+            .listen(listener)
+            .unwrap()
+            .run();
+        actix_web::rt::spawn(server);
+        addr
+    }
+
     /// The seeded data.
     pub fn world(&self) -> World {
         self.world.clone()

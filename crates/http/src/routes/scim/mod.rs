@@ -12,19 +12,24 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
-use equip_domain::api_key::ApiKey;
+use equip_domain::api_key::{ApiKey, Caller};
 use equip_domain::ids::OrganizationId;
 use equip_domain::inventory_query::ListingStamp;
 use equip_scim::error::ScimType;
 use equip_scim::schemas::MEDIA_TYPE;
 use serde_json::Value;
 
+use crate::auth::ApiKeyHeader;
 use crate::error::{Area, HttpError};
 
-/// `scheme://host` of the request, for `meta.location`.
+/// The base of `Location` and `meta.location` for the answer to `req`
+/// ([`crate::public_url`]).
 pub(crate) fn base_url(req: &HttpRequest) -> String {
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
+    req.app_data::<actix_web::web::Data<crate::state::AppState>>()
+        .map_or_else(
+            || crate::public_url::PublicUrl::from_host().base(req),
+            |state| state.public_url().base(req),
+        )
 }
 
 /// A SCIM JSON response.
@@ -47,28 +52,25 @@ pub(crate) fn bad(scim_type: ScimType, source: &str, detail: impl Into<String>) 
     HttpError::bad_request(Area::Scim, source, detail).with_scim_type(scim_type)
 }
 
-/// The `Authorization` header of a SCIM request, read without touching the
-/// store: the key is checked in the same blocking call as the request's own
-/// store work ([`run`]), one hop to the blocking pool instead of two.
-/// `Bearer <key>` is accepted as `ApiKey <key>`: Okta and Microsoft Entra ID
-/// can only send bearer tokens.
+/// The key of a SCIM request: the caller the route's gate verified
+/// ([`crate::gate`]), and the header, for the reads that fetch something
+/// alongside the key record ([`run_cached`]).
 #[derive(Debug, Clone)]
-pub struct ScimKey(Option<Result<String, ()>>);
+pub struct ScimKey {
+    header: ApiKeyHeader,
+    caller: Option<Caller>,
+}
 
 impl actix_web::FromRequest for ScimKey {
     type Error = HttpError;
     type Future = std::future::Ready<Result<Self, HttpError>>;
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let header = req.headers().get(header::AUTHORIZATION).map(|v| {
-            v.to_str().map_err(|_| ()).map(|h| match h.split_once(' ') {
-                Some((scheme, key)) if scheme.eq_ignore_ascii_case("Bearer") => {
-                    format!("ApiKey {}", key.trim())
-                }
-                _ => h.to_owned(),
-            })
-        });
-        std::future::ready(Ok(Self(header)))
+        use actix_web::HttpMessage;
+        std::future::ready(Ok(Self {
+            header: ApiKeyHeader::read(req),
+            caller: req.extensions().get::<Caller>().cloned(),
+        }))
     }
 }
 
@@ -117,18 +119,6 @@ where
     run_with(state, key, true, f).await
 }
 
-impl ScimKey {
-    /// The header value, or the 401 of a missing or unreadable one.
-    fn header(self) -> Result<String, HttpError> {
-        use equip_domain::api_key::AuthError;
-        match self.0 {
-            None => Err(HttpError::unauthorized(Area::Scim, AuthError::Missing)),
-            Some(Err(())) => Err(HttpError::unauthorized(Area::Scim, AuthError::Malformed)),
-            Some(Ok(h)) => Ok(h),
-        }
-    }
-}
-
 /// The caller's organization (a verified key of scope `scim`) and what `find`
 /// read alongside the key record.
 fn authorize<T>(
@@ -158,7 +148,8 @@ where
     F: StoreWork<T>,
     T: Send + 'static,
 {
-    let header = key.header()?;
+    let header = key.header.presented()?.to_owned();
+    let verified = key.caller;
     let state = state.clone();
     actix_web::web::block(move || {
         let store_error = |e: equip_domain::error::StoreError| domain(e.into());
@@ -167,11 +158,22 @@ where
         } else {
             state.ports()
         };
-        // The statement of the cached reads, its version unused: one
-        // prepared statement for every SCIM request's key.
-        let (org, _) = authorize(&header, |prefix| {
-            ports.find_api_key_with_people_version(prefix)
-        })?;
+        let org = match verified {
+            Some(caller) => {
+                caller
+                    .require(equip_domain::api_key::Scope::Scim)
+                    .map_err(|e| HttpError::forbidden(Area::Scim, e))?;
+                caller.organization_id
+            }
+            // Not behind a gate: the statement of the cached reads, its
+            // version unused (one prepared statement for every SCIM key).
+            None => {
+                authorize(&header, |prefix| {
+                    ports.find_api_key_with_people_version(prefix)
+                })?
+                .0
+            }
+        };
         let result = f(&*ports, org);
         if session {
             ports.make_durable().map_err(store_error)?;
@@ -197,7 +199,7 @@ pub(crate) async fn run_cached(
     cache_key: String,
     f: impl StoreWork<String>,
 ) -> Result<Bytes, HttpError> {
-    let header = key.header()?;
+    let header = key.header.presented()?.to_owned();
     let ports = state.ports();
     let cache = state.scim_cache();
     actix_web::web::block(move || {

@@ -183,8 +183,8 @@ pub(crate) fn patch_user(
     })
 }
 
-/// Starts offboarding the user `id` (DELETE). With versions stated, the first
-/// must be the stored one.
+/// Starts offboarding the user `id` (DELETE). With versions stated
+/// (`If-Match`), the stored one must be any of them, as for PUT and PATCH.
 pub(crate) fn delete_user(
     ports: &dyn Ports,
     org: OrganizationId,
@@ -193,7 +193,12 @@ pub(crate) fn delete_user(
 ) -> Result<(), HttpError> {
     let expected = match if_match {
         IfMatch::Absent | IfMatch::Any => None,
-        IfMatch::Versions(v) => Some(*v.first().ok_or_else(precondition_failed)?),
+        IfMatch::Versions(_) => {
+            let current = people::get_person(ports, org, id).map_err(domain)?;
+            if_match.check(current.version)?;
+            // Offboarded only if still at the version that matched.
+            Some(current.version)
+        }
     };
     match people::offboard_person(ports, org, id, expected, Utc::now()).map_err(domain)? {
         Ok(_) => Ok(()),

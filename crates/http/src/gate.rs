@@ -1,0 +1,211 @@
+//! The gate in front of every route that needs a key.
+//!
+//! Each route declares, where it is registered (`routes::register`), the scope
+//! each of its methods needs. The gate runs before the route's extractors:
+//! it reads the `Authorization` header, checks the key and its scope, and only
+//! then lets the request through. So a missing, unknown or revoked key (401)
+//! or a key without the scope (403) is answered before any byte of the body is
+//! read and before any parameter, path segment or body is validated: a caller
+//! without a key learns nothing about the route's input rules, and cannot hold
+//! a connection open with a slow upload (docs/reliability.md, "Authentication
+//! comes first").
+//!
+//! What passes the gate carries its verified [`Caller`] in the request's
+//! extensions, where the [`crate::auth::Authenticated`] extractor and the SCIM
+//! handlers find it without reading the key again.
+//!
+//! After the key, the gate checks that every query parameter decodes to UTF-8
+//! (400 naming the parameter): the query extractors would otherwise replace
+//! invalid bytes silently.
+
+use std::future::{ready, Future, Ready};
+use std::pin::Pin;
+use std::rc::Rc;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::{web, Error, HttpMessage};
+use equip_domain::api_key::{Caller, Scope};
+
+use crate::auth::ApiKeyHeader;
+use crate::error::{Area, HttpError};
+use crate::state::AppState;
+
+/// The scope each method of a route needs (`HEAD` needs `GET`'s). An empty
+/// list: the route is open (health, the OpenAPI document).
+pub type Scopes = &'static [(&'static str, Scope)];
+
+/// The middleware factory of one route.
+#[derive(Clone, Copy)]
+pub struct Gate {
+    scopes: Scopes,
+}
+
+impl Gate {
+    /// A gate requiring `scopes`.
+    #[must_use]
+    pub const fn new(scopes: Scopes) -> Self {
+        Self { scopes }
+    }
+
+    /// The scope `method` needs, if the route takes that method with a key.
+    fn scope_of(&self, method: &str) -> Option<Scope> {
+        let method = if method == "HEAD" { "GET" } else { method };
+        self.scopes
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map(|(_, s)| *s)
+    }
+}
+
+impl<S, B> Transform<S, ServiceRequest> for Gate
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = Error;
+    type Transform = GateService<S>;
+    type InitError = ();
+    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(GateService {
+            service: Rc::new(service),
+            gate: *self,
+        }))
+    }
+}
+
+/// The middleware of one route.
+pub struct GateService<S> {
+    service: Rc<S>,
+    gate: Gate,
+}
+
+impl<S, B> Service<ServiceRequest> for GateService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>>>>;
+
+    forward_ready!(service);
+
+    fn call(&self, req: ServiceRequest) -> Self::Future {
+        let Some(scope) = self.gate.scope_of(req.method().as_str()) else {
+            // An open route, or a method the route does not take (405).
+            return Box::pin(self.service.call(req));
+        };
+        let service = Rc::clone(&self.service);
+        Box::pin(async move {
+            let caller = admit(&req, scope).await?;
+            check_query(req.query_string(), Area::of_path(req.path()))?;
+            req.extensions_mut().insert(caller);
+            service.call(req).await
+        })
+    }
+}
+
+/// The verified caller of `req`, holding `scope`.
+async fn admit(req: &ServiceRequest, scope: Scope) -> Result<Caller, HttpError> {
+    let header = ApiKeyHeader::read(req.request());
+    let area = header.area();
+    // Missing or malformed: answered without a store call.
+    header.presented()?;
+    let ports = req
+        .app_data::<web::Data<AppState>>()
+        .map(|s| s.ports())
+        .ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
+    web::block(move || header.authenticate(&*ports, scope))
+        .await
+        .map_err(|e| HttpError::internal(area, &e))?
+}
+
+/// 400 naming the first query parameter whose name or value is not UTF-8
+/// once percent-decoded (`+` is a space, as in forms).
+pub(crate) fn check_query(query: &str, area: Area) -> Result<(), HttpError> {
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let decoded_name = decode(name);
+        let Ok(decoded_name) = decoded_name else {
+            return Err(HttpError::bad_request(
+                area,
+                "query",
+                "a query parameter name is not valid UTF-8 once percent-decoded",
+            ));
+        };
+        if decode(value).is_err() {
+            return Err(HttpError::bad_request(
+                area,
+                decoded_name.clone(),
+                format!("the value of '{decoded_name}' is not valid UTF-8 once percent-decoded"),
+            )
+            .with_scim_type(equip_scim::error::ScimType::InvalidValue));
+        }
+    }
+    Ok(())
+}
+
+/// Percent-decodes `raw` (`+` as a space; a `%` not followed by two hex
+/// digits stays as it is); an error when the bytes are not UTF-8.
+fn decode(raw: &str) -> Result<String, std::string::FromUtf8Error> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = match bytes.get(i..i + 3) {
+            Some([b'%', hi, lo]) => hex(*hi).zip(hex(*lo)).map(|(h, l)| h * 16 + l),
+            _ => None,
+        };
+        if let Some(b) = escaped {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
+            i += 1;
+        }
+    }
+    String::from_utf8(out)
+}
+
+fn hex(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn query_values_must_be_utf8_once_decoded() {
+        assert!(check_query("", Area::Api).is_ok());
+        assert!(check_query("searchString=caf%C3%A9&size=5", Area::Api).is_ok());
+        assert!(check_query("a=%&b=%zz&c=100%", Area::Api).is_ok());
+        let err = check_query("size=5&searchString=%ff%fe", Area::Api).unwrap_err();
+        assert_eq!(err.status(), 400);
+        assert!(err.to_string().contains("searchString"), "{err}");
+        assert!(check_query("%ff=1", Area::Api).is_err());
+        // A three-byte character cut short is not UTF-8 either.
+        assert!(check_query("q=%E2%82", Area::Scim).is_err());
+    }
+
+    #[test]
+    fn head_needs_the_scope_of_get() {
+        let gate = Gate::new(&[
+            ("GET", Scope::InventoryRead),
+            ("POST", Scope::InventoryWrite),
+        ]);
+        assert_eq!(gate.scope_of("HEAD"), Some(Scope::InventoryRead));
+        assert_eq!(gate.scope_of("POST"), Some(Scope::InventoryWrite));
+        assert_eq!(gate.scope_of("PUT"), None);
+    }
+}
