@@ -22,7 +22,7 @@ use std::future::{ready, Future, Ready};
 use std::pin::Pin;
 use std::rc::Rc;
 
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::{web, Error, HttpMessage};
 use equip_domain::api_key::{Caller, Scope};
@@ -63,7 +63,7 @@ where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<B>;
+    type Response = ServiceResponse<EitherBody<B>>;
     type Error = Error;
     type Transform = GateService<S>;
     type InitError = ();
@@ -88,23 +88,34 @@ where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: MessageBody + 'static,
 {
-    type Response = ServiceResponse<B>;
+    type Response = ServiceResponse<EitherBody<B>>;
     type Error = Error;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>>>>;
 
     forward_ready!(service);
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
+        let service = Rc::clone(&self.service);
         let Some(scope) = self.gate.scope_of(req.method().as_str()) else {
             // An open route, or a method the route does not take (405).
-            return Box::pin(self.service.call(req));
+            return Box::pin(async move { Ok(service.call(req).await?.map_into_left_body()) });
         };
-        let service = Rc::clone(&self.service);
         Box::pin(async move {
-            let caller = admit(&req, scope).await?;
-            check_query(req.query_string(), Area::of_path(req.path()))?;
-            req.extensions_mut().insert(caller);
-            service.call(req).await
+            let admitted = match admit(&req, scope).await {
+                Ok(caller) => {
+                    check_query(req.query_string(), Area::of_path(req.path())).map(|()| caller)
+                }
+                Err(e) => Err(e),
+            };
+            match admitted {
+                Ok(caller) => {
+                    req.extensions_mut().insert(caller);
+                    Ok(service.call(req).await?.map_into_left_body())
+                }
+                // Answered here, as a response: the handler never runs and
+                // the body is never read.
+                Err(e) => Ok(req.error_response(e).map_into_right_body()),
+            }
         })
     }
 }

@@ -271,9 +271,17 @@ fn paths() -> Value {
                 "requestBody": json_body(schema_ref("InventoryItemCreate"), true),
                 "responses": responses(json!({
                     "201": {
-                        "description": "Created.",
+                        "description": "Created. The item, to a key that also holds inventory:read; only its id to a key that may only write.",
                         "headers": location_header("/api/v1/inventory/{id} of the new item."),
-                        "content": { "application/json": { "schema": schema_ref("InventoryItem") } },
+                        "content": { "application/json": { "schema": { "oneOf": [
+                            schema_ref("InventoryItem"),
+                            {
+                                "type": "object",
+                                "required": ["id"],
+                                "additionalProperties": false,
+                                "properties": { "id": { "type": "string", "format": "uuid" } },
+                            },
+                        ] } } },
                     },
                     "400": error("A field is missing, unknown or invalid, or a rule is broken (source names the field)."),
                     "404": error("skuId or assignedTo.id is not in the organization."),
@@ -304,7 +312,8 @@ fn paths() -> Value {
                 "tags": ["inventory"],
                 "requestBody": json_body(schema_ref("InventoryItemPatch"), true),
                 "responses": responses(json!({
-                    "200": json_response("The changed item.", schema_ref("InventoryItem")),
+                    "200": json_response("The changed item (to a key that also holds inventory:read). A change that changes nothing writes nothing and leaves updatedAt as it was.", schema_ref("InventoryItem")),
+                    "204": { "description": "Changed, answered without the item to a key that may only write." },
                     "400": error("The id is not a UUID, or a field is unknown or invalid, or a rule is broken."),
                     "404": error("No such item, or assignedTo.id is not in the organization."),
                     "409": error("The move is not allowed from the current status, or the item changed meanwhile."),

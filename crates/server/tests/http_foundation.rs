@@ -64,7 +64,7 @@ async fn unknown_paths_and_methods_answer_with_the_area_body(app: TestApp) {
     let path = format!("/api/v1/warehouses/{}", w.a_warehouse);
     let resp = app.call_raw(w.a.with(TestRequest::post().uri(&path))).await;
     assert_eq!(resp.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(resp.allow.as_deref(), Some("GET"));
+    assert_eq!(resp.allow.as_deref(), Some("GET, HEAD"));
     let body: Value = serde_json::from_slice(&resp.body).unwrap();
     assert_api_error(&body, "method");
 }

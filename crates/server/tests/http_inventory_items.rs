@@ -10,7 +10,7 @@ use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::{json, Value};
 use support::inventory::{organization, seed, Seeded};
-use support::{Client, TestApp};
+use support::{url_encode, Client, TestApp};
 
 on_both_backends!(
     create_then_read_and_list,
@@ -22,6 +22,8 @@ on_both_backends!(
     a_renamed_person_is_listed_under_the_new_name,
     the_listing_shows_every_change_to_an_item_its_sku_and_its_holder,
     cached_pages_follow_every_write_on_every_instance,
+    a_key_that_may_only_write_gets_no_item_back,
+    a_patch_that_changes_nothing_keeps_updated_at,
 );
 
 fn seeded(app: &TestApp) -> Seeded {
@@ -614,4 +616,93 @@ async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
     support::revoke_key(&*app.store, &w.a.key);
     let (status, _) = app.call(w.a.get(&first_page)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+async fn a_key_that_may_only_write_gets_no_item_back(app: TestApp) {
+    use equip_domain::api_key::{Scope, Scopes};
+    let s = seeded(&app);
+    let w = app.world();
+    let writer = Client {
+        key: equip_domain::services::admin::issue_api_key(
+            &*app.store,
+            w.a_org,
+            Scopes::from_list([Scope::InventoryWrite]),
+            None,
+            chrono::Utc::now(),
+        )
+        .unwrap()
+        .secret,
+    };
+    let body = json!({"skuId": s.skus[1].id, "deployStatus": "AVAILABLE", "condition": "NEW",
+        "serialNumber": "WO-001", "assignedTo": {"type": "WAREHOUSE", "id": s.warehouse},
+        "description": "kept from write-only keys"});
+    let raw = app
+        .call_raw(writer.post_json("/api/v1/inventory", &body))
+        .await;
+    assert_eq!(raw.status, StatusCode::CREATED);
+    let created: Value = serde_json::from_slice(&raw.body).unwrap();
+    let id = created["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        created.as_object().unwrap().len(),
+        1,
+        "only the id: {created}"
+    );
+    assert_eq!(
+        raw.location.as_deref(),
+        Some(format!("/api/v1/inventory/{id}").as_str())
+    );
+    let (status, _) = app
+        .call(writer.get(&format!("/api/v1/inventory/{id}")))
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let raw = app
+        .call_raw(patch(&writer, &id, &json!({"condition": "USED"})))
+        .await;
+    assert_eq!(raw.status, StatusCode::NO_CONTENT);
+    assert!(raw.body.is_empty());
+    // The change happened, and a key that may read gets the item.
+    let (status, item) = app
+        .call(patch(&w.a, &id, &json!({"description": "read back"})))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(item["condition"], "USED");
+    assert_eq!(item["description"], "read back");
+}
+
+async fn a_patch_that_changes_nothing_keeps_updated_at(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let item = create(
+        &app,
+        &s,
+        json!({"description": "as it is", "tags": ["loaner"]}),
+    )
+    .await;
+    let id = item["id"].as_str().unwrap().to_owned();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    for same in [
+        json!({}),
+        json!({"description": "as it is", "condition": item["condition"], "tags": ["loaner"]}),
+    ] {
+        let (status, after) = app.call(patch(&w.a, &id, &same)).await;
+        assert_eq!(status, StatusCode::OK, "{after}");
+        assert_eq!(after["updatedAt"], item["updatedAt"], "{same}");
+    }
+    let since = url_encode(item["updatedAt"].as_str().unwrap());
+    let (_, page) = app
+        .call(w.a.get(&format!("/api/v1/inventory?updatedAtFrom={since}&size=100")))
+        .await;
+    let (status, changed) = app
+        .call(patch(&w.a, &id, &json!({"description": "changed"})))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_ne!(changed["updatedAt"], item["updatedAt"]);
+    // The listing's updatedAt agrees with the item's.
+    let listed = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == item["id"])
+        .map(|i| i["updatedAt"].clone());
+    assert_eq!(listed, Some(item["updatedAt"].clone()));
 }

@@ -363,7 +363,7 @@ async fn other_methods_are_405(app: TestApp) {
     let list = format!("/api/v1/new-joiners/{}/reminders", p.joiner.id);
     let raw = app.call_raw(w.a.with(TestRequest::post().uri(&list))).await;
     assert_eq!(raw.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(raw.allow.as_deref(), Some("GET"));
+    assert_eq!(raw.allow.as_deref(), Some("GET, HEAD"));
 }
 
 async fn reminder_and_email_are_written_together_or_not_at_all(app: TestApp) {

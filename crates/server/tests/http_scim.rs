@@ -39,6 +39,7 @@ on_both_backends!(
     patch_errors_carry_their_scim_type,
     put_replaces_the_user,
     etags_and_preconditions,
+    delete_takes_any_of_the_listed_versions,
     delete_starts_offboarding_and_frees_the_user_name,
     errors_are_scim_bodies_including_401_and_403,
     discovery_describes_what_equip_supports,
@@ -776,6 +777,32 @@ async fn etags_and_preconditions(app: TestApp) {
     assert_eq!(r.status, StatusCode::NO_CONTENT);
 }
 
+async fn delete_takes_any_of_the_listed_versions(app: TestApp) {
+    let w = app.world();
+    let ada = create(&app, &w.a, &okta_user("ada@acme.example")).await;
+    let path = user_path(&ada);
+    let patch = json!({"Operations": [{"op": "replace", "path": "displayName", "value": "A"}]});
+    let r = send(&app, w.a.scim_patch(&path, &patch)).await;
+    assert_eq!(r.body["meta"]["version"], "W/\"2\"");
+    // Neither listed version is the stored one.
+    let r = send(
+        &app,
+        w.a.delete(&path)
+            .insert_header(("If-Match", "W/\"98\", W/\"99\"")),
+    )
+    .await;
+    assert_scim_error(&r, 412, None);
+    // The stored version second in the list: as for PUT and PATCH, any tag
+    // may match.
+    let r = send(
+        &app,
+        w.a.delete(&path)
+            .insert_header(("If-Match", "W/\"99\", W/\"2\"")),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+}
+
 async fn delete_starts_offboarding_and_frees_the_user_name(app: TestApp) {
     let w = app.world();
     let ada = create(&app, &w.a, &okta_user("ada@acme.example")).await;
@@ -935,7 +962,7 @@ async fn discovery_describes_what_equip_supports(app: TestApp) {
         ] {
             let r = send(&app, w.a.with(req)).await;
             assert_scim_error(&r, 405, None);
-            assert_eq!(header(&r, "allow"), Some("GET"));
+            assert_eq!(header(&r, "allow"), Some("GET, HEAD"));
         }
     }
 }
