@@ -214,7 +214,7 @@ impl ImportBatch {
             "people",
             self.people
                 .iter()
-                .map(|p| (p.user_name.to_lowercase(), format!("'{}'", p.user_name))),
+                .map(|p| (crate::text::identifier_key(&p.user_name), format!("'{}'", p.user_name))),
             "userName",
         )?;
         check_unique(

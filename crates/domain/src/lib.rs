@@ -19,6 +19,8 @@
 //! - [`reminder`]: new-joiner reminders and the email outbox; [`email`]: what
 //!   the emails say.
 //! - [`import`]: the bulk import document and its validation.
+//! - [`text`]: identifiers (comparison, characters), email addresses and
+//!   the length limit of every text field.
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
 //! - [`services`]: use cases that combine rules and ports.
 
@@ -44,6 +46,7 @@ pub mod person_query;
 pub mod ports;
 pub mod reminder;
 pub mod services;
+pub mod text;
 #[cfg(feature = "testing")]
 pub mod testing;
 
