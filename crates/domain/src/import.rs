@@ -244,12 +244,7 @@ impl ImportBatch {
             if o.organization_id != org {
                 return Err(foreign(format!("offices[{i}]")));
             }
-            if o.name.trim().is_empty() {
-                return Err(ImportError::new(
-                    format!("offices[{i}].name"),
-                    "must not be empty",
-                ));
-            }
+            o.validate().map_err(|e| rule(format!("offices[{i}]"), e))?;
         }
         for (i, s) in self.skus.iter().enumerate() {
             if s.organization_id != org {

@@ -67,7 +67,7 @@ pub fn check_identifier(field: &str, value: &str) -> Result<(), DomainError> {
         Some(c) => Err(DomainError::invalid(
             field,
             format!(
-                "must not contain control or invisible characters (found U+{:04X})",
+                "{field} must not contain control or invisible characters (found U+{:04X})",
                 u32::from(c)
             ),
         )),
@@ -76,6 +76,9 @@ pub fn check_identifier(field: &str, value: &str) -> Result<(), DomainError> {
 }
 
 /// Checks that `value` is at most `max` characters long.
+///
+/// Every error of this module names `field` in its message too: the SCIM
+/// error body carries the message only.
 ///
 /// # Errors
 /// [`DomainError::Invalid`] naming `field`.
@@ -86,7 +89,7 @@ pub fn check_length(field: &str, value: &str, max: usize) -> Result<(), DomainEr
     } else {
         Err(DomainError::invalid(
             field,
-            format!("must be at most {max} characters long"),
+            format!("{field} must be at most {max} characters long"),
         ))
     }
 }
@@ -161,8 +164,10 @@ pub fn check_email_address(field: &str, value: &str) -> Result<(), DomainError> 
     } else {
         Err(DomainError::invalid(
             field,
-            "is not an email address: expected local@domain, without display name, \
-             comments, quotes or domain literal",
+            format!(
+                "{field} is not an email address: expected local@domain, without display \
+                 name, comments, quotes or domain literal"
+            ),
         ))
     }
 }
