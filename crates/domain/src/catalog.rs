@@ -2,8 +2,8 @@
 //! equipment packages (what a new joiner receives).
 
 use crate::error::DomainError;
-use crate::text::{check_length, SHORT_TEXT_MAX};
 use crate::ids::{OrganizationId, PackageId, SkuId};
+use crate::text::{check_length, SHORT_TEXT_MAX};
 
 /// A product variant, e.g. "MacBook Pro 14\" M3, 16 GB".
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -212,9 +212,12 @@ impl ImportBatch {
         )?;
         check_unique(
             "people",
-            self.people
-                .iter()
-                .map(|p| (crate::text::identifier_key(&p.user_name), format!("'{}'", p.user_name))),
+            self.people.iter().map(|p| {
+                (
+                    crate::text::identifier_key(&p.user_name),
+                    format!("'{}'", p.user_name),
+                )
+            }),
             "userName",
         )?;
         check_unique(

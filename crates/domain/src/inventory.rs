@@ -4,11 +4,11 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::text::{check_length, check_optional_length, LONG_TEXT_MAX, SHORT_TEXT_MAX};
 use crate::error::DomainError;
 use crate::ids::{
     InventoryItemId, OrganizationId, RetrievalId, ReturnOrderId, ReturnOrderItemId, SkuId, TagId,
 };
+use crate::text::{check_length, check_optional_length, LONG_TEXT_MAX, SHORT_TEXT_MAX};
 
 wire_enum! {
     /// Where an item is in its life. The listing filter also names GIFTED, LOCKED
@@ -515,7 +515,11 @@ impl InventoryItem {
     /// # Errors
     /// [`DomainError::Invalid`] naming the field.
     pub fn check_lengths(&self) -> Result<(), DomainError> {
-        check_optional_length("serialNumber", self.serial_number.as_deref(), SHORT_TEXT_MAX)?;
+        check_optional_length(
+            "serialNumber",
+            self.serial_number.as_deref(),
+            SHORT_TEXT_MAX,
+        )?;
         for imei in &self.imei {
             check_length("imei", imei, SHORT_TEXT_MAX)?;
         }
@@ -525,7 +529,11 @@ impl InventoryItem {
             SHORT_TEXT_MAX,
         )?;
         check_optional_length("description", self.description.as_deref(), LONG_TEXT_MAX)?;
-        check_optional_length("erpInvoiceId", self.erp_invoice_id.as_deref(), SHORT_TEXT_MAX)?;
+        check_optional_length(
+            "erpInvoiceId",
+            self.erp_invoice_id.as_deref(),
+            SHORT_TEXT_MAX,
+        )?;
         for tag in &self.tags {
             check_length("tags", &tag.label, SHORT_TEXT_MAX)?;
         }

@@ -46,8 +46,8 @@ pub mod person_query;
 pub mod ports;
 pub mod reminder;
 pub mod services;
-pub mod text;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod text;
 
 pub use error::{DomainError, StoreError};

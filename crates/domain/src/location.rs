@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::DomainError;
-use crate::text::{check_length, check_optional_length, SHORT_TEXT_MAX};
 use crate::ids::{OfficeId, OrganizationId, WarehouseId};
+use crate::text::{check_length, check_optional_length, SHORT_TEXT_MAX};
 
 /// Postal address of a warehouse.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

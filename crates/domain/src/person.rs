@@ -509,12 +509,28 @@ pub(crate) mod tests {
     fn every_text_has_a_length_limit() {
         use crate::text::{EMAIL_MAX, LONG_TEXT_MAX, PHONE_MAX, SHORT_TEXT_MAX};
         let long = |n: usize| "x".repeat(n + 1);
-        let cases: Vec<(&str, Box<dyn Fn(&mut Person)>)> = vec![
-            ("displayName", Box::new(move |p| p.display_name = Some(long(SHORT_TEXT_MAX)))),
-            ("name.givenName", Box::new(move |p| p.given_name = Some(long(SHORT_TEXT_MAX)))),
-            ("name.familyName", Box::new(move |p| p.family_name = Some(long(SHORT_TEXT_MAX)))),
-            ("externalId", Box::new(move |p| p.external_id = Some(long(SHORT_TEXT_MAX)))),
-            ("cpfNumber", Box::new(move |p| p.cpf_number = Some(long(SHORT_TEXT_MAX)))),
+        type Change = (&'static str, Box<dyn Fn(&mut Person)>);
+        let cases: Vec<Change> = vec![
+            (
+                "displayName",
+                Box::new(move |p| p.display_name = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "name.givenName",
+                Box::new(move |p| p.given_name = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "name.familyName",
+                Box::new(move |p| p.family_name = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "externalId",
+                Box::new(move |p| p.external_id = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "cpfNumber",
+                Box::new(move |p| p.cpf_number = Some(long(SHORT_TEXT_MAX))),
+            ),
             (
                 "userName",
                 Box::new(move |p| p.user_name = format!("{}@x.example", long(EMAIL_MAX))),

@@ -666,7 +666,9 @@ fn matches_filter(s: &State, v: &InventoryItemView, f: &InventoryFilter) -> bool
         None => true,
         Some(AssigneeFilter::Person(id)) => assigned_to(v, AssigneeType::Person, id.as_uuid()),
         Some(AssigneeFilter::Email(email)) => s.people.iter().any(|p| {
-            p.emails.iter().any(|e| crate::text::identifier_key(&e.value) == *email)
+            p.emails
+                .iter()
+                .any(|e| crate::text::identifier_key(&e.value) == *email)
                 && assigned_to(v, AssigneeType::Person, p.id.as_uuid())
         }),
     };

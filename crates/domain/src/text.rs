@@ -38,7 +38,9 @@ pub const LONG_TEXT_MAX: usize = 2048;
 #[must_use]
 pub fn identifier_key(value: &str) -> String {
     let nfc = ComposingNormalizerBorrowed::new_nfc();
-    let folded = CaseMapperBorrowed::new().fold_string(&nfc.normalize(value)).into_owned();
+    let folded = CaseMapperBorrowed::new()
+        .fold_string(&nfc.normalize(value))
+        .into_owned();
     nfc.normalize(&folded).into_owned()
 }
 

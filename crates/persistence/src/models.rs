@@ -6,9 +6,9 @@
 //! numbers, addresses and IMEIs as JSON text in the shapes defined here (not
 //! the domain's serde shapes, so the storage format does not move with them).
 
-use equip_domain::text::identifier_key;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, SubsecRound, Utc};
 use diesel::prelude::*;
+use equip_domain::text::identifier_key;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

@@ -17,8 +17,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 
 use equip_domain::person_query::{
     fold_text, CompareOp, EmailField, EmailFilter, FieldKind, FilterValue, PersonField,
-    PersonFilter,
-    PersonQuery, SortOrder,
+    PersonFilter, PersonQuery, SortOrder,
 };
 
 use crate::connection::{fold_function, Backend};

@@ -6,8 +6,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Value};
 
 use equip_domain::person_query::{
-    check_filter_text, CompareOp as DCompareOp, EmailField, EmailFilter, FieldKind, FilterValue, PersonField,
-    PersonFilter, PersonQuery, SortOrder, MAX_PAGE_SIZE,
+    check_filter_text, CompareOp as DCompareOp, EmailField, EmailFilter, FieldKind, FilterValue,
+    PersonField, PersonFilter, PersonQuery, SortOrder, MAX_PAGE_SIZE,
 };
 
 use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};

@@ -380,9 +380,7 @@ fn apply_path(
                     // An element with the value of an existing one (compared
                     // case-insensitively) updates it instead of repeating it.
                     let same = |x: &Value| match (x.get("value"), n.get("value")) {
-                        (Some(Value::String(a)), Some(Value::String(b))) => {
-                            same_identifier(a, b)
-                        }
+                        (Some(Value::String(a)), Some(Value::String(b))) => same_identifier(a, b),
                         (Some(a), Some(b)) => a == b,
                         _ => false,
                     };
@@ -733,12 +731,18 @@ mod tests {
         patch(&mut u, json!({"Operations": [
             {"op": "Add", "path": "addresses[type eq \"work\"].StreetAddress", "value": "1 Main St"}
         ]})).unwrap();
-        assert_eq!(u["addresses"], json!([{"type": "work", "streetAddress": "1 Main St"}]));
+        assert_eq!(
+            u["addresses"],
+            json!([{"type": "work", "streetAddress": "1 Main St"}])
+        );
         // A sub-attribute RFC 7643 does not define is still an invalid path.
         assert!(matches!(
-            patch(&mut u, json!({"Operations": [
-                {"op": "Add", "path": "emails[type eq \"work\"].color", "value": "red"}
-            ]})),
+            patch(
+                &mut u,
+                json!({"Operations": [
+                    {"op": "Add", "path": "emails[type eq \"work\"].color", "value": "red"}
+                ]})
+            ),
             Err(PatchError::InvalidPath(_))
         ));
     }

@@ -16,6 +16,9 @@ use support::inventory::{organization, seed};
 use support::scim::{okta_user, PATCH_OP};
 use support::{Client, TestApp};
 
+/// A change to a user's JSON, named by the attribute it breaks.
+type UserChange = (&'static str, Box<dyn Fn(&mut Value)>);
+
 on_both_backends!(
     entra_default_mapping_is_accepted_as_patch_with_deactivation,
     entra_default_mapping_is_accepted_as_post,
@@ -59,30 +62,90 @@ fn entra_default_mapping_ops(user_name: &str) -> Value {
         op("Replace", "active", json!("False")),
         op("Replace", "displayName", json!("Grace Brewster Hopper")),
         op("Add", "title", json!("Rear Admiral")),
-        op("Replace", "emails[type eq \"work\"].value", json!(user_name)),
+        op(
+            "Replace",
+            "emails[type eq \"work\"].value",
+            json!(user_name)
+        ),
         op("Replace", "name.givenName", json!("Grace")),
         op("Replace", "name.familyName", json!("Hopper")),
         op("Add", "name.formatted", json!("Grace Hopper")),
-        op("Add", "addresses[type eq \"work\"].formatted", json!("1 Navy Way, Arlington")),
-        op("Add", "addresses[type eq \"work\"].streetAddress", json!("1 Navy Way")),
-        op("Add", "addresses[type eq \"work\"].locality", json!("Arlington")),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].formatted",
+            json!("1 Navy Way, Arlington")
+        ),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].streetAddress",
+            json!("1 Navy Way")
+        ),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].locality",
+            json!("Arlington")
+        ),
         op("Add", "addresses[type eq \"work\"].region", json!("VA")),
-        op("Add", "addresses[type eq \"work\"].postalCode", json!("22202")),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].postalCode",
+            json!("22202")
+        ),
         op("Add", "addresses[type eq \"work\"].country", json!("US")),
-        op("Add", "addresses[type eq \"other\"].Formatted", json!("Building 5")),
-        op("Add", "phoneNumbers[type eq \"work\"].value", json!("+1 555 0100")),
-        op("Add", "phoneNumbers[type eq \"mobile\"].value", json!("+1 555 0101")),
-        op("Add", "phoneNumbers[type eq \"fax\"].value", json!("+1 555 0102")),
-        op("Replace", "externalId", json!("e1f2a3b4-0000-4000-8000-000000000001")),
-        op("Add", &format!("{ENTERPRISE}:employeeNumber"), json!("1906")),
+        op(
+            "Add",
+            "addresses[type eq \"other\"].Formatted",
+            json!("Building 5")
+        ),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"work\"].value",
+            json!("+1 555 0100")
+        ),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"mobile\"].value",
+            json!("+1 555 0101")
+        ),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"fax\"].value",
+            json!("+1 555 0102")
+        ),
+        op(
+            "Replace",
+            "externalId",
+            json!("e1f2a3b4-0000-4000-8000-000000000001")
+        ),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:employeeNumber"),
+            json!("1906")
+        ),
         op("Add", &format!("{ENTERPRISE}:department"), json!("Navy")),
         op("Add", &format!("{ENTERPRISE}:costCenter"), json!("CC-7")),
-        op("Add", &format!("{ENTERPRISE}:organization"), json!("US Navy")),
-        op("Add", &format!("{ENTERPRISE}:division"), json!("Programming")),
-        op("Add", &format!("{ENTERPRISE}:manager"), json!("a7c1e0f2-0000-4000-8000-000000000002")),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:organization"),
+            json!("US Navy")
+        ),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:division"),
+            json!("Programming")
+        ),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:manager"),
+            json!("a7c1e0f2-0000-4000-8000-000000000002")
+        ),
         // The other display sub-attributes Entra can map.
         op("Add", "emails[type eq \"work\"].display", json!("Grace")),
-        op("Add", "phoneNumbers[type eq \"work\"].display", json!("Office")),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"work\"].display",
+            json!("Office")
+        ),
     ])
 }
 
@@ -90,7 +153,10 @@ fn entra_default_mapping_ops(user_name: &str) -> Value {
 fn assert_entra_mapping_stored(u: &Value, user_name: &str) {
     assert_eq!(u["userName"], user_name, "{u}");
     assert_eq!(u["displayName"], "Grace Brewster Hopper");
-    assert_eq!(u["name"], json!({"givenName": "Grace", "familyName": "Hopper"}));
+    assert_eq!(
+        u["name"],
+        json!({"givenName": "Grace", "familyName": "Hopper"})
+    );
     assert_eq!(u["externalId"], "e1f2a3b4-0000-4000-8000-000000000001");
     let emails = u["emails"].as_array().unwrap();
     assert_eq!(emails.len(), 1, "{u}");
@@ -132,13 +198,14 @@ async fn entra_default_mapping_is_accepted_as_patch_with_deactivation(app: TestA
     let user = create(&app, &w.a, &okta_user("grace@contoso.example")).await;
     assert_eq!(user["active"], true);
     let body = json!({"schemas": [PATCH_OP], "Operations": entra_default_mapping_ops("grace@contoso.example")});
-    let (status, patched) = app
-        .call(w.a.scim_patch(&user_path(&user), &body))
-        .await;
+    let (status, patched) = app.call(w.a.scim_patch(&user_path(&user), &body)).await;
     assert_eq!(status, StatusCode::OK, "{patched}");
     let (status, read) = app.call(w.a.get(&user_path(&user))).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(read["active"], false, "the deactivation took effect: {read}");
+    assert_eq!(
+        read["active"], false,
+        "the deactivation took effect: {read}"
+    );
     assert_entra_mapping_stored(&read, "grace@contoso.example");
     // Alone, the office mapping is accepted too and changes nothing.
     let (status, again) = app
@@ -198,10 +265,7 @@ async fn nul_in_a_filter_is_invalid_filter(app: TestApp) {
         "name.givenName eq \"\\u0000\" or active eq true",
         "externalId eq \"\\u0000\"",
     ] {
-        let path = format!(
-            "/scim/v2/Users?filter={}",
-            support::url_encode(filter)
-        );
+        let path = format!("/scim/v2/Users?filter={}", support::url_encode(filter));
         let (status, body) = app.call(w.a.get(&path)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{filter}: {body}");
         assert_eq!(body["scimType"], "invalidFilter", "{filter}: {body}");
@@ -294,15 +358,12 @@ async fn unicode_identifiers_have_one_comparison(app: TestApp) {
     u["emails"] = json!([{"value": "\u{e4}D\u{c4}@x.example", "primary": true}]);
     create(&app, &w.a, &u).await;
     let (status, body) = app
-        .call(w.a.scim_post(
-            "/scim/v2/Users",
-            &okta_user("\u{e4}d\u{e4}@X.EXAMPLE"),
-        ))
+        .call(w.a.scim_post("/scim/v2/Users", &okta_user("\u{e4}d\u{e4}@X.EXAMPLE")))
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     // Filters compare the same way, in the database.
     for (filter, expected) in [
-        (format!("userName eq \"CAFE\u{301}@X.example\""), 1),
+        ("userName eq \"CAFE\u{301}@X.example\"".to_owned(), 1),
         (format!("emails.value eq \"{nfd}\""), 1),
         ("userName sw \"\u{e4}d\"".to_owned(), 1),
         ("userName eq \"cafe@x.example\"".to_owned(), 0),
@@ -332,10 +393,19 @@ async fn unicode_identifiers_have_one_comparison(app: TestApp) {
 async fn scim_text_fields_have_length_limits(app: TestApp) {
     let w = app.world();
     let long = |n: usize| "x".repeat(n + 1);
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
-        ("displayName", Box::new(move |u| u["displayName"] = json!(long(SHORT_TEXT_MAX)))),
-        ("name.givenName", Box::new(move |u| u["name"]["givenName"] = json!(long(SHORT_TEXT_MAX)))),
-        ("externalId", Box::new(move |u| u["externalId"] = json!(long(SHORT_TEXT_MAX)))),
+    let cases: Vec<UserChange> = vec![
+        (
+            "displayName",
+            Box::new(move |u| u["displayName"] = json!(long(SHORT_TEXT_MAX))),
+        ),
+        (
+            "name.givenName",
+            Box::new(move |u| u["name"]["givenName"] = json!(long(SHORT_TEXT_MAX))),
+        ),
+        (
+            "externalId",
+            Box::new(move |u| u["externalId"] = json!(long(SHORT_TEXT_MAX))),
+        ),
         (
             "phoneNumbers.value",
             Box::new(move |u| u["phoneNumbers"] = json!([{"value": "1".repeat(100_000)}])),
@@ -380,12 +450,23 @@ async fn inventory_text_fields_have_length_limits(app: TestApp) {
     let assert_source = |status: StatusCode, body: &Value, source: &str| {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(body["errors"][0]["source"], source, "{body}");
-        assert!(body["errors"][0]["detail"].as_str().is_some_and(|d| !d.is_empty()));
+        assert!(body["errors"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty()));
     };
     for (body, source) in [
-        (with("description", json!(long(LONG_TEXT_MAX))), "description"),
-        (with("serialNumber", json!(long(SHORT_TEXT_MAX))), "serialNumber"),
-        (with("procurementMethod", json!(long(SHORT_TEXT_MAX))), "procurementMethod"),
+        (
+            with("description", json!(long(LONG_TEXT_MAX))),
+            "description",
+        ),
+        (
+            with("serialNumber", json!(long(SHORT_TEXT_MAX))),
+            "serialNumber",
+        ),
+        (
+            with("procurementMethod", json!(long(SHORT_TEXT_MAX))),
+            "procurementMethod",
+        ),
         (with("imei", json!([long(SHORT_TEXT_MAX)])), "imei"),
         (with("tags", json!([long(SHORT_TEXT_MAX)])), "tags"),
     ] {
