@@ -3,6 +3,7 @@
 
 use crate::error::DomainError;
 use crate::ids::{OrganizationId, PackageId, SkuId};
+use crate::text::{check_length, SHORT_TEXT_MAX};
 
 /// A product variant, e.g. "MacBook Pro 14\" M3, 16 GB".
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,10 +27,11 @@ pub struct Sku {
 }
 
 impl Sku {
-    /// Checks that every text field is present.
+    /// Checks that every text field is present and at most
+    /// [`SHORT_TEXT_MAX`] characters long.
     ///
     /// # Errors
-    /// [`DomainError::Invalid`] naming the first empty field.
+    /// [`DomainError::Invalid`] naming the first empty or too long field.
     pub fn validate(&self) -> Result<(), DomainError> {
         for (field, value) in [
             ("title", &self.title),
@@ -42,6 +44,7 @@ impl Sku {
             if value.trim().is_empty() {
                 return Err(DomainError::invalid(field, "must not be empty"));
             }
+            check_length(field, value, SHORT_TEXT_MAX)?;
         }
         Ok(())
     }
@@ -82,7 +85,7 @@ impl Package {
         if self.name.trim().is_empty() {
             return Err(DomainError::invalid("name", "must not be empty"));
         }
-        Ok(())
+        check_length("name", &self.name, SHORT_TEXT_MAX)
     }
 }
 

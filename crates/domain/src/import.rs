@@ -212,9 +212,12 @@ impl ImportBatch {
         )?;
         check_unique(
             "people",
-            self.people
-                .iter()
-                .map(|p| (p.user_name.to_lowercase(), format!("'{}'", p.user_name))),
+            self.people.iter().map(|p| {
+                (
+                    crate::text::identifier_key(&p.user_name),
+                    format!("'{}'", p.user_name),
+                )
+            }),
             "userName",
         )?;
         check_unique(
@@ -244,12 +247,7 @@ impl ImportBatch {
             if o.organization_id != org {
                 return Err(foreign(format!("offices[{i}]")));
             }
-            if o.name.trim().is_empty() {
-                return Err(ImportError::new(
-                    format!("offices[{i}].name"),
-                    "must not be empty",
-                ));
-            }
+            o.validate().map_err(|e| rule(format!("offices[{i}]"), e))?;
         }
         for (i, s) in self.skus.iter().enumerate() {
             if s.organization_id != org {

@@ -8,6 +8,7 @@ use crate::error::DomainError;
 use crate::ids::{
     InventoryItemId, OrganizationId, RetrievalId, ReturnOrderId, ReturnOrderItemId, SkuId, TagId,
 };
+use crate::text::{check_length, check_optional_length, LONG_TEXT_MAX, SHORT_TEXT_MAX};
 
 wire_enum! {
     /// Where an item is in its life. The listing filter also names GIFTED, LOCKED
@@ -459,12 +460,15 @@ pub fn check_transition(from: DeployStatus, to: DeployStatus) -> Result<(), Doma
 }
 
 impl InventoryItem {
-    /// Checks the item's own consistency: the deploy-reason rule, a PERSON
-    /// assignee for DEPLOYED items, unique tag ids, non-empty IMEI values.
+    /// Checks the item's own consistency: every text within its length
+    /// limit ([`InventoryItem::check_lengths`]), the deploy-reason rule, a
+    /// PERSON assignee for DEPLOYED items, unique tag ids, non-empty IMEI
+    /// values.
     ///
     /// # Errors
     /// [`DomainError::Invalid`] naming the field.
     pub fn validate(&self) -> Result<(), DomainError> {
+        self.check_lengths()?;
         check_deploy_reason(self.deploy_status, self.deploy_reason)?;
         if self.deploy_status == DeployStatus::Deployed
             && !matches!(
@@ -498,6 +502,45 @@ impl InventoryItem {
                     "billingEndDate must not be before billingStartDate",
                 ));
             }
+        }
+        Ok(())
+    }
+}
+
+impl InventoryItem {
+    /// Every text a client or an import writes within its limit (see
+    /// `docs/reliability.md`, "Field length limits"): `description`
+    /// [`LONG_TEXT_MAX`], the others [`SHORT_TEXT_MAX`].
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming the field.
+    pub fn check_lengths(&self) -> Result<(), DomainError> {
+        check_optional_length(
+            "serialNumber",
+            self.serial_number.as_deref(),
+            SHORT_TEXT_MAX,
+        )?;
+        for imei in &self.imei {
+            check_length("imei", imei, SHORT_TEXT_MAX)?;
+        }
+        check_optional_length(
+            "procurementMethod",
+            self.procurement_method.as_deref(),
+            SHORT_TEXT_MAX,
+        )?;
+        check_optional_length("description", self.description.as_deref(), LONG_TEXT_MAX)?;
+        check_optional_length(
+            "erpInvoiceId",
+            self.erp_invoice_id.as_deref(),
+            SHORT_TEXT_MAX,
+        )?;
+        for tag in &self.tags {
+            check_length("tags", &tag.label, SHORT_TEXT_MAX)?;
+        }
+        if let Some(p) = &self.pricing {
+            check_length("pricing.regionCode", &p.region_code, SHORT_TEXT_MAX)?;
+            check_length("pricing.priceOption", &p.price_option, SHORT_TEXT_MAX)?;
+            check_length("pricing.currencyCode", &p.currency_code, SHORT_TEXT_MAX)?;
         }
         Ok(())
     }
@@ -607,5 +650,29 @@ mod tests {
         assert!(
             matches!(item.validate(), Err(DomainError::Invalid { field, .. }) if field == "tags")
         );
+        item.tags.clear();
+        let field = |item: &InventoryItem| match item.validate() {
+            Err(DomainError::Invalid { field, .. }) => field,
+            other => panic!("expected Invalid, got {other:?}"),
+        };
+        item.description = Some("d".repeat(LONG_TEXT_MAX + 1));
+        assert_eq!(field(&item), "description");
+        item.description = Some("d".repeat(LONG_TEXT_MAX));
+        item.serial_number = Some("s".repeat(SHORT_TEXT_MAX + 1));
+        assert_eq!(field(&item), "serialNumber");
+        item.serial_number = None;
+        item.imei = vec!["1".repeat(SHORT_TEXT_MAX + 1)];
+        assert_eq!(field(&item), "imei");
+        item.imei.clear();
+        item.procurement_method = Some("p".repeat(SHORT_TEXT_MAX + 1));
+        assert_eq!(field(&item), "procurementMethod");
+        item.procurement_method = None;
+        item.tags = vec![Tag {
+            id: TagId::new(),
+            label: "t".repeat(SHORT_TEXT_MAX + 1),
+        }];
+        assert_eq!(field(&item), "tags");
+        item.tags.clear();
+        assert!(item.validate().is_ok());
     }
 }

@@ -196,7 +196,7 @@ impl InventoryQuery {
         )?;
 
         let person_id = id_param(raw.person_id.as_deref(), "personId", PersonId::parse)?;
-        let email = non_empty(raw.assigned_email.as_deref()).map(str::to_lowercase);
+        let email = non_empty(raw.assigned_email.as_deref()).map(crate::text::identifier_key);
         let person = match (person_id, email) {
             (Some(_), Some(_)) => {
                 return Err(DomainError::invalid(

@@ -19,6 +19,8 @@
 //! - [`reminder`]: new-joiner reminders and the email outbox; [`email`]: what
 //!   the emails say.
 //! - [`import`]: the bulk import document and its validation.
+//! - [`text`]: identifiers (comparison, characters), email addresses and
+//!   the length limit of every text field.
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
 //! - [`services`]: use cases that combine rules and ports.
 
@@ -46,5 +48,6 @@ pub mod reminder;
 pub mod services;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod text;
 
 pub use error::{DomainError, StoreError};

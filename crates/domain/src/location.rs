@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::DomainError;
 use crate::ids::{OfficeId, OrganizationId, WarehouseId};
+use crate::text::{check_length, check_optional_length, SHORT_TEXT_MAX};
 
 /// Postal address of a warehouse.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -59,13 +60,28 @@ impl Warehouse {
         }
     }
 
-    /// Checks the name.
+    /// Checks the name (present) and that every text is at most
+    /// [`SHORT_TEXT_MAX`] characters long.
     ///
     /// # Errors
-    /// [`DomainError::Invalid`] for an empty name.
+    /// [`DomainError::Invalid`] for an empty name or a text too long.
     pub fn validate(&self) -> Result<(), DomainError> {
         if self.name.trim().is_empty() {
             return Err(DomainError::invalid("name", "must not be empty"));
+        }
+        check_length("name", &self.name, SHORT_TEXT_MAX)?;
+        if let Some(a) = &self.address {
+            for (field, value) in [
+                ("address.street1", &a.street1),
+                ("address.street2", &a.street2),
+                ("address.city", &a.city),
+                ("address.province", &a.province),
+                ("address.postalCode", &a.postal_code),
+                ("address.countryCode", &a.country_code),
+                ("address.phoneNumber", &a.phone_number),
+            ] {
+                check_optional_length(field, value.as_deref(), SHORT_TEXT_MAX)?;
+            }
         }
         Ok(())
     }
@@ -80,6 +96,19 @@ pub struct Office {
     pub organization_id: OrganizationId,
     /// Display name.
     pub name: String,
+}
+
+impl Office {
+    /// Checks the name: present, at most [`SHORT_TEXT_MAX`] characters.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] (`name`).
+    pub fn validate(&self) -> Result<(), DomainError> {
+        if self.name.trim().is_empty() {
+            return Err(DomainError::invalid("name", "must not be empty"));
+        }
+        check_length("name", &self.name, SHORT_TEXT_MAX)
+    }
 }
 
 #[cfg(test)]

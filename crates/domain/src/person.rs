@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::DomainError;
 use crate::ids::{OrganizationId, PackageId, PersonId};
+use crate::text::{
+    check_email_address, check_identifier, check_length, check_optional_length, is_email_address,
+    same_identifier, EMAIL_MAX, LONG_TEXT_MAX, PHONE_MAX, SHORT_TEXT_MAX,
+};
 
 /// Where a person is in their life cycle (the SCIM extension's `status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -144,11 +148,17 @@ impl Person {
     }
 
     /// Checks the rules every stored person satisfies:
-    /// at most one primary email, `userName` equal to the primary email
-    /// (case-insensitively), and a valid CPF for anyone with an address in Brazil.
+    /// every text within its length limit ([`crate::text`]); userName, every
+    /// email address and externalId free of control and invisible characters;
+    /// userName and every email a plain address
+    /// ([`crate::text::check_email_address`]); at most one primary email;
+    /// `userName` the same identifier as the primary email
+    /// ([`crate::text::same_identifier`]: Unicode case folding and NFC); and a
+    /// valid CPF for anyone with an address in Brazil.
     ///
     /// # Errors
-    /// [`DomainError::Invalid`] naming the field that breaks a rule.
+    /// [`DomainError::Invalid`] naming the field (as a SCIM attribute path)
+    /// that breaks a rule.
     pub fn validate(&self) -> Result<(), DomainError> {
         if let Some(field) = self.field_with_nul() {
             // PostgreSQL cannot store a NUL in text; refused on every backend.
@@ -157,8 +167,16 @@ impl Person {
                 format!("{field} must not contain NUL characters"),
             ));
         }
+        self.check_lengths()?;
         if self.user_name.trim().is_empty() {
             return Err(DomainError::invalid("userName", "must not be empty"));
+        }
+        check_email_address("userName", &self.user_name)?;
+        if let Some(external_id) = &self.external_id {
+            check_identifier("externalId", external_id)?;
+        }
+        for e in &self.emails {
+            check_email_address("emails.value", &e.value)?;
         }
         if self.emails.iter().filter(|e| e.primary).count() > 1 {
             return Err(DomainError::invalid(
@@ -166,14 +184,8 @@ impl Person {
                 "at most one email may be primary",
             ));
         }
-        if let Some(e) = self.emails.iter().find(|e| !looks_like_email(&e.value)) {
-            return Err(DomainError::invalid(
-                "emails",
-                format!("'{}' is not an email address", e.value),
-            ));
-        }
         match self.primary_email() {
-            Some(primary) if primary.value.eq_ignore_ascii_case(self.user_name.trim()) => {}
+            Some(primary) if same_identifier(&primary.value, &self.user_name) => {}
             Some(_) => {
                 return Err(DomainError::invalid(
                     "userName",
@@ -202,6 +214,46 @@ impl Person {
                         "a CPF number is mandatory for people in Brazil",
                     ))
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every text attribute within its limit (see `docs/reliability.md`,
+    /// "Field length limits").
+    fn check_lengths(&self) -> Result<(), DomainError> {
+        check_length("userName", &self.user_name, EMAIL_MAX)?;
+        for (field, value) in [
+            ("externalId", &self.external_id),
+            ("name.givenName", &self.given_name),
+            ("name.familyName", &self.family_name),
+            ("displayName", &self.display_name),
+            ("cpfNumber", &self.cpf_number),
+        ] {
+            check_optional_length(field, value.as_deref(), SHORT_TEXT_MAX)?;
+        }
+        for e in &self.emails {
+            check_length("emails.value", &e.value, EMAIL_MAX)?;
+            check_optional_length("emails.type", e.kind.as_deref(), SHORT_TEXT_MAX)?;
+        }
+        for p in &self.phone_numbers {
+            check_length("phoneNumbers.value", &p.value, PHONE_MAX)?;
+            check_optional_length("phoneNumbers.type", p.kind.as_deref(), SHORT_TEXT_MAX)?;
+        }
+        for a in &self.addresses {
+            check_optional_length(
+                "addresses.streetAddress",
+                a.street_address.as_deref(),
+                LONG_TEXT_MAX,
+            )?;
+            for (field, value) in [
+                ("addresses.type", &a.kind),
+                ("addresses.country", &a.country),
+                ("addresses.postalCode", &a.postal_code),
+                ("addresses.region", &a.region),
+                ("addresses.locality", &a.locality),
+            ] {
+                check_optional_length(field, value.as_deref(), SHORT_TEXT_MAX)?;
             }
         }
         Ok(())
@@ -256,7 +308,7 @@ impl Person {
     /// (userName is the primary email, decisions §8), when it looks like one.
     pub fn default_primary_email(&mut self) {
         let user_name = self.user_name.trim();
-        if self.emails.is_empty() && looks_like_email(user_name) {
+        if self.emails.is_empty() && is_email_address(user_name) {
             self.emails.push(Email {
                 value: user_name.to_owned(),
                 kind: None,
@@ -286,19 +338,6 @@ impl Person {
     #[must_use]
     pub fn is_provisioned(&self) -> bool {
         self.status == PersonStatus::Active
-    }
-}
-
-fn looks_like_email(value: &str) -> bool {
-    let value = value.trim();
-    match value.split_once('@') {
-        Some((local, domain)) => {
-            !local.is_empty()
-                && !domain.is_empty()
-                && !domain.contains('@')
-                && !value.chars().any(char::is_whitespace)
-        }
-        None => false,
     }
 }
 
@@ -407,6 +446,137 @@ pub(crate) mod tests {
         p.user_name = "someone@example.com".into();
         let err = p.validate().unwrap_err();
         assert!(matches!(err, DomainError::Invalid { ref field, .. } if field == "userName"));
+    }
+
+    fn invalid_field(p: &Person) -> String {
+        match p.validate() {
+            Err(DomainError::Invalid { field, .. }) => field,
+            other => panic!("expected Invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn user_name_equals_primary_email_under_unicode_folding() {
+        // ASCII-only folding refused this (review finding 10).
+        let mut p = person("\u{c4}d\u{e4}@x.example");
+        p.emails[0].value = "\u{e4}D\u{c4}@x.example".into();
+        assert!(p.validate().is_ok());
+        // NFD email, NFC userName.
+        let mut p = person("caf\u{e9}@x.example");
+        p.emails[0].value = "cafe\u{301}@x.example".into();
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn identifiers_refuse_invisible_and_control_characters() {
+        let mut p = person("ada\u{200b}@x.example");
+        assert_eq!(invalid_field(&p), "userName");
+        p = person("ada@x.example");
+        p.external_id = Some("00u\u{200d}1".into());
+        assert_eq!(invalid_field(&p), "externalId");
+        p.external_id = Some("00u\u{1b}1".into());
+        assert_eq!(invalid_field(&p), "externalId");
+        p.external_id = Some("00u1".into());
+        p.emails.push(Email {
+            value: "ada\u{2060}@home.example".into(),
+            kind: None,
+            primary: false,
+        });
+        assert_eq!(invalid_field(&p), "emails.value");
+    }
+
+    #[test]
+    fn addresses_are_plain_addr_specs() {
+        for bad in [
+            "Attacker<attacker@evil.example>",
+            "a,b@a.example",
+            "\"a\u{7}\"@x.example",
+            "x@[127.0.0.1]",
+        ] {
+            let p = person(bad);
+            assert_eq!(invalid_field(&p), "userName", "{bad:?}");
+            let mut p = person("ada@x.example");
+            p.emails.push(Email {
+                value: bad.into(),
+                kind: Some("home".into()),
+                primary: false,
+            });
+            assert_eq!(invalid_field(&p), "emails.value", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn every_text_has_a_length_limit() {
+        use crate::text::{EMAIL_MAX, LONG_TEXT_MAX, PHONE_MAX, SHORT_TEXT_MAX};
+        let long = |n: usize| "x".repeat(n + 1);
+        type Change = (&'static str, Box<dyn Fn(&mut Person)>);
+        let cases: Vec<Change> = vec![
+            (
+                "displayName",
+                Box::new(move |p| p.display_name = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "name.givenName",
+                Box::new(move |p| p.given_name = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "name.familyName",
+                Box::new(move |p| p.family_name = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "externalId",
+                Box::new(move |p| p.external_id = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "cpfNumber",
+                Box::new(move |p| p.cpf_number = Some(long(SHORT_TEXT_MAX))),
+            ),
+            (
+                "userName",
+                Box::new(move |p| p.user_name = format!("{}@x.example", long(EMAIL_MAX))),
+            ),
+            (
+                "phoneNumbers.value",
+                Box::new(move |p| {
+                    p.phone_numbers.push(PhoneNumber {
+                        value: long(PHONE_MAX),
+                        kind: None,
+                        primary: false,
+                    });
+                }),
+            ),
+            (
+                "addresses.streetAddress",
+                Box::new(move |p| {
+                    p.addresses.push(Address {
+                        street_address: Some(long(LONG_TEXT_MAX)),
+                        ..Address::default()
+                    });
+                }),
+            ),
+            (
+                "addresses.locality",
+                Box::new(move |p| {
+                    p.addresses.push(Address {
+                        locality: Some(long(SHORT_TEXT_MAX)),
+                        ..Address::default()
+                    });
+                }),
+            ),
+        ];
+        for (field, change) in cases {
+            let mut p = person("ada@x.example");
+            change(&mut p);
+            assert_eq!(invalid_field(&p), field);
+        }
+        let mut p = person("ada@x.example");
+        p.display_name = Some("x".repeat(SHORT_TEXT_MAX));
+        p.phone_numbers.push(PhoneNumber {
+            value: "1".repeat(PHONE_MAX),
+            kind: None,
+            primary: false,
+        });
+        assert!(p.validate().is_ok(), "the limits themselves are allowed");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::error::DomainError;
 use crate::person::Person;
 
 /// Largest page a list of people returns.
@@ -18,7 +19,7 @@ pub enum PersonField {
     Id,
     /// The identity provider's id (exact).
     ExternalId,
-    /// Login name (case-insensitive).
+    /// Login name (an identifier: [`FieldKind::Identifier`]).
     UserName,
     /// Given name (case-insensitive).
     GivenName,
@@ -41,7 +42,7 @@ pub enum PersonField {
 /// A field of a person's email address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EmailField {
-    /// The address (case-insensitive).
+    /// The address (an identifier: [`FieldKind::Identifier`]).
     Value,
     /// `work`, `home`… (case-insensitive).
     Kind,
@@ -52,7 +53,12 @@ pub enum EmailField {
 /// How values of a field compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {
-    /// Text; `case_exact` false compares case-insensitively.
+    /// An identifier (userName, an email address): compared by
+    /// [`crate::text::identifier_key`] (Unicode case folding and NFC), as
+    /// uniqueness and the "userName is the primary email" rule compare.
+    Identifier,
+    /// Text; `case_exact` false compares case-insensitively (Unicode
+    /// lowercase, as the stores' `lower` does).
     Text {
         /// Whether case matters.
         case_exact: bool,
@@ -71,7 +77,8 @@ impl PersonField {
     pub const fn kind(self) -> FieldKind {
         match self {
             Self::Id | Self::ExternalId | Self::PackageId => FieldKind::Text { case_exact: true },
-            Self::UserName | Self::GivenName | Self::FamilyName | Self::DisplayName => {
+            Self::UserName => FieldKind::Identifier,
+            Self::GivenName | Self::FamilyName | Self::DisplayName => {
                 FieldKind::Text { case_exact: false }
             }
             Self::Active => FieldKind::Bool,
@@ -86,7 +93,8 @@ impl EmailField {
     #[must_use]
     pub const fn kind(self) -> FieldKind {
         match self {
-            Self::Value | Self::Kind => FieldKind::Text { case_exact: false },
+            Self::Value => FieldKind::Identifier,
+            Self::Kind => FieldKind::Text { case_exact: false },
             Self::Primary => FieldKind::Bool,
         }
     }
@@ -208,6 +216,65 @@ pub struct PersonPage {
     pub people: Vec<Person>,
 }
 
+/// The form a text of a field of `kind` is compared in: the identifier key
+/// for identifiers, the Unicode lowercase for case-insensitive text, the text
+/// itself otherwise. Stores compare the same forms (the identifier key is
+/// kept in a column; `lower` is the backend's).
+#[must_use]
+pub fn fold_text(kind: FieldKind, s: &str) -> String {
+    match kind {
+        FieldKind::Identifier => crate::text::identifier_key(s),
+        FieldKind::Text { case_exact: false } => s.to_lowercase(),
+        _ => s.to_owned(),
+    }
+}
+
+/// Checks a text a filter compares with: no NUL character (no stored text
+/// holds one, and PostgreSQL cannot even compare with one).
+///
+/// # Errors
+/// [`DomainError::Invalid`] (`filter`).
+pub fn check_filter_text(value: &str) -> Result<(), DomainError> {
+    if value.contains('\0') {
+        return Err(DomainError::invalid(
+            "filter",
+            "a filter value must not contain NUL characters",
+        ));
+    }
+    Ok(())
+}
+
+impl PersonFilter {
+    /// Checks every text value of the filter ([`check_filter_text`]).
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] (`filter`).
+    pub fn validate(&self) -> Result<(), DomainError> {
+        match self {
+            Self::Compare(_, _, FilterValue::Text(s)) => check_filter_text(s),
+            Self::Compare(..) | Self::Present(_) => Ok(()),
+            Self::AnyEmail(e) => e.validate(),
+            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
+            Self::Not(a) => a.validate(),
+        }
+    }
+}
+
+impl EmailFilter {
+    /// Checks every text value of the filter ([`check_filter_text`]).
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] (`filter`).
+    pub fn validate(&self) -> Result<(), DomainError> {
+        match self {
+            Self::Compare(_, _, FilterValue::Text(s)) => check_filter_text(s),
+            Self::Compare(..) | Self::Present(_) => Ok(()),
+            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
+            Self::Not(a) => a.validate(),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // In-memory evaluation (the reference semantics; the in-memory store uses it,
 // the SQL translation must agree with it).
@@ -249,10 +316,7 @@ fn compare(
     let Some(actual) = actual else {
         return op == CompareOp::Ne;
     };
-    let fold = |s: &str| match kind {
-        FieldKind::Text { case_exact: false } => s.to_lowercase(),
-        _ => s.to_owned(),
-    };
+    let fold = |s: &str| fold_text(kind, s);
     let ordering: Option<Ordering> = match (&actual, wanted) {
         (FilterValue::Text(a), FilterValue::Text(b)) => {
             let (a, b) = (fold(a), fold(b));
@@ -315,11 +379,7 @@ pub fn sort_people(people: &mut [Person], query: &PersonQuery) {
         let by_field = query.sort.map_or(std::cmp::Ordering::Equal, |f| {
             let key = |p: &Person| {
                 person_value(p, f).map(|v| match v {
-                    FilterValue::Text(s)
-                        if matches!(f.kind(), FieldKind::Text { case_exact: false }) =>
-                    {
-                        FilterValue::Text(s.to_lowercase())
-                    }
+                    FilterValue::Text(s) => FilterValue::Text(fold_text(f.kind(), &s)),
                     other => other,
                 })
             };

@@ -363,7 +363,7 @@ fn person_name_taken(s: &State, person: &Person) -> bool {
             p.id != person.id
                 && p.organization_id == person.organization_id
                 && p.is_provisioned()
-                && p.user_name.to_lowercase() == person.user_name.to_lowercase()
+                && crate::text::same_identifier(&p.user_name, &person.user_name)
         })
 }
 
@@ -666,7 +666,9 @@ fn matches_filter(s: &State, v: &InventoryItemView, f: &InventoryFilter) -> bool
         None => true,
         Some(AssigneeFilter::Person(id)) => assigned_to(v, AssigneeType::Person, id.as_uuid()),
         Some(AssigneeFilter::Email(email)) => s.people.iter().any(|p| {
-            p.emails.iter().any(|e| e.value.to_lowercase() == *email)
+            p.emails
+                .iter()
+                .any(|e| crate::text::identifier_key(&e.value) == *email)
                 && assigned_to(v, AssigneeType::Person, p.id.as_uuid())
         }),
     };

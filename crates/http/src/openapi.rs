@@ -31,6 +31,7 @@ use equip_domain::inventory_query::{
     MAX_PAGE, MAX_PAGE_SIZE, MAX_SEARCH_CHARS,
 };
 use equip_domain::reminder::DeliveryStatus;
+use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 use serde_json::{json, Map, Value};
 
 use crate::routes::new_joiners::REMIND_BODY_LIMIT;
@@ -67,6 +68,12 @@ fn nullable_string(format: Option<&str>) -> Value {
         Some(f) => nullable(json!({ "type": "string", "format": f })),
         None => json!({ "type": ["string", "null"] }),
     }
+}
+
+/// A nullable string of at most `max` characters (a domain limit,
+/// `equip_domain::text`).
+fn nullable_bounded(max: usize) -> Value {
+    json!({ "type": ["string", "null"], "maxLength": max })
 }
 
 fn uuid() -> Value {
@@ -533,11 +540,11 @@ fn tags_input() -> Value {
         "description": "Labels, as strings or {\"label\"} objects; labels already on the item keep their tag ids.",
         "items": {
             "oneOf": [
-                { "type": "string", "pattern": NOT_BLANK },
+                { "type": "string", "pattern": NOT_BLANK, "maxLength": SHORT_TEXT_MAX },
                 {
                     "type": "object",
                     "required": ["label"],
-                    "properties": { "label": { "type": "string", "pattern": NOT_BLANK } },
+                    "properties": { "label": { "type": "string", "pattern": NOT_BLANK, "maxLength": SHORT_TEXT_MAX } },
                 },
             ],
         },
@@ -552,17 +559,18 @@ fn item_write_properties() -> Value {
         "assignedTo": assignee_input(),
         "tags": tags_input(),
         "renewalDate": nullable_string(Some("date")),
-        "description": nullable_string(None),
+        "description": nullable_bounded(LONG_TEXT_MAX),
     })
 }
 
 fn schemas() -> Value {
     let mut create = item_write_properties();
     create["skuId"] = uuid();
-    create["serialNumber"] = nullable_string(None);
-    create["imei"] =
-        nullable(json!({ "type": "array", "items": { "type": "string", "pattern": NOT_BLANK } }));
-    create["procurementMethod"] = nullable_string(None);
+    create["serialNumber"] = nullable_bounded(SHORT_TEXT_MAX);
+    create["imei"] = nullable(
+        json!({ "type": "array", "items": { "type": "string", "pattern": NOT_BLANK, "maxLength": SHORT_TEXT_MAX } }),
+    );
+    create["procurementMethod"] = nullable_bounded(SHORT_TEXT_MAX);
     create["suppliedBy"] = json!({
         "type": ["string", "null"],
         "enum": names(SuppliedBy::ALL, SuppliedBy::as_str).into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
@@ -859,6 +867,18 @@ mod tests {
                 assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()));
             }
         }
+    }
+
+    #[test]
+    fn text_limits_come_from_the_domain() {
+        let doc = document();
+        let create = &doc["components"]["schemas"]["InventoryItemCreate"]["properties"];
+        let update = &doc["components"]["schemas"]["InventoryItemPatch"]["properties"];
+        for props in [create, update] {
+            assert_eq!(props["description"]["maxLength"], LONG_TEXT_MAX, "{props}");
+        }
+        assert_eq!(create["serialNumber"]["maxLength"], SHORT_TEXT_MAX);
+        assert_eq!(create["procurementMethod"]["maxLength"], SHORT_TEXT_MAX);
     }
 
     #[test]

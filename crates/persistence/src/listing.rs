@@ -629,7 +629,7 @@ struct KeyStampRow {
 /// listing stamp besides the version.
 fn stamp_email(q: &InventoryQuery) -> Option<String> {
     match &q.filter.person {
-        Some(AssigneeFilter::Email(email)) => Some(crate::models::fold_case(email)),
+        Some(AssigneeFilter::Email(email)) => Some(equip_domain::text::identifier_key(email)),
         _ => None,
     }
 }
@@ -897,7 +897,7 @@ fn people_with_email(c: &mut DbConnection, org: &str, email: &str) -> DbResult<V
     // connection (see `find_api_key_by_prefix`).
     let mut ids: Vec<String> = on_inner!(c, |c| person_emails::table
         .filter(person_emails::organization_id.eq(org))
-        .filter(person_emails::value_lower.eq(crate::models::fold_case(email)))
+        .filter(person_emails::value_lower.eq(equip_domain::text::identifier_key(email)))
         .select(person_emails::person_id)
         .load(c))?;
     ids.sort();

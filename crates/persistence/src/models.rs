@@ -8,6 +8,7 @@
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, SubsecRound, Utc};
 use diesel::prelude::*;
+use equip_domain::text::identifier_key;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -82,8 +83,11 @@ fn from_json<T: for<'de> Deserialize<'de>>(raw: &str) -> DbResult<T> {
     serde_json::from_str(raw).map_err(|e| DbError::corrupt(format!("bad JSON column: {e}")))
 }
 
-/// Case folding used for case-insensitive columns (`user_name_lower`,
-/// `value_lower`).
+/// Unicode lowercase: how case-insensitive text that is not an identifier
+/// (names, the listing's search keys) is folded, as PostgreSQL's `LOWER`
+/// and SQLite's `equip_lower` do. Identifiers (`user_name_lower`,
+/// `value_lower`) hold the domain's
+/// [`identifier_key`](equip_domain::text::identifier_key) instead.
 #[must_use]
 pub fn fold_case(value: &str) -> String {
     value.to_lowercase()
@@ -461,7 +465,7 @@ impl PersonRows {
                     organization_id: org.clone(),
                     position: position(i)?,
                     value: e.value.clone(),
-                    value_lower: fold_case(&e.value),
+                    value_lower: identifier_key(&e.value),
                     kind: e.kind.clone(),
                     is_primary: e.primary,
                 })
@@ -473,7 +477,7 @@ impl PersonRows {
                 organization_id: org,
                 external_id: p.external_id.clone(),
                 user_name: p.user_name.clone(),
-                user_name_lower: fold_case(&p.user_name),
+                user_name_lower: identifier_key(&p.user_name),
                 given_name: p.given_name.clone(),
                 family_name: p.family_name.clone(),
                 display_name: p.display_name.clone(),

@@ -16,12 +16,12 @@
 use chrono::{NaiveDate, NaiveDateTime};
 
 use equip_domain::person_query::{
-    CompareOp, EmailField, EmailFilter, FieldKind, FilterValue, PersonField, PersonFilter,
-    PersonQuery, SortOrder,
+    fold_text, CompareOp, EmailField, EmailFilter, FieldKind, FilterValue, PersonField,
+    PersonFilter, PersonQuery, SortOrder,
 };
 
 use crate::connection::{fold_function, Backend};
-use crate::models::{db_time, fold_case};
+use crate::models::db_time;
 
 /// A bind parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,10 +103,9 @@ fn email_column(f: EmailField, backend: Backend) -> String {
 
 fn bind_value(kind: FieldKind, v: &FilterValue) -> Bind {
     match v {
-        FilterValue::Text(s) => match kind {
-            FieldKind::Text { case_exact: false } => Bind::Text(fold_case(s)),
-            _ => Bind::Text(s.clone()),
-        },
+        // The forms the columns hold: the identifier key in `user_name_lower`
+        // and `value_lower`, the backend's lowercase for names.
+        FilterValue::Text(s) => Bind::Text(fold_text(kind, s)),
         FilterValue::Bool(b) => Bind::Bool(*b),
         FilterValue::Time(t) => Bind::Time(db_time(*t)),
         FilterValue::Date(d) => Bind::Date(*d),
@@ -116,7 +115,7 @@ fn bind_value(kind: FieldKind, v: &FilterValue) -> Bind {
 /// `col op value`, two-valued.
 fn compare(sql: &mut Sql, col: &str, kind: FieldKind, op: CompareOp, v: &FilterValue) {
     let b = bind_value(kind, v);
-    let collate = if matches!(kind, FieldKind::Text { .. }) {
+    let collate = if matches!(kind, FieldKind::Text { .. } | FieldKind::Identifier) {
         sql.collate()
     } else {
         ""
@@ -228,7 +227,7 @@ pub(crate) fn filter_sql(sql: &mut Sql, organization: &str, f: &PersonFilter) {
         PersonFilter::Present(field) => {
             let col = person_column(*field, sql.backend);
             sql.push("(").push(&col).push(" IS NOT NULL");
-            if matches!(field.kind(), FieldKind::Text { .. }) {
+            if matches!(field.kind(), FieldKind::Text { .. } | FieldKind::Identifier) {
                 sql.push(" AND ").push(&col).push(" <> ''");
             }
             sql.push(")");
@@ -292,7 +291,7 @@ pub(crate) fn order_and_page(sql: &mut Sql, query: &PersonQuery) {
             .push(dir)
             .push(", ");
         sql.push(&col);
-        if matches!(field.kind(), FieldKind::Text { .. }) {
+        if matches!(field.kind(), FieldKind::Text { .. } | FieldKind::Identifier) {
             let c = sql.collate();
             sql.push(c);
         }

@@ -6,8 +6,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Value};
 
 use equip_domain::person_query::{
-    CompareOp as DCompareOp, EmailField, EmailFilter, FieldKind, FilterValue, PersonField,
-    PersonFilter, PersonQuery, SortOrder, MAX_PAGE_SIZE,
+    check_filter_text, CompareOp as DCompareOp, EmailField, EmailFilter, FieldKind, FilterValue,
+    PersonField, PersonFilter, PersonQuery, SortOrder, MAX_PAGE_SIZE,
 };
 
 use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};
@@ -116,7 +116,10 @@ fn condition(
         CompareOp::Gt | CompareOp::Ge | CompareOp::Lt | CompareOp::Le
     );
     let value = match (kind, v) {
-        (FieldKind::Text { .. }, CompValue::Str(s)) => FilterValue::Text(s.clone()),
+        (FieldKind::Text { .. } | FieldKind::Identifier, CompValue::Str(s)) => {
+            check_filter_text(s).map_err(|e| filter_err(format!("'{path}': {e}")))?;
+            FilterValue::Text(s.clone())
+        }
         (FieldKind::Bool, CompValue::Bool(b)) if !text_op && !order_op => FilterValue::Bool(*b),
         (FieldKind::Bool, _) => {
             return Err(filter_err(format!(

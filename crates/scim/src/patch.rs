@@ -9,15 +9,19 @@
 //! - string booleans are left to the lenient User reader.
 //!
 //! Attributes equip does not know (other extensions, `nickName`, …) are
-//! ignored, as on create; `id`, `meta` and the extension `status` are read-only
+//! ignored, as on create, and so are the sub-attributes RFC 7643 defines that
+//! equip does not store (`name.formatted`, `emails[type eq "work"].display`,
+//! `addresses[type eq "other"].formatted`: Entra's default mapping of
+//! `physicalDeliveryOfficeName`), in any case; `id`, `meta` and the extension `status` are read-only
 //! (`mutability`). The caller turns the patched JSON back into a person, which
 //! re-checks every rule.
 
+use equip_domain::text::{identifier_key, same_identifier};
 use serde_json::{Map, Value};
 
 use crate::filter::{parse_path, AttrPath, CompValue, CompareOp, Filter, PatchPath};
 use crate::schemas;
-use crate::user_schema::{resolve, AttrDef, Resolved, Schema};
+use crate::user_schema::{is_rfc7643_sub_attribute, resolve, AttrDef, Resolved, Schema};
 
 /// The PatchOp message URN.
 pub const PATCH_OP: &str = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -337,14 +341,21 @@ fn apply_path(
         }
         let sub = match &path.sub_attr {
             None => None,
-            Some(s) => Some(
-                attr.sub
-                    .iter()
-                    .find(|d| d.name.eq_ignore_ascii_case(s))
-                    .ok_or_else(|| {
-                        PatchError::InvalidPath(format!("{} has no sub-attribute {s}", attr.name))
-                    })?,
-            ),
+            Some(s) => match attr.sub.iter().find(|d| d.name.eq_ignore_ascii_case(s)) {
+                Some(d) => Some(d),
+                // A sub-attribute RFC 7643 defines that equip does not store
+                // (`emails[…].display`, `addresses[…].formatted`): accepted,
+                // and nothing changes (no element is created for it either).
+                None if r.schema == Schema::Core && is_rfc7643_sub_attribute(attr.name, s) => {
+                    return Ok(())
+                }
+                None => {
+                    return Err(PatchError::InvalidPath(format!(
+                        "{} has no sub-attribute {s}",
+                        attr.name
+                    )))
+                }
+            },
         };
         return apply_filtered(target, kind, attr, filter, sub, value);
     }
@@ -369,9 +380,7 @@ fn apply_path(
                     // An element with the value of an existing one (compared
                     // case-insensitively) updates it instead of repeating it.
                     let same = |x: &Value| match (x.get("value"), n.get("value")) {
-                        (Some(Value::String(a)), Some(Value::String(b))) => {
-                            a.to_lowercase() == b.to_lowercase()
-                        }
+                        (Some(Value::String(a)), Some(Value::String(b))) => same_identifier(a, b),
                         (Some(a), Some(b)) => a == b,
                         _ => false,
                     };
@@ -612,7 +621,8 @@ fn compare_json(got: Option<&Value>, op: CompareOp, want: &CompValue) -> bool {
         (None | Some(Value::Null), CompValue::Null) => Some(Ordering::Equal),
         (None | Some(Value::Null), _) => return op == CompareOp::Ne,
         (Some(Value::String(a)), CompValue::Str(b)) => {
-            let (a, b) = (a.to_lowercase(), b.to_lowercase());
+            // One comparison everywhere: the domain's identifier key.
+            let (a, b) = (identifier_key(a), identifier_key(b));
             match op {
                 CompareOp::Co => return a.contains(&b),
                 CompareOp::Sw => return a.starts_with(&b),
@@ -698,6 +708,43 @@ mod tests {
             u["emails"][1],
             json!({"type": "home", "value": "ada@home.example"})
         );
+    }
+
+    #[test]
+    fn rfc7643_sub_attributes_equip_does_not_store_are_accepted_and_ignored() {
+        let mut u = user();
+        patch(&mut u, json!({"schemas": [PATCH_OP], "Operations": [
+            {"op": "Add", "path": "addresses[type eq \"other\"].Formatted", "value": "Building 5"},
+            {"op": "Add", "path": "addresses[type eq \"work\"].formatted", "value": "1 Main St"},
+            {"op": "Add", "path": "emails[type eq \"work\"].display", "value": "Ada"},
+            {"op": "Replace", "path": "EMAILS[TYPE eq \"work\"].DISPLAY", "value": "Ada"},
+            {"op": "Add", "path": "phoneNumbers[type eq \"work\"].display", "value": "x"},
+            {"op": "Add", "path": "ims[type eq \"xmpp\"].value", "value": "ada@im.example"},
+            {"op": "Add", "path": "roles[primary eq true].display", "value": "r"},
+            {"op": "Remove", "path": "emails[type eq \"work\"].display"},
+            {"op": "Replace", "path": "active", "value": false}
+        ]})).unwrap();
+        let mut expected = user();
+        expected["active"] = json!(false);
+        assert_eq!(u, expected, "nothing stored for the ignored sub-attributes");
+        // Stored sub-attributes in any case still apply, and create the element.
+        patch(&mut u, json!({"Operations": [
+            {"op": "Add", "path": "addresses[type eq \"work\"].StreetAddress", "value": "1 Main St"}
+        ]})).unwrap();
+        assert_eq!(
+            u["addresses"],
+            json!([{"type": "work", "streetAddress": "1 Main St"}])
+        );
+        // A sub-attribute RFC 7643 does not define is still an invalid path.
+        assert!(matches!(
+            patch(
+                &mut u,
+                json!({"Operations": [
+                    {"op": "Add", "path": "emails[type eq \"work\"].color", "value": "red"}
+                ]})
+            ),
+            Err(PatchError::InvalidPath(_))
+        ));
     }
 
     #[test]

@@ -203,6 +203,59 @@ pub static EXTENSION: &[AttrDef] = &[
     ),
 ];
 
+/// Sub-attributes RFC 7643 (§4.1.1, §4.1.2) defines for the core User's
+/// complex attributes, by attribute (lowercase). Those in equip's table
+/// ([`CORE`]) are stored; the others (`name.formatted`, `emails.display`,
+/// `addresses.formatted`, …) are accepted and ignored, as are `ims`,
+/// `photos`, `entitlements`, `roles` and `x509Certificates` altogether.
+const RFC7643_SUB: &[(&str, &[&str])] = &[
+    (
+        "name",
+        &[
+            "formatted",
+            "familyName",
+            "givenName",
+            "middleName",
+            "honorificPrefix",
+            "honorificSuffix",
+        ],
+    ),
+    ("emails", MULTI_VALUED_SUB),
+    ("phoneNumbers", MULTI_VALUED_SUB),
+    ("ims", MULTI_VALUED_SUB),
+    ("photos", MULTI_VALUED_SUB),
+    ("entitlements", MULTI_VALUED_SUB),
+    ("roles", MULTI_VALUED_SUB),
+    ("x509Certificates", MULTI_VALUED_SUB),
+    (
+        "addresses",
+        &[
+            "formatted",
+            "streetAddress",
+            "locality",
+            "region",
+            "postalCode",
+            "country",
+            "type",
+            "primary",
+        ],
+    ),
+];
+
+/// RFC 7643 §2.4: the sub-attributes of a multi-valued attribute.
+const MULTI_VALUED_SUB: &[&str] = &["value", "display", "type", "primary"];
+
+/// Whether RFC 7643 defines `sub` for the core User attribute `attr`
+/// (names compared case-insensitively, as SCIM attribute names are). A path
+/// to one equip does not store is accepted and changes nothing.
+#[must_use]
+pub fn is_rfc7643_sub_attribute(attr: &str, sub: &str) -> bool {
+    RFC7643_SUB
+        .iter()
+        .find(|(a, _)| a.eq_ignore_ascii_case(attr))
+        .is_some_and(|(_, subs)| subs.iter().any(|s| s.eq_ignore_ascii_case(sub)))
+}
+
 /// Which schema an attribute belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schema {
@@ -310,6 +363,11 @@ mod tests {
         let r = resolve_str("urn:ietf:params:scim:schemas:extension:equip:1.0:User").unwrap();
         assert!(r.attr.is_none());
         assert!(resolve_str("nickName").is_none());
+        assert!(is_rfc7643_sub_attribute("ADDRESSES", "Formatted"));
+        assert!(is_rfc7643_sub_attribute("emails", "DISPLAY"));
+        assert!(is_rfc7643_sub_attribute("x509Certificates", "value"));
+        assert!(!is_rfc7643_sub_attribute("emails", "formatted"));
+        assert!(!is_rfc7643_sub_attribute("displayName", "value"));
         assert!(resolve_str(
             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department"
         )

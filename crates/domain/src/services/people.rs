@@ -82,6 +82,9 @@ pub fn list_people(
     organization: OrganizationId,
     mut query: PersonQuery,
 ) -> Result<PersonPage, DomainError> {
+    if let Some(filter) = &query.filter {
+        filter.validate()?;
+    }
     query.count = query.count.min(MAX_PAGE_SIZE);
     query.start_index = query.start_index.max(1);
     Ok(ports.list_people(organization, &query)?)
