@@ -94,28 +94,33 @@ impl PublicUrl {
 /// Whether `s` is `host[:port]`: a DNS name, an IPv4 address or a bracketed
 /// IPv6 address, and digits after the colon.
 fn is_host(s: &str) -> bool {
-    let (host, port) = match s.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => {
-            if h.contains(':') && !h.starts_with('[') {
-                // A bare IPv6 address: not a host[:port].
-                return false;
-            }
-            (h, Some(p))
-        }
-        _ => (s, None),
-    };
-    let port_ok =
-        port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
-    let host_ok = if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        v6.parse::<std::net::Ipv6Addr>().is_ok()
+    let (host_ok, port) = if let Some(rest) = s.strip_prefix('[') {
+        let Some((v6, after)) = rest.split_once(']') else {
+            return false;
+        };
+        let port = match after {
+            "" => None,
+            p => match p.strip_prefix(':') {
+                Some(p) => Some(p),
+                None => return false,
+            },
+        };
+        (v6.parse::<std::net::Ipv6Addr>().is_ok(), port)
     } else {
-        !host.is_empty()
+        let (host, port) = match s.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (s, None),
+        };
+        let ok = !host.is_empty()
             && host.len() <= 253
             && host
                 .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+        (ok, port)
     };
-    port_ok && host_ok
+    let port_ok =
+        port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
+    host_ok && port_ok
 }
 
 #[cfg(test)]

@@ -230,6 +230,8 @@ struct Demo {
     narrow: Client,
     /// A key of the demo organization with only `inventory:read`.
     reader: Client,
+    /// A key of the demo organization with only `inventory:write`.
+    writer: Client,
     new_joiner: String,
     not_a_joiner: String,
 }
@@ -268,6 +270,9 @@ fn load_demo(app: &TestApp) -> Demo {
         },
         reader: Client {
             key: key(Scopes::from_list([Scope::InventoryRead])),
+        },
+        writer: Client {
+            key: key(Scopes::from_list([Scope::InventoryWrite])),
         },
         new_joiner: new_joiner.id.to_string(),
         not_a_joiner: not_a_joiner.id.to_string(),
@@ -436,6 +441,13 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         .await,
     );
     let created_uri = format!("/api/v1/inventory/{created_id}");
+    // A key that may only write gets no item back.
+    c.check(
+        "PATCH",
+        one,
+        &app.call_raw(patch(&d.writer, &created_uri, &json!({"description": "w"})))
+            .await,
+    );
     for body in [
         json!({"deployStatus": "UNAVAILABLE", "deployReason": "REQUIRES_REPAIR", "tags": null, "renewalDate": null}),
         json!({"deployStatus": "ARCHIVED", "deployReason": "END_OF_USEFUL_LIFE_DESTROYED"}),
