@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The inventory listing as users use it (the headline listing benchmark; see
+# docs/performance.md). An organization of ITEMS items (`equip demo --items`),
+# served by `equip serve` (release), on SQLite and on PostgreSQL, driven by a
+# mix of 2,000 distinct listing URLs generated from the data
+# (scripts/lib/listing_mix.py: pages 1-50, five sort keys both ways, status,
+# category and search filters). For each backend and each binary it reports:
+#   - first request after a start: page 1,000 sorted by product;
+#   - one connection, every response cache off: p50/p90/p99/max over the
+#     2,000 URLs (each sent once);
+#   - page 1,000 in every sort order (cache off): p50 of 3 tries each;
+#   - wrk at CONNS connections over the mix, cache off and cache on;
+#   - the same with a 2 s client time-out (goodput: answers that arrived);
+#   - idle CPU of the process over 20 s.
+#
+#   scripts/bench-listing.sh [ITEMS]                 # default 200000
+#   BINS="before=/path/to/equip after=target/release/equip" scripts/bench-listing.sh
+#   BACKENDS=sqlite DURATION=10s scripts/bench-listing.sh 200000
+#   DATA_DIR=/var/tmp/equip-bench (default) keeps the data sets between runs.
+#
+# A script, not a test: run it on a quiet machine; wrk and the server share
+# its cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ITEMS=${1:-200000}
+DURATION=${DURATION:-15s}
+CONNS=${CONNS:-32}
+BACKENDS=${BACKENDS:-"sqlite postgres"}
+DATA_DIR=${DATA_DIR:-/var/tmp/equip-bench}
+URLS=${URLS:-2000}
+PG_ADMIN=${EQUIP_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk" >&2; exit 1; }
+mkdir -p "$DATA_DIR"
+
+if [ -z "${BINS:-}" ]; then
+  cargo build --release -q -p equip-server --bin equip
+  BINS="current=${CARGO_TARGET_DIR:-target}/release/equip"
+fi
+first_bin=${BINS%% *}; first_bin=${first_bin#*=}
+mix=scripts/lib/listing_mix.py
+work=$(mktemp -d)
+server=""
+cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+cat >"$work/mix.lua" <<'LUA'
+local urls = {}
+local key = os.getenv("KEY")
+for line in io.lines(os.getenv("URLS_FILE")) do urls[#urls + 1] = line end
+math.randomseed(os.time())
+request = function()
+  return wrk.format("GET", urls[math.random(#urls)], { ["Authorization"] = "ApiKey " .. key })
+end
+LUA
+
+# start BIN URL CACHE_MIB: starts a server, sets $server and $base.
+start() {
+  local port; port=$(free_port)
+  EQUIP_LISTING_CACHE_MIB=$3 EQUIP_SCIM_CACHE_MIB=$3 RUST_LOG=warn \
+    "$1" --database-url "$2" serve --bind "127.0.0.1:$port" --no-dispatcher 2>>"$work/serve.log" &
+  server=$!
+  base="http://127.0.0.1:$port"
+  for _ in $(seq 1 300); do curl -sf -o /dev/null "$base/healthz" && return 0; sleep 0.1; done
+  echo "server did not start:" >&2; tail -5 "$work/serve.log" >&2; exit 1
+}
+stop() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; server=""; }
+wrk_line() { # label extra-args...
+  local label=$1; shift
+  local out; out=$(KEY=$key URLS_FILE=$urls_file wrk -t2 -c"$CONNS" -d"$DURATION" --latency -s "$work/mix.lua" "$@" "$base" 2>&1)
+  local rps p50 p99 timeouts non2xx
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  timeouts=$(echo "$out" | sed -n 's/.*timeout \([0-9]*\).*/\1/p'); timeouts=${timeouts:-0}
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}'); non2xx=${non2xx:-0}
+  local total; total=$(echo "$out" | awk '/requests in/ {print $1}')
+  local secs=${DURATION%s}
+  local good=$(( (total - non2xx) / secs ))
+  echo "  $label: $rps req/s, p50 $p50, p99 $p99, timeouts $timeouts, non-2xx $non2xx, goodput ~$good/s"
+}
+
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; items $ITEMS; $URLS URLs; wrk -c$CONNS -d$DURATION; load $(cut -d' ' -f1-3 /proc/loadavg)"
+for backend in $BACKENDS; do
+  db=equip_bench_listing_$ITEMS
+  case $backend in
+    sqlite) url="$DATA_DIR/listing-$ITEMS.db" ;;
+    postgres) url="${PG_ADMIN%/*}/$db" ;;
+    *) echo "unknown backend $backend" >&2; exit 1 ;;
+  esac
+  keyfile="$DATA_DIR/listing-$backend-$ITEMS.key"
+  if [ ! -s "$keyfile" ]; then
+    rm -f "$url" "$url-wal" "$url-shm"
+    [ "$backend" = postgres ] && psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
+    started=$(date +%s)
+    "$first_bin" --database-url "$url" demo --items "$ITEMS" >"$work/demo.out" 2>"$work/demo.log"
+    head -1 "$work/demo.out" >"$keyfile"
+    echo "$backend: loaded $ITEMS items in $(( $(date +%s) - started ))s"
+  fi
+  key=$(cat "$keyfile")
+  urls_file="$DATA_DIR/listing-urls-$ITEMS-$URLS.txt"
+  if [ ! -s "$urls_file" ]; then
+    start "$first_bin" "$url" 0
+    python3 "$mix" urls "$base" "$key" "$URLS" 7 >"$urls_file"
+    stop
+  fi
+  for entry in $BINS; do
+    label=${entry%%=*}; bin=${entry#*=}
+    echo "== $backend, $label"
+    # A fresh start: the first request (page 1,000 by product), then the rest cold.
+    [ "$backend" = sqlite ] && sync
+    start "$bin" "$url" 0
+    echo "  first request after start (page 1000 by product): $(python3 "$mix" once "$base" "$key" '/api/v1/inventory?size=100&page=1000&sortBy=product')"
+    echo "  1 connection, cache off, each URL once: $(python3 "$mix" latency "$base" "$key" "$urls_file")"
+    echo "  1 connection, cache off, again:          $(python3 "$mix" latency "$base" "$key" "$urls_file")"
+    echo "  $(python3 "$mix" deep "$base" "$key" 1000 3)"
+    wrk_line "mix, $CONNS connections, cache off"
+    wrk_line "mix, $CONNS connections, cache off, 2 s client time-out" --timeout 2s
+    stop
+    start "$bin" "$url" 16
+    wrk_line "mix, $CONNS connections, cache on"
+    ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+    before=$(ticks); sleep 20; after=$(ticks)
+    echo "  idle CPU over 20 s: $(python3 -c "print(f'{($after - $before) / $(getconf CLK_TCK) / 20 * 100:.2f} % of a core')")"
+    stop
+  done
+done
