@@ -113,7 +113,8 @@ impl Target {
     /// Creates the parent directory of a SQLite file (SQLite creates the file).
     pub(crate) fn prepare(&self) -> Result<(), PersistenceError> {
         if let Self::Sqlite(path) = self {
-            if path == ":memory:" {
+            // `:memory:`, or an SQLite URI (`file:…?mode=ro`): nothing to create.
+            if path == ":memory:" || path.starts_with("file:") {
                 return Ok(());
             }
             if let Some(dir) = Path::new(path).parent() {
@@ -160,18 +161,7 @@ impl DerefMut for Pooled {
     }
 }
 
-/// Whether an error means the connection itself is gone (server restarted,
-/// network cut), so that it must not be reused.
-pub(crate) fn connection_lost(err: &diesel::result::Error) -> bool {
-    use diesel::result::{DatabaseErrorKind, Error};
-    matches!(
-        err,
-        Error::DatabaseError(
-            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
-            _
-        )
-    )
-}
+pub(crate) use crate::error::connection_lost;
 
 /// r2d2 connection manager: opens a connection of the backend its URL names.
 /// (Diesel's `establish` on the enum would try backends in order, and SQLite
