@@ -25,7 +25,9 @@ impl From<diesel::result::Error> for Probe {
 }
 
 /// A write that matches no row of Diesel's small migrations table: refused
-/// by a read-only PostgreSQL (25006) before it runs.
+/// before it runs by a read-only SQLite file or connection (`SQLITE_READONLY`;
+/// in WAL mode `BEGIN IMMEDIATE` alone succeeds there) and by a read-only
+/// PostgreSQL (25006).
 const NO_OP_WRITE: &str =
     "UPDATE __diesel_schema_migrations SET run_on = run_on WHERE version IS NULL";
 
@@ -34,20 +36,19 @@ const NO_OP_WRITE: &str =
 const ONE_ROW_WRITE: &str = "UPDATE __diesel_schema_migrations SET run_on = run_on \
      WHERE version = (SELECT MAX(version) FROM __diesel_schema_migrations)";
 
-/// Takes the write lock and rolls back: `BEGIN IMMEDIATE` on SQLite (fails
-/// with `SQLITE_READONLY` on a read-only file or connection), a write that
-/// matches nothing on PostgreSQL (fails in recovery or under
-/// `default_transaction_read_only`). When `commit` is set, a one-row no-op
-/// write is committed instead, which also finds a full disk.
+/// Takes the write lock (`BEGIN IMMEDIATE` on SQLite), runs a write that
+/// matches nothing, and rolls back: fails on a read-only SQLite file or
+/// connection, and on a PostgreSQL in recovery or under
+/// `default_transaction_read_only`. Leaves nothing behind. When `commit` is
+/// set, a one-row no-op write is committed instead, which also finds a full
+/// disk.
 fn probe(conn: &mut DbConnection, commit: bool) -> Result<(), DbError> {
     let result = write_transaction(conn, |c| {
         if commit {
             on_inner!(c, |c| diesel::sql_query(ONE_ROW_WRITE).execute(c))?;
             return Ok(());
         }
-        if let DbConnection::Postgres(c) = c {
-            diesel::sql_query(NO_OP_WRITE).execute(c)?;
-        }
+        on_inner!(c, |c| diesel::sql_query(NO_OP_WRITE).execute(c))?;
         Err(Probe::RolledBack)
     });
     match result {

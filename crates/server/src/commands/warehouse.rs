@@ -5,6 +5,7 @@
 use anyhow::Context;
 use chrono::Utc;
 use equip_domain::ids::{OrganizationId, WarehouseId};
+use equip_domain::DomainError;
 use equip_domain::services::admin::{grant_warehouse, revoke_warehouse};
 
 use super::{open, DatabaseConfig};
@@ -21,7 +22,7 @@ pub fn run(db: &DatabaseConfig, command: WarehouseCommand) -> anyhow::Result<()>
         WarehouseCommand::Grant { warehouse, org } => {
             let (warehouse, org) = parse(&warehouse, &org)?;
             let store = open(db)?;
-            let (found, new) = grant_warehouse(&store, warehouse, org, Utc::now())?;
+            let (found, new) = grant_warehouse(&store, warehouse, org, Utc::now()).map_err(named)?;
             if new {
                 eprintln!(
                     "granted organization {org} access to shared warehouse {} ({})",
@@ -38,13 +39,22 @@ pub fn run(db: &DatabaseConfig, command: WarehouseCommand) -> anyhow::Result<()>
         WarehouseCommand::Revoke { warehouse, org } => {
             let (warehouse, org) = parse(&warehouse, &org)?;
             let store = open(db)?;
-            if revoke_warehouse(&store, warehouse, org)? {
+            if revoke_warehouse(&store, warehouse, org).map_err(named)? {
                 eprintln!("revoked organization {org}'s access to shared warehouse {warehouse}");
             } else {
                 eprintln!("organization {org} had no access to shared warehouse {warehouse}");
             }
             Ok(())
         }
+    }
+}
+
+/// The error with the id it is about (`DomainError::NotFound` displays only
+/// the kind of thing not found).
+fn named(err: DomainError) -> anyhow::Error {
+    match err {
+        DomainError::NotFound { message, .. } => anyhow::anyhow!(message),
+        other => other.into(),
     }
 }
 
