@@ -12,7 +12,9 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use equip_domain::error::StoreResult;
 
 use crate::change_feed::Memo;
-use crate::connection::{write_transaction, Backend, DbConnection, Manager, SqlitePragmas, Target};
+use crate::connection::{
+    write_transaction, Backend, DbConnection, Losses, Manager, SqlitePragmas, Target,
+};
 use crate::error::{DbError, DbResult, PersistenceError};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
@@ -75,6 +77,8 @@ pub struct Store {
     /// disk full) and no write probe has succeeded since
     /// ([`equip_domain::ports::HealthCheck::check_writable`]).
     unwritable: Arc<AtomicBool>,
+    /// When a connection was last found lost (shared with the pool's manager).
+    losses: Arc<Losses>,
 }
 
 /// The connection of a write session. On PostgreSQL it commits without
@@ -231,12 +235,13 @@ impl Store {
             Backend::Postgres => options.max_size,
         }
         .max(1);
+        let losses = Arc::new(Losses::default());
         let pool = Pool::builder()
             .max_size(max_size)
             .min_idle(Some(options.min_idle))
             .connection_timeout(options.connection_timeout)
             .connection_customizer(Box::new(SqlitePragmas))
-            .build(Manager::new(target))
+            .build(Manager::new(target, Arc::clone(&losses)))
             .map_err(|e| PersistenceError::Connect(e.to_string()))?;
         Ok(Store {
             pool,
@@ -246,6 +251,7 @@ impl Store {
             anchors: Arc::default(),
             memo: Arc::default(),
             unwritable: Arc::default(),
+            losses,
         })
     }
 
@@ -327,14 +333,26 @@ impl Store {
     /// A pooled connection prepared for a write session: on PostgreSQL its
     /// commits do not wait for the WAL flush (see [`Store::session`]).
     fn fresh_session_connection(&self) -> DbResult<Conn> {
-        let mut conn = self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?;
-        if let DbConnection::Postgres(c) = &mut **conn {
-            if let Err(e) = diesel::sql_query("SET synchronous_commit = off").execute(c) {
-                conn.suspect = crate::connection::connection_lost(&e);
-                return Err(DbError::Diesel(e));
+        // A lost connection may still sit idle in the pool: take another.
+        let mut attempts = 2;
+        loop {
+            let mut conn = self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?;
+            let DbConnection::Postgres(c) = &mut **conn else {
+                return Ok(conn);
+            };
+            match diesel::sql_query("SET synchronous_commit = off").execute(c) {
+                Ok(_) => return Ok(conn),
+                Err(e) if crate::connection::connection_lost(&e) && attempts > 0 => {
+                    conn.suspect = true;
+                    self.losses.note();
+                    attempts -= 1;
+                }
+                Err(e) => {
+                    conn.suspect = crate::connection::connection_lost(&e);
+                    return Err(DbError::Diesel(e));
+                }
             }
         }
-        Ok(conn)
     }
 
     /// A write session: this store bound to one pooled connection until the
@@ -367,6 +385,7 @@ impl Store {
             anchors: self.anchors.clone(),
             memo: self.memo.clone(),
             unwritable: self.unwritable.clone(),
+            losses: self.losses.clone(),
         })
     }
 
@@ -401,6 +420,19 @@ impl Store {
     /// # Errors
     /// Backend failures.
     pub fn flush(&self) -> StoreResult<()> {
+        // A connection lost just before is replaced and the flush tried once
+        // more: it waits for the WAL up to its own commit, which covers what
+        // the lost connection committed.
+        match self.flush_once() {
+            Err(equip_domain::StoreError::Unavailable(cause)) if self.pinned.is_some() => {
+                log::warn!("write session: flush failed ({cause}); retrying on a new connection");
+                self.flush_once()
+            }
+            other => other,
+        }
+    }
+
+    fn flush_once(&self) -> StoreResult<()> {
         self.with("database", "", |c| match c {
             DbConnection::Sqlite(_) => Ok(()),
             DbConnection::Postgres(c) => c
@@ -456,7 +488,7 @@ impl Store {
         duplicate: &str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        Self::run(&self.unwritable, self.conn(), entity, duplicate, f)
+        Self::run((&self.unwritable, &self.losses), self.conn(), entity, duplicate, f)
     }
 
     /// [`Self::with`] for `f` that only reads: what the store remembers stays.
@@ -465,7 +497,7 @@ impl Store {
         entity: &'static str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        Self::run(&self.unwritable, self.checkout(None), entity, "", f)
+        Self::run((&self.unwritable, &self.losses), self.checkout(None), entity, "", f)
     }
 
     /// Whether a write failed for a read-only or full database since the
@@ -480,7 +512,7 @@ impl Store {
     }
 
     fn run<T>(
-        unwritable: &AtomicBool,
+        (unwritable, losses): (&AtomicBool, &Losses),
         conn: DbResult<ConnGuard<'_>>,
         entity: &'static str,
         duplicate: &str,
@@ -490,8 +522,10 @@ impl Store {
         let result = f(&mut conn);
         if let Err(DbError::Diesel(e)) = &result {
             if crate::connection::connection_lost(e) {
-                // Not handed out again (see `Manager::has_broken`).
+                // Not handed out again (see `Manager::has_broken`); the
+                // idle ones are checked before they are (`Losses`).
                 conn.mark_suspect();
+                losses.note();
             } else if let Some(why) = crate::error::unwritable(e) {
                 log::warn!("a write failed: {why}");
                 unwritable.store(true, Ordering::Relaxed);
