@@ -48,11 +48,12 @@ fn with_terminations<T: Send>(db: &TestDatabase, work: impl FnOnce() -> T + Send
         s.spawn(|| {
             let mut next = STEP;
             while !done.load(Ordering::Relaxed) {
-                if db.count_rows("people") >= next {
+                let stored = db.count_rows("people");
+                if stored >= next {
                     if db.terminate_connections() > 0 {
                         terminations.fetch_add(1, Ordering::Relaxed);
                     }
-                    next += STEP;
+                    next = stored + STEP;
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
@@ -116,6 +117,9 @@ fn reported_creates(
             }
             "503" => {
                 assert_eq!(op["response"]["status"], "503", "{op}");
+                if std::env::var("DEBUG_LOST").is_ok() && unavailable < 4 {
+                    eprintln!("{op}");
+                }
                 unavailable += 1;
             }
             other => panic!("unexpected status {other}: {op}"),
@@ -216,6 +220,11 @@ fn postgres_csv_upload_with_terminated_connections_reports_exactly_what_is_store
     let (resp, terminations) = with_terminations(&db, || {
         api.post("/scim/v2/Users/csv", &content_type, &body).unwrap()
     });
+    if std::env::var("DEBUG_LOST").is_ok() {
+        for line in server.log().lines().filter(|l| l.contains("WARN")).take(40) {
+            eprintln!("{line}");
+        }
+    }
     assert!(terminations > 0, "no connection was terminated mid-run");
     let (created, unavailable) =
         reported_creates(&resp, CSV_ROWS, |bulk_id| by_row[bulk_id].clone());

@@ -6,8 +6,8 @@
 //! BulkResponse, one result per operation that ran.
 //!
 //! A lost database connection fails the operation it interrupts (503); the
-//! write session goes on with a fresh connection. When a second operation in
-//! a row finds the database unavailable, the run halts: every remaining
+//! write session goes on with a fresh connection. When three operations in
+//! a row find the database unavailable, the run halts: every remaining
 //! operation is reported with status 503 "not run" (safe to retry), so the
 //! response still lists each committed operation.
 
@@ -63,9 +63,10 @@ pub(crate) struct BulkRun<'a> {
 }
 
 /// A run halts after this many operations in a row found the database
-/// unavailable: the first may be a lost connection (the write session goes on
-/// with a fresh one), a second means there is none to be had.
-const UNAVAILABLE_BEFORE_HALT: u8 = 2;
+/// unavailable: one is a lost connection (the write session goes on with a
+/// fresh one), one more may be a second termination right after; three mean
+/// there is no connection to be had (each waited for the pool's timeout).
+const UNAVAILABLE_BEFORE_HALT: u8 = 3;
 
 /// The result of an operation not run because the database became
 /// unavailable earlier in the request: 503, safe to retry.
