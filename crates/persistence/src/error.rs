@@ -197,3 +197,56 @@ pub(crate) fn unwritable(err: &DieselError) -> Option<&'static str> {
 
 /// Result of an internal store operation.
 pub(crate) type DbResult<T> = Result<T, DbError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(kind: DatabaseErrorKind, message: &str) -> DieselError {
+        DieselError::DatabaseError(kind, Box::new(message.to_owned()))
+    }
+
+    fn unavailable(err: DieselError) -> bool {
+        matches!(map_diesel(err, "person", ""), StoreError::Unavailable(_))
+    }
+
+    #[test]
+    fn lost_connections_are_unavailable() {
+        use DatabaseErrorKind::{ClosedConnection, Unknown};
+        assert!(unavailable(DieselError::BrokenTransactionManager));
+        assert!(unavailable(db(ClosedConnection, "anything")));
+        for message in [
+            "terminating connection due to administrator command",
+            "server closed the connection unexpectedly\n\tThis probably means …",
+            "SSL connection has been closed unexpectedly",
+            "no connection to the server",
+            "FATAL:  the database system is shutting down",
+        ] {
+            let err = db(Unknown, message);
+            assert!(connection_lost(&err), "{message}");
+            assert!(unavailable(err), "{message}");
+        }
+        assert!(!connection_lost(&db(Unknown, "syntax error at or near")));
+        assert!(!unavailable(db(Unknown, "syntax error at or near")));
+    }
+
+    #[test]
+    fn unwritable_databases_are_unavailable() {
+        use DatabaseErrorKind::{ReadOnlyTransaction, Unknown};
+        for (err, why) in [
+            (db(ReadOnlyTransaction, "cannot execute INSERT in a read-only transaction"), "read-only"),
+            (db(Unknown, "attempt to write a readonly database"), "read-only"),
+            (db(Unknown, "database or disk is full"), "full"),
+            (db(Unknown, "could not extend file \"base/1/2\": No space left on device"), "full"),
+        ] {
+            assert!(unwritable(&err).is_some_and(|w| w.contains(why)), "{err}");
+            assert!(unavailable(err));
+        }
+        assert!(unwritable(&db(Unknown, "syntax error")).is_none());
+        // A unique violation stays a duplicate.
+        assert!(matches!(
+            map_diesel(db(DatabaseErrorKind::UniqueViolation, "dup"), "person", "taken"),
+            StoreError::Duplicate { .. }
+        ));
+    }
+}

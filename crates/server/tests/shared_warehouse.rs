@@ -6,7 +6,7 @@
 use std::process::{Command, Output};
 
 use equip_domain::ids::{OrganizationId, WarehouseId};
-use equip_domain::ports::{WarehouseGrants, WarehouseRepository};
+use equip_domain::ports::WarehouseRepository;
 use equip_persistence::test_support::TestDatabase;
 use serde_json::json;
 
@@ -79,8 +79,9 @@ fn an_import_cannot_change_or_grant_a_shared_warehouse(db: &TestDatabase) {
     let out = import(db, a, &document("Operator EU Hub Rotterdam"));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let store = db.store();
+    // What A (granted it from its own import) sees.
     let stored_name = |store: &equip_persistence::Store| {
-        store.find_any_warehouse(w).unwrap().map(|w| w.name)
+        store.find_accessible_warehouse(a, w).unwrap().map(|w| w.name)
     };
     assert_eq!(stored_name(&store).as_deref(), Some("Operator EU Hub Rotterdam"));
     assert_eq!(db.count_rows("warehouse_grants"), 1);
