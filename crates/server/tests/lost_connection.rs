@@ -32,6 +32,8 @@ const CSV_ROWS: usize = 3_000;
 /// are stored.
 const STEP: i64 = 150;
 const BOUNDARY: &str = "equip-lost-boundary";
+/// Clients reading at once while connections are terminated.
+const READERS: usize = 4;
 const CSV_HEADER: &str = "id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,state/region,city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number";
 
 fn serve(db: &TestDatabase) -> Serve {
@@ -245,56 +247,95 @@ fn postgres_single_scim_reads_answer_503_never_500_while_connections_are_termina
     let key = support::process::organization_with_key(&db, "Reads Org");
     let server = serve(&db);
     let api = server.client(&key);
-    let mut ids = Vec::new();
-    for i in 0..20 {
-        let email = format!("read{i}@acme.example");
-        let resp = api
-            .scim_post(
-                "/scim/v2/Users",
-                &json!({
+    // 1,000 users, so that a list page takes a while (its count and page
+    // run in one transaction, which a termination may interrupt: that was
+    // a 500).
+    let operations: Vec<Value> = (0..BULK_OPS)
+        .map(|i| {
+            let email = format!("read{i}@acme.example");
+            json!({
+                "method": "POST", "path": "/Users", "bulkId": format!("r{i}"),
+                "data": {
                     "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
                     "userName": email,
                     "name": {"givenName": "Ada", "familyName": "Lovelace"},
                     "emails": [{"primary": true, "type": "work", "value": email}]
-                }),
-            )
-            .unwrap();
-        assert_eq!(resp.status, 201, "{}", resp.text());
-        ids.push(resp.json()["id"].as_str().unwrap().to_owned());
-    }
+                }
+            })
+        })
+        .collect();
+    let resp = api
+        .scim_post(
+            "/scim/v2/Bulk",
+            &json!({
+                "schemas": ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"],
+                "Operations": operations
+            }),
+        )
+        .unwrap();
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    let ids: Vec<String> = resp.json()["Operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| {
+            let location = op["location"].as_str().unwrap();
+            location.rsplit('/').next().unwrap().to_owned()
+        })
+        .collect();
     let done = AtomicBool::new(false);
-    let (mut ok, mut unavailable, mut terminations) = (0, 0, 0);
-    std::thread::scope(|s| {
+    let ok = AtomicUsize::new(0);
+    let unavailable = AtomicUsize::new(0);
+    let terminations = std::thread::scope(|s| {
         let killer = s.spawn(|| {
             let mut n = 0;
             while !done.load(Ordering::Relaxed) {
                 n += db.terminate_connections();
-                std::thread::sleep(Duration::from_millis(40));
+                std::thread::sleep(Duration::from_millis(20));
             }
             n
         });
-        let start = Instant::now();
-        let mut i = 0usize;
-        while start.elapsed() < Duration::from_secs(6) {
-            let path = match i % 3 {
-                0 => "/scim/v2/Users?count=5".to_owned(),
-                1 => format!("/scim/v2/Users?filter=userName%20eq%20%22read{}%40acme.example%22", i % 20),
-                _ => format!("/scim/v2/Users/{}", ids[i % ids.len()]),
-            };
-            let resp = api.get(&path).unwrap();
-            match resp.status {
-                200 => ok += 1,
-                503 => {
-                    assert_scim_error(&resp);
-                    unavailable += 1;
-                }
-                other => panic!("{path}: {other} {}", resp.text()),
-            }
-            i += 1;
-        }
+        let readers: Vec<_> = (0..READERS)
+            .map(|r| {
+                let (api, ids, ok, unavailable) = (&api, &ids, &ok, &unavailable);
+                s.spawn(move || {
+                    let start = Instant::now();
+                    let mut i = r;
+                    while start.elapsed() < Duration::from_secs(8) {
+                        let path = match i % 3 {
+                            0 => format!("/scim/v2/Users?count=200&startIndex={}", i % 800),
+                            1 => format!(
+                                "/scim/v2/Users?filter=userName%20eq%20%22read{}%40acme.example%22",
+                                i % 1000
+                            ),
+                            _ => format!("/scim/v2/Users/{}", ids[i % ids.len()]),
+                        };
+                        let resp = api.get(&path).unwrap();
+                        match resp.status {
+                            200 => ok.fetch_add(1, Ordering::Relaxed),
+                            503 => {
+                                assert_scim_error(&resp);
+                                unavailable.fetch_add(1, Ordering::Relaxed)
+                            }
+                            other => panic!("{path}: {other} {}", resp.text()),
+                        };
+                        i += 1;
+                    }
+                })
+            })
+            .collect();
+        let results: Vec<_> = readers.into_iter().map(|r| r.join()).collect();
+        // Stop terminating before any failure is reported.
         done.store(true, Ordering::Relaxed);
-        terminations = killer.join().unwrap();
+        let terminations = killer.join().unwrap();
+        for result in results {
+            if let Err(panic) = result {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        terminations
     });
+    let (ok, unavailable) = (ok.into_inner(), unavailable.into_inner());
     eprintln!("reads: {ok} answered 200, {unavailable} answered 503, {terminations} sessions terminated");
     assert!(terminations > 20, "connections were terminated: {terminations}");
     assert!(unavailable > 0, "no request met a lost connection");
