@@ -420,7 +420,9 @@ mod shared_warehouse_tests {
         assert_eq!(check(true, true), Ok(()));
         for (unchanged, granted) in [(true, false), (false, true), (false, false)] {
             let err = check(unchanged, granted).err();
-            let err = err.as_ref().map(|e| (e.entry.as_str(), e.message.contains("w-1")));
+            let err = err
+                .as_ref()
+                .map(|e| (e.entry.as_str(), e.message.contains("w-1")));
             assert_eq!(err, Some(("warehouses[1]", true)), "{unchanged} {granted}");
         }
         let not_granted = check(true, false).err().map(|e| e.message);

@@ -234,10 +234,25 @@ mod tests {
     fn unwritable_databases_are_unavailable() {
         use DatabaseErrorKind::{ReadOnlyTransaction, Unknown};
         for (err, why) in [
-            (db(ReadOnlyTransaction, "cannot execute INSERT in a read-only transaction"), "read-only"),
-            (db(Unknown, "attempt to write a readonly database"), "read-only"),
+            (
+                db(
+                    ReadOnlyTransaction,
+                    "cannot execute INSERT in a read-only transaction",
+                ),
+                "read-only",
+            ),
+            (
+                db(Unknown, "attempt to write a readonly database"),
+                "read-only",
+            ),
             (db(Unknown, "database or disk is full"), "full"),
-            (db(Unknown, "could not extend file \"base/1/2\": No space left on device"), "full"),
+            (
+                db(
+                    Unknown,
+                    "could not extend file \"base/1/2\": No space left on device",
+                ),
+                "full",
+            ),
         ] {
             assert!(unwritable(&err).is_some_and(|w| w.contains(why)), "{err}");
             assert!(unavailable(err));
@@ -245,7 +260,11 @@ mod tests {
         assert!(unwritable(&db(Unknown, "syntax error")).is_none());
         // A unique violation stays a duplicate.
         assert!(matches!(
-            map_diesel(db(DatabaseErrorKind::UniqueViolation, "dup"), "person", "taken"),
+            map_diesel(
+                db(DatabaseErrorKind::UniqueViolation, "dup"),
+                "person",
+                "taken"
+            ),
             StoreError::Duplicate { .. }
         ));
     }

@@ -461,7 +461,10 @@ fn check_stored(
     // Stored shared (operator) warehouses: the import may only restate them
     // as they are, already granted (`check_stored_shared_warehouse`).
     if !shared.is_empty() {
-        let ids: Vec<String> = shared.iter().map(|&i| rows.warehouses[i].id.clone()).collect();
+        let ids: Vec<String> = shared
+            .iter()
+            .map(|&i| rows.warehouses[i].id.clone())
+            .collect();
         let mut stored_rows: HashMap<String, WarehouseRow> = HashMap::new();
         let mut granted: HashSet<String> = HashSet::new();
         for chunk in ids.chunks(ID_CHUNK) {

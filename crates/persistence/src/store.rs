@@ -488,7 +488,13 @@ impl Store {
         duplicate: &str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        Self::run((&self.unwritable, &self.losses), self.conn(), entity, duplicate, f)
+        Self::run(
+            (&self.unwritable, &self.losses),
+            self.conn(),
+            entity,
+            duplicate,
+            f,
+        )
     }
 
     /// [`Self::with`] for `f` that only reads: what the store remembers stays.
@@ -497,7 +503,13 @@ impl Store {
         entity: &'static str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        Self::run((&self.unwritable, &self.losses), self.checkout(None), entity, "", f)
+        Self::run(
+            (&self.unwritable, &self.losses),
+            self.checkout(None),
+            entity,
+            "",
+            f,
+        )
     }
 
     /// Whether a write failed for a read-only or full database since the

@@ -215,7 +215,11 @@ impl TestDatabase {
                    AND pid <> pg_backend_pid()) AS t";
         let rows: Result<Vec<Count>, String> = PgConnection::establish(&self.url)
             .map_err(|e| e.to_string())
-            .and_then(|mut c| diesel::sql_query(sql).load(&mut c).map_err(|e| e.to_string()));
+            .and_then(|mut c| {
+                diesel::sql_query(sql)
+                    .load(&mut c)
+                    .map_err(|e| e.to_string())
+            });
         match rows {
             Ok(rows) => rows.first().map_or(0, |r| r.n),
             Err(e) => panic!("cannot terminate connections: {e}"),

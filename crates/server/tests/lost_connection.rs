@@ -133,7 +133,11 @@ fn reported_creates(
 /// The users reported created are stored, under the ids reported, and
 /// nothing else is: in the database and in a SCIM list.
 fn assert_exactly_stored(db: &TestDatabase, api: &Api, created: &[(String, String)]) {
-    assert_eq!(count_stored(db, created), created.len(), "reported but not stored");
+    assert_eq!(
+        count_stored(db, created),
+        created.len(),
+        "reported but not stored"
+    );
     assert_eq!(
         db.count_rows("people"),
         i64::try_from(created.len()).unwrap(),
@@ -220,7 +224,8 @@ fn postgres_csv_upload_with_terminated_connections_reports_exactly_what_is_store
     body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
     let content_type = format!("multipart/form-data; boundary={BOUNDARY}");
     let (resp, terminations) = with_terminations(&db, || {
-        api.post("/scim/v2/Users/csv", &content_type, &body).unwrap()
+        api.post("/scim/v2/Users/csv", &content_type, &body)
+            .unwrap()
     });
     if std::env::var("DEBUG_LOST").is_ok() {
         for line in server.log().lines().filter(|l| l.contains("WARN")).take(40) {
@@ -336,8 +341,13 @@ fn postgres_single_scim_reads_answer_503_never_500_while_connections_are_termina
         terminations
     });
     let (ok, unavailable) = (ok.into_inner(), unavailable.into_inner());
-    eprintln!("reads: {ok} answered 200, {unavailable} answered 503, {terminations} sessions terminated");
-    assert!(terminations > 20, "connections were terminated: {terminations}");
+    eprintln!(
+        "reads: {ok} answered 200, {unavailable} answered 503, {terminations} sessions terminated"
+    );
+    assert!(
+        terminations > 20,
+        "connections were terminated: {terminations}"
+    );
     assert!(unavailable > 0, "no request met a lost connection");
     assert!(ok > 0);
 }

@@ -81,18 +81,30 @@ fn an_import_cannot_change_or_grant_a_shared_warehouse(db: &TestDatabase) {
     let store = db.store();
     // What A (granted it from its own import) sees.
     let stored_name = |store: &equip_persistence::Store| {
-        store.find_accessible_warehouse(a, w).unwrap().map(|w| w.name)
+        store
+            .find_accessible_warehouse(a, w)
+            .unwrap()
+            .map(|w| w.name)
     };
-    assert_eq!(stored_name(&store).as_deref(), Some("Operator EU Hub Rotterdam"));
+    assert_eq!(
+        stored_name(&store).as_deref(),
+        Some("Operator EU Hub Rotterdam")
+    );
     assert_eq!(db.count_rows("warehouse_grants"), 1);
 
     // B's import renaming it: refused, naming the warehouse; nothing written.
     let out = import(db, b, &document("Hijacked by B"));
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains(SHARED) && err.contains("warehouses[0]"), "{err}");
+    assert!(
+        err.contains(SHARED) && err.contains("warehouses[0]"),
+        "{err}"
+    );
     assert!(err.contains("shared operator warehouse"), "{err}");
-    assert_eq!(stored_name(&store).as_deref(), Some("Operator EU Hub Rotterdam"));
+    assert_eq!(
+        stored_name(&store).as_deref(),
+        Some("Operator EU Hub Rotterdam")
+    );
     assert_eq!(db.count_rows("warehouse_grants"), 1);
     assert!(store.find_accessible_warehouse(b, w).unwrap().is_none());
 
@@ -100,15 +112,25 @@ fn an_import_cannot_change_or_grant_a_shared_warehouse(db: &TestDatabase) {
     let out = import(db, b, &document("Operator EU Hub Rotterdam"));
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains(SHARED) && err.contains("cannot grant"), "{err}");
+    assert!(
+        err.contains(SHARED) && err.contains("cannot grant"),
+        "{err}"
+    );
     assert_eq!(db.count_rows("warehouse_grants"), 1);
     assert!(store.find_accessible_warehouse(b, w).unwrap().is_none());
 
     // A, which is granted it, cannot rename it for everyone either.
     let out = import(db, a, &document("Renamed by A"));
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("cannot change"), "{}", text(&out.stderr));
-    assert_eq!(stored_name(&store).as_deref(), Some("Operator EU Hub Rotterdam"));
+    assert!(
+        text(&out.stderr).contains("cannot change"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        stored_name(&store).as_deref(),
+        Some("Operator EU Hub Rotterdam")
+    );
     // Re-importing the same file stays possible.
     let out = import(db, a, &document("Operator EU Hub Rotterdam"));
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -117,16 +139,30 @@ fn an_import_cannot_change_or_grant_a_shared_warehouse(db: &TestDatabase) {
     let grant = |command: &str, org: OrganizationId| {
         equip(
             db,
-            &["warehouse", command, "--warehouse", SHARED, "--org", &org.to_string()],
+            &[
+                "warehouse",
+                command,
+                "--warehouse",
+                SHARED,
+                "--org",
+                &org.to_string(),
+            ],
             None,
         )
     };
     let out = grant("grant", b);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("granted"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("granted"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(db.count_rows("warehouse_grants"), 2);
     let seen = store.find_accessible_warehouse(b, w).unwrap();
-    assert_eq!(seen.map(|w| w.name).as_deref(), Some("Operator EU Hub Rotterdam"));
+    assert_eq!(
+        seen.map(|w| w.name).as_deref(),
+        Some("Operator EU Hub Rotterdam")
+    );
     let out = import(db, b, &document("Operator EU Hub Rotterdam"));
     assert!(out.status.success(), "{}", text(&out.stderr));
     // Granting twice is harmless.
@@ -146,15 +182,33 @@ fn an_import_cannot_change_or_grant_a_shared_warehouse(db: &TestDatabase) {
     assert!(import(db, a, &doc.to_string()).status.success());
     let out = equip(
         db,
-        &["warehouse", "grant", "--warehouse", owned, "--org", &b.to_string()],
+        &[
+            "warehouse",
+            "grant",
+            "--warehouse",
+            owned,
+            "--org",
+            &b.to_string(),
+        ],
         None,
     );
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("owned by organization"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("owned by organization"),
+        "{}",
+        text(&out.stderr)
+    );
     let missing = "a1000000-0000-4000-8000-0000000000cc";
     let out = equip(
         db,
-        &["warehouse", "grant", "--warehouse", missing, "--org", &b.to_string()],
+        &[
+            "warehouse",
+            "grant",
+            "--warehouse",
+            missing,
+            "--org",
+            &b.to_string(),
+        ],
         None,
     );
     assert!(!out.status.success());

@@ -34,7 +34,10 @@ fn serve_exit(url: &str) -> Option<(bool, String)> {
     while start.elapsed() < Duration::from_secs(60) {
         if let Some(status) = child.try_wait().unwrap() {
             let out = child.wait_with_output().unwrap();
-            return Some((status.success(), String::from_utf8_lossy(&out.stderr).into_owned()));
+            return Some((
+                status.success(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -99,7 +102,10 @@ fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
         if let Some(v) = f() {
             return v;
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "timed out: {what}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out: {what}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -152,7 +158,9 @@ fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
     // Writable again: ready, and writes succeed.
     read_only(&db, false);
     let _ = db.terminate_connections();
-    eventually("readyz is 200 again", || (readyz(&server).0 == 200).then_some(()));
+    eventually("readyz is 200 again", || {
+        (readyz(&server).0 == 200).then_some(())
+    });
     let resp = eventually("a write succeeds again", || {
         let resp = create(&api, "after@acme.example");
         (resp.status != 503).then_some(resp)

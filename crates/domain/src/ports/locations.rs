@@ -45,8 +45,7 @@ pub trait WarehouseGrants: Send + Sync {
     ///
     /// # Errors
     /// Backend failures.
-    fn warehouse_in_use(&self, id: WarehouseId, organization: OrganizationId)
-        -> StoreResult<bool>;
+    fn warehouse_in_use(&self, id: WarehouseId, organization: OrganizationId) -> StoreResult<bool>;
 
     /// Takes the grant back; `false` when there was none.
     ///

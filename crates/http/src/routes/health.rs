@@ -19,7 +19,9 @@ pub async fn healthz() -> HttpResponse {
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
     let ports = state.ports();
     let result = web::block(move || {
-        ports.ping().map_err(|e| (e, "the database is not reachable"))?;
+        ports
+            .ping()
+            .map_err(|e| (e, "the database is not reachable"))?;
         ports
             .check_writable()
             .map_err(|e| (e, "the database cannot be written"))

@@ -2,10 +2,10 @@
 
 use diesel::prelude::*;
 
+use chrono::{DateTime, Utc};
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{OrganizationId, WarehouseId};
 use equip_domain::location::Warehouse;
-use chrono::{DateTime, Utc};
 use equip_domain::ports::{WarehouseGrants, WarehouseRepository};
 
 use crate::connection::on_inner;
@@ -91,10 +91,9 @@ impl WarehouseGrants for Store {
             let items = inventory_items::table
                 .filter(inventory_items::organization_id.eq(&org))
                 .filter(inventory_items::assignee_id.eq(&id));
-            let in_use: bool = diesel::select(
-                diesel::dsl::exists(levels).or(diesel::dsl::exists(items)),
-            )
-            .get_result(c)?;
+            let in_use: bool =
+                diesel::select(diesel::dsl::exists(levels).or(diesel::dsl::exists(items)))
+                    .get_result(c)?;
             Ok(in_use)
         })
     }

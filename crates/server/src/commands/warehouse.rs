@@ -5,8 +5,8 @@
 use anyhow::Context;
 use chrono::Utc;
 use equip_domain::ids::{OrganizationId, WarehouseId};
-use equip_domain::DomainError;
 use equip_domain::services::admin::{grant_warehouse, revoke_warehouse};
+use equip_domain::DomainError;
 
 use super::{open, DatabaseConfig};
 use crate::cli::WarehouseCommand;
@@ -22,7 +22,8 @@ pub fn run(db: &DatabaseConfig, command: WarehouseCommand) -> anyhow::Result<()>
         WarehouseCommand::Grant { warehouse, org } => {
             let (warehouse, org) = parse(&warehouse, &org)?;
             let store = open(db)?;
-            let (found, new) = grant_warehouse(&store, warehouse, org, Utc::now()).map_err(named)?;
+            let (found, new) =
+                grant_warehouse(&store, warehouse, org, Utc::now()).map_err(named)?;
             if new {
                 eprintln!(
                     "granted organization {org} access to shared warehouse {} ({})",
