@@ -139,10 +139,8 @@ impl<'a> BulkRun<'a> {
         bulk_id: Option<String>,
         error: ScimErrorBody,
     ) {
-        if self.halted {
-            self.out.push(&not_run(method, bulk_id));
-            return;
-        }
+        // Even after a halt: the row's own error (it needs no database) is
+        // more use than "not run".
         self.out.push(&BulkOperationResult {
             method: method.as_str(),
             bulk_id,
