@@ -53,6 +53,56 @@ impl ImportError {
     }
 }
 
+/// What the store holds for a shared (operator) warehouse that an import
+/// names by id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredSharedWarehouse {
+    /// The imported entry equals the stored warehouse (name and address).
+    pub unchanged: bool,
+    /// The importing organization is already granted the warehouse.
+    pub granted: bool,
+}
+
+/// The rule for a stored shared warehouse named by an import (`entry`, e.g.
+/// `warehouses[2]`): a shared warehouse belongs to the operator and is seen
+/// by every organization granted it, so an organization's import may neither
+/// change it nor grant it to itself. Naming it as it is, already granted,
+/// changes nothing (re-importing the same file is allowed); anything else is
+/// refused, naming the warehouse. Granting is an operator action (`equip
+/// warehouse grant`).
+///
+/// # Errors
+/// [`ImportError`] on `entry` naming the warehouse `id`.
+pub fn check_stored_shared_warehouse(
+    entry: &str,
+    id: &str,
+    stored: StoredSharedWarehouse,
+) -> Result<(), ImportError> {
+    match stored {
+        StoredSharedWarehouse {
+            unchanged: true,
+            granted: true,
+        } => Ok(()),
+        StoredSharedWarehouse { granted: false, .. } => Err(ImportError::new(
+            entry,
+            format!(
+                "warehouse {id} is a shared operator warehouse not granted to this \
+                 organization; an import cannot grant it (an operator runs \
+                 `equip warehouse grant --warehouse {id} --org …`)"
+            ),
+        )),
+        StoredSharedWarehouse {
+            unchanged: false, ..
+        } => Err(ImportError::new(
+            entry,
+            format!(
+                "warehouse {id} is a shared operator warehouse; an import cannot change \
+                 it (its name and address are the operator's)"
+            ),
+        )),
+    }
+}
+
 /// Kind of entity a reference points to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReferenceKind {
@@ -349,5 +399,33 @@ impl ImportBatch {
             }
         }
         Ok(external)
+    }
+}
+
+#[cfg(test)]
+mod shared_warehouse_tests {
+    use super::{check_stored_shared_warehouse, StoredSharedWarehouse};
+
+    #[test]
+    fn an_import_may_only_restate_a_granted_shared_warehouse() {
+        let check = |unchanged, granted| {
+            check_stored_shared_warehouse(
+                "warehouses[1]",
+                "w-1",
+                StoredSharedWarehouse { unchanged, granted },
+            )
+        };
+        assert_eq!(check(true, true), Ok(()));
+        for (unchanged, granted) in [(true, false), (false, true), (false, false)] {
+            let err = check(unchanged, granted).err();
+            let err = err
+                .as_ref()
+                .map(|e| (e.entry.as_str(), e.message.contains("w-1")));
+            assert_eq!(err, Some(("warehouses[1]", true)), "{unchanged} {granted}");
+        }
+        let not_granted = check(true, false).err().map(|e| e.message);
+        assert!(not_granted.is_some_and(|m| m.contains("cannot grant")));
+        let changed = check(false, true).err().map(|e| e.message);
+        assert!(changed.is_some_and(|m| m.contains("cannot change")));
     }
 }

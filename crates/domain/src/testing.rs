@@ -164,6 +164,40 @@ impl WarehouseRepository for InMemoryStore {
     }
 }
 
+impl crate::ports::WarehouseGrants for InMemoryStore {
+    fn find_any_warehouse(&self, id: WarehouseId) -> StoreResult<Option<Warehouse>> {
+        Ok(self.state().warehouses.iter().find(|w| w.id == id).cloned())
+    }
+
+    fn grant_warehouse(
+        &self,
+        id: WarehouseId,
+        organization: OrganizationId,
+        _at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        Ok(self.state().grants.insert((id, organization)))
+    }
+
+    fn warehouse_in_use(&self, id: WarehouseId, organization: OrganizationId) -> StoreResult<bool> {
+        let s = self.state();
+        Ok(s.inventory_levels
+            .iter()
+            .any(|l| l.organization_id == organization && l.warehouse_id == id)
+            || s.inventory.iter().any(|i| {
+                i.organization_id == organization
+                    && i.assignment.as_ref().is_some_and(|a| a.id == *id.as_uuid())
+            }))
+    }
+
+    fn revoke_warehouse_grant(
+        &self,
+        id: WarehouseId,
+        organization: OrganizationId,
+    ) -> StoreResult<bool> {
+        Ok(self.state().grants.remove(&(id, organization)))
+    }
+}
+
 impl OfficeRepository for InMemoryStore {
     fn find_office(
         &self,
@@ -725,6 +759,10 @@ fn sort_key(v: &InventoryItemView, key: SortKey) -> String {
 
 impl HealthCheck for InMemoryStore {
     fn ping(&self) -> StoreResult<()> {
+        Ok(())
+    }
+
+    fn check_writable(&self) -> StoreResult<()> {
         Ok(())
     }
 }

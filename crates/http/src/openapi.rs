@@ -246,12 +246,12 @@ fn paths() -> Value {
         "/readyz": {
             "get": {
                 "operationId": "readyz",
-                "summary": "Readiness: the database answers.",
+                "summary": "Readiness: the database answers and can be written.",
                 "tags": ["operations"],
                 "security": [],
                 "responses": {
                     "200": json_response("Ready.", closed_object(json!({ "status": { "const": "ready" } }))),
-                    "503": error("The database is not reachable."),
+                    "503": error("The database is not reachable, or cannot be written (read-only, disk full)."),
                 },
             },
         },

@@ -113,7 +113,8 @@ impl Target {
     /// Creates the parent directory of a SQLite file (SQLite creates the file).
     pub(crate) fn prepare(&self) -> Result<(), PersistenceError> {
         if let Self::Sqlite(path) = self {
-            if path == ":memory:" {
+            // `:memory:`, or an SQLite URI (`file:…?mode=ro`): nothing to create.
+            if path == ":memory:" || path.starts_with("file:") {
                 return Ok(());
             }
             if let Some(dir) = Path::new(path).parent() {
@@ -160,18 +161,7 @@ impl DerefMut for Pooled {
     }
 }
 
-/// Whether an error means the connection itself is gone (server restarted,
-/// network cut), so that it must not be reused.
-pub(crate) fn connection_lost(err: &diesel::result::Error) -> bool {
-    use diesel::result::{DatabaseErrorKind, Error};
-    matches!(
-        err,
-        Error::DatabaseError(
-            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
-            _
-        )
-    )
-}
+pub(crate) use crate::error::connection_lost;
 
 /// r2d2 connection manager: opens a connection of the backend its URL names.
 /// (Diesel's `establish` on the enum would try backends in order, and SQLite
@@ -179,11 +169,50 @@ pub(crate) fn connection_lost(err: &diesel::result::Error) -> bool {
 #[derive(Debug)]
 pub(crate) struct Manager {
     target: Target,
+    losses: std::sync::Arc<Losses>,
 }
 
 impl Manager {
-    pub(crate) fn new(target: Target) -> Self {
-        Self { target }
+    pub(crate) fn new(target: Target, losses: std::sync::Arc<Losses>) -> Self {
+        Self { target, losses }
+    }
+}
+
+/// When a connection of the pool was last found lost. A server restart, a
+/// failover or `pg_terminate_backend` takes every connection at once, so
+/// after one is found lost, every idle connection given back before that is
+/// pinged before it is handed out again (see [`Manager::is_valid`]), instead
+/// of failing the next request that gets it.
+#[derive(Debug)]
+pub(crate) struct Losses {
+    base: Instant,
+    /// Nanoseconds after `base` of the last loss; 0: none.
+    last: std::sync::atomic::AtomicU64,
+}
+
+impl Default for Losses {
+    fn default() -> Self {
+        Self {
+            base: Instant::now(),
+            last: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+}
+
+impl Losses {
+    /// A connection was found lost now.
+    pub(crate) fn note(&self) {
+        let nanos = u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.last
+            .fetch_max(nanos.max(1), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether a loss was found at or after `t`.
+    fn since(&self, t: Instant) -> bool {
+        let last = self.last.load(std::sync::atomic::Ordering::Relaxed);
+        last > 0
+            && t.checked_duration_since(self.base)
+                .is_none_or(|d| u128::from(last) >= d.as_nanos())
     }
 }
 
@@ -211,13 +240,17 @@ impl ManageConnection for Manager {
     /// repository call (a listing or SCIM request makes several), so only a
     /// PostgreSQL connection that sat idle for [`PING_AFTER_IDLE`] is pinged (a
     /// server restart or an idle time-out in between is then caught before a
-    /// request uses it). A SQLite connection is a handle on a local file:
+    /// request uses it), and so is one that was idle when another connection
+    /// was found lost ([`Losses`]). A SQLite connection is a handle on a local file:
     /// nothing to lose. A connection that dies while in use is caught by
     /// [`Manager::has_broken`] when it comes back.
     fn is_valid(&self, conn: &mut Pooled) -> Result<(), PoolError> {
         match &mut conn.conn {
             DbConnection::Sqlite(_) => Ok(()),
-            DbConnection::Postgres(c) if conn.idle_since.elapsed() >= PING_AFTER_IDLE => {
+            DbConnection::Postgres(c)
+                if conn.idle_since.elapsed() >= PING_AFTER_IDLE
+                    || self.losses.since(conn.idle_since) =>
+            {
                 c.batch_execute("SELECT 1").map_err(PoolError::QueryError)
             }
             DbConnection::Postgres(_) => Ok(()),

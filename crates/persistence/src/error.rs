@@ -92,9 +92,17 @@ impl DbError {
 }
 
 /// Maps a Diesel error: unique violation → `Duplicate`, foreign-key violation →
-/// `MissingReference`, lost connection or a locked SQLite database →
-/// `Unavailable`, anything else → `Backend` (text for logs only).
+/// `MissingReference`; a lost connection ([`connection_lost`]), a locked
+/// SQLite database, or a database that cannot be written ([`unwritable`]) →
+/// `Unavailable` (503, safe to retry later); anything else → `Backend` (text
+/// for logs only).
 pub(crate) fn map_diesel(err: DieselError, entity: &'static str, duplicate: &str) -> StoreError {
+    if connection_lost(&err) {
+        return StoreError::Unavailable(format!("database connection lost: {err}"));
+    }
+    if let Some(why) = unwritable(&err) {
+        return StoreError::Unavailable(format!("{why}: {err}"));
+    }
     match err {
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
             StoreError::Duplicate {
@@ -108,9 +116,6 @@ pub(crate) fn map_diesel(err: DieselError, entity: &'static str, duplicate: &str
                 detail: "a referenced row does not exist in the organization".to_owned(),
             }
         }
-        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
-            StoreError::Unavailable(info.message().to_owned())
-        }
         DieselError::DatabaseError(_, ref info)
             if info.message().contains("database is locked")
                 || info.message().contains("database table is locked") =>
@@ -121,5 +126,146 @@ pub(crate) fn map_diesel(err: DieselError, entity: &'static str, duplicate: &str
     }
 }
 
+/// Texts of errors that mean the connection to PostgreSQL is gone: libpq's
+/// own ("server closed the connection unexpectedly", "no connection to the
+/// server", …) and the server's FATAL messages on the way out (57P01
+/// `admin_shutdown`, "terminating connection due to administrator command",
+/// 57P02 `crash_shutdown`, 57P03 `cannot_connect_now`). Diesel does not
+/// expose the SQLSTATE, and reports some of these as `Unknown` when libpq has
+/// not yet noticed the closed socket.
+const LOST_CONNECTION_TEXTS: &[&str] = &[
+    "terminating connection",
+    "server closed the connection",
+    "no connection to the server",
+    "connection to server",
+    "could not receive data from server",
+    "could not send data to server",
+    "ssl connection has been closed",
+    "connection not open",
+    "the database system is shutting down",
+    "the database system is starting up",
+    "the database system is in recovery mode",
+];
+
+/// Whether `err` means the connection itself is gone (server restarted or
+/// terminated the session, network cut), or Diesel's transaction manager gave
+/// up on it ([`DieselError::BrokenTransactionManager`]): the connection must
+/// not be used again, and the operation may be retried on another one.
+pub(crate) fn connection_lost(err: &DieselError) -> bool {
+    match err {
+        DieselError::BrokenTransactionManager => true,
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        ) => true,
+        DieselError::DatabaseError(_, info) => {
+            let message = info.message().to_ascii_lowercase();
+            LOST_CONNECTION_TEXTS.iter().any(|t| message.contains(t))
+        }
+        _ => false,
+    }
+}
+
+/// Why a write failed because the database cannot be written at all, if it
+/// did: a read-only SQLite file or connection (`SQLITE_READONLY`), a full disk
+/// (`SQLITE_FULL`, PostgreSQL 53100 `disk_full` and "No space left on
+/// device"), a PostgreSQL in recovery or with `default_transaction_read_only`
+/// (25006 `read_only_sql_transaction`).
+pub(crate) fn unwritable(err: &DieselError) -> Option<&'static str> {
+    let DieselError::DatabaseError(kind, info) = err else {
+        return None;
+    };
+    if matches!(kind, DatabaseErrorKind::ReadOnlyTransaction) {
+        return Some("the database is read-only");
+    }
+    let message = info.message().to_ascii_lowercase();
+    if message.contains("readonly database")
+        || message.contains("read-only transaction")
+        || message.contains("read-only database")
+        || message.contains("recovery is in progress")
+    {
+        Some("the database is read-only")
+    } else if message.contains("database or disk is full")
+        || message.contains("no space left on device")
+        || message.contains("could not extend file")
+    {
+        Some("the database's disk is full")
+    } else {
+        None
+    }
+}
+
 /// Result of an internal store operation.
 pub(crate) type DbResult<T> = Result<T, DbError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(kind: DatabaseErrorKind, message: &str) -> DieselError {
+        DieselError::DatabaseError(kind, Box::new(message.to_owned()))
+    }
+
+    fn unavailable(err: DieselError) -> bool {
+        matches!(map_diesel(err, "person", ""), StoreError::Unavailable(_))
+    }
+
+    #[test]
+    fn lost_connections_are_unavailable() {
+        use DatabaseErrorKind::{ClosedConnection, Unknown};
+        assert!(unavailable(DieselError::BrokenTransactionManager));
+        assert!(unavailable(db(ClosedConnection, "anything")));
+        for message in [
+            "terminating connection due to administrator command",
+            "server closed the connection unexpectedly\n\tThis probably means …",
+            "SSL connection has been closed unexpectedly",
+            "no connection to the server",
+            "FATAL:  the database system is shutting down",
+        ] {
+            let err = db(Unknown, message);
+            assert!(connection_lost(&err), "{message}");
+            assert!(unavailable(err), "{message}");
+        }
+        assert!(!connection_lost(&db(Unknown, "syntax error at or near")));
+        assert!(!unavailable(db(Unknown, "syntax error at or near")));
+    }
+
+    #[test]
+    fn unwritable_databases_are_unavailable() {
+        use DatabaseErrorKind::{ReadOnlyTransaction, Unknown};
+        for (err, why) in [
+            (
+                db(
+                    ReadOnlyTransaction,
+                    "cannot execute INSERT in a read-only transaction",
+                ),
+                "read-only",
+            ),
+            (
+                db(Unknown, "attempt to write a readonly database"),
+                "read-only",
+            ),
+            (db(Unknown, "database or disk is full"), "full"),
+            (
+                db(
+                    Unknown,
+                    "could not extend file \"base/1/2\": No space left on device",
+                ),
+                "full",
+            ),
+        ] {
+            assert!(unwritable(&err).is_some_and(|w| w.contains(why)), "{err}");
+            assert!(unavailable(err));
+        }
+        assert!(unwritable(&db(Unknown, "syntax error")).is_none());
+        // A unique violation stays a duplicate.
+        assert!(matches!(
+            map_diesel(
+                db(DatabaseErrorKind::UniqueViolation, "dup"),
+                "person",
+                "taken"
+            ),
+            StoreError::Duplicate { .. }
+        ));
+    }
+}

@@ -22,7 +22,8 @@ use diesel::upsert::excluded;
 
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::{
-    ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind,
+    check_stored_shared_warehouse, ExternalReference, ImportBatch, ImportError, ImportSummary,
+    ReferenceKind, StoredSharedWarehouse,
 };
 use equip_domain::location::WarehouseOwner;
 use equip_domain::person::PersonStatus;
@@ -402,6 +403,20 @@ fn check_external(c: &mut DbConnection, org: &str, external: &[ExternalReference
     Ok(())
 }
 
+/// Whether an imported warehouse row says what the stored one says.
+fn same_warehouse(stored: &WarehouseRow, imported: &WarehouseRow) -> bool {
+    stored.owner_organization_id == imported.owner_organization_id
+        && stored.name == imported.name
+        && stored.address_configured == imported.address_configured
+        && stored.street1 == imported.street1
+        && stored.street2 == imported.street2
+        && stored.city == imported.city
+        && stored.province == imported.province
+        && stored.postal_code == imported.postal_code
+        && stored.country_code == imported.country_code
+        && stored.phone_number == imported.phone_number
+}
+
 /// Checks the batch against stored rows (ownership, unique keys).
 fn check_stored(
     c: &mut DbConnection,
@@ -414,6 +429,7 @@ fn check_stored(
     // Warehouses: never another organization's; owned/shared does not change.
     let ids = ids_of(&rows.warehouses, |w| w.id.clone());
     let mut owners: HashMap<String, Option<String>> = HashMap::new();
+    let mut shared: Vec<usize> = Vec::new();
     for chunk in ids.chunks(ID_CHUNK) {
         let found: Vec<(String, Option<String>)> = warehouses::table
             .filter(warehouses::id.eq_any(chunk))
@@ -438,7 +454,43 @@ fn check_stored(
                     "the stored warehouse is owned by the organization; an import cannot make it shared",
                 ));
             }
+            (Some(None), None) => shared.push(i),
             _ => {}
+        }
+    }
+    // Stored shared (operator) warehouses: the import may only restate them
+    // as they are, already granted (`check_stored_shared_warehouse`).
+    if !shared.is_empty() {
+        let ids: Vec<String> = shared
+            .iter()
+            .map(|&i| rows.warehouses[i].id.clone())
+            .collect();
+        let mut stored_rows: HashMap<String, WarehouseRow> = HashMap::new();
+        let mut granted: HashSet<String> = HashSet::new();
+        for chunk in ids.chunks(ID_CHUNK) {
+            let found: Vec<WarehouseRow> = warehouses::table
+                .filter(warehouses::id.eq_any(chunk))
+                .select(WarehouseRow::as_select())
+                .load(c)?;
+            stored_rows.extend(found.into_iter().map(|w| (w.id.clone(), w)));
+            let found: Vec<String> = warehouse_grants::table
+                .filter(warehouse_grants::organization_id.eq(org))
+                .filter(warehouse_grants::warehouse_id.eq_any(chunk))
+                .select(warehouse_grants::warehouse_id)
+                .load(c)?;
+            granted.extend(found);
+        }
+        for i in shared {
+            let w = &rows.warehouses[i];
+            let unchanged = stored_rows.get(&w.id).is_some_and(|s| same_warehouse(s, w));
+            check_stored_shared_warehouse(
+                &format!("warehouses[{i}]"),
+                &w.id,
+                StoredSharedWarehouse {
+                    unchanged,
+                    granted: granted.contains(&w.id),
+                },
+            )?;
         }
     }
 

@@ -1,18 +1,20 @@
 //! [`Store`]: the r2d2 pool and migrations. The repository traits are
 //! implemented in `crate::repositories`, one module per port.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use diesel::prelude::*;
-use diesel::r2d2::{Pool, PooledConnection};
+use diesel::r2d2::{Pool, PooledConnection, R2D2Connection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use equip_domain::error::StoreResult;
 
 use crate::change_feed::Memo;
-use crate::connection::{write_transaction, Backend, DbConnection, Manager, SqlitePragmas, Target};
+use crate::connection::{
+    write_transaction, Backend, DbConnection, Losses, Manager, SqlitePragmas, Target,
+};
 use crate::error::{DbError, DbResult, PersistenceError};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
@@ -71,6 +73,12 @@ pub struct Store {
     /// API keys and listing stamps kept valid by PostgreSQL notifications,
     /// once [`Store::watch_changes`] started the listener (`crate::change_feed`).
     pub(crate) memo: Arc<Memo>,
+    /// A write failed because the database could not be written (read-only,
+    /// disk full) and no write probe has succeeded since
+    /// ([`equip_domain::ports::HealthCheck::check_writable`]).
+    unwritable: Arc<AtomicBool>,
+    /// When a connection was last found lost (shared with the pool's manager).
+    losses: Arc<Losses>,
 }
 
 /// The connection of a write session. On PostgreSQL it commits without
@@ -89,6 +97,9 @@ const SESSION_ANALYZE_FIRST: u64 = 500;
 impl Drop for Pinned {
     fn drop(&mut self) {
         let conn = self.conn.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if conn.suspect {
+            return;
+        }
         if let DbConnection::Postgres(c) = &mut ***conn {
             // Back to the default before the connection returns to the pool.
             if let Err(e) = diesel::sql_query("SET synchronous_commit TO DEFAULT").execute(c) {
@@ -224,12 +235,13 @@ impl Store {
             Backend::Postgres => options.max_size,
         }
         .max(1);
+        let losses = Arc::new(Losses::default());
         let pool = Pool::builder()
             .max_size(max_size)
             .min_idle(Some(options.min_idle))
             .connection_timeout(options.connection_timeout)
             .connection_customizer(Box::new(SqlitePragmas))
-            .build(Manager::new(target))
+            .build(Manager::new(target, Arc::clone(&losses)))
             .map_err(|e| PersistenceError::Connect(e.to_string()))?;
         Ok(Store {
             pool,
@@ -238,6 +250,8 @@ impl Store {
             pinned: None,
             anchors: Arc::default(),
             memo: Arc::default(),
+            unwritable: Arc::default(),
+            losses,
         })
     }
 
@@ -299,10 +313,46 @@ impl Store {
 
     fn checkout<'a>(&'a self, after_write: Option<&'a Memo>) -> DbResult<ConnGuard<'a>> {
         let held = match &self.pinned {
-            Some(p) => Held::Pinned(p.conn.lock().unwrap_or_else(PoisonError::into_inner)),
+            Some(p) => {
+                let mut conn = p.conn.lock().unwrap_or_else(PoisonError::into_inner);
+                if conn.suspect || R2D2Connection::is_broken(&mut ***conn) {
+                    // The session's connection was lost (or Diesel gave up on
+                    // its transaction state): go on with a fresh one. The old
+                    // one goes back to the pool, which drops it
+                    // (`Manager::has_broken`).
+                    *conn = self.fresh_session_connection()?;
+                    log::warn!("write session: the database connection was lost; using a new one");
+                }
+                Held::Pinned(conn)
+            }
             None => Held::Pooled(self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?),
         };
         Ok(ConnGuard { held, after_write })
+    }
+
+    /// A pooled connection prepared for a write session: on PostgreSQL its
+    /// commits do not wait for the WAL flush (see [`Store::session`]).
+    fn fresh_session_connection(&self) -> DbResult<Conn> {
+        // A lost connection may still sit idle in the pool: take another.
+        let mut attempts = 2;
+        loop {
+            let mut conn = self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?;
+            let DbConnection::Postgres(c) = &mut **conn else {
+                return Ok(conn);
+            };
+            match diesel::sql_query("SET synchronous_commit = off").execute(c) {
+                Ok(_) => return Ok(conn),
+                Err(e) if crate::connection::connection_lost(&e) && attempts > 0 => {
+                    conn.suspect = true;
+                    self.losses.note();
+                    attempts -= 1;
+                }
+                Err(e) => {
+                    conn.suspect = crate::connection::connection_lost(&e);
+                    return Err(DbError::Diesel(e));
+                }
+            }
+        }
     }
 
     /// A write session: this store bound to one pooled connection until the
@@ -319,15 +369,11 @@ impl Store {
         if self.pinned.is_some() {
             return Ok(self.clone());
         }
-        let mut conn = self
-            .pool
-            .get()
-            .map_err(|e| PersistenceError::Unavailable(e.to_string()))?;
-        if let DbConnection::Postgres(c) = &mut **conn {
-            diesel::sql_query("SET synchronous_commit = off")
-                .execute(c)
-                .map_err(|e| PersistenceError::Unavailable(e.to_string()))?;
-        }
+        let conn = self.fresh_session_connection().map_err(|e| match e {
+            DbError::Pool(m) => PersistenceError::Unavailable(m),
+            DbError::Diesel(e) => PersistenceError::Unavailable(e.to_string()),
+            other => PersistenceError::Unavailable(format!("{other:?}")),
+        })?;
         Ok(Store {
             pool: self.pool.clone(),
             backend: self.backend,
@@ -338,6 +384,8 @@ impl Store {
             })),
             anchors: self.anchors.clone(),
             memo: self.memo.clone(),
+            unwritable: self.unwritable.clone(),
+            losses: self.losses.clone(),
         })
     }
 
@@ -372,6 +420,19 @@ impl Store {
     /// # Errors
     /// Backend failures.
     pub fn flush(&self) -> StoreResult<()> {
+        // A connection lost just before is replaced and the flush tried once
+        // more: it waits for the WAL up to its own commit, which covers what
+        // the lost connection committed.
+        match self.flush_once() {
+            Err(equip_domain::StoreError::Unavailable(cause)) if self.pinned.is_some() => {
+                log::warn!("write session: flush failed ({cause}); retrying on a new connection");
+                self.flush_once()
+            }
+            other => other,
+        }
+    }
+
+    fn flush_once(&self) -> StoreResult<()> {
         self.with("database", "", |c| match c {
             DbConnection::Sqlite(_) => Ok(()),
             DbConnection::Postgres(c) => c
@@ -427,7 +488,13 @@ impl Store {
         duplicate: &str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        Self::run(self.conn(), entity, duplicate, f)
+        Self::run(
+            (&self.unwritable, &self.losses),
+            self.conn(),
+            entity,
+            duplicate,
+            f,
+        )
     }
 
     /// [`Self::with`] for `f` that only reads: what the store remembers stays.
@@ -436,10 +503,28 @@ impl Store {
         entity: &'static str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        Self::run(self.checkout(None), entity, "", f)
+        Self::run(
+            (&self.unwritable, &self.losses),
+            self.checkout(None),
+            entity,
+            "",
+            f,
+        )
+    }
+
+    /// Whether a write failed for a read-only or full database since the
+    /// last successful write probe.
+    pub(crate) fn write_refused(&self) -> bool {
+        self.unwritable.load(Ordering::Relaxed)
+    }
+
+    /// A write probe succeeded.
+    pub(crate) fn note_writable(&self) {
+        self.unwritable.store(false, Ordering::Relaxed);
     }
 
     fn run<T>(
+        (unwritable, losses): (&AtomicBool, &Losses),
         conn: DbResult<ConnGuard<'_>>,
         entity: &'static str,
         duplicate: &str,
@@ -449,8 +534,13 @@ impl Store {
         let result = f(&mut conn);
         if let Err(DbError::Diesel(e)) = &result {
             if crate::connection::connection_lost(e) {
-                // Not handed out again (see `Manager::has_broken`).
+                // Not handed out again (see `Manager::has_broken`); the
+                // idle ones are checked before they are (`Losses`).
                 conn.mark_suspect();
+                losses.note();
+            } else if let Some(why) = crate::error::unwritable(e) {
+                log::warn!("a write failed: {why}");
+                unwritable.store(true, Ordering::Relaxed);
             }
         }
         result.map_err(|e| e.into_store(entity, duplicate))

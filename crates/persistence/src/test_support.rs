@@ -179,6 +179,54 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// Runs `sql` (no result) on a connection of its own. For tests.
+    ///
+    /// # Panics
+    /// When connecting or the statement fails.
+    pub fn execute(&self, sql: &str) {
+        let result = match &self.kind {
+            Kind::Sqlite { .. } => SqliteConnection::establish(&self.url)
+                .map_err(|e| e.to_string())
+                .and_then(|mut c| c.batch_execute(sql).map_err(|e| e.to_string())),
+            Kind::Postgres { .. } => PgConnection::establish(&self.url)
+                .map_err(|e| e.to_string())
+                .and_then(|mut c| c.batch_execute(sql).map_err(|e| e.to_string())),
+        };
+        if let Err(e) = result {
+            panic!("cannot run {sql}: {e}");
+        }
+    }
+
+    /// On PostgreSQL: terminates every other session on this database (the
+    /// servers' pooled connections, their change listeners) with
+    /// `pg_terminate_backend`, as an administrator or a failover would.
+    /// Returns how many were terminated (0 on SQLite). For tests.
+    ///
+    /// # Panics
+    /// When connecting or the query fails.
+    #[must_use]
+    pub fn terminate_connections(&self) -> i64 {
+        if matches!(self.kind, Kind::Sqlite { .. }) {
+            return 0;
+        }
+        let sql = "SELECT COUNT(*) AS n FROM (SELECT pg_terminate_backend(pid) \
+                   FROM pg_stat_activity WHERE datname = current_database() \
+                   AND pid <> pg_backend_pid()) AS t";
+        let rows: Result<Vec<Count>, String> = PgConnection::establish(&self.url)
+            .map_err(|e| e.to_string())
+            .and_then(|mut c| {
+                diesel::sql_query(sql)
+                    .load(&mut c)
+                    .map_err(|e| e.to_string())
+            });
+        match rows {
+            Ok(rows) => rows.first().map_or(0, |r| r.n),
+            Err(e) => panic!("cannot terminate connections: {e}"),
+        }
+    }
+}
+
 /// A write lock on the `people` table held by a connection of its own, until
 /// dropped: on SQLite the database's write lock (`BEGIN IMMEDIATE`), on
 /// PostgreSQL `LOCK TABLE people IN EXCLUSIVE MODE` (reads go on, writes

@@ -30,7 +30,8 @@ use equip_domain::organization::{Organization, OrganizationName};
 use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, HealthCheck, ImportRepository, InventoryLevelRepository,
-    InventoryRepository, OrganizationRepository, PersonRepository, WarehouseRepository,
+    InventoryRepository, OrganizationRepository, PersonRepository, WarehouseGrants,
+    WarehouseRepository,
 };
 use equip_domain::StoreError;
 use equip_persistence::test_support::TestDatabase;
@@ -440,16 +441,27 @@ fn warehouses_owned_shared_and_foreign(_db: &TestDatabase, store: &Store) {
         None
     );
 
-    // Granting the shared hub to B too (B imports it) opens it for B.
-    import(
-        store,
-        &b,
-        &ImportBatch {
-            warehouses: vec![granted.clone()],
-            ..ImportBatch::default()
-        },
-    )
-    .unwrap();
+    // B's import cannot grant the shared hub to B, nor rename it for
+    // everyone (review finding 11); an operator's grant opens it for B.
+    let mut renamed = granted.clone();
+    renamed.name = "Renamed by B".to_owned();
+    for w in [&granted, &renamed] {
+        let err = import(
+            store,
+            &b,
+            &ImportBatch {
+                warehouses: vec![w.clone()],
+                ..ImportBatch::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.entry, "warehouses[0]");
+        assert!(err.message.contains(&granted.id.to_string()), "{err}");
+    }
+    assert_eq!(find(&b, &granted), None);
+    assert_eq!(find(&a, &granted), Some(granted.clone()), "unchanged");
+    assert!(store.grant_warehouse(granted.id, b.id, at(8, 0)).unwrap());
+    assert!(!store.grant_warehouse(granted.id, b.id, at(8, 1)).unwrap());
     assert_eq!(find(&b, &granted), Some(granted.clone()));
     assert_eq!(find(&a, &granted), Some(granted.clone()));
 

@@ -48,6 +48,10 @@ pub enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Grant or revoke an organization's access to a shared (operator)
+    /// warehouse.
+    #[command(subcommand)]
+    Warehouse(WarehouseCommand),
     /// Import an organization's data from a JSON document (see docs/import.md).
     Import(ImportArgs),
     /// Create a demo organization with realistic data; prints its API key.
@@ -165,6 +169,30 @@ pub enum OrgCommand {
         /// Display name.
         #[arg(long)]
         name: String,
+    },
+}
+
+/// `equip warehouse …`.
+#[derive(Debug, Subcommand)]
+pub enum WarehouseCommand {
+    /// Grant an organization access to a shared (operator) warehouse.
+    Grant {
+        /// The shared warehouse's id.
+        #[arg(long)]
+        warehouse: String,
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+    },
+    /// Take an organization's access to a shared warehouse back (refused while
+    /// it has inventory levels or items there).
+    Revoke {
+        /// The shared warehouse's id.
+        #[arg(long)]
+        warehouse: String,
+        /// Organization id.
+        #[arg(long)]
+        org: String,
     },
 }
 

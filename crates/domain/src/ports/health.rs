@@ -9,4 +9,13 @@ pub trait HealthCheck: Send + Sync {
     /// # Errors
     /// [`crate::StoreError::Unavailable`] or backend failures.
     fn ping(&self) -> StoreResult<()>;
+
+    /// Whether the store can be written: a write that changes nothing (rolled
+    /// back), or a committed no-op write after a write failed for a full
+    /// disk. Never grows the database.
+    ///
+    /// # Errors
+    /// [`crate::StoreError::Unavailable`] naming why it cannot be written
+    /// (read-only, disk full, unreachable), or backend failures.
+    fn check_writable(&self) -> StoreResult<()>;
 }

@@ -24,7 +24,7 @@ pub use health::HealthCheck;
 pub use import::ImportRepository;
 pub use inventory::InventoryRepository;
 pub use inventory_levels::InventoryLevelRepository;
-pub use locations::{OfficeRepository, WarehouseRepository};
+pub use locations::{OfficeRepository, WarehouseGrants, WarehouseRepository};
 pub use organizations::OrganizationRepository;
 pub use people::{Offboarding, PersonRepository, PersonWrite};
 pub use reminders::{OutboxRepository, ReminderRepository};

@@ -1,12 +1,14 @@
-//! Administration: creating organizations and issuing and revoking API keys.
+//! Administration: creating organizations, issuing and revoking API keys,
+//! granting shared warehouses.
 
 use chrono::{DateTime, Utc};
 
 use crate::api_key::{ApiKey, GeneratedKey, Scopes};
 use crate::error::DomainError;
-use crate::ids::{ApiKeyId, OrganizationId};
+use crate::ids::{ApiKeyId, OrganizationId, WarehouseId};
+use crate::location::{Warehouse, WarehouseOwner};
 use crate::organization::{Organization, OrganizationName};
-use crate::ports::{ApiKeyRepository, OrganizationRepository};
+use crate::ports::{ApiKeyRepository, OrganizationRepository, WarehouseGrants};
 
 /// Creates an organization named `name`.
 ///
@@ -72,6 +74,85 @@ pub fn revoke_api_key(
         }
         other => other.into(),
     })
+}
+
+/// The ports granting a warehouse needs.
+pub trait GrantPorts: WarehouseGrants + OrganizationRepository {}
+impl<T: WarehouseGrants + OrganizationRepository> GrantPorts for T {}
+
+/// The shared warehouse `warehouse`, and `organization`, both existing.
+fn shared_warehouse(
+    ports: &dyn GrantPorts,
+    warehouse: WarehouseId,
+    organization: OrganizationId,
+) -> Result<Warehouse, DomainError> {
+    if ports.find_organization(organization)?.is_none() {
+        return Err(DomainError::not_found(
+            "organization",
+            format!("organization {organization} not found"),
+        ));
+    }
+    let Some(found) = ports.find_any_warehouse(warehouse)? else {
+        return Err(DomainError::not_found(
+            "warehouse",
+            format!("warehouse {warehouse} not found"),
+        ));
+    };
+    if let WarehouseOwner::Organization(owner) = found.owner {
+        return Err(DomainError::invalid(
+            "warehouse",
+            format!(
+                "warehouse {warehouse} is owned by organization {owner}; only shared \
+                 (operator) warehouses are granted"
+            ),
+        ));
+    }
+    Ok(found)
+}
+
+/// Grants `organization` access to the shared (operator) warehouse
+/// `warehouse` (an operator action: an import cannot grant). Returns the
+/// warehouse and whether the grant is new (`false`: it was granted already).
+///
+/// # Errors
+/// [`DomainError::NotFound`] for an unknown organization or warehouse,
+/// [`DomainError::Invalid`] (`warehouse`) for a warehouse an organization
+/// owns; store failures.
+pub fn grant_warehouse(
+    ports: &dyn GrantPorts,
+    warehouse: WarehouseId,
+    organization: OrganizationId,
+    now: DateTime<Utc>,
+) -> Result<(Warehouse, bool), DomainError> {
+    let found = shared_warehouse(ports, warehouse, organization)?;
+    let new = ports.grant_warehouse(warehouse, organization, now)?;
+    Ok((found, new))
+}
+
+/// Takes back `organization`'s access to the shared warehouse `warehouse`.
+/// Refused while the organization has inventory levels at it or items
+/// assigned to it (they would point at a warehouse it can no longer see).
+/// Returns whether there was a grant.
+///
+/// # Errors
+/// As [`grant_warehouse`], and [`DomainError::Conflict`] (`warehouse`) while
+/// the organization uses the warehouse.
+pub fn revoke_warehouse(
+    ports: &dyn GrantPorts,
+    warehouse: WarehouseId,
+    organization: OrganizationId,
+) -> Result<bool, DomainError> {
+    shared_warehouse(ports, warehouse, organization)?;
+    if ports.warehouse_in_use(warehouse, organization)? {
+        return Err(DomainError::conflict(
+            "warehouse",
+            format!(
+                "organization {organization} has inventory levels or items at warehouse \
+                 {warehouse}; move them before revoking its access"
+            ),
+        ));
+    }
+    Ok(ports.revoke_warehouse_grant(warehouse, organization)?)
 }
 
 #[cfg(all(test, feature = "testing"))]

@@ -1,4 +1,4 @@
-//! `GET /healthz` (the process is up) and `GET /readyz` (the database answers).
+//! `GET /healthz` (the process is up) and `GET /readyz` (the database answers and can be written).
 //! Neither needs a key.
 
 use actix_web::http::StatusCode;
@@ -13,21 +13,30 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(json!({"status": "ok"}))
 }
 
-/// 200 when the database answers a trivial query, 503 otherwise.
+/// 200 when the database answers a trivial query and can be written
+/// (`check_writable`: a write that is rolled back, or after a write failed
+/// for a full disk, a committed one-row no-op), 503 otherwise, naming which.
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
     let ports = state.ports();
-    let result = web::block(move || ports.ping())
-        .await
-        .map_err(|e| HttpError::internal(Area::Api, &e))?;
+    let result = web::block(move || {
+        ports
+            .ping()
+            .map_err(|e| (e, "the database is not reachable"))?;
+        ports
+            .check_writable()
+            .map_err(|e| (e, "the database cannot be written"))
+    })
+    .await
+    .map_err(|e| HttpError::internal(Area::Api, &e))?;
     match result {
         Ok(()) => Ok(HttpResponse::Ok().json(json!({"status": "ready"}))),
-        Err(e) => {
+        Err((e, detail)) => {
             log::warn!("readiness check failed: {e}");
             Err(HttpError::new(
                 Area::Api,
                 StatusCode::SERVICE_UNAVAILABLE,
                 "database",
-                "the database is not reachable",
+                detail,
             ))
         }
     }

@@ -9,6 +9,7 @@ mod migrate;
 mod org;
 mod progress;
 mod serve;
+mod warehouse;
 
 use anyhow::Context;
 use equip_persistence::{PoolOptions, Store};
@@ -35,6 +36,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate => migrate::run(&db),
         Command::Org(OrgCommand::Create { name }) => org::create(&db, &name),
         Command::Key(command) => keys::run(&db, command),
+        Command::Warehouse(command) => warehouse::run(&db, command),
         Command::Import(args) => import::run(&db, &args),
         Command::Demo(args) => demo::run(&db, &args),
         Command::Dispatch(args) => dispatch::run(&db, &args),
@@ -76,6 +78,33 @@ pub(crate) fn connect_with(
         .run_migrations()
         .with_context(|| format!("cannot migrate the database {shown}"))?;
     log::debug!("database {shown} ready");
+    Ok((store, applied))
+}
+
+/// [`connect_with`], then a write probe (`HealthCheck::check_writable`): a
+/// read-only SQLite file or connection, a full disk, a PostgreSQL replica or
+/// one with `default_transaction_read_only` is refused with a message saying
+/// which (checked also when the migrations fail, which is how a read-only
+/// database usually shows first).
+pub(crate) fn connect_writable(
+    db: &DatabaseConfig,
+    options: PoolOptions,
+) -> anyhow::Result<(Store, Vec<String>)> {
+    use equip_domain::ports::HealthCheck as _;
+    let shown = redact_url(&db.url);
+    let store = Store::connect(&db.url, options)
+        .with_context(|| format!("cannot open the database {shown}"))?;
+    let migrated = store.run_migrations();
+    if let Err(equip_domain::StoreError::Unavailable(why)) = store.check_writable() {
+        anyhow::bail!(
+            "the database {shown} cannot be written ({why}); equip serve needs a writable \
+             database: check that the SQLite file and its directory are writable and the \
+             disk has room, or that PostgreSQL is a primary without \
+             default_transaction_read_only"
+        );
+    }
+    let applied = migrated.with_context(|| format!("cannot migrate the database {shown}"))?;
+    log::debug!("database {shown} ready and writable");
     Ok((store, applied))
 }
 

@@ -10,7 +10,7 @@ use equip_domain::ports::OrganizationRepository;
 use equip_http::Limits;
 use equip_persistence::PoolOptions;
 
-use super::{connect_with, DatabaseConfig};
+use super::{connect_writable, DatabaseConfig};
 use crate::cli::ServeArgs;
 
 /// Time a client has to send a request's head after connecting (or after its
@@ -61,7 +61,9 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
         .clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
 }
 
-/// Opens and migrates the database, then runs the HTTP server until it is
+/// Opens and migrates the database and checks that it can be written (a
+/// server that answers every write with 503 is of no use: refused with a
+/// message saying why), then runs the HTTP server until it is
 /// stopped (Ctrl-C or SIGTERM: actix shuts down gracefully).
 ///
 /// # Errors
@@ -72,7 +74,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         None => equip_http::PublicUrl::from_host(),
     }
     .trusting_forwarded_headers(args.trust_forwarded_headers);
-    let (store, _applied) = connect_with(
+    let (store, _applied) = connect_writable(
         db,
         PoolOptions {
             max_size: args.db_pool_size,

@@ -4,6 +4,12 @@
 //! ([`super::provisioning`]) and each atomic on its own, until the end or until
 //! `failOnErrors` operations have failed. The answer is 200 with the
 //! BulkResponse, one result per operation that ran.
+//!
+//! A lost database connection fails the operation it interrupts (503); the
+//! write session goes on with a fresh connection. When three operations in
+//! a row find the database unavailable, the run halts: every remaining
+//! operation is reported with status 503 "not run" (safe to retry), so the
+//! response still lists each committed operation.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -48,6 +54,38 @@ pub(crate) struct BulkRun<'a> {
     references: bool,
     ids: BulkIds,
     out: BulkResponseWriter,
+    /// Operations answered 503 (database unavailable) since the last one
+    /// that was not.
+    unavailable_in_a_row: u8,
+    /// The database is unavailable: every operation from here on is
+    /// reported as not run ([`not_run`]).
+    halted: bool,
+}
+
+/// A run halts after this many operations in a row found the database
+/// unavailable: one is a lost connection (the write session goes on with a
+/// fresh one), one more may be a second termination right after; three mean
+/// there is no connection to be had (each waited for the pool's timeout).
+const UNAVAILABLE_BEFORE_HALT: u8 = 3;
+
+/// The result of an operation not run because the database became
+/// unavailable earlier in the request: 503, safe to retry.
+fn not_run(method: BulkMethod, bulk_id: Option<String>) -> BulkOperationResult {
+    let error = HttpError::new(
+        Area::Scim,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Operations",
+        "not run: the database became unavailable during this request; \
+         this operation was not attempted and is safe to retry",
+    );
+    BulkOperationResult {
+        method: method.as_str(),
+        bulk_id,
+        location: None,
+        version: None,
+        status: error.status().as_u16().to_string(),
+        response: Some(error.scim_body()),
+    }
 }
 
 /// What one operation did to which user.
@@ -72,6 +110,8 @@ impl<'a> BulkRun<'a> {
             references: true,
             ids: BulkIds::default(),
             out: BulkResponseWriter::new(),
+            unavailable_in_a_row: 0,
+            halted: false,
         }
     }
 
@@ -81,10 +121,14 @@ impl<'a> BulkRun<'a> {
         self
     }
 
-    /// Whether `failOnErrors` operations have failed: nothing more runs.
+    /// Whether `failOnErrors` operations have failed: nothing more runs, and
+    /// nothing more is reported. (A run halted by an unavailable database is
+    /// not stopped: it reports every remaining operation as not run.)
     pub(crate) fn stopped(&self) -> bool {
-        self.fail_on_errors
-            .is_some_and(|limit| self.out.errors() >= limit)
+        !self.halted
+            && self
+                .fail_on_errors
+                .is_some_and(|limit| self.out.errors() >= limit)
     }
 
     /// Records an operation that failed before it could run (a CSV row that
@@ -95,6 +139,8 @@ impl<'a> BulkRun<'a> {
         bulk_id: Option<String>,
         error: ScimErrorBody,
     ) {
+        // Even after a halt: the row's own error (it needs no database) is
+        // more use than "not run".
         self.out.push(&BulkOperationResult {
             method: method.as_str(),
             bulk_id,
@@ -110,8 +156,19 @@ impl<'a> BulkRun<'a> {
         if self.stopped() {
             return;
         }
+        if self.halted {
+            self.out.push(&not_run(op.method, op.bulk_id));
+            return;
+        }
         let mut location = None;
         let outcome = self.perform(&op, &mut location);
+        match &outcome {
+            Err(e) if e.status() == StatusCode::SERVICE_UNAVAILABLE => {
+                self.unavailable_in_a_row += 1;
+                self.halted = self.unavailable_in_a_row >= UNAVAILABLE_BEFORE_HALT;
+            }
+            _ => self.unavailable_in_a_row = 0,
+        }
         let result = match outcome {
             Ok(done) => {
                 let (location, version) = match &done.person {

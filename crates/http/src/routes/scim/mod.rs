@@ -176,7 +176,20 @@ where
         };
         let result = f(&*ports, org);
         if session {
-            ports.make_durable().map_err(store_error)?;
+            ports.make_durable().map_err(|e| match e {
+                equip_domain::error::StoreError::Unavailable(cause) => {
+                    log::warn!("write session: could not confirm durability: {cause}");
+                    HttpError::new(
+                        Area::Scim,
+                        actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+                        "server",
+                        "the database became unavailable before this request's writes \
+                         were confirmed; some operations may have taken effect: read \
+                         before retrying",
+                    )
+                }
+                other => store_error(other),
+            })?;
         }
         result
     })

@@ -1,0 +1,169 @@
+//! Review finding 7: a database equip cannot write. `equip serve` refuses to
+//! start on one, saying why; `/readyz` answers 503 once the database turns
+//! read-only while it runs; a write then answers 503 with the SCIM error
+//! body, not 500. The real binary.
+//!
+//! The tests run as root, which ignores file permissions, so the read-only
+//! SQLite database is opened read-only through its URI
+//! (`file:…?mode=ro`); PostgreSQL is made read-only with
+//! `ALTER DATABASE … SET default_transaction_read_only = on` (which new
+//! sessions take; the server's sessions are terminated so that it reconnects).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use equip_persistence::test_support::TestDatabase;
+use serde_json::json;
+use support::process::{request, Api, Serve};
+
+/// Runs `equip serve` on `url` and waits for it to exit (at most 60 s);
+/// `None` when it was still running (it is killed then).
+fn serve_exit(url: &str) -> Option<(bool, String)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--no-dispatcher"])
+        .env("DATABASE_URL", url)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            return Some((
+                status.success(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+fn read_only(db: &TestDatabase, on: bool) {
+    let value = if on { "on" } else { "off" };
+    // READ WRITE: a session of a read-only database starts read-only too.
+    db.execute(&format!(
+        "BEGIN READ WRITE; DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET \
+         default_transaction_read_only = {value}', current_database()); END $$; COMMIT"
+    ));
+}
+
+fn readyz(server: &Serve) -> (u16, serde_json::Value) {
+    let resp = request(&server.addr, "GET", "/readyz", &[], b"").unwrap();
+    (resp.status, resp.json())
+}
+
+#[test]
+fn sqlite_serve_refuses_a_read_only_database() {
+    let db = TestDatabase::sqlite();
+    drop(db.store()); // created and migrated
+    let url = format!("file:{}?mode=ro", db.url());
+    let exit = serve_exit(&url);
+    let (ok, stderr) = exit.expect("equip serve started on a read-only database");
+    assert!(!ok);
+    assert!(
+        stderr.contains("cannot be written") && stderr.contains("read-only"),
+        "{stderr}"
+    );
+    // Writable again: it starts.
+    let server = Serve::start(db.url(), &["--no-dispatcher"]);
+    assert_eq!(readyz(&server).0, 200);
+}
+
+#[test]
+fn postgres_serve_refuses_a_read_only_database() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    drop(db.store());
+    read_only(&db, true);
+    let (ok, stderr) = serve_exit(db.url()).expect("equip serve started on a read-only database");
+    assert!(!ok);
+    assert!(
+        stderr.contains("cannot be written") && stderr.contains("read-only"),
+        "{stderr}"
+    );
+    read_only(&db, false);
+    let server = Serve::start(db.url(), &["--no-dispatcher"]);
+    assert_eq!(readyz(&server).0, 200);
+}
+
+/// Polls `f` until it returns `Some`, for at most 20 s.
+fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn create(api: &Api, user: &str) -> support::process::Response {
+    api.scim_post(
+        "/scim/v2/Users",
+        &json!({
+            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+            "userName": user,
+            "name": {"givenName": "Ada", "familyName": "Lovelace"},
+            "emails": [{"primary": true, "type": "work", "value": user}]
+        }),
+    )
+    .unwrap()
+}
+
+#[test]
+fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let key = support::process::organization_with_key(&db, "Read-only Org");
+    let server = Serve::start(db.url(), &["--no-dispatcher"]);
+    let api = server.client(&key);
+    assert_eq!(readyz(&server).0, 200);
+    assert_eq!(create(&api, "before@acme.example").status, 201);
+
+    // Read-only from now on: the server's sessions reconnect read-only.
+    read_only(&db, true);
+    let _ = db.terminate_connections();
+    // Once the lost connections are gone, readyz stays 503 and says why.
+    eventually("readyz says the database cannot be written", || {
+        let (status, body) = readyz(&server);
+        (status == 503 && body.to_string().contains("cannot be written")).then_some(())
+    });
+    for _ in 0..5 {
+        let (status, body) = readyz(&server);
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(body["errors"][0]["source"], "database", "{body}");
+    }
+    // Reads still work; a write is 503 with the SCIM body, not 500.
+    let list = api.get("/scim/v2/Users").unwrap();
+    assert_eq!(list.status, 200, "{}", list.text());
+    let resp = create(&api, "during@acme.example");
+    assert_eq!(resp.status, 503, "{}", resp.text());
+    assert_eq!(resp.json()["status"], "503");
+    assert_eq!(db.count_rows("people"), 1);
+
+    // Writable again: ready, and writes succeed.
+    read_only(&db, false);
+    let _ = db.terminate_connections();
+    eventually("readyz is 200 again", || {
+        (readyz(&server).0 == 200).then_some(())
+    });
+    let resp = eventually("a write succeeds again", || {
+        let resp = create(&api, "after@acme.example");
+        (resp.status != 503).then_some(resp)
+    });
+    assert_eq!(resp.status, 201, "{}", resp.text());
+}
