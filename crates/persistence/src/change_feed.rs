@@ -18,7 +18,10 @@
 //!   filter is always read from the database.
 //! - A listener thread holds its own connection, `LISTEN`s, and drops the
 //!   memo's entries of each notified organization. It polls the connection
-//!   every millisecond and sends itself a notification every second; the
+//!   (Diesel offers no blocking wait on it): every millisecond while
+//!   organizations' changes arrive, backing off to every [`POLL_IDLE`] when
+//!   none do, so an idle service barely wakes. It sends itself a
+//!   notification every second; the
 //!   memo answers only while the last one that came back is younger than
 //!   [`STALE_AFTER`] (so a connection that silently stopped delivering, or a
 //!   pooler that does not keep the session's `LISTEN`, turns it off). When the
@@ -52,7 +55,12 @@ const HEARTBEAT_PREFIX: &str = "heartbeat:";
 /// The memo answers only while the listener's last heartbeat is younger.
 pub(crate) const STALE_AFTER: Duration = Duration::from_secs(3);
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
-const POLL_EVERY: Duration = Duration::from_millis(1);
+/// The pause between polls while changes arrive.
+const POLL_BUSY: Duration = Duration::from_millis(1);
+/// The longest pause between polls, reached when no change arrives (the
+/// pause doubles per quiet poll). Bounds how late another instance's change
+/// is seen by an idle process.
+pub(crate) const POLL_IDLE: Duration = Duration::from_millis(16);
 const RECONNECT_AFTER: Duration = Duration::from_millis(500);
 /// Entries of each kind kept at most; the kind is emptied when it is full.
 const MAX_ENTRIES: usize = 10_000;
@@ -323,21 +331,27 @@ fn follow(conn: &mut PgConnection, memo: &Weak<Memo>) -> Option<String> {
     let mut last_heartbeat = Instant::now()
         .checked_sub(HEARTBEAT_EVERY)
         .unwrap_or_else(Instant::now);
+    let mut pause = POLL_BUSY;
     loop {
         let m = memo.upgrade()?;
+        let mut changes = false;
         for notification in conn.notifications_iter() {
             match notification {
                 Ok(n) if n.payload == token => m.heartbeat(),
                 // Another instance's heartbeat.
                 Ok(n) if n.payload.starts_with(HEARTBEAT_PREFIX) => {}
                 // An organization id; anything else drops everything.
-                Ok(n) => match OrganizationId::parse(&n.payload) {
-                    Ok(org) => m.changed(org),
-                    Err(_) => m.clear(),
-                },
+                Ok(n) => {
+                    changes = true;
+                    match OrganizationId::parse(&n.payload) {
+                        Ok(org) => m.changed(org),
+                        Err(_) => m.clear(),
+                    }
+                }
                 Err(e) => return Some(e.to_string()),
             }
         }
+        pause = next_pause(pause, changes);
         if last_heartbeat.elapsed() >= HEARTBEAT_EVERY {
             // Through the database and back: the memo stays on only while
             // notifications really arrive (not, say, behind a pooler that
@@ -352,13 +366,34 @@ fn follow(conn: &mut PgConnection, memo: &Weak<Memo>) -> Option<String> {
             last_heartbeat = Instant::now();
         }
         drop(m);
-        std::thread::sleep(POLL_EVERY);
+        std::thread::sleep(pause);
+    }
+}
+
+/// The pause before the next poll: short while changes arrive, doubling to
+/// [`POLL_IDLE`] while none do.
+fn next_pause(pause: Duration, changes: bool) -> Duration {
+    if changes {
+        POLL_BUSY
+    } else {
+        (pause * 2).min(POLL_IDLE)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn polls_back_off_when_idle_and_speed_up_on_a_change() {
+        let mut pause = POLL_BUSY;
+        for _ in 0..10 {
+            pause = next_pause(pause, false);
+        }
+        assert_eq!(pause, POLL_IDLE);
+        assert_eq!(next_pause(pause, true), POLL_BUSY);
+    }
+
     use equip_domain::api_key::{ApiKey, Scopes};
     use equip_domain::ids::ApiKeyId;
 

@@ -267,11 +267,17 @@ impl ManageConnection for Manager {
 
 /// Statements run on every new SQLite connection. `busy_timeout` comes first so
 /// that switching a fresh file to WAL waits for a concurrent opener instead of
-/// failing.
+/// failing. `mmap_size`: reads come straight from the operating system's page
+/// cache, shared by every connection, instead of being copied into each
+/// connection's own cache (`pread` and the page cache's lock were most of a
+/// listing's time; docs/performance.md). `cache_size` (KiB when negative)
+/// keeps each connection's hot pages, mostly the indexes' upper levels.
 pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
      PRAGMA journal_mode = WAL; \
      PRAGMA foreign_keys = ON; \
-     PRAGMA synchronous = NORMAL;";
+     PRAGMA synchronous = NORMAL; \
+     PRAGMA mmap_size = 1073741824; \
+     PRAGMA cache_size = -8192;";
 
 diesel::define_sql_function! {
     /// Unicode lowercase of a text (NULL stays NULL): [`crate::models::fold_case`]
