@@ -422,5 +422,35 @@ mod tests {
         let mut lite = Sql::new(Backend::Sqlite);
         from_where(&mut lite, "org", &q);
         assert!(lite.text.contains('?') && !lite.text.contains('$'));
+        // Two conditions: not kept prepared (shapes without bound).
+        assert!(!pg.cacheable);
+    }
+
+    #[test]
+    fn equality_keeps_the_column_collation_and_ordering_compares_bytes() {
+        let query = |op| PersonQuery {
+            filter: Some(PersonFilter::Compare(
+                PersonField::UserName,
+                op,
+                FilterValue::Text("ada@x.example".into()),
+            )),
+            ..PersonQuery::default()
+        };
+        let mut eq = Sql::new(Backend::Postgres);
+        from_where(&mut eq, "org", &query(CompareOp::Eq));
+        // The unique index (organization_id, user_name_lower) is in the
+        // database's collation: `COLLATE "C"` here would keep it out.
+        assert!(!eq.text.contains("COLLATE"), "{}", eq.text);
+        assert!(eq.cacheable);
+        let mut gt = Sql::new(Backend::Postgres);
+        from_where(&mut gt, "org", &query(CompareOp::Gt));
+        assert!(gt.text.contains("COLLATE \"C\""), "{}", gt.text);
+        let sorted = PersonQuery {
+            sort: Some(PersonField::UserName),
+            ..query(CompareOp::Eq)
+        };
+        let mut s = Sql::new(Backend::Postgres);
+        from_where(&mut s, "org", &sorted);
+        assert!(!s.cacheable);
     }
 }

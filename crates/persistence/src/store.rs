@@ -433,10 +433,11 @@ impl Store {
     /// `GET /scim/v2/Users/{id}` as a `BitmapAnd` over every email of the
     /// organization (see docs/performance.md, "SCIM on PostgreSQL").
     ///
-    /// SQLite: nothing. Its plans for these statements are the same with
-    /// and without `sqlite_stat1` (measured, docs/performance.md), and the
-    /// inventory listing keeps hand-written statistics for one index that an
-    /// `ANALYZE` would replace.
+    /// SQLite: nothing. Without `sqlite_stat1` its planner takes an equality
+    /// on a primary key or unique index as one row, which is what the SCIM
+    /// lookups are (SQLite served them at 18,000-27,000 req/s without
+    /// statistics), and the inventory listing keeps hand-written statistics
+    /// for one index that an `ANALYZE` would replace.
     ///
     /// # Errors
     /// Backend failures (a caller running it in the background logs them).
