@@ -24,6 +24,14 @@ const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrati
 /// `equip` instances starting together migrate one after the other.
 const MIGRATION_LOCK_KEY: i64 = 0x6571_7569_705f_6d69; // "equip_mi"
 
+/// Key of the PostgreSQL advisory lock held while [`Store::refresh_statistics`]
+/// analyzes, so that several instances do not analyze the same tables twice.
+const STATISTICS_LOCK_KEY: i64 = 0x6571_7569_705f_7374; // "equip_st"
+
+/// [`Store::refresh_statistics`] analyzes an analyzed table again once this
+/// many rows plus a tenth of its rows changed (autovacuum's defaults).
+pub const ANALYZE_MIN_CHANGES: i64 = 50;
+
 /// Most connections a SQLite pool opens: SQLite has one writer at a time, and a
 /// few WAL readers are plenty.
 pub const SQLITE_MAX_POOL_SIZE: u32 = 8;
@@ -409,6 +417,58 @@ impl Store {
                 log::warn!("could not refresh the statistics of the people tables: {e}");
             }
         }
+    }
+
+    /// Keeps the query planner's statistics current, so that no plan depends
+    /// on someone running `ANALYZE` by hand (autovacuum may be off, or
+    /// minutes away after a load). Returns the tables it analyzed.
+    ///
+    /// PostgreSQL: `ANALYZE`s the tables of the current schema that have
+    /// changed since their last analysis and either were never analyzed or
+    /// changed by at least [`ANALYZE_MIN_CHANGES`] rows plus a tenth of their
+    /// rows (autovacuum's default thresholds), from
+    /// `pg_stat_user_tables.n_mod_since_analyze`. Nothing changed: one
+    /// catalog read. Several instances: one analyzes, the others skip
+    /// (`pg_try_advisory_xact_lock`). Without statistics PostgreSQL planned
+    /// `GET /scim/v2/Users/{id}` as a `BitmapAnd` over every email of the
+    /// organization (see docs/performance.md, "SCIM on PostgreSQL").
+    ///
+    /// SQLite: nothing. Without `sqlite_stat1` its planner takes an equality
+    /// on a primary key or unique index as one row, which is what the SCIM
+    /// lookups are (SQLite served them at 18,000-27,000 req/s without
+    /// statistics), and the inventory listing keeps hand-written statistics
+    /// for one index that an `ANALYZE` would replace.
+    ///
+    /// # Errors
+    /// Backend failures (a caller running it in the background logs them).
+    pub fn refresh_statistics(&self) -> StoreResult<Vec<String>> {
+        #[derive(QueryableByName)]
+        struct Stale {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            name: String,
+        }
+        self.read("statistics", |c| match c {
+            DbConnection::Sqlite(_) => Ok(Vec::new()),
+            DbConnection::Postgres(c) => c
+                .transaction::<_, diesel::result::Error, _>(|c| {
+                    let stale: Vec<Stale> = diesel::sql_query(
+                        "SELECT quote_ident(relname) AS name FROM pg_stat_user_tables \
+                         WHERE schemaname = current_schema() AND n_mod_since_analyze > 0 \
+                         AND (COALESCE(last_analyze, last_autoanalyze) IS NULL \
+                              OR n_mod_since_analyze >= $1 + n_live_tup / 10) \
+                         AND pg_try_advisory_xact_lock($2) ORDER BY relname",
+                    )
+                    .bind::<diesel::sql_types::BigInt, _>(ANALYZE_MIN_CHANGES)
+                    .bind::<diesel::sql_types::BigInt, _>(STATISTICS_LOCK_KEY)
+                    .load(c)?;
+                    let names: Vec<String> = stale.into_iter().map(|s| s.name).collect();
+                    if !names.is_empty() {
+                        diesel::sql_query(format!("ANALYZE {}", names.join(", "))).execute(c)?;
+                    }
+                    Ok(names)
+                })
+                .map_err(DbError::from),
+        })
     }
 
     /// Waits until everything committed before is durable. PostgreSQL: one

@@ -88,13 +88,7 @@ macro_rules! on_inner_load {
                 }
                 q.load::<$row>(c)
             }
-            DbConnection::Postgres(c) => {
-                let mut q = diesel::sql_query($sql.text.as_str()).into_boxed::<diesel::pg::Pg>();
-                for b in &$sql.binds {
-                    q = bind_one!(q, b);
-                }
-                q.load::<$row>(c)
-            }
+            DbConnection::Postgres(c) => crate::people_filter::Prepared($sql).load::<$row>(c),
         }
     };
 }
@@ -252,7 +246,11 @@ impl PersonRepository for Store {
         let org = organization.to_string();
         let backend = self.backend();
         self.read("person", |c| {
-            c.transaction(|c| {
+            // SQLite: one read transaction, so the page, its count and its
+            // people come from one snapshot. PostgreSQL (READ COMMITTED)
+            // takes a snapshot per statement inside a transaction too: its
+            // BEGIN and COMMIT were two round trips that changed nothing.
+            let page_of = |c: &mut DbConnection| -> DbResult<PersonPage> {
                 let count_all = |c: &mut DbConnection| -> DbResult<u64> {
                     let mut count = Sql::new(backend);
                     count.push("SELECT COUNT(*) AS n");
@@ -284,7 +282,11 @@ impl PersonRepository for Store {
                 };
                 let people = load_people(c, &org, &ids)?;
                 Ok(PersonPage { total, people })
-            })
+            };
+            match c {
+                DbConnection::Sqlite(_) => c.transaction(page_of),
+                DbConnection::Postgres(_) => page_of(c),
+            }
         })
     }
 

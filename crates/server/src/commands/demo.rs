@@ -42,6 +42,7 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
             org.id
         )
     })?;
+    super::refresh_statistics(&store);
     println!("{}", key.secret);
     eprintln!(
         "demo organization '{}': {}\nkey id: {} (all scopes; the key, printed on stdout, is shown only now)\nimported {}",

@@ -43,6 +43,7 @@ pub fn run(db: &DatabaseConfig, args: &ImportArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     match result {
         Ok(summary) => {
+            super::refresh_statistics(&store);
             eprintln!("imported {}", progress::describe(&summary));
             Ok(())
         }

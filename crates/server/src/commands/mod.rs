@@ -109,6 +109,15 @@ pub(crate) fn connect_writable(
 }
 
 /// Opens the database for a command that does not care which migrations ran.
+/// After a load (`import`, `demo`): the planner statistics of the tables it
+/// changed enough ([`Store::refresh_statistics`]); a failure is only logged,
+/// the load is committed.
+fn refresh_statistics(store: &Store) {
+    if let Err(e) = store.refresh_statistics() {
+        log::warn!("could not refresh planner statistics: {e}");
+    }
+}
+
 fn open(db: &DatabaseConfig) -> anyhow::Result<Store> {
     connect_one_shot(db).map(|(store, _)| store)
 }

@@ -8,7 +8,7 @@ use anyhow::Context;
 use equip_domain::ports::OrganizationRepository;
 
 use equip_http::Limits;
-use equip_persistence::PoolOptions;
+use equip_persistence::{Backend, PoolOptions, Store};
 
 use super::{connect_writable, DatabaseConfig};
 use crate::cli::ServeArgs;
@@ -61,6 +61,28 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
         .clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
 }
 
+/// How often `serve` looks for tables whose planner statistics are stale
+/// (one catalog read when nothing changed).
+const STATISTICS_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Runs [`Store::refresh_statistics`] now and then every
+/// [`STATISTICS_INTERVAL`] until `stopped` is dropped. Failures are logged.
+fn keep_statistics(store: &Store, stopped: &std::sync::mpsc::Receiver<()>) {
+    loop {
+        match store.refresh_statistics() {
+            Ok(tables) if !tables.is_empty() => {
+                log::info!("planner statistics refreshed: {}", tables.join(", "));
+            }
+            Ok(_) => {}
+            Err(e) => log::warn!("could not refresh planner statistics: {e}"),
+        }
+        match stopped.recv_timeout(STATISTICS_INTERVAL) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+    }
+}
+
 /// Opens and migrates the database and checks that it can be written (a
 /// server that answers every write with 503 is of no use: refused with a
 /// message saying why), then runs the HTTP server until it is
@@ -88,6 +110,22 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         .watch_changes()
         .context("cannot start listening for database changes")?;
     let store = Arc::new(store);
+    // Planner statistics kept current by equip itself (PostgreSQL), at start
+    // and then every STATISTICS_INTERVAL, on a thread of their own: start-up
+    // does not wait for them.
+    let (stop_statistics, statistics_stopped) = std::sync::mpsc::channel::<()>();
+    let statistics = match store.backend() {
+        Backend::Postgres => {
+            let store = Arc::clone(&store);
+            Some(
+                std::thread::Builder::new()
+                    .name("equip-statistics".into())
+                    .spawn(move || keep_statistics(&store, &statistics_stopped))
+                    .context("cannot start the statistics thread")?,
+            )
+        }
+        Backend::Sqlite => None,
+    };
     if store
         .count_organizations()
         .context("cannot read organizations")?
@@ -147,6 +185,12 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         }
         server.run().await.context("the HTTP server failed")
     });
+    drop(stop_statistics);
+    if let Some(handle) = statistics {
+        if handle.join().is_err() {
+            log::error!("the statistics thread panicked");
+        }
+    }
     // Stop the dispatcher: it finishes the message it is sending, then exits.
     drop(stop);
     if let Some(handle) = dispatcher {
