@@ -60,7 +60,7 @@ const POLL_BUSY: Duration = Duration::from_millis(1);
 /// The longest pause between polls, reached when no change arrives (the
 /// pause doubles per quiet poll). Bounds how late another instance's change
 /// is seen by an idle process.
-pub(crate) const POLL_IDLE: Duration = Duration::from_millis(16);
+pub(crate) const POLL_IDLE: Duration = Duration::from_millis(40);
 const RECONNECT_AFTER: Duration = Duration::from_millis(500);
 /// Entries of each kind kept at most; the kind is emptied when it is full.
 const MAX_ENTRIES: usize = 10_000;

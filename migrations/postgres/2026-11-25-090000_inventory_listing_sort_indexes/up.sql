@@ -8,3 +8,6 @@ CREATE INDEX inventory_listing_sort_condition_idx ON inventory_listing (organiza
 CREATE INDEX inventory_listing_sort_assignee_idx ON inventory_listing (organization_id, assignee COLLATE "C", item_id COLLATE "C");
 CREATE INDEX inventory_listing_sort_renewal_idx ON inventory_listing (organization_id, renewal_date COLLATE "C", item_id COLLATE "C");
 CREATE INDEX inventory_listing_sort_supplied_idx ON inventory_listing (organization_id, supplied_by COLLATE "C", item_id COLLATE "C");
+-- Statistics for the new indexes at once: without them SQLite's planner takes
+-- an index it knows nothing about over the ones it has figures for.
+ANALYZE inventory_listing;
