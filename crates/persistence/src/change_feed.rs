@@ -30,7 +30,8 @@
 //! - A write made by this store empties the memo when its call returns
 //!   (before the caller can answer anyone), so a process always reads its own
 //!   writes. Another instance's writes are seen once their notification
-//!   arrives, normally well under a millisecond after the commit.
+//!   is polled: within a millisecond or two while changes flow, within
+//!   [`POLL_IDLE`] after a quiet spell.
 //! - An entry is kept only if no change of its organization was noted while it
 //!   was being read ([`Memo::ticket`]), so a read that raced with a write
 //!   cannot bring back what the write replaced.
