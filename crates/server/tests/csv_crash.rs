@@ -16,7 +16,6 @@ use support::process::{Api, Serve};
 
 const ROWS: usize = 5_000;
 const HEADER: &str = "id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,state/region,city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number";
-const BOUNDARY: &str = "equip-crash-boundary";
 
 #[test]
 fn sqlite_killed_mid_upload_keeps_whole_rows_and_converges() {
@@ -38,21 +37,8 @@ fn serve(db: &TestDatabase) -> Serve {
 
 /// Uploads `csv` as the multipart form `POST /scim/v2/Users/csv` takes.
 fn upload(api: &Api, csv: &str) -> std::io::Result<support::process::Response> {
-    let mut body = Vec::new();
-    body.extend_from_slice(
-        format!(
-            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"u.csv\"\r\n\
-             Content-Type: text/csv\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    body.extend_from_slice(csv.as_bytes());
-    body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
-    api.post(
-        "/scim/v2/Users/csv",
-        &format!("multipart/form-data; boundary={BOUNDARY}"),
-        &body,
-    )
+    let (content_type, body) = support::process::csv_form(csv);
+    api.post("/scim/v2/Users/csv", &content_type, &body)
 }
 
 fn killed_mid_upload(db: TestDatabase) {

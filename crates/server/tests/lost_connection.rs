@@ -31,7 +31,6 @@ const CSV_ROWS: usize = 3_000;
 /// The server's connections are terminated each time this many more people
 /// are stored.
 const STEP: i64 = 150;
-const BOUNDARY: &str = "equip-lost-boundary";
 /// Clients reading at once while connections are terminated.
 const READERS: usize = 4;
 const CSV_HEADER: &str = "id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,state/region,city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number";
@@ -212,17 +211,7 @@ fn postgres_csv_upload_with_terminated_connections_reports_exactly_what_is_store
         csv.push_str(&format!(",First{i},Last{i},{},,,,,,,,,,yes,\n", user(i)));
         by_row.insert(format!("row-{}", i + 1), user(i));
     }
-    let mut body = Vec::new();
-    body.extend_from_slice(
-        format!(
-            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"u.csv\"\r\n\
-             Content-Type: text/csv\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    body.extend_from_slice(csv.as_bytes());
-    body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
-    let content_type = format!("multipart/form-data; boundary={BOUNDARY}");
+    let (content_type, body) = support::process::csv_form(&csv);
     let (resp, terminations) = with_terminations(&db, || {
         api.post("/scim/v2/Users/csv", &content_type, &body)
             .unwrap()

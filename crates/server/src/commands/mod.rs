@@ -64,6 +64,14 @@ fn connect_one_shot(db: &DatabaseConfig) -> anyhow::Result<(Store, Vec<String>)>
     )
 }
 
+/// The store over `db` (not migrated yet), and its URL fit for messages.
+fn connect_only(db: &DatabaseConfig, options: PoolOptions) -> anyhow::Result<(Store, String)> {
+    let shown = redact_url(&db.url);
+    let store = Store::connect(&db.url, options)
+        .with_context(|| format!("cannot open the database {shown}"))?;
+    Ok((store, shown))
+}
+
 /// Connects to the database with `options` and applies pending migrations (a
 /// fresh SQLite file is created and migrated on first use). Returns the names
 /// of the migrations applied now.
@@ -71,9 +79,7 @@ pub(crate) fn connect_with(
     db: &DatabaseConfig,
     options: PoolOptions,
 ) -> anyhow::Result<(Store, Vec<String>)> {
-    let shown = redact_url(&db.url);
-    let store = Store::connect(&db.url, options)
-        .with_context(|| format!("cannot open the database {shown}"))?;
+    let (store, shown) = connect_only(db, options)?;
     let applied = store
         .run_migrations()
         .with_context(|| format!("cannot migrate the database {shown}"))?;
@@ -91,9 +97,7 @@ pub(crate) fn connect_writable(
     options: PoolOptions,
 ) -> anyhow::Result<(Store, Vec<String>)> {
     use equip_domain::ports::HealthCheck as _;
-    let shown = redact_url(&db.url);
-    let store = Store::connect(&db.url, options)
-        .with_context(|| format!("cannot open the database {shown}"))?;
+    let (store, shown) = connect_only(db, options)?;
     let migrated = store.run_migrations();
     if let Err(equip_domain::StoreError::Unavailable(why)) = store.check_writable() {
         anyhow::bail!(
@@ -108,7 +112,6 @@ pub(crate) fn connect_writable(
     Ok((store, applied))
 }
 
-/// Opens the database for a command that does not care which migrations ran.
 /// After a load (`import`, `demo`): the planner statistics of the tables it
 /// changed enough ([`Store::refresh_statistics`]); a failure is only logged,
 /// the load is committed.
@@ -118,6 +121,7 @@ fn refresh_statistics(store: &Store) {
     }
 }
 
+/// Opens the database for a command that does not care which migrations ran.
 fn open(db: &DatabaseConfig) -> anyhow::Result<Store> {
     connect_one_shot(db).map(|(store, _)| store)
 }

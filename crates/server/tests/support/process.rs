@@ -282,6 +282,20 @@ fn dechunk(mut rest: &[u8]) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// The multipart form `POST /scim/v2/Users/csv` takes, with `csv` as its
+/// file: the `Content-Type` and the body.
+pub fn csv_form(csv: &str) -> (String, Vec<u8>) {
+    const BOUNDARY: &str = "equip-process-test-boundary";
+    let mut body = format!(
+        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"u.csv\"\r\n\
+         Content-Type: text/csv\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(csv.as_bytes());
+    body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={BOUNDARY}"), body)
+}
+
 /// A client of one server with one API key.
 #[derive(Debug, Clone)]
 pub struct Api {
