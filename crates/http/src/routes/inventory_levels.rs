@@ -4,7 +4,6 @@
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpResponse};
 use chrono::{SecondsFormat, Utc};
-use equip_domain::api_key::Scope;
 use equip_domain::ids::{InventoryLevelId, SkuId, WarehouseId};
 use equip_domain::inventory_level::InventoryLevel;
 use equip_domain::services::inventory_levels::{
@@ -40,7 +39,7 @@ pub async fn create(
     state: web::Data<AppState>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::InventoryLevelsWrite)?.organization_id;
+    let org = auth.caller.organization_id;
     let fields = Fields::of(Area::Api, &body)?;
     let input = NewInventoryLevel {
         sku_id: fields.id("skuId", SkuId::parse)?,
@@ -72,7 +71,7 @@ pub async fn list(
     state: web::Data<AppState>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::InventoryRead)?.organization_id;
+    let org = auth.caller.organization_id;
     let include_inactive = match query.include_inactive.as_deref().map(str::trim) {
         None => false,
         Some(v) if v.eq_ignore_ascii_case("true") => true,
@@ -101,7 +100,7 @@ pub async fn deactivate(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::InventoryLevelsWrite)?.organization_id;
+    let org = auth.caller.organization_id;
     let id = path_id(Area::Api, "id", &id, InventoryLevelId::parse)?;
     let ports = state.ports();
     blocking::run(Area::Api, move || {

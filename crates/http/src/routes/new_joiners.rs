@@ -6,7 +6,6 @@ use actix_web::http::header::{CONTENT_TYPE, LOCATION};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{DateTime, SecondsFormat, Utc};
-use equip_domain::api_key::Scope;
 use equip_domain::ids::PersonId;
 use equip_domain::reminder::{Reminder, ReminderDelivery};
 use equip_domain::services::reminders::{list_reminders, send_reminder};
@@ -116,7 +115,7 @@ pub async fn remind(
     req: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::NewJoinersWrite)?.organization_id;
+    let org = auth.caller.organization_id;
     let person = path_id(Area::Api, "personId", &person_id, PersonId::parse)?;
     let body = match payload.to_bytes_limited(REMIND_BODY_LIMIT).await {
         Ok(Ok(body)) => body,
@@ -155,7 +154,7 @@ pub async fn list(
     state: web::Data<AppState>,
     person_id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::NewJoinersWrite)?.organization_id;
+    let org = auth.caller.organization_id;
     let person = path_id(Area::Api, "personId", &person_id, PersonId::parse)?;
     let ports = state.ports();
     let reminders = blocking::run(Area::Api, move || list_reminders(&*ports, org, person)).await?;

@@ -1,7 +1,6 @@
 //! `GET /api/v1/warehouses/{id}`.
 
 use actix_web::{web, HttpResponse};
-use equip_domain::api_key::Scope;
 use equip_domain::ids::WarehouseId;
 use equip_domain::location::Warehouse;
 use equip_domain::services::warehouses::get_warehouse;
@@ -29,7 +28,7 @@ pub async fn get(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.require(Scope::WarehousesRead)?.organization_id;
+    let org = auth.caller.organization_id;
     let id = path_id(Area::Api, "id", &id, WarehouseId::parse)?;
     let ports = state.ports();
     let warehouse = blocking::run(Area::Api, move || get_warehouse(&*ports, org, id)).await?;
