@@ -30,6 +30,10 @@ pub enum StoreError {
     /// The store could not be reached in time (pool exhausted, server down).
     #[error("storage unavailable: {0}")]
     Unavailable(String),
+    /// The caller went away and the work stopped between two statements
+    /// ([`crate::interrupt`]); nothing was written.
+    #[error("interrupted: the caller has gone")]
+    Interrupted,
     /// Any other failure of the backend. The text is for logs, never for callers.
     #[error("storage failure: {0}")]
     Backend(String),

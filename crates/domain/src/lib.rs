@@ -21,6 +21,7 @@
 //! - [`import`]: the bulk import document and its validation.
 //! - [`text`]: identifiers (comparison, characters), email addresses and
 //!   the length limit of every text field.
+//! - [`interrupt`]: whether the caller of a long read still waits for it.
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
 //! - [`services`]: use cases that combine rules and ports.
 
@@ -35,6 +36,7 @@ pub mod email;
 pub mod error;
 pub mod ids;
 pub mod import;
+pub mod interrupt;
 pub mod inventory;
 pub mod inventory_json;
 pub mod inventory_level;

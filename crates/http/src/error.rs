@@ -39,6 +39,12 @@ impl Area {
     }
 }
 
+/// 499, "client closed request" (not in the HTTP registry; nginx's
+/// convention for what the request log shows when the client left first).
+fn client_closed_request() -> StatusCode {
+    StatusCode::from_u16(499).unwrap_or(StatusCode::BAD_REQUEST)
+}
+
 /// An error answered to the caller.
 #[derive(Debug, Clone)]
 pub struct HttpError {
@@ -112,6 +118,32 @@ impl HttpError {
         )
     }
 
+    /// 503 at once: more work waits for the database than it can do in
+    /// time (`crate::blocking`). Like every 503, answered with
+    /// `Retry-After`.
+    #[must_use]
+    pub fn overloaded(area: Area) -> Self {
+        Self::new(
+            area,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server",
+            "the service is at capacity; retry later",
+        )
+    }
+
+    /// The client closed its connection before the work was done (nginx's
+    /// 499, "client closed request"): nobody receives this answer, it is
+    /// what the request log shows.
+    #[must_use]
+    pub fn client_gone(area: Area) -> Self {
+        Self::new(
+            area,
+            client_closed_request(),
+            "client",
+            "the client closed the connection before the answer",
+        )
+    }
+
     /// The status of a domain error, with its field as `source`.
     #[must_use]
     pub fn from_domain(area: Area, err: DomainError) -> Self {
@@ -135,6 +167,7 @@ impl HttpError {
                     "the service is temporarily unavailable; retry later",
                 )
             }
+            DomainError::Store(StoreError::Interrupted) => Self::client_gone(area),
             DomainError::Store(other) => Self::internal(area, &other),
         }
     }
@@ -177,6 +210,10 @@ impl ResponseError for HttpError {
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("ApiKey realm=\"equip\""),
             ));
+        }
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            // Every 503 is temporary: at capacity, the database unreachable.
+            builder.insert_header((header::RETRY_AFTER, HeaderValue::from_static("1")));
         }
         match self.area {
             Area::Api => builder.content_type("application/json").body(

@@ -100,7 +100,13 @@ where
             // An open route, or a method the route does not take (405).
             return Box::pin(async move { Ok(service.call(req).await?.map_into_left_body()) });
         };
-        Box::pin(async move {
+        let request = req.app_data::<web::Data<AppState>>().map(|state| {
+            crate::blocking::RequestScope::new(
+                state.admission(),
+                crate::client::Client::of(req.request()),
+            )
+        });
+        let gated = async move {
             let admitted = match admit(&req, scope).await {
                 Ok(caller) => {
                     check_query(req.query_string(), Area::of_path(req.path())).map(|()| caller)
@@ -116,7 +122,13 @@ where
                 // the body is never read.
                 Err(e) => Ok(req.error_response(e).map_into_right_body()),
             }
-        })
+        };
+        // The store calls of the gate and of the handler run under the
+        // request's admission and client (`crate::blocking`).
+        match request {
+            Some(request) => Box::pin(crate::blocking::scoped(request, gated)),
+            None => Box::pin(gated),
+        }
     }
 }
 
@@ -130,9 +142,7 @@ async fn admit(req: &ServiceRequest, scope: Scope) -> Result<Caller, HttpError> 
         .app_data::<web::Data<AppState>>()
         .map(|s| s.ports())
         .ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
-    web::block(move || header.authenticate(&*ports, scope))
-        .await
-        .map_err(|e| HttpError::internal(area, &e))?
+    crate::blocking::block(area, move || header.authenticate(&*ports, scope)).await
 }
 
 /// 400 naming the first query parameter whose name or value is not UTF-8

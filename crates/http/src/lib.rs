@@ -11,13 +11,16 @@
 //!   body or parameters are read.
 //! - [`auth`]: the `Authorization: ApiKey …` header and the caller extractors.
 //! - [`limits`]: URL and header limits and the request timeout.
+//! - [`blocking`]: store calls on the blocking threads; 503 past capacity,
+//!   nothing started for a client that has gone ([`client`]).
 //! - [`listing_cache`]: inventory listing responses validated by the database.
 //! - [`routes`]: one module per resource.
 //! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
 pub mod auth;
-mod blocking;
+pub mod blocking;
 mod body;
+pub mod client;
 pub mod error;
 pub mod gate;
 pub mod limits;

@@ -8,6 +8,7 @@ use equip_domain::services::reminders::ReminderPorts;
 
 use equip_domain::error::StoreResult;
 
+use crate::blocking::Admission;
 use crate::limits::Limits;
 use crate::listing_cache::ListingCache;
 use crate::public_url::PublicUrl;
@@ -57,6 +58,7 @@ pub struct AppState {
     listing_cache: Arc<ListingCache>,
     scim_cache: Arc<ListingCache>,
     public_url: Arc<PublicUrl>,
+    admission: Arc<Admission>,
 }
 
 /// Opens a write session of the store.
@@ -77,6 +79,7 @@ impl AppState {
             listing_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
             scim_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
             public_url: Arc::new(PublicUrl::from_host()),
+            admission: Arc::new(Admission::default()),
         }
     }
 
@@ -107,6 +110,21 @@ impl AppState {
     #[must_use]
     pub fn scim_cache(&self) -> Arc<ListingCache> {
         Arc::clone(&self.scim_cache)
+    }
+
+    /// The same state refusing store calls (503) while others wait and the
+    /// last to start had waited longer than `max_wait` (`crate::blocking`;
+    /// `Duration::ZERO`: never).
+    #[must_use]
+    pub fn with_max_queue_wait(mut self, max_wait: std::time::Duration) -> Self {
+        self.admission = Arc::new(Admission::new(max_wait));
+        self
+    }
+
+    /// Admission to the blocking threads, shared by every worker.
+    #[must_use]
+    pub fn admission(&self) -> Arc<Admission> {
+        Arc::clone(&self.admission)
     }
 
     /// The same state with links based on `public_url`.

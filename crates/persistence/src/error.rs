@@ -59,6 +59,15 @@ pub(crate) enum DbError {
     Corrupt(String),
     /// A bad import entry; the transaction must roll back.
     Import(ImportError),
+    /// The caller went away: a read stopped before its next statement
+    /// ([`equip_domain::interrupt`]).
+    Interrupted,
+}
+
+/// `Err(DbError::Interrupted)` when the caller of this thread's read is gone:
+/// asked by reads between statements (never by writes).
+pub(crate) fn still_wanted() -> DbResult<()> {
+    equip_domain::interrupt::check().map_err(|_| DbError::Interrupted)
 }
 
 impl From<DieselError> for DbError {
@@ -87,6 +96,7 @@ impl DbError {
             Self::Pool(m) => StoreError::Unavailable(m),
             Self::Corrupt(m) => StoreError::Backend(format!("unreadable stored {entity}: {m}")),
             Self::Import(e) => StoreError::Backend(format!("unexpected import error: {e}")),
+            Self::Interrupted => StoreError::Interrupted,
         }
     }
 }

@@ -851,8 +851,10 @@ pub(crate) fn page(
     } else if let Some(n) = rows.first().and_then(|r| r.total) {
         u64::try_from(n).unwrap_or(0)
     } else {
+        crate::error::still_wanted()?;
         count(c, org, &q.filter, &email_people)?
     };
+    crate::error::still_wanted()?;
     let items = listed_items(c, org, rows)?;
     Ok(InventoryPage {
         items,

@@ -585,13 +585,12 @@ impl Store {
         entity: &'static str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        Self::run(
-            (&self.unwritable, &self.losses),
-            self.checkout(None),
-            entity,
-            "",
-            f,
-        )
+        // A read that waited for a connection does not start when its caller
+        // has gone meanwhile.
+        let conn = self
+            .checkout(None)
+            .and_then(|conn| crate::error::still_wanted().map(|()| conn));
+        Self::run((&self.unwritable, &self.losses), conn, entity, "", f)
     }
 
     /// Whether a write failed for a read-only or full database since the

@@ -276,6 +276,30 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// PostgreSQL: `table` locked in `ACCESS EXCLUSIVE` mode (reads wait too)
+    /// by a connection of its own until the returned lock is dropped; `None`
+    /// on SQLite. For tests that need a read to stay in flight.
+    ///
+    /// # Panics
+    /// When connecting or locking fails.
+    #[must_use]
+    pub fn lock_table(&self, table: &str) -> Option<WriteLock> {
+        let Kind::Postgres { .. } = &self.kind else {
+            return None;
+        };
+        let mut c =
+            PgConnection::establish(&self.url).unwrap_or_else(|e| panic!("cannot connect: {e}"));
+        c.batch_execute(&format!(
+            "BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"
+        ))
+        .unwrap_or_else(|e| panic!("cannot lock {table}: {e}"));
+        Some(WriteLock {
+            conn: WriteLockConn::Postgres(c),
+        })
+    }
+}
+
 impl Store {
     /// `current_setting(name)` on PostgreSQL, read on the connection this
     /// store's calls use (a session's own); `None` on SQLite. For tests.

@@ -78,6 +78,12 @@ pub struct ServeArgs {
     /// thread costs a wake-up per request).
     #[arg(long, env = "EQUIP_BLOCKING_THREADS", value_parser = clap::value_parser!(u32).range(1..))]
     pub blocking_threads: Option<u32>,
+    /// Past capacity: when the last store call to start had waited longer
+    /// than this many milliseconds for a thread, and others still wait, new
+    /// requests are answered 503 with `Retry-After` at once instead of
+    /// queueing (0: never; docs/reliability.md, "Overload").
+    #[arg(long, env = "EQUIP_MAX_QUEUE_WAIT_MS", default_value_t = 1000)]
+    pub max_queue_wait_ms: u64,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]

@@ -275,11 +275,13 @@ impl PersonRepository for Store {
                     .collect();
                 // A first page that is not full holds every match: no COUNT
                 // needed (Okta's lookup by userName before each create).
+                crate::error::still_wanted()?;
                 let total = if query.start_index <= 1 && ids.len() < query.count as usize {
                     ids.len() as u64
                 } else {
                     count_all(c)?
                 };
+                crate::error::still_wanted()?;
                 let people = load_people(c, &org, &ids)?;
                 Ok(PersonPage { total, people })
             };

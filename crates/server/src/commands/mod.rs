@@ -65,7 +65,10 @@ fn connect_one_shot(db: &DatabaseConfig) -> anyhow::Result<(Store, Vec<String>)>
 }
 
 /// The store over `db` (not migrated yet), and its URL fit for messages.
-fn connect_only(db: &DatabaseConfig, options: PoolOptions) -> anyhow::Result<(Store, String)> {
+pub(crate) fn connect_only(
+    db: &DatabaseConfig,
+    options: PoolOptions,
+) -> anyhow::Result<(Store, String)> {
     let shown = redact_url(&db.url);
     let store = Store::connect(&db.url, options)
         .with_context(|| format!("cannot open the database {shown}"))?;

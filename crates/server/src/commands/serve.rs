@@ -61,6 +61,10 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
         .clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
 }
 
+/// Connections of the pool kept for background work (the outbox dispatcher
+/// and the statistics keeper), apart from the request pool.
+const BACKGROUND_CONNECTIONS: u32 = 2;
+
 /// How often `serve` looks for tables whose planner statistics are stale
 /// (one catalog read when nothing changed).
 const STATISTICS_INTERVAL: Duration = Duration::from_secs(30);
@@ -110,13 +114,25 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         .watch_changes()
         .context("cannot start listening for database changes")?;
     let store = Arc::new(store);
+    // Background work (the outbox dispatcher, the statistics keeper) has
+    // connections of its own: requests that fill the request pool cannot
+    // starve it (docs/reliability.md, "Overload").
+    let (background, _) = super::connect_only(
+        db,
+        PoolOptions {
+            max_size: BACKGROUND_CONNECTIONS,
+            connection_timeout: Duration::from_secs(args.db_pool_timeout),
+            min_idle: 1,
+        },
+    )?;
+    let background = Arc::new(background);
     // Planner statistics kept current by equip itself (PostgreSQL), at start
     // and then every STATISTICS_INTERVAL, on a thread of their own: start-up
     // does not wait for them.
     let (stop_statistics, statistics_stopped) = std::sync::mpsc::channel::<()>();
     let statistics = match store.backend() {
         Backend::Postgres => {
-            let store = Arc::clone(&store);
+            let store = Arc::clone(&background);
             Some(
                 std::thread::Builder::new()
                     .name("equip-statistics".into())
@@ -142,7 +158,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         log::info!("outbox dispatcher disabled (--no-dispatcher)");
         None
     } else {
-        let dispatcher = super::dispatch::dispatcher(store.clone(), &args.mail)?;
+        let dispatcher = super::dispatch::dispatcher(background.clone(), &args.mail)?;
         let handle = std::thread::Builder::new()
             .name("equip-dispatcher".into())
             .spawn(move || dispatcher.run(&stopped))
@@ -157,7 +173,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         })
         .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024))
         .with_scim_cache(args.scim_cache_mib.saturating_mul(1024 * 1024))
-        .with_public_url(public_url);
+        .with_public_url(public_url)
+        .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms));
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
@@ -168,6 +185,9 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         // SIGTERM / Ctrl-C: stop accepting, let requests in flight finish
         // (up to `shutdown_timeout`), then stop.
         let server = HttpServer::new(move || equip_http::app(state.clone()))
+            // Each connection's socket, to see whether a client has gone
+            // before its store work starts (equip_http::client).
+            .on_connect(equip_http::client::on_connect)
             .worker_max_blocking_threads(blocking_threads)
             .shutdown_timeout(shutdown_timeout)
             .client_request_timeout(CLIENT_REQUEST_TIMEOUT)

@@ -38,6 +38,7 @@ pub mod reminders;
 pub mod scim;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::ServiceResponse;
 use actix_web::http::StatusCode;
@@ -158,6 +159,19 @@ impl TestApp {
         }
     }
 
+    /// The same application refusing store calls past `max_wait` of queueing
+    /// (`equip serve --max-queue-wait-ms`).
+    #[must_use]
+    pub fn with_max_queue_wait(mut self, max_wait: Duration) -> Self {
+        self.state = self.state.with_max_queue_wait(max_wait);
+        self
+    }
+
+    /// The test database.
+    pub fn db(&self) -> &TestDatabase {
+        &self._db
+    }
+
     /// The same application with links based on `public_url`.
     #[must_use]
     pub fn with_public_url(mut self, public_url: equip_http::PublicUrl) -> Self {
@@ -169,10 +183,18 @@ impl TestApp {
     /// (for what only a socket shows: bodies not read, `HEAD` without a
     /// body); its address. The server lives as long as the test's runtime.
     pub fn serve(&self) -> String {
+        self.serve_with_blocking_threads(4)
+    }
+
+    /// [`Self::serve`] with `threads` blocking threads (where store calls
+    /// run and queue).
+    pub fn serve_with_blocking_threads(&self, threads: usize) -> String {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         let state = self.state.clone();
         let server = actix_web::HttpServer::new(move || equip_http::app(state.clone()))
+            .on_connect(equip_http::client::on_connect)
+            .worker_max_blocking_threads(threads)
             .workers(1)
             .disable_signals()
             .listen(listener)
