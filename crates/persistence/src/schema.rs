@@ -242,6 +242,13 @@ diesel::table! {
 }
 
 diesel::table! {
+    people_active_counts (organization_id) {
+        organization_id -> Text,
+        n -> BigInt,
+    }
+}
+
+diesel::table! {
     scim_people_versions (organization_id) {
         organization_id -> Text,
         version -> BigInt,

@@ -21,8 +21,8 @@ use crate::models::{
 };
 use crate::people_filter::{from_where, order_and_page, Bind, Sql};
 use crate::schema::{
-    api_keys, inventory_items, people, person_emails, return_order_items, return_orders,
-    scim_people_versions,
+    api_keys, inventory_items, people, people_active_counts, person_emails, return_order_items,
+    return_orders, scim_people_versions,
 };
 
 use crate::store::Store;
@@ -133,6 +133,17 @@ fn load_one(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Person
         .chain(rows.filter_map(|(_, e)| e))
         .collect();
     PersonRows { person, emails }.into_domain().map(Some)
+}
+
+/// The number of active people of `org`, kept by triggers in
+/// `people_active_counts` (migration `2026-11-26-100000_people_active_counts`).
+fn active_people(conn: &mut DbConnection, org: &str) -> DbResult<u64> {
+    let n: Option<i64> = people_active_counts::table
+        .filter(people_active_counts::organization_id.eq(org))
+        .select(people_active_counts::n)
+        .first(conn)
+        .optional()?;
+    Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }
 
 fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<Vec<Person>> {
@@ -252,6 +263,10 @@ impl PersonRepository for Store {
             // BEGIN and COMMIT were two round trips that changed nothing.
             let page_of = |c: &mut DbConnection| -> DbResult<PersonPage> {
                 let count_all = |c: &mut DbConnection| -> DbResult<u64> {
+                    if query.filter.is_none() {
+                        // Every active person: the maintained count.
+                        return active_people(c, &org);
+                    }
                     let mut count = Sql::new(backend);
                     count.push("SELECT COUNT(*) AS n");
                     from_where(&mut count, &org, query);
