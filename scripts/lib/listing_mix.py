@@ -14,7 +14,8 @@ latency run over them.
           or product title (30 %).
   listing_mix.py latency BASE KEY URLS_FILE
       Sends every URL once, in file order, on one kept-alive connection, and
-      prints the count, p50, p90, p99 and max in ms, and the non-200 count.
+      prints the count, p50, p90, p99 and max in ms, and the non-200 count
+      (and the SLOWEST=n slowest URLs with their times).
   listing_mix.py once BASE KEY PATH
       Sends one request and prints its time in ms (the first request after a
       start).
@@ -23,6 +24,7 @@ latency run over them.
       connection; prints the p50 per order in ms.
 """
 import http.client
+import os
 import random
 import sys
 import time
@@ -107,6 +109,9 @@ def latency(base, key, path_file):
         bad += status != 200
     print(f"n={len(times)} p50={pct(times, 50):.1f} p90={pct(times, 90):.1f} "
           f"p99={pct(times, 99):.1f} max={max(times):.1f} ms non200={bad}")
+    slowest = int(os.environ.get("SLOWEST", "0"))
+    for ms, path in sorted(zip(times, paths), reverse=True)[:slowest]:
+        print(f"  {ms:8.1f} ms  {path}")
 
 
 def deep(base, key, page, repeat):
