@@ -11,7 +11,6 @@
 //!   body or parameters are read.
 //! - [`auth`]: the `Authorization: ApiKey …` header and the caller extractors.
 //! - [`limits`]: URL and header limits and the request timeout.
-//! - [`listing_cache`]: inventory listing responses validated by the database.
 //! - [`routes`]: one module per resource.
 //! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
@@ -21,7 +20,6 @@ mod body;
 pub mod error;
 pub mod gate;
 pub mod limits;
-pub mod listing_cache;
 mod logging;
 pub mod openapi;
 pub mod public_url;
