@@ -12,6 +12,8 @@
 #   EQUIP_LISTING_CACHE_MIB=0 scripts/bench-inventory.sh   # without the listing response
 #       cache: each query repeats one URL, so by default every request after the first is a
 #       cache hit (key and listing version still read from the database on each request)
+#       Only binaries from before the cache's removal (23 November 2026) have the cache; a
+#       current one ignores the variable (with a warning) and reads every page.
 #
 # A script, not a test: run it on a quiet machine; the load generator shares
 # the machine with the server.

@@ -12,6 +12,9 @@
 #   - wrk at CONNS connections over the mix, cache off and cache on;
 #   - the same with a 2 s client time-out (goodput: answers that arrived);
 #   - idle CPU of the process over 20 s.
+# The cache settings (EQUIP_LISTING_CACHE_MIB, EQUIP_SCIM_CACHE_MIB) reach
+# binaries from before the response caches were removed (23 November 2026); a
+# current binary ignores them, so its "cache on" run reads every page too.
 #
 #   scripts/bench-listing.sh [ITEMS]                 # default 200000
 #   BINS="before=/path/to/equip after=target/release/equip" scripts/bench-listing.sh

@@ -11,7 +11,9 @@
 # Prints Markdown tables (requests/s, equip ÷ scim2-server). Needs wrk
 # (apt-get install -y wrk); a venv for scim2-server under ~/.cache/equip (created when missing).
 # USERS, DURATION and CONNECTIONS override the defaults; BACKENDS ("sqlite
-# postgres") picks equip's backends, CACHE ("off on") the cache settings;
+# postgres") picks equip's backends, CACHE ("off on") the cache settings (only
+# binaries from before the cache's removal, 23 November 2026, have the cache; a
+# current one ignores EQUIP_SCIM_CACHE_MIB);
 # PG_URL (postgres://postgres@127.0.0.1:5432) is the server in which a fresh
 # database is created and dropped; BEFORE_BIN=<an older equip binary> runs it
 # first on the same data, as "before".

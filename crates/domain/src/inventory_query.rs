@@ -345,23 +345,6 @@ pub struct InventoryItemView {
     pub assignee_label: Option<String>,
 }
 
-/// What a listing page depends on besides its query, as the store reads it
-/// ([`crate::ports::InventoryRepository::find_api_key_with_listing_stamp`]):
-/// the organization's
-/// listing version, which changes in the transaction of every write that
-/// changes a listed item, its SKU or holder, or a count; and, for an
-/// `assignedEmail` filter, the people who have that address. Two equal stamps
-/// of one organization and query mean that the query returns the same page,
-/// whenever they were read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListingStamp {
-    /// The organization's listing version.
-    pub version: i64,
-    /// For an `assignedEmail` filter: the ids of the people with that
-    /// address, sorted; empty otherwise.
-    pub people: Vec<String>,
-}
-
 /// One page of the listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryPage {

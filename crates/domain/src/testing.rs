@@ -237,14 +237,6 @@ impl CatalogRepository for InMemoryStore {
 }
 
 impl PersonRepository for InMemoryStore {
-    fn find_api_key_with_people_version(
-        &self,
-        prefix: &str,
-    ) -> StoreResult<Option<(ApiKey, Option<i64>)>> {
-        // No version kept: nothing is cached over this store.
-        Ok(self.find_api_key_by_prefix(prefix)?.map(|k| (k, None)))
-    }
-
     fn find_person(
         &self,
         organization: OrganizationId,
@@ -431,14 +423,6 @@ impl InventoryRepository for InMemoryStore {
             }
             None => Ok(false),
         }
-    }
-
-    fn find_api_key_with_listing_stamp(
-        &self,
-        prefix: &str,
-        _query: &InventoryQuery,
-    ) -> StoreResult<Option<(ApiKey, Option<crate::inventory_query::ListingStamp>)>> {
-        Ok(self.find_api_key_by_prefix(prefix)?.map(|k| (k, None)))
     }
 
     fn list_inventory(

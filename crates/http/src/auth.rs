@@ -12,10 +12,9 @@ use std::pin::Pin;
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
-use equip_domain::api_key::{ApiKey, AuthError, Caller, Scope};
+use equip_domain::api_key::{AuthError, Caller, Scope};
 use equip_domain::ports::ApiKeyRepository;
-use equip_domain::services::auth::{authenticate_with, AuthFailure};
-use equip_domain::StoreError;
+use equip_domain::services::auth::{authenticate, AuthFailure};
 
 use crate::error::{Area, HttpError};
 
@@ -62,23 +61,13 @@ impl FromRequest for Authenticated {
     }
 }
 
-/// The `Authorization` header of a request, read without touching the store:
-/// a handler checks the key with [`ApiKeyHeader::authenticate`] inside its own
-/// blocking call, one hop to the blocking pool instead of two (the extractor
-/// [`Authenticated`] makes its own).
+/// The `Authorization` header of a request, read without touching the store;
+/// the gate checks the key with [`ApiKeyHeader::authenticate`] on the blocking
+/// pool.
 #[derive(Debug, Clone)]
 pub struct ApiKeyHeader {
     header: Option<Result<String, ()>>,
     area: Area,
-}
-
-impl FromRequest for ApiKeyHeader {
-    type Error = HttpError;
-    type Future = std::future::Ready<Result<Self, HttpError>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(Ok(Self::read(req)))
-    }
 }
 
 impl ApiKeyHeader {
@@ -123,8 +112,11 @@ impl ApiKeyHeader {
     /// 401 for a missing, malformed, unknown or revoked key; 5xx when the
     /// store fails.
     pub fn caller(&self, keys: &dyn ApiKeyRepository) -> Result<Caller, HttpError> {
-        self.caller_with(|prefix| Ok(keys.find_api_key_by_prefix(prefix)?.map(|k| (k, ()))))
-            .map(|(caller, ())| caller)
+        let header = self.presented()?;
+        authenticate(keys, Some(header)).map_err(|e| match e {
+            AuthFailure::Refused(e) => HttpError::unauthorized(self.area, e),
+            AuthFailure::Store(e) => HttpError::from_domain(self.area, e.into()),
+        })
     }
 
     /// Checks the key (blocking: call it on the blocking pool) and that it
@@ -140,34 +132,6 @@ impl ApiKeyHeader {
         let caller = self.caller(keys)?;
         self.require(&caller, scope)?;
         Ok(caller)
-    }
-
-    /// As [`Self::authenticate`], with the key record found by `find`
-    /// together with something read alongside it (returned once the key is
-    /// verified and holds `scope`).
-    ///
-    /// # Errors
-    /// As [`Self::authenticate`].
-    pub fn authenticate_with<T>(
-        &self,
-        scope: Scope,
-        find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, StoreError>,
-    ) -> Result<(Caller, T), HttpError> {
-        let (caller, with) = self.caller_with(find)?;
-        self.require(&caller, scope)?;
-        Ok((caller, with))
-    }
-
-    /// The one mapping of the header and the domain's verdict to 401 / 5xx.
-    fn caller_with<T>(
-        &self,
-        find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, StoreError>,
-    ) -> Result<(Caller, T), HttpError> {
-        let header = self.presented()?;
-        authenticate_with(Some(header), find).map_err(|e| match e {
-            AuthFailure::Refused(e) => HttpError::unauthorized(self.area, e),
-            AuthFailure::Store(e) => HttpError::from_domain(self.area, e.into()),
-        })
     }
 
     fn require(&self, caller: &Caller, scope: Scope) -> Result<(), HttpError> {

@@ -13,7 +13,6 @@
 //! - [`limits`]: URL and header limits and the request timeout.
 //! - [`blocking`]: store calls on the blocking threads; 503 past capacity,
 //!   nothing started for a client that has gone ([`client`]).
-//! - [`listing_cache`]: inventory listing responses validated by the database.
 //! - [`routes`]: one module per resource.
 //! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
@@ -24,7 +23,6 @@ pub mod client;
 pub mod error;
 pub mod gate;
 pub mod limits;
-pub mod listing_cache;
 mod logging;
 pub mod openapi;
 pub mod public_url;

@@ -10,7 +10,6 @@ use equip_domain::error::StoreResult;
 
 use crate::blocking::Admission;
 use crate::limits::Limits;
-use crate::listing_cache::ListingCache;
 use crate::public_url::PublicUrl;
 use equip_domain::ports::{
     ApiKeyRepository, CatalogRepository, Durability, HealthCheck, InventoryLevelRepository,
@@ -55,8 +54,6 @@ pub struct AppState {
     ports: Arc<dyn Ports>,
     sessions: Arc<SessionSource>,
     limits: Limits,
-    listing_cache: Arc<ListingCache>,
-    scim_cache: Arc<ListingCache>,
     public_url: Arc<PublicUrl>,
     admission: Arc<Admission>,
 }
@@ -76,40 +73,9 @@ impl AppState {
                     .map(|s| Arc::new(s) as Arc<dyn Ports>)
             }),
             limits: Limits::default(),
-            listing_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
-            scim_cache: Arc::new(ListingCache::new(crate::listing_cache::DEFAULT_BUDGET)),
             public_url: Arc::new(PublicUrl::from_host()),
             admission: Arc::new(Admission::default()),
         }
-    }
-
-    /// The same state with a listing cache of `budget` bytes (0: none).
-    #[must_use]
-    pub fn with_listing_cache(mut self, budget: usize) -> Self {
-        self.listing_cache = Arc::new(ListingCache::new(budget));
-        self
-    }
-
-    /// The inventory listing's response cache.
-    #[must_use]
-    pub fn listing_cache(&self) -> Arc<ListingCache> {
-        Arc::clone(&self.listing_cache)
-    }
-
-    /// The same state with a SCIM list response cache of `budget` bytes (0:
-    /// none).
-    #[must_use]
-    pub fn with_scim_cache(mut self, budget: usize) -> Self {
-        self.scim_cache = Arc::new(ListingCache::new(budget));
-        self
-    }
-
-    /// The SCIM list responses' cache: the same kind of cache as the
-    /// inventory listing's, its own instance (and budget), with the
-    /// organization's people version as the stamp.
-    #[must_use]
-    pub fn scim_cache(&self) -> Arc<ListingCache> {
-        Arc::clone(&self.scim_cache)
     }
 
     /// The same state refusing store calls (503) while others wait and the

@@ -1,21 +1,18 @@
-//! PostgreSQL change notifications, and the memo of API keys and listing
-//! stamps they keep valid.
+//! PostgreSQL change notifications, and the memo of API keys they keep valid.
 //!
-//! Every authenticated request reads its API key, and every inventory listing
-//! request also its organization's listing stamp (see
-//! `equip_domain::ports::InventoryRepository::find_api_key_with_listing_stamp`).
-//! On PostgreSQL that is a round trip per request, which on a small machine
-//! costs about as much CPU as the rest of a cached listing request. With
-//! [`crate::Store::watch_changes`], the store keeps what it read in a [`Memo`]
-//! and answers from it while it is known to be current:
+//! Every authenticated request reads its API key (see
+//! `equip_domain::ports::ApiKeyRepository::find_api_key_by_prefix`). On
+//! PostgreSQL that is a round trip per request. With
+//! [`crate::Store::watch_changes`], the store keeps the keys it read in a
+//! [`Memo`] and answers from it while it is known to be current:
 //!
-//! - Triggers on `api_keys` and `inventory_listing_versions` (migration
-//!   `2026-11-24-090000_change_notifications`) send the organization id on
-//!   the channel [`CHANNEL`] with every change; PostgreSQL delivers a
-//!   notification when its transaction commits. `person_emails` has none (a
-//!   notification per SCIM create cost PostgreSQL Bulk and CSV uploads a
-//!   quarter of their rate), so a stamp with the people of an `assignedEmail`
-//!   filter is always read from the database.
+//! - Triggers on `api_keys` (migration `2026-11-24-090000_change_notifications`)
+//!   send the organization id on the channel [`CHANNEL`] with every change;
+//!   PostgreSQL delivers a notification when its transaction commits. (It
+//!   also held each organization's inventory listing version, for the
+//!   listing response cache; migration
+//!   `2026-11-26-090000_drop_response_cache_versions` removed those triggers
+//!   with the cache.)
 //! - A listener thread holds its own connection, `LISTEN`s, and drops the
 //!   memo's entries of each notified organization. It polls the connection
 //!   (Diesel offers no blocking wait on it): every millisecond while
@@ -46,7 +43,6 @@ use diesel::PgConnection;
 
 use equip_domain::api_key::ApiKey;
 use equip_domain::ids::OrganizationId;
-use equip_domain::inventory_query::ListingStamp;
 
 /// The notification channel (see the migration).
 pub(crate) const CHANNEL: &str = "equip_organization_changed";
@@ -92,8 +88,6 @@ struct State {
     changed_at: HashMap<OrganizationId, u64>,
     /// API keys by prefix.
     keys: HashMap<String, ApiKey>,
-    /// Listing versions by organization.
-    versions: HashMap<OrganizationId, i64>,
 }
 
 /// A monotonic origin fixed at construction.
@@ -145,8 +139,8 @@ impl Memo {
         self.hits.load(Ordering::Relaxed)
     }
 
-    /// Before reading what [`Self::keep_key`] or [`Self::keep_stamp`] will be
-    /// given; `None` while the memo is off.
+    /// Before reading what [`Self::keep_key`] will be given; `None` while the
+    /// memo is off.
     pub(crate) fn ticket(&self) -> Option<Ticket> {
         if !self.is_live() {
             return None;
@@ -164,27 +158,6 @@ impl Memo {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
         found
-    }
-
-    /// The key of `prefix` and the listing stamp of its organization for a
-    /// query without `assignedEmail`, if both are remembered.
-    pub(crate) fn key_and_stamp(&self, prefix: &str) -> Option<(ApiKey, ListingStamp)> {
-        if !self.is_live() {
-            return None;
-        }
-        let state = self.lock();
-        let key = state.keys.get(prefix)?;
-        let version = *state.versions.get(&key.organization_id)?;
-        let found = (
-            key.clone(),
-            ListingStamp {
-                version,
-                people: Vec::new(),
-            },
-        );
-        drop(state);
-        self.hits.fetch_add(1, Ordering::Relaxed);
-        Some(found)
     }
 
     /// Whether nothing of `org` changed since `ticket` was taken.
@@ -205,23 +178,6 @@ impl Memo {
         state.keys.insert(key.prefix.clone(), key.clone());
     }
 
-    /// Remembers a key and its organization's listing version, read
-    /// together after `ticket` was taken, unless the organization changed
-    /// since.
-    pub(crate) fn keep_stamp(&self, ticket: Ticket, key: &ApiKey, version: i64) {
-        let org = key.organization_id;
-        let mut state = self.lock();
-        if !Self::unchanged(&state, ticket, org) {
-            return;
-        }
-        if state.keys.len() >= MAX_ENTRIES || state.versions.len() >= MAX_ENTRIES {
-            state.keys.clear();
-            state.versions.clear();
-        }
-        state.keys.insert(key.prefix.clone(), key.clone());
-        state.versions.insert(org, version);
-    }
-
     /// Drops what is remembered of `org`.
     pub(crate) fn changed(&self, org: OrganizationId) {
         let mut state = self.lock();
@@ -234,7 +190,6 @@ impl Memo {
             return;
         }
         state.changed_at.insert(org, seq);
-        state.versions.remove(&org);
         state.keys.retain(|_, k| k.organization_id != org);
     }
 
@@ -248,7 +203,6 @@ impl Memo {
         state.cleared_at = state.seq;
         state.changed_at.clear();
         state.keys.clear();
-        state.versions.clear();
     }
 
     /// Listening (answers start with the first heartbeat), or not.
@@ -423,14 +377,13 @@ mod tests {
         let memo = live();
         let (a, b) = (OrganizationId::new(), OrganizationId::new());
         let t = memo.ticket().unwrap();
-        memo.keep_stamp(t, &key(a, "ka"), 3);
-        memo.keep_stamp(t, &key(b, "kb"), 7);
-        assert_eq!(memo.key_and_stamp("ka").unwrap().1.version, 3);
-        assert!(memo.key_and_stamp("kc").is_none());
+        memo.keep_key(t, &key(a, "ka"));
+        memo.keep_key(t, &key(b, "kb"));
+        assert_eq!(memo.key("ka").unwrap().organization_id, a);
+        assert!(memo.key("kc").is_none());
         memo.changed(a);
-        assert!(memo.key_and_stamp("ka").is_none());
         assert!(memo.key("ka").is_none());
-        assert_eq!(memo.key_and_stamp("kb").unwrap().1.version, 7);
+        assert_eq!(memo.key("kb").unwrap().organization_id, b);
         assert_eq!(memo.hits(), 2);
     }
 
@@ -440,8 +393,6 @@ mod tests {
         let org = OrganizationId::new();
         let before = memo.ticket().unwrap();
         memo.changed(org);
-        memo.keep_stamp(before, &key(org, "k"), 1);
-        assert!(memo.key_and_stamp("k").is_none());
         memo.keep_key(before, &key(org, "k"));
         assert!(memo.key("k").is_none());
         // Another organization's change does not matter.

@@ -30,13 +30,13 @@ use equip_domain::inventory::Condition;
 use equip_domain::inventory_json::ListedItem;
 use equip_domain::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
-    ListingStamp, SortDirection, SortKey,
+    SortDirection, SortKey,
 };
 
 use crate::connection::{fold_function, on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::models::{
-    ApiKeyRow, ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow,
+    ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow,
 };
 use crate::schema::{
     inventory_item_pricing, inventory_item_tags, inventory_items, offices, people, person_emails,
@@ -607,80 +607,6 @@ fn listing_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
     st.push("SELECT version AS n FROM inventory_listing_versions WHERE organization_id = ")
         .text(org);
     Ok(st.load::<CountRow>(c)?.first().map_or(0, |r| r.n))
-}
-
-#[derive(QueryableByName)]
-struct KeyStampRow {
-    #[diesel(embed)]
-    key: ApiKeyRow,
-    #[diesel(sql_type = BigInt)]
-    version: i64,
-    /// PostgreSQL, `assignedEmail`: the people with the address, sorted,
-    /// comma-separated.
-    #[diesel(sql_type = Nullable<Text>)]
-    people: Option<String>,
-}
-
-/// The API key of `prefix` with the listing stamp of `q` in its
-/// organization, in one statement (the listing version joined on the key's
-/// organization; on PostgreSQL the people of an `assignedEmail` filter too, in
-/// a subquery; on SQLite, in process, they are a second statement).
-/// The folded address of `q`'s `assignedEmail` filter: the part of its
-/// listing stamp besides the version.
-fn stamp_email(q: &InventoryQuery) -> Option<String> {
-    match &q.filter.person {
-        Some(AssigneeFilter::Email(email)) => Some(equip_domain::text::identifier_key(email)),
-        _ => None,
-    }
-}
-
-pub(crate) fn key_and_stamp(
-    c: &mut DbConnection,
-    prefix: &str,
-    q: &InventoryQuery,
-) -> DbResult<Option<(ApiKeyRow, ListingStamp)>> {
-    let email = stamp_email(q);
-    let postgres = matches!(c, DbConnection::Postgres(_));
-    let mut st = Statement::default();
-    st.push(
-        "SELECT k.id, k.organization_id, k.prefix, k.hash, k.scopes, k.label, k.created_at, \
-         k.revoked_at, CAST(COALESCE(v.version, 0) AS BIGINT) AS version, ",
-    );
-    match &email {
-        Some(email) if postgres => {
-            st.push(
-                "(SELECT string_agg(DISTINCT pe.person_id, ',' ORDER BY pe.person_id) \
-                 FROM person_emails pe WHERE pe.organization_id = k.organization_id \
-                 AND pe.value_lower = ",
-            )
-            .text(email.clone())
-            .push(")");
-        }
-        _ => {
-            st.push("CAST(NULL AS TEXT)");
-        }
-    }
-    st.push(
-        " AS people FROM api_keys k LEFT JOIN inventory_listing_versions v \
-         ON v.organization_id = k.organization_id WHERE k.prefix = ",
-    )
-    .text(prefix);
-    let Some(row) = st.load::<KeyStampRow>(c)?.pop() else {
-        return Ok(None);
-    };
-    let people = match (&email, row.people) {
-        (None, _) => Vec::new(),
-        (Some(_), Some(ids)) if postgres => ids.split(',').map(str::to_owned).collect(),
-        (Some(_), None) if postgres => Vec::new(),
-        (Some(email), _) => people_with_email(c, &row.key.organization_id, email)?,
-    };
-    Ok(Some((
-        row.key,
-        ListingStamp {
-            version: row.version,
-            people,
-        },
-    )))
 }
 
 /// One page of the listing: the page's ids are cut over the listing's keys

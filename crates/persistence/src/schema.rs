@@ -248,13 +248,6 @@ diesel::table! {
     }
 }
 
-diesel::table! {
-    scim_people_versions (organization_id) {
-        organization_id -> Text,
-        version -> BigInt,
-    }
-}
-
 diesel::joinable!(return_order_items -> return_orders (return_order_id));
 diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
 
@@ -276,5 +269,4 @@ diesel::allow_tables_to_appear_in_same_query!(
     inventory_levels,
     reminders,
     outbox_messages,
-    scim_people_versions,
 );

@@ -78,7 +78,7 @@ pub struct Store {
     pinned: Option<Arc<Pinned>>,
     /// Keyset positions of deep listing pages (see `listing::Anchors`).
     pub(crate) anchors: Arc<crate::listing::Anchors>,
-    /// API keys and listing stamps kept valid by PostgreSQL notifications,
+    /// API keys kept valid by PostgreSQL notifications,
     /// once [`Store::watch_changes`] started the listener (`crate::change_feed`).
     pub(crate) memo: Arc<Memo>,
     /// A write failed because the database could not be written (read-only,
@@ -528,8 +528,8 @@ impl Store {
     }
 
     /// On PostgreSQL: starts listening for the database's change
-    /// notifications on a connection of its own, so that API keys and listing
-    /// stamps are answered from memory while they are known to be current
+    /// notifications on a connection of its own, so that API keys are
+    /// answered from memory while they are known to be current
     /// (`crate::change_feed`). For a long-running server; a one-shot command
     /// has no use for it. Does nothing on SQLite (its reads are in-process) or
     /// when already listening.

@@ -105,17 +105,15 @@ pub struct ServeArgs {
     /// their connections are closed.
     #[arg(long, env = "EQUIP_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,
-    /// Memory for cached inventory listing pages, in MiB (0: no cache). Each
-    /// use is checked against the database, so a cached page is always the
-    /// current one.
-    #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", default_value_t = 16)]
-    pub listing_cache_mib: usize,
-    /// Memory for cached SCIM list responses (`GET /scim/v2/Users?…`), in MiB
-    /// (0: no cache). Each use is checked against the database (the
-    /// organization's people version), so a cached response is always the
-    /// current one.
-    #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", default_value_t = 16)]
-    pub scim_cache_mib: usize,
+    /// Removed with the inventory listing's response cache: still accepted
+    /// (hidden) so that existing configurations start, and ignored; `serve`
+    /// warns when it is given.
+    #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", hide = true)]
+    pub listing_cache_mib: Option<usize>,
+    /// Removed with the SCIM list response cache: accepted, hidden and
+    /// ignored, as `--listing-cache-mib`.
+    #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", hide = true)]
+    pub scim_cache_mib: Option<usize>,
     /// The base URL of the links equip returns (`Location`, SCIM
     /// `meta.location`), e.g. `https://equip.example.com`. Unset: `http://`
     /// and the request's `Host`.

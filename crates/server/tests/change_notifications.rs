@@ -1,10 +1,9 @@
 //! Two `equip serve` processes over one PostgreSQL database, both answering
-//! API keys and listing stamps from memory (`equip_persistence::Store::watch_changes`)
-//! and listing pages from their response caches: what is written through one
-//! (or by another program) shows on the other as soon as the database's
-//! change notification arrives, and never later than the bound asserted here.
-//! SQLite has no such memory (its reads are in-process), so this is
-//! PostgreSQL only.
+//! API keys from memory (`equip_persistence::Store::watch_changes`): what is
+//! written through one (or by another program) shows on the other, and a key
+//! revoked elsewhere is refused as soon as the database's change notification
+//! arrives, never later than the bound asserted here. SQLite has no such
+//! memory (its reads are in-process), so this is PostgreSQL only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -65,7 +64,7 @@ fn writes_through_one_instance_show_on_the_other() {
         (r.status, body)
     };
     let page = "/api/v1/inventory?size=5";
-    // Both instances read the page (and keep it, with the key and stamp).
+    // Both instances read the page (and keep the key).
     let (status, first) = get(&b, page);
     assert_eq!(status, 200, "{first}");
     assert_eq!(get(&b, page).1, first);

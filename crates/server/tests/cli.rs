@@ -377,3 +377,84 @@ fn demo_prints_a_key_and_loads_data() {
     dir.equip(&["demo", "--items", "20", "--name", "Second Demo"])
         .ok();
 }
+
+impl Workdir {
+    /// Starts `equip serve` on a free port with `args` and `env`, waits until
+    /// it listens, stops it, and returns what it logged until then.
+    fn serve_log(&self, args: &[&str], env: &[(&str, &str)]) -> String {
+        use std::io::{BufRead, BufReader};
+        let mut command = Command::new(env!("CARGO_BIN_EXE_equip"));
+        command
+            .args(["serve", "--bind", "127.0.0.1:0", "--no-dispatcher"])
+            .args(args)
+            .env("DATABASE_URL", self.db())
+            .env("RUST_LOG", "warn")
+            .env_remove("EQUIP_LISTING_CACHE_MIB")
+            .env_remove("EQUIP_SCIM_CACHE_MIB")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut log = String::new();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        while stderr.read_line(&mut line).unwrap() > 0 {
+            log.push_str(&line);
+            if line.starts_with("equip listening on http://") {
+                break;
+            }
+            line.clear();
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            log.contains("equip listening on"),
+            "serve did not start: {log}"
+        );
+        log
+    }
+}
+
+/// The options of the response caches, which were removed, are still accepted
+/// (an existing configuration starts), hidden from the help, and ignored:
+/// `serve` says so in one warning.
+#[test]
+fn serve_accepts_the_removed_cache_options_and_warns_once() {
+    let dir = Workdir::new();
+    let help = dir.equip(&["serve", "--help"]);
+    help.ok();
+    assert!(!help.stdout().contains("cache"), "{}", help.stdout());
+
+    let quiet = dir.serve_log(&[], &[]);
+    assert!(!quiet.contains("cache"), "{quiet}");
+
+    for (args, env, names) in [
+        (
+            &["--listing-cache-mib", "0"][..],
+            &[][..],
+            &["--listing-cache-mib"][..],
+        ),
+        (
+            &[],
+            &[("EQUIP_SCIM_CACHE_MIB", "16")],
+            &["--scim-cache-mib"],
+        ),
+        (
+            &["--scim-cache-mib", "64"],
+            &[("EQUIP_LISTING_CACHE_MIB", "16")],
+            &["--listing-cache-mib", "--scim-cache-mib"],
+        ),
+    ] {
+        let log = dir.serve_log(args, env);
+        let warnings: Vec<&str> = log.lines().filter(|l| l.contains("cache")).collect();
+        assert_eq!(warnings.len(), 1, "{log}");
+        assert!(warnings[0].contains("WARN"), "{log}");
+        assert!(warnings[0].contains("removed"), "{log}");
+        for name in names {
+            assert!(warnings[0].contains(name), "{name}: {log}");
+        }
+    }
+}

@@ -21,7 +21,7 @@ on_both_backends!(
     concurrent_changes_never_lose_an_update_silently,
     a_renamed_person_is_listed_under_the_new_name,
     the_listing_shows_every_change_to_an_item_its_sku_and_its_holder,
-    cached_pages_follow_every_write_on_every_instance,
+    pages_follow_every_write_on_every_instance,
     a_key_that_may_only_write_gets_no_item_back,
     a_patch_that_changes_nothing_keeps_updated_at,
 );
@@ -535,11 +535,11 @@ async fn the_listing_shows_every_change_to_an_item_its_sku_and_its_holder(app: T
     assert_listing_is_fresh(&app, "offboarding").await;
 }
 
-/// Listing pages are answered from a cache validated by the database
-/// (`equip_http::listing_cache`): a write is seen by the next read of the same
-/// URL, on the instance that wrote and on another instance (its own cache, the
-/// same database); a key revoked after its pages were cached is refused.
-async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
+/// A write is seen by the next read of the same URL, on the application that
+/// wrote and on another one over the same store; a key revoked after its pages
+/// were read is refused. (Two processes over one PostgreSQL database:
+/// `change_notifications.rs`.)
+async fn pages_follow_every_write_on_every_instance(app: TestApp) {
     use actix_web::test;
     use equip_domain::person::Email;
     use equip_domain::ports::{PersonRepository, PersonWrite};
@@ -549,8 +549,8 @@ async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
         std::sync::Arc::clone(&app.store),
     )))
     .await;
-    // Reads a URL twice on this instance (the second from its cache when it
-    // keeps pages) and once on the other; all three must agree.
+    // Reads a URL twice on this instance and once on the other; all three
+    // must agree.
     let read = |url: String| {
         let (app, other, a) = (&app, &other, w.a.clone());
         async move {
@@ -572,7 +572,7 @@ async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
         .unwrap();
     assert_eq!(read(zoe.clone()).await["data"], json!([]));
 
-    // An item PATCH: the cached first page shows it everywhere.
+    // An item PATCH: the first page shows it everywhere.
     let id = before["data"][0]["id"].as_str().unwrap();
     let (status, _) = app
         .call(patch(
@@ -612,7 +612,7 @@ async fn cached_pages_follow_every_write_on_every_instance(app: TestApp) {
     assert!(!found["data"].as_array().unwrap().is_empty());
     assert_eq!(found["data"], theirs["data"]);
 
-    // A revoked key is refused, cached pages or not.
+    // A revoked key is refused.
     support::revoke_key(&*app.store, &w.a.key);
     let (status, _) = app.call(w.a.get(&first_page)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);

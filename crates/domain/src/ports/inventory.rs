@@ -2,11 +2,10 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::api_key::ApiKey;
 use crate::error::StoreResult;
 use crate::ids::{InventoryItemId, OrganizationId};
 use crate::inventory::InventoryItem;
-use crate::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery, ListingStamp};
+use crate::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
 
 /// Inventory items.
 pub trait InventoryRepository: Send + Sync {
@@ -30,24 +29,6 @@ pub trait InventoryRepository: Send + Sync {
         organization: OrganizationId,
         query: &InventoryQuery,
     ) -> StoreResult<InventoryPage>;
-
-    /// The API key record of `prefix` and the [`ListingStamp`] of `query` in
-    /// that key's organization, read together (one round trip where the store
-    /// has a network hop): what an authenticated listing request reads before
-    /// it may answer from a cache. While the stamp stays equal,
-    /// [`Self::list_inventory`] returns the same page for `query` (the people,
-    /// warehouses and offices that `personId`, `warehouseId` and `officeId`
-    /// name are not covered: callers check them separately). The caller
-    /// verifies the key before it uses the stamp. `None` when no key has this
-    /// prefix; a `None` stamp when this store keeps no listing version.
-    ///
-    /// # Errors
-    /// Backend failures.
-    fn find_api_key_with_listing_stamp(
-        &self,
-        prefix: &str,
-        query: &InventoryQuery,
-    ) -> StoreResult<Option<(ApiKey, Option<ListingStamp>)>>;
 
     /// The listed form of the given items of the organization, in the order of
     /// `ids`; unknown ids are skipped.

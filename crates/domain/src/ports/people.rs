@@ -2,7 +2,6 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::api_key::ApiKey;
 use crate::error::StoreResult;
 use crate::ids::{OrganizationId, PersonId};
 use crate::person::Person;
@@ -62,20 +61,6 @@ pub trait PersonRepository: Send + Sync {
         organization: OrganizationId,
         query: &PersonQuery,
     ) -> StoreResult<PersonPage>;
-
-    /// The API key record of `prefix` and its organization's *people
-    /// version*, in one read. The version changes in the transaction of every
-    /// write to the organization's people or their emails (anything a SCIM
-    /// user shows), and never takes a value twice: a response read after it
-    /// stays exact for as long as it is unchanged. `None` for the version when
-    /// the store keeps none (nothing may then be cached).
-    ///
-    /// # Errors
-    /// Backend failures.
-    fn find_api_key_with_people_version(
-        &self,
-        prefix: &str,
-    ) -> StoreResult<Option<(ApiKey, Option<i64>)>>;
 
     /// Inserts a new person with their emails.
     ///

@@ -1,6 +1,6 @@
 //! Authenticating a request from its `Authorization` header.
 
-use crate::api_key::{ApiKey, AuthError, Caller, PresentedKey};
+use crate::api_key::{AuthError, Caller, PresentedKey};
 use crate::error::StoreError;
 use crate::ports::ApiKeyRepository;
 
@@ -23,33 +23,16 @@ pub fn authenticate(
     keys: &dyn ApiKeyRepository,
     header: Option<&str>,
 ) -> Result<Caller, AuthFailure> {
-    authenticate_with(header, |prefix| {
-        Ok(keys.find_api_key_by_prefix(prefix)?.map(|k| (k, ())))
-    })
-    .map(|(caller, ())| caller)
-}
-
-/// As [`authenticate`], with the key record found by `find` (from the key's
-/// public prefix) together with something read alongside it, which is
-/// returned only once the key is verified.
-///
-/// # Errors
-/// As [`authenticate`].
-pub fn authenticate_with<T>(
-    header: Option<&str>,
-    find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, StoreError>,
-) -> Result<(Caller, T), AuthFailure> {
     let presented = PresentedKey::from_header(header.ok_or(AuthError::Missing)?)?;
-    let (record, with) = find(presented.prefix())?.ok_or(AuthError::Unknown)?;
+    let record = keys
+        .find_api_key_by_prefix(presented.prefix())?
+        .ok_or(AuthError::Unknown)?;
     record.verify(&presented)?;
-    Ok((
-        Caller {
-            organization_id: record.organization_id,
-            key_id: record.id,
-            scopes: record.scopes,
-        },
-        with,
-    ))
+    Ok(Caller {
+        organization_id: record.organization_id,
+        key_id: record.id,
+        scopes: record.scopes,
+    })
 }
 
 #[cfg(all(test, feature = "testing"))]

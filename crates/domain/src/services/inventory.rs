@@ -45,24 +45,6 @@ pub fn list_inventory(
     Ok((query, page))
 }
 
-/// Whether a page of `query` is determined by its
-/// [`ListingStamp`](crate::inventory_query::ListingStamp) (what the
-/// page depends on in the store besides the query: see
-/// [`crate::ports::InventoryRepository::find_api_key_with_listing_stamp`]),
-/// so that a caller may keep pages: while a later stamp of the same
-/// organization and query is equal, [`list_inventory_page`] returns the same
-/// page. Not with `personId`, `warehouseId` or `officeId` (their existence is
-/// checked on every request), nor for a query that matches nothing without
-/// reading.
-#[must_use]
-pub fn has_stamp(query: &InventoryQuery) -> bool {
-    let f = &query.filter;
-    !(matches!(f.person, Some(AssigneeFilter::Person(_)))
-        || f.warehouse_id.is_some()
-        || f.office_id.is_some()
-        || f.matches_nothing)
-}
-
 /// One page of the organization's inventory for a validated query.
 ///
 /// # Errors

@@ -1,15 +1,14 @@
 //! `GET /api/v1/inventory` (and its alias `/api/inventory`): the inventory
 //! listing of decisions §5. The item JSON is `equip_domain::inventory_json`.
 
-use actix_web::web::{self, Bytes};
+use actix_web::web;
 use actix_web::{HttpRequest, HttpResponse};
-use equip_domain::api_key::Scope;
 use equip_domain::inventory_query::{InventoryPage, InventoryQuery, RawInventoryQuery};
-use equip_domain::services::inventory::{has_stamp, list_inventory_page};
-use equip_domain::DomainError;
+use equip_domain::services::inventory::list_inventory;
 use serde::Serialize;
 
-use crate::auth::ApiKeyHeader;
+use crate::auth::Authenticated;
+use crate::blocking;
 use crate::body::has_nul;
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
@@ -82,50 +81,21 @@ fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
 
 /// `GET /api/v1/inventory`: `{"data": [...], "pagination": {...}}`.
 ///
-/// One hop to the blocking pool: the key and the listing stamp (one read) and,
-/// unless the cache holds the body read under the same stamp
-/// ([`crate::listing_cache`]), the page.
+/// The caller comes from the route's gate; the parameters are validated and
+/// the page read in one hop to the blocking pool.
 pub async fn list(
-    key: ApiKeyHeader,
+    auth: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
-    let query_string = req.query_string().to_owned();
+    let org = auth.caller.organization_id;
+    let raw = raw_query(req.query_string())?;
     let ports = state.ports();
-    let cache = state.listing_cache();
-    let body = web::block(move || -> Result<Bytes, HttpError> {
-        let domain = |e: DomainError| HttpError::from_domain(Area::Api, e);
-        // The parameters are checked before the key is read, but their errors
-        // are answered after the key's (401 and 403 come first).
-        let parsed =
-            raw_query(&query_string).and_then(|raw| InventoryQuery::parse(&raw).map_err(domain));
-        let (caller, stamp) = match &parsed {
-            // The key and the listing stamp in one read.
-            Ok(query) if cache.enabled() && has_stamp(query) => key
-                .authenticate_with(Scope::InventoryRead, |prefix| {
-                    ports.find_api_key_with_listing_stamp(prefix, query)
-                })?,
-            _ => (key.authenticate(&*ports, Scope::InventoryRead)?, None),
-        };
-        let org = caller.organization_id;
-        let query = parsed?;
-        if let Some(stamp) = &stamp {
-            if let Some(body) = cache.get(org, &query_string, stamp) {
-                return Ok(body);
-            }
-        }
-        let page = list_inventory_page(&*ports, org, &query).map_err(domain)?;
-        let body = Bytes::from(render(&query, &page)?);
-        if let Some(stamp) = stamp {
-            cache.put(org, &query_string, stamp, body.clone());
-        }
-        Ok(body)
-    })
-    .await
-    .map_err(|e| HttpError::internal(Area::Api, &e))??;
+    let (query, page) =
+        blocking::run(Area::Api, move || list_inventory(&*ports, org, &raw)).await?;
     Ok(HttpResponse::Ok()
         .content_type(mime::APPLICATION_JSON)
-        .body(body))
+        .body(render(&query, &page)?))
 }
 
 /// The response body of a page: the items come as JSON text (pre-rendered by

@@ -3,13 +3,10 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
-use equip_domain::api_key::ApiKey;
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
-use equip_domain::inventory_query::{
-    AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, ListingStamp,
-};
+use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
 use equip_domain::ports::InventoryRepository;
 
 use crate::connection::{on_inner, write_transaction, DbConnection};
@@ -88,34 +85,6 @@ impl InventoryRepository for Store {
         self.read("inventoryItem", |c| {
             crate::listing::page(c, anchors, &org, query)
         })
-    }
-
-    fn find_api_key_with_listing_stamp(
-        &self,
-        prefix: &str,
-        query: &InventoryQuery,
-    ) -> StoreResult<Option<(ApiKey, Option<ListingStamp>)>> {
-        // The people of an `assignedEmail` filter are not remembered (see
-        // `crate::change_feed`): such a stamp is always read.
-        let remembered = !matches!(query.filter.person, Some(AssigneeFilter::Email(_)));
-        if remembered {
-            if let Some((key, stamp)) = self.memo.key_and_stamp(prefix) {
-                return Ok(Some((key, Some(stamp))));
-            }
-        }
-        let ticket = self.memo.ticket().filter(|_| remembered);
-        let found = self.read("apiKey", |c| {
-            let Some((key, stamp)) = crate::listing::key_and_stamp(c, prefix, query)? else {
-                return Ok(None);
-            };
-            Ok(Some((key.into_domain()?, stamp)))
-        })?;
-        Ok(found.map(|(key, stamp)| {
-            if let Some(ticket) = ticket {
-                self.memo.keep_stamp(ticket, &key, stamp.version);
-            }
-            (key, Some(stamp))
-        }))
     }
 
     fn find_inventory_views(

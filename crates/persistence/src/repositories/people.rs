@@ -7,7 +7,6 @@ use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 
-use equip_domain::api_key::ApiKey;
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{OrganizationId, PersonId};
 use equip_domain::person::Person;
@@ -17,12 +16,11 @@ use equip_domain::ports::{Offboarding, PersonRepository, PersonWrite};
 use crate::connection::{on_inner, write_transaction, DbConnection};
 use crate::error::DbResult;
 use crate::models::{
-    db_time, ApiKeyRow, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
+    db_time, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
 };
 use crate::people_filter::{from_where, order_and_page, Bind, Sql};
 use crate::schema::{
-    api_keys, inventory_items, people, people_active_counts, person_emails, return_order_items,
-    return_orders, scim_people_versions,
+    inventory_items, people, people_active_counts, person_emails, return_order_items, return_orders,
 };
 
 use crate::store::Store;
@@ -210,35 +208,6 @@ fn not_written(conn: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<
 }
 
 impl PersonRepository for Store {
-    fn find_api_key_with_people_version(
-        &self,
-        prefix: &str,
-    ) -> StoreResult<Option<(ApiKey, Option<i64>)>> {
-        self.read("apiKey", |c| {
-            // The organization's version joined on the key's organization (0
-            // before its first people write): one indexed read more in the
-            // statement every request makes anyway. On the backend's own
-            // connection, so that it is prepared once per connection.
-            // `load`, not `first`: SQLite (3.53) reads the value bound to a
-            // `LIMIT ?` while planning, so a statement with one is prepared
-            // again on every execution. The prefix is unique.
-            let row: Option<(ApiKeyRow, Option<i64>)> = on_inner!(c, |c| api_keys::table
-                .left_join(
-                    scim_people_versions::table
-                        .on(scim_people_versions::organization_id.eq(api_keys::organization_id)),
-                )
-                .filter(api_keys::prefix.eq(prefix))
-                .select((
-                    ApiKeyRow::as_select(),
-                    scim_people_versions::version.nullable(),
-                ))
-                .load(c))?
-            .pop();
-            row.map(|(key, version)| Ok((key.into_domain()?, Some(version.unwrap_or(0)))))
-                .transpose()
-        })
-    }
-
     fn find_person(
         &self,
         organization: OrganizationId,

@@ -87,6 +87,36 @@ fn keep_statistics(store: &Store, stopped: &std::sync::mpsc::Receiver<()>) {
     }
 }
 
+/// The warning for options of the response caches that were removed (the
+/// inventory listing's and the SCIM lists'; docs/performance.md): still
+/// accepted so that existing configurations start, and ignored. `None` when
+/// neither is given.
+fn removed_options_warning(args: &ServeArgs) -> Option<String> {
+    let given: Vec<&str> = [
+        (
+            args.listing_cache_mib.is_some(),
+            "--listing-cache-mib (EQUIP_LISTING_CACHE_MIB)",
+        ),
+        (
+            args.scim_cache_mib.is_some(),
+            "--scim-cache-mib (EQUIP_SCIM_CACHE_MIB)",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect();
+    let what = match given.len() {
+        0 => return None,
+        1 => "the option does nothing",
+        _ => "the options do nothing",
+    };
+    Some(format!(
+        "{} given, but the response caches were removed: {what} and may be dropped \
+         from the configuration",
+        given.join(" and ")
+    ))
+}
+
 /// Opens and migrates the database and checks that it can be written (a
 /// server that answers every write with 503 is of no use: refused with a
 /// message saying why), then runs the HTTP server until it is
@@ -95,6 +125,9 @@ fn keep_statistics(store: &Store, stopped: &std::sync::mpsc::Receiver<()>) {
 /// # Errors
 /// When the database cannot be opened or the address cannot be bound.
 pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
+    if let Some(warning) = removed_options_warning(args) {
+        log::warn!("{warning}");
+    }
     let public_url = match &args.public_url {
         Some(url) => equip_http::PublicUrl::configured(url).context("--public-url")?,
         None => equip_http::PublicUrl::from_host(),
@@ -108,8 +141,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             ..PoolOptions::default()
         },
     )?;
-    // PostgreSQL: API keys and listing stamps answered from memory while the
-    // database's change notifications say they are current.
+    // PostgreSQL: API keys answered from memory while the database's change
+    // notifications say they are current.
     store
         .watch_changes()
         .context("cannot start listening for database changes")?;
@@ -171,8 +204,6 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             upload_timeout: Duration::from_secs(args.upload_timeout),
             ..Limits::default()
         })
-        .with_listing_cache(args.listing_cache_mib.saturating_mul(1024 * 1024))
-        .with_scim_cache(args.scim_cache_mib.saturating_mul(1024 * 1024))
         .with_public_url(public_url)
         .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms));
     let shutdown_timeout = args.shutdown_timeout;

@@ -148,8 +148,8 @@ impl TestApp {
     pub fn over_with(db: TestDatabase, pool: PoolOptions, limits: Limits) -> Self {
         let store = Arc::new(db.store_with(pool));
         let world = seed(&store);
-        // As `equip serve` does: on PostgreSQL, keys and listing stamps are
-        // answered from memory while change notifications say they are current.
+        // As `equip serve` does: on PostgreSQL, keys are answered from
+        // memory while change notifications say they are current.
         store.watch_changes().unwrap();
         Self {
             state: AppState::new(Arc::clone(&store)).with_limits(limits),

@@ -10,16 +10,12 @@ pub mod users;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
-use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
-use equip_domain::api_key::{ApiKey, Caller};
-use equip_domain::ids::OrganizationId;
-use equip_domain::inventory_query::ListingStamp;
+use equip_domain::api_key::Caller;
 use equip_scim::error::ScimType;
 use equip_scim::schemas::MEDIA_TYPE;
 use serde_json::Value;
 
-use crate::auth::ApiKeyHeader;
 use crate::error::{Area, HttpError};
 
 /// The base of `Location` and `meta.location` for the answer to `req`
@@ -52,13 +48,13 @@ pub(crate) fn bad(scim_type: ScimType, source: &str, detail: impl Into<String>) 
     HttpError::bad_request(Area::Scim, source, detail).with_scim_type(scim_type)
 }
 
-/// The key of a SCIM request: the caller the route's gate verified
-/// ([`crate::gate`]), and the header, for the reads that fetch something
-/// alongside the key record ([`run_cached`]).
+/// The caller of a SCIM request, as the route's gate verified it
+/// ([`crate::gate`]). A route without a gate is a wiring mistake, answered
+/// 500 rather than served without a key check (as
+/// [`crate::auth::Authenticated`]).
 #[derive(Debug, Clone)]
 pub struct ScimKey {
-    header: ApiKeyHeader,
-    caller: Option<Caller>,
+    caller: Caller,
 }
 
 impl actix_web::FromRequest for ScimKey {
@@ -67,10 +63,12 @@ impl actix_web::FromRequest for ScimKey {
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         use actix_web::HttpMessage;
-        std::future::ready(Ok(Self {
-            header: ApiKeyHeader::read(req),
-            caller: req.extensions().get::<Caller>().cloned(),
-        }))
+        std::future::ready(match req.extensions().get::<Caller>() {
+            Some(caller) => Ok(Self {
+                caller: caller.clone(),
+            }),
+            None => Err(HttpError::internal(Area::Scim, &"route without a key gate")),
+        })
     }
 }
 
@@ -90,8 +88,7 @@ impl<T, F> StoreWork<T> for F where
 {
 }
 
-/// Authenticates `key` (scope `scim`) and runs `f` with the caller's
-/// organization, all on the blocking pool.
+/// Runs `f` with the caller's organization on the blocking pool.
 pub(crate) async fn run<T, F>(
     state: &crate::state::AppState,
     key: ScimKey,
@@ -119,25 +116,6 @@ where
     run_with(state, key, true, f).await
 }
 
-/// The caller's organization (a verified key of scope `scim`) and what `find`
-/// read alongside the key record.
-fn authorize<T>(
-    header: &str,
-    find: impl FnOnce(&str) -> Result<Option<(ApiKey, T)>, equip_domain::error::StoreError>,
-) -> Result<(OrganizationId, T), HttpError> {
-    use equip_domain::api_key::Scope;
-    use equip_domain::services::auth::{authenticate_with, AuthFailure};
-    let (caller, with) = match authenticate_with(Some(header), find) {
-        Ok(found) => found,
-        Err(AuthFailure::Refused(e)) => return Err(HttpError::unauthorized(Area::Scim, e)),
-        Err(AuthFailure::Store(e)) => return Err(HttpError::from_domain(Area::Scim, e.into())),
-    };
-    caller
-        .require(Scope::Scim)
-        .map_err(|e| HttpError::forbidden(Area::Scim, e))?;
-    Ok((caller.organization_id, with))
-}
-
 async fn run_with<T, F>(
     state: &crate::state::AppState,
     key: ScimKey,
@@ -148,31 +126,15 @@ where
     F: StoreWork<T>,
     T: Send + 'static,
 {
-    let header = key.header.presented()?.to_owned();
-    let verified = key.caller;
+    // The gate checked the key and the scope `scim`.
+    let org = key.caller.organization_id;
     let state = state.clone();
-    actix_web::web::block(move || {
+    crate::blocking::block(Area::Scim, move || {
         let store_error = |e: equip_domain::error::StoreError| domain(e.into());
         let ports = if session {
             state.write_session().map_err(store_error)?
         } else {
             state.ports()
-        };
-        let org = match verified {
-            Some(caller) => {
-                caller
-                    .require(equip_domain::api_key::Scope::Scim)
-                    .map_err(|e| HttpError::forbidden(Area::Scim, e))?;
-                caller.organization_id
-            }
-            // Not behind a gate: the statement of the cached reads, its
-            // version unused (one prepared statement for every SCIM key).
-            None => {
-                authorize(&header, |prefix| {
-                    ports.find_api_key_with_people_version(prefix)
-                })?
-                .0
-            }
         };
         let result = f(&*ports, org);
         if session {
@@ -194,50 +156,6 @@ where
         result
     })
     .await
-    .map_err(|e| HttpError::internal(Area::Scim, &e))?
-}
-
-/// As [`run`], for a read whose response body may come from the SCIM cache
-/// ([`crate::state::AppState::scim_cache`]): the key and its organization's
-/// people version are read in one statement; the body kept under `cache_key`
-/// is the answer if it was read under the same version, otherwise `f` renders
-/// it and it is kept. The version changes in the transaction of every write to
-/// the organization's people, and it is read before `f` reads them, so a kept
-/// body is always what `f` would render now. `cache_key` must name everything
-/// besides the organization's people that the body depends on (the query and
-/// the base URL).
-pub(crate) async fn run_cached(
-    state: &crate::state::AppState,
-    key: ScimKey,
-    cache_key: String,
-    f: impl StoreWork<String>,
-) -> Result<Bytes, HttpError> {
-    let header = key.header.presented()?.to_owned();
-    let ports = state.ports();
-    let cache = state.scim_cache();
-    actix_web::web::block(move || {
-        let (org, version) = authorize(&header, |prefix| {
-            ports.find_api_key_with_people_version(prefix)
-        })?;
-        let stamp = version
-            .filter(|_| cache.enabled())
-            .map(|version| ListingStamp {
-                version,
-                people: Vec::new(),
-            });
-        if let Some(stamp) = &stamp {
-            if let Some(body) = cache.get(org, &cache_key, stamp) {
-                return Ok(body);
-            }
-        }
-        let body = Bytes::from(f(&*ports, org)?);
-        if let Some(stamp) = stamp {
-            cache.put(org, &cache_key, stamp, body.clone());
-        }
-        Ok(body)
-    })
-    .await
-    .map_err(|e| HttpError::internal(Area::Scim, &e))?
 }
 
 /// A domain error as a SCIM error (409 is `uniqueness`).

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 
 use actix_web::http::header;
 use actix_web::http::StatusCode;
-use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::person::Person;
 use equip_domain::services::people;
@@ -18,7 +17,7 @@ use serde_json::Value;
 use super::provisioning::{
     create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
 };
-use super::{bad, base_url, domain, run, run_cached, with_etag, ScimKey};
+use super::{bad, base_url, domain, run, with_etag, ScimKey};
 use crate::error::HttpError;
 use crate::state::AppState;
 
@@ -62,18 +61,16 @@ fn user_response(
     resp
 }
 
-/// A list response. `cache_key` (the base URL and the query string of a
-/// `GET`) when the body may be served from, and kept in, the SCIM cache.
+/// A list response: the page read and rendered on the blocking pool.
 async fn run_list(
     state: &AppState,
     key: ScimKey,
     inputs: ListInputs,
     base: String,
-    cache_key: Option<String>,
 ) -> Result<HttpResponse, HttpError> {
     let query = inputs.query().map_err(list_error)?;
     let start = query.start_index;
-    let render = move |ports: &dyn crate::state::Ports, org| {
+    let body = run(state, key, move |ports, org| {
         let page = people::list_people(ports, org, query).map_err(domain)?;
         let selected = inputs.attributes.is_some() || inputs.excluded_attributes.is_some();
         let resources: Vec<String> = page
@@ -93,11 +90,8 @@ async fn run_list(
             })
             .collect();
         Ok(list_response_text(page.total, start, &resources))
-    };
-    let body = match cache_key {
-        Some(cache_key) => run_cached(state, key, cache_key, render).await?,
-        None => Bytes::from(run(state, key, render).await?),
-    };
+    })
+    .await?;
     Ok(HttpResponse::Ok()
         .content_type(equip_scim::schemas::MEDIA_TYPE)
         .body(body))
@@ -120,11 +114,7 @@ pub async fn list(
         attributes: get("attributes"),
         excluded_attributes: get("excludedAttributes"),
     };
-    // The body depends on the people of the organization (the stamp), the
-    // query and the base URL of `meta.location`: nothing else.
-    let base = base_url(&req);
-    let cache_key = format!("{base} {}", req.query_string());
-    run_list(&state, key, inputs, base, Some(cache_key)).await
+    run_list(&state, key, inputs, base_url(&req)).await
 }
 
 /// `POST /scim/v2/Users/.search` (and `/scim/v2/.search`).
@@ -135,7 +125,7 @@ pub async fn search(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let inputs = ListInputs::from_search_body(&body).map_err(list_error)?;
-    run_list(&state, key, inputs, base_url(&req), None).await
+    run_list(&state, key, inputs, base_url(&req)).await
 }
 
 /// `POST /scim/v2/Users`: 201 with the user, `Location` and `ETag`.
