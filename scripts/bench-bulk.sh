@@ -9,6 +9,7 @@
 # Prints rows/s per step and backend, and equip's peak resident memory
 # (VmHWM). PostgreSQL: a scratch database on BENCH_POSTGRES_URL's server
 # (default postgres://postgres@127.0.0.1:5432), dropped afterwards.
+# BIN=path/to/equip measures that binary instead of building this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,8 +17,12 @@ rows="${ROWS:-50000}"
 repeat="${REPEAT:-5}"
 pg_server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432}"
 
-cargo build -q --release -p equip-server --bin equip
-bin="$(realpath "${CARGO_TARGET_DIR:-target}")/release/equip"
+if [ -n "${BIN:-}" ]; then
+  bin="$(realpath "$BIN")"   # another build, e.g. the binary of an earlier commit
+else
+  cargo build -q --release -p equip-server --bin equip
+  bin="$(realpath "${CARGO_TARGET_DIR:-target}")/release/equip"
+fi
 work=$(mktemp -d)
 pids=()
 cleanup() {

@@ -570,13 +570,25 @@ impl Store {
         duplicate: &str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
+        // What the store remembers is API keys only (`crate::change_feed`):
+        // a write empties it only when it changed keys (`Self::keys_changed`).
         Self::run(
             (&self.unwritable, &self.losses),
-            self.conn(),
+            self.checkout(None),
             entity,
             duplicate,
             f,
         )
+    }
+
+    /// After a write to `api_keys` through this store has returned (committed
+    /// or rolled back): the keys it remembers are forgotten, so this process
+    /// sees the change at once (other processes through the change
+    /// notifications).
+    pub(crate) fn keys_changed(&self) {
+        if self.memo.watching() {
+            self.memo.clear();
+        }
     }
 
     /// [`Self::with`] for `f` that only reads: what the store remembers stays.

@@ -18,12 +18,14 @@ use crate::store::Store;
 impl ApiKeyRepository for Store {
     fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()> {
         let row = ApiKeyRow::from(key);
-        self.with("apiKey", "an API key with this prefix or id exists", |c| {
+        let inserted = self.with("apiKey", "an API key with this prefix or id exists", |c| {
             diesel::insert_into(api_keys::table)
                 .values(&row)
                 .execute(c)?;
             Ok(())
-        })
+        });
+        self.keys_changed();
+        inserted
     }
 
     fn find_api_key_by_prefix(&self, prefix: &str) -> StoreResult<Option<ApiKey>> {
@@ -68,8 +70,9 @@ impl ApiKeyRepository for Store {
                 .count()
                 .get_result(c)?;
             Ok(exists > 0)
-        })?;
-        if found {
+        });
+        self.keys_changed();
+        if found? {
             Ok(())
         } else {
             Err(StoreError::NotFound { entity: "apiKey" })
