@@ -9,8 +9,10 @@
 #   - one connection, every response cache off: p50/p90/p99/max over the
 #     2,000 URLs (each sent once);
 #   - page 1,000 in every sort order (cache off): p50 of 3 tries each;
-#   - wrk at CONNS connections over the mix, cache off and cache on;
-#   - the same with a 2 s client time-out (goodput: answers that arrived);
+#   - wrk at CONNS connections over the mix, cache off (60 s client time-out)
+#     and cache on;
+#   - the same with a 2 s client time-out (goodput: answers that arrived), and
+#     at four times CONNS connections with that time-out (overload);
 #   - idle CPU of the process over 20 s.
 # The cache settings (EQUIP_LISTING_CACHE_MIB, EQUIP_SCIM_CACHE_MIB) reach
 # binaries from before the response caches were removed (23 November 2026); a
@@ -19,6 +21,7 @@
 #   scripts/bench-listing.sh [ITEMS]                 # default 200000
 #   BINS="before=/path/to/equip after=target/release/equip" scripts/bench-listing.sh
 #   BACKENDS=sqlite DURATION=10s scripts/bench-listing.sh 200000
+#   PARTS=wrk BINS=... scripts/bench-listing.sh      # only the wrk runs
 #   DATA_DIR=/var/tmp/equip-bench (default) keeps the data sets between runs.
 #
 # A script, not a test: run it on a quiet machine; wrk and the server share
@@ -32,6 +35,7 @@ CONNS=${CONNS:-32}
 BACKENDS=${BACKENDS:-"sqlite postgres"}
 DATA_DIR=${DATA_DIR:-/var/tmp/equip-bench}
 URLS=${URLS:-2000}
+PARTS=${PARTS:-all}   # wrk: only the wrk runs (no cold start, one-connection, deep-page or idle parts)
 PG_ADMIN=${EQUIP_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk" >&2; exit 1; }
 mkdir -p "$DATA_DIR"
@@ -122,19 +126,25 @@ for backend in $BACKENDS; do
     # A fresh start: the first request (page 1,000 by product), then the rest cold.
     start "$bin" "$run_url" 0
     echo "  first request after start (page 1000 by product): $(python3 "$mix" once "$base" "$key" '/api/v1/inventory?size=100&page=1000&sortBy=product')"
-    echo "  1 connection, cache off, each URL once: $(python3 "$mix" latency "$base" "$key" "$urls_file")"
-    echo "  1 connection, cache off, again:          $(python3 "$mix" latency "$base" "$key" "$urls_file")"
-    echo "  $(python3 "$mix" deep "$base" "$key" 1000 3)"
-    wrk_line "mix, $CONNS connections, cache off"
+    if [ "$PARTS" = all ]; then
+      echo "  1 connection, cache off, each URL once: $(python3 "$mix" latency "$base" "$key" "$urls_file")"
+      echo "  1 connection, cache off, again:          $(python3 "$mix" latency "$base" "$key" "$urls_file")"
+      echo "  $(python3 "$mix" deep "$base" "$key" 1000 3)"
+    fi
+    # wrk's own time-out is 2 s: the run "without" a client time-out waits 60 s.
+    wrk_line "mix, $CONNS connections, cache off" --timeout 60s
     wrk_line "mix, $CONNS connections, cache off, 2 s client time-out" --timeout 2s
+    CONNS=$((CONNS * 4)) wrk_line "mix, $((CONNS * 4)) connections (overload), 2 s client time-out" --timeout 2s
     stop
-    start "$bin" "$run_url" 16
-    wrk_line "mix, $CONNS connections, cache on"
-    sleep 5 # requests whose clients gave up may still run
-    ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
-    before=$(ticks); sleep 20; after=$(ticks)
-    echo "  idle CPU over 20 s: $(python3 -c "print(f'{($after - $before) / $(getconf CLK_TCK) / 20 * 100:.2f} % of a core')")"
-    stop
+    if [ "$PARTS" = all ]; then
+      start "$bin" "$run_url" 16
+      wrk_line "mix, $CONNS connections, cache on" --timeout 60s
+      sleep 5 # requests whose clients gave up may still run
+      ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+      before=$(ticks); sleep 20; after=$(ticks)
+      echo "  idle CPU over 20 s: $(python3 -c "print(f'{($after - $before) / $(getconf CLK_TCK) / 20 * 100:.2f} % of a core')")"
+      stop
+    fi
     case $backend in
       sqlite) rm -f "$run_url" "$run_url-wal" "$run_url-shm" ;;
       postgres) psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS ${db}_$label WITH (FORCE)" >/dev/null ;;
