@@ -58,7 +58,9 @@ impl Client {
     /// False once the client has reset the connection or closed its side.
     pub(crate) fn connected(&self) -> bool {
         let mut byte = [MaybeUninit::<u8>::uninit(); 1];
-        match peek(&self.socket, &mut byte) {
+        // Without blocking: the socket is in non-blocking mode, as every
+        // socket of actix's runtime is, and the duplicate shares that mode.
+        match self.socket.peek(&mut byte) {
             // The end of the client's stream: it closed its side.
             Ok(0) => false,
             // Bytes waiting (the next request on a kept-alive connection).
@@ -69,12 +71,6 @@ impl Client {
             ),
         }
     }
-}
-
-/// Peeks without blocking (the socket is in non-blocking mode, as every
-/// socket of actix's runtime is; the duplicate shares that mode).
-fn peek(socket: &Socket, buf: &mut [MaybeUninit<u8>]) -> std::io::Result<usize> {
-    socket.peek(buf)
 }
 
 #[cfg(test)]
