@@ -37,9 +37,13 @@ use equip_domain::DomainError;
 use crate::client::Client;
 use crate::error::{Area, HttpError};
 
-/// The longest a store call may have waited for a blocking thread before new
-/// calls are refused, by default.
-pub const DEFAULT_MAX_QUEUE_WAIT: Duration = Duration::from_secs(1);
+/// The longest a new request may have waited for a blocking thread before
+/// new requests are refused, by default, in milliseconds (`equip serve
+/// --max-queue-wait-ms`).
+pub const DEFAULT_MAX_QUEUE_WAIT_MS: u64 = 1000;
+
+/// [`DEFAULT_MAX_QUEUE_WAIT_MS`] as a duration.
+pub const DEFAULT_MAX_QUEUE_WAIT: Duration = Duration::from_millis(DEFAULT_MAX_QUEUE_WAIT_MS);
 
 /// Most store calls waiting for a blocking thread, whatever their waits (a
 /// bound on memory under a flood).

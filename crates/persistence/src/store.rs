@@ -120,13 +120,11 @@ impl Drop for Pinned {
     }
 }
 
-/// A connection of the pool, or the session's pinned one. Unless it was
-/// checked out for reading only ([`Store::read`]), dropping it empties what
-/// the store remembers (`crate::change_feed`): whatever was written through it
-/// has committed or rolled back by then, before the caller answers anyone.
+/// A connection of the pool, or the session's pinned one. What the store
+/// remembers (API keys, `crate::change_feed`) is emptied by key writes
+/// themselves ([`Store::keys_changed`]), not by returning a connection.
 pub(crate) struct ConnGuard<'a> {
     held: Held<'a>,
-    after_write: Option<&'a Memo>,
 }
 
 // A guard lives on the stack for one call; boxing the pooled connection would
@@ -135,14 +133,6 @@ pub(crate) struct ConnGuard<'a> {
 enum Held<'a> {
     Pooled(Conn),
     Pinned(MutexGuard<'a, Conn>),
-}
-
-impl Drop for ConnGuard<'_> {
-    fn drop(&mut self) {
-        if let Some(memo) = self.after_write {
-            memo.clear();
-        }
-    }
 }
 
 impl std::ops::Deref for ConnGuard<'_> {
@@ -314,12 +304,12 @@ impl Store {
         &self.pool
     }
 
-    /// A connection for anything, writes included (see [`ConnGuard`]).
+    /// A connection for anything, writes included.
     pub(crate) fn conn(&self) -> DbResult<ConnGuard<'_>> {
-        self.checkout(self.memo.watching().then_some(&*self.memo))
+        self.checkout()
     }
 
-    fn checkout<'a>(&'a self, after_write: Option<&'a Memo>) -> DbResult<ConnGuard<'a>> {
+    fn checkout(&self) -> DbResult<ConnGuard<'_>> {
         let held = match &self.pinned {
             Some(p) => {
                 let mut conn = p.conn.lock().unwrap_or_else(PoisonError::into_inner);
@@ -335,7 +325,7 @@ impl Store {
             }
             None => Held::Pooled(self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?),
         };
-        Ok(ConnGuard { held, after_write })
+        Ok(ConnGuard { held })
     }
 
     /// A pooled connection prepared for a write session: on PostgreSQL its
@@ -562,19 +552,16 @@ impl Store {
     }
 
     /// Runs `f` with a pooled connection, mapping errors for `entity`. `f` may
-    /// write: what the store remembers (`crate::change_feed`) is dropped when
-    /// it returns.
+    /// write (a write to `api_keys` calls [`Self::keys_changed`] after).
     pub(crate) fn with<T>(
         &self,
         entity: &'static str,
         duplicate: &str,
         f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
     ) -> StoreResult<T> {
-        // What the store remembers is API keys only (`crate::change_feed`):
-        // a write empties it only when it changed keys (`Self::keys_changed`).
         Self::run(
             (&self.unwritable, &self.losses),
-            self.checkout(None),
+            self.checkout(),
             entity,
             duplicate,
             f,
@@ -591,7 +578,8 @@ impl Store {
         }
     }
 
-    /// [`Self::with`] for `f` that only reads: what the store remembers stays.
+    /// [`Self::with`] for `f` that only reads: it does not start when its
+    /// caller has gone (`equip_domain::interrupt`).
     pub(crate) fn read<T>(
         &self,
         entity: &'static str,
@@ -600,7 +588,7 @@ impl Store {
         // A read that waited for a connection does not start when its caller
         // has gone meanwhile.
         let conn = self
-            .checkout(None)
+            .checkout()
             .and_then(|conn| crate::error::still_wanted().map(|()| conn));
         Self::run((&self.unwritable, &self.losses), conn, entity, "", f)
     }

@@ -82,7 +82,7 @@ pub struct ServeArgs {
     /// than this many milliseconds for a thread, and others still wait, new
     /// requests are answered 503 with `Retry-After` at once instead of
     /// queueing (0: never; docs/reliability.md, "Overload").
-    #[arg(long, env = "EQUIP_MAX_QUEUE_WAIT_MS", default_value_t = 1000)]
+    #[arg(long, env = "EQUIP_MAX_QUEUE_WAIT_MS", default_value_t = equip_http::blocking::DEFAULT_MAX_QUEUE_WAIT_MS)]
     pub max_queue_wait_ms: u64,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).

@@ -27,7 +27,8 @@ use serde_json::Value;
 use super::provisioning::{
     create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
 };
-use super::{base_url, run_in_session, ScimKey};
+use super::{base_url, run_in_session};
+use crate::auth::Authenticated;
 use crate::error::{Area, HttpError};
 use crate::state::{AppState, Ports};
 
@@ -278,7 +279,7 @@ impl<'a> BulkRun<'a> {
 
 /// `POST /scim/v2/Bulk`.
 pub async fn bulk(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Json<Value>,

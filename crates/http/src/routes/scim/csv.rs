@@ -17,7 +17,8 @@ use equip_scim::error::ScimType;
 use futures_util::StreamExt as _;
 
 use super::bulk::BulkRun;
-use super::{bad, base_url, run_in_session, ScimKey};
+use super::{bad, base_url, run_in_session};
+use crate::auth::Authenticated;
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
 
@@ -88,7 +89,7 @@ fn method(name: &str) -> BulkMethod {
 
 /// `POST /scim/v2/Users/csv`: 200 with the BulkResponse of every row.
 pub async fn upload(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     form: Multipart,

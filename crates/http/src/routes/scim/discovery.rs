@@ -1,6 +1,6 @@
 //! `/scim/v2/ServiceProviderConfig`, `/ResourceTypes`, `/Schemas` (read only;
 //! other methods answer 405). They read no data: the route's gate has checked
-//! the key (`ScimKey` fails closed without one), and the documents are
+//! the key (`Authenticated` fails closed without one), and the documents are
 //! rendered from the request's base URL.
 
 use actix_web::http::StatusCode;
@@ -8,8 +8,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use equip_scim::discovery;
 use equip_scim::list::list_response;
 
-use super::ScimKey;
 use super::{base_url, scim_response};
+use crate::auth::Authenticated;
 use crate::error::{Area, HttpError};
 
 fn not_found(what: &str) -> HttpError {
@@ -23,7 +23,7 @@ fn not_found(what: &str) -> HttpError {
 
 /// `GET /scim/v2/ServiceProviderConfig`.
 pub async fn service_provider_config(
-    _key: ScimKey,
+    _key: Authenticated,
     req: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
     Ok(scim_response(
@@ -33,14 +33,17 @@ pub async fn service_provider_config(
 }
 
 /// `GET /scim/v2/ResourceTypes`.
-pub async fn resource_types(_key: ScimKey, req: HttpRequest) -> Result<HttpResponse, HttpError> {
+pub async fn resource_types(
+    _key: Authenticated,
+    req: HttpRequest,
+) -> Result<HttpResponse, HttpError> {
     let all = vec![discovery::user_resource_type(&base_url(&req))];
     Ok(scim_response(StatusCode::OK, &list_response(1, 1, all)))
 }
 
 /// `GET /scim/v2/ResourceTypes/{id}`.
 pub async fn resource_type(
-    _key: ScimKey,
+    _key: Authenticated,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
@@ -54,7 +57,7 @@ pub async fn resource_type(
 }
 
 /// `GET /scim/v2/Schemas`.
-pub async fn schemas(_key: ScimKey, req: HttpRequest) -> Result<HttpResponse, HttpError> {
+pub async fn schemas(_key: Authenticated, req: HttpRequest) -> Result<HttpResponse, HttpError> {
     let all = discovery::schemas(&base_url(&req));
     Ok(scim_response(
         StatusCode::OK,
@@ -64,7 +67,7 @@ pub async fn schemas(_key: ScimKey, req: HttpRequest) -> Result<HttpResponse, Ht
 
 /// `GET /scim/v2/Schemas/{id}`.
 pub async fn schema(
-    _key: ScimKey,
+    _key: Authenticated,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {

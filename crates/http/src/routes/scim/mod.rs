@@ -11,11 +11,11 @@ pub mod users;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
-use equip_domain::api_key::Caller;
 use equip_scim::error::ScimType;
 use equip_scim::schemas::MEDIA_TYPE;
 use serde_json::Value;
 
+use crate::auth::Authenticated;
 use crate::error::{Area, HttpError};
 
 /// The base of `Location` and `meta.location` for the answer to `req`
@@ -48,30 +48,6 @@ pub(crate) fn bad(scim_type: ScimType, source: &str, detail: impl Into<String>) 
     HttpError::bad_request(Area::Scim, source, detail).with_scim_type(scim_type)
 }
 
-/// The caller of a SCIM request, as the route's gate verified it
-/// ([`crate::gate`]). A route without a gate is a wiring mistake, answered
-/// 500 rather than served without a key check (as
-/// [`crate::auth::Authenticated`]).
-#[derive(Debug, Clone)]
-pub struct ScimKey {
-    caller: Caller,
-}
-
-impl actix_web::FromRequest for ScimKey {
-    type Error = HttpError;
-    type Future = std::future::Ready<Result<Self, HttpError>>;
-
-    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        use actix_web::HttpMessage;
-        std::future::ready(match req.extensions().get::<Caller>() {
-            Some(caller) => Ok(Self {
-                caller: caller.clone(),
-            }),
-            None => Err(HttpError::internal(Area::Scim, &"route without a key gate")),
-        })
-    }
-}
-
 /// What a SCIM handler runs on the blocking pool: store work for the
 /// caller's organization.
 pub(crate) trait StoreWork<T>:
@@ -91,7 +67,7 @@ impl<T, F> StoreWork<T> for F where
 /// Runs `f` with the caller's organization on the blocking pool.
 pub(crate) async fn run<T, F>(
     state: &crate::state::AppState,
-    key: ScimKey,
+    key: Authenticated,
     f: F,
 ) -> Result<T, HttpError>
 where
@@ -106,7 +82,7 @@ where
 /// the answer.
 pub(crate) async fn run_in_session<T, F>(
     state: &crate::state::AppState,
-    key: ScimKey,
+    key: Authenticated,
     f: F,
 ) -> Result<T, HttpError>
 where
@@ -118,7 +94,7 @@ where
 
 async fn run_with<T, F>(
     state: &crate::state::AppState,
-    key: ScimKey,
+    key: Authenticated,
     session: bool,
     f: F,
 ) -> Result<T, HttpError>

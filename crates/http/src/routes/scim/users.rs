@@ -17,7 +17,8 @@ use serde_json::Value;
 use super::provisioning::{
     create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
 };
-use super::{bad, base_url, domain, run, with_etag, ScimKey};
+use super::{bad, base_url, domain, run, with_etag};
+use crate::auth::Authenticated;
 use crate::error::HttpError;
 use crate::state::AppState;
 
@@ -64,7 +65,7 @@ fn user_response(
 /// A list response: the page read and rendered on the blocking pool.
 async fn run_list(
     state: &AppState,
-    key: ScimKey,
+    key: Authenticated,
     inputs: ListInputs,
     base: String,
 ) -> Result<HttpResponse, HttpError> {
@@ -99,7 +100,7 @@ async fn run_list(
 
 /// `GET /scim/v2/Users`.
 pub async fn list(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
@@ -119,7 +120,7 @@ pub async fn list(
 
 /// `POST /scim/v2/Users/.search` (and `/scim/v2/.search`).
 pub async fn search(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Json<Value>,
@@ -130,7 +131,7 @@ pub async fn search(
 
 /// `POST /scim/v2/Users`: 201 with the user, `Location` and `ETag`.
 pub async fn create(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
@@ -148,7 +149,7 @@ pub async fn create(
 
 /// `GET /scim/v2/Users/{id}`; 304 when `If-None-Match` names the current version.
 pub async fn get(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
@@ -175,7 +176,7 @@ pub async fn get(
 
 /// `PUT /scim/v2/Users/{id}`: 200 with the replaced user.
 pub async fn replace(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
@@ -194,7 +195,7 @@ pub async fn replace(
 
 /// `PATCH /scim/v2/Users/{id}`: 200 with the patched user.
 pub async fn patch(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     q: Query,
@@ -215,7 +216,7 @@ pub async fn patch(
 
 /// `DELETE /scim/v2/Users/{id}`: 204; offboarding starts.
 pub async fn delete(
-    key: ScimKey,
+    key: Authenticated,
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
