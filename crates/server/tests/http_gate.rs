@@ -232,20 +232,6 @@ async fn query_values_that_are_not_utf8_are_400_naming_the_parameter(app: TestAp
     assert_eq!(status, StatusCode::OK);
 }
 
-/// The status line, headers and everything after them, of one request.
-fn raw_exchange(addr: &str, request: &str) -> (String, Vec<u8>) {
-    let mut conn = TcpStream::connect(addr).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    conn.write_all(request.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    conn.read_to_end(&mut raw).unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    (
-        String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase(),
-        raw[split + 4..].to_vec(),
-    )
-}
-
 async fn head_answers_like_get_without_a_body(app: TestApp) {
     let w = app.world();
     let (status, user) = app
@@ -271,8 +257,8 @@ async fn head_answers_like_get_without_a_body(app: TestApp) {
         let ((get_head, get_body), (head_head, head_body)) =
             actix_web::rt::task::spawn_blocking(move || {
                 (
-                    raw_exchange(&addr2, &get_req),
-                    raw_exchange(&addr2, &head_req),
+                    support::raw_exchange(&addr2, &get_req),
+                    support::raw_exchange(&addr2, &head_req),
                 )
             })
             .await

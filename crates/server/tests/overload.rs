@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{Shutdown, TcpStream};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -18,19 +18,13 @@ use support::TestApp;
 /// `GET path` on a connection of its own; the status line and headers
 /// (lower case) and the body.
 fn get(addr: &str, path: &str, key: &str) -> (String, String) {
-    let mut conn = TcpStream::connect(addr).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    write!(
-        conn,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: ApiKey {key}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    conn.read_to_end(&mut raw).unwrap();
-    let raw = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    (head.to_ascii_lowercase(), body.to_owned())
+    let (head, body) = support::raw_exchange(
+        addr,
+        &format!(
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: ApiKey {key}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    (head, String::from_utf8_lossy(&body).into_owned())
 }
 
 /// Waits without holding up the test's runtime (the server under test

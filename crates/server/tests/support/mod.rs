@@ -381,3 +381,17 @@ pub fn url_encode(s: &str) -> String {
         })
         .collect()
 }
+
+/// The status line, headers and everything after them, of one request.
+pub fn raw_exchange(addr: &str, request: &str) -> (String, Vec<u8>) {
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    std::io::Write::write_all(&mut conn, request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut conn, &mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    (
+        String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase(),
+        raw[split + 4..].to_vec(),
+    )
+}
