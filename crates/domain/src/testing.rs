@@ -14,6 +14,10 @@ use crate::ids::{
     ApiKeyId, InventoryItemId, InventoryLevelId, OfficeId, OrganizationId, PersonId, SkuId,
     WarehouseId,
 };
+use crate::import::stored::{
+    check_against_stored, StoredFacts, StoredKeys, StoredLevel, StoredPackage, StoredPerson,
+    StoredReturnLine, StoredWarehouse,
+};
 use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind};
 use crate::inventory::{AssigneeType, InventoryItem};
 use crate::inventory_json::ListedItem;
@@ -24,7 +28,7 @@ use crate::inventory_query::{
 };
 use crate::location::{Office, Warehouse};
 use crate::organization::Organization;
-use crate::person::Person;
+use crate::person::{Person, PersonStatus};
 use crate::ports::{
     ApiKeyRepository, CatalogRepository, HealthCheck, ImportRepository, InventoryLevelRepository,
     InventoryRepository, OfficeRepository, OrganizationRepository, PersonRepository,
@@ -605,6 +609,10 @@ impl ImportRepository for InMemoryStore {
                 )));
             }
         }
+        let facts = stored_facts(&s, organization, batch);
+        if let Err(e) = check_against_stored(organization, batch, &facts) {
+            return Ok(Err(e));
+        }
         let mut done = 0;
         for w in &batch.warehouses {
             upsert(&mut s.warehouses, w, |x| x.id);
@@ -643,6 +651,92 @@ impl ImportRepository for InMemoryStore {
             inventory_levels: batch.inventory_levels.len(),
         }))
     }
+}
+
+/// What the store holds that `organization`'s import of `batch` touches.
+fn stored_facts(s: &State, organization: OrganizationId, batch: &ImportBatch) -> StoredFacts {
+    let keys = StoredKeys::of(batch);
+    let mut facts = StoredFacts::default();
+    for w in s
+        .warehouses
+        .iter()
+        .filter(|w| keys.warehouses.contains(&w.id))
+    {
+        let granted = s.grants.contains(&(w.id, organization));
+        let stored = StoredWarehouse {
+            warehouse: w.clone(),
+            granted,
+        };
+        facts.warehouses.insert(w.id, stored);
+    }
+    for o in s.offices.iter().filter(|o| keys.offices.contains(&o.id)) {
+        facts.offices.insert(o.id, o.organization_id);
+    }
+    for k in s.skus.iter().filter(|k| keys.skus.contains(&k.id)) {
+        facts.skus.insert(k.id, k.organization_id);
+    }
+    for p in &s.packages {
+        if keys.packages.contains(&p.id) {
+            let stored = StoredPackage {
+                organization: p.organization_id,
+                slug: p.slug.clone(),
+            };
+            facts.packages.insert(p.id, stored);
+        }
+        if p.organization_id == organization && keys.package_slugs.contains(&p.slug) {
+            facts.packages_with_batch_slugs.push((p.id, p.slug.clone()));
+        }
+    }
+    for p in &s.people {
+        let key = crate::text::identifier_key(&p.user_name);
+        let active = p.status == PersonStatus::Active;
+        if p.organization_id == organization && active && keys.active_user_name_keys.contains(&key)
+        {
+            facts
+                .active_people_with_batch_names
+                .push((p.id, key.clone()));
+        }
+        if keys.people.contains(&p.id) {
+            let stored = StoredPerson {
+                organization: p.organization_id,
+                user_name_key: key,
+                status: p.status,
+            };
+            facts.people.insert(p.id, stored);
+        }
+    }
+    for i in &s.inventory {
+        if keys.items.contains(&i.id) {
+            facts.items.insert(i.id, i.organization_id);
+        }
+        if let Some(r) = &i.return_order {
+            facts.return_orders.insert(r.id, i.organization_id);
+            let line = StoredReturnLine {
+                organization: i.organization_id,
+                item: i.id,
+            };
+            facts.return_lines.insert(r.return_order_item_id, line);
+        }
+    }
+    for l in &s.inventory_levels {
+        let active = l.deactivated_at.is_none();
+        if keys.levels.contains(&l.id) {
+            let stored = StoredLevel {
+                organization: l.organization_id,
+                sku: l.sku_id,
+                warehouse: l.warehouse_id,
+                active,
+            };
+            facts.levels.insert(l.id, stored);
+        }
+        if l.organization_id == organization && active && keys.active_level_skus.contains(&l.sku_id)
+        {
+            facts
+                .active_levels_of_batch_skus
+                .push((l.id, l.sku_id, l.warehouse_id));
+        }
+    }
+    facts
 }
 
 fn listed(s: &State, item: &InventoryItem) -> Option<InventoryItemView> {
@@ -751,12 +845,8 @@ impl HealthCheck for InMemoryStore {
     }
 }
 
-impl crate::ports::Durability for InMemoryStore {
-    /// Nothing to wait for: memory is as durable as it gets.
-    fn make_durable(&self) -> StoreResult<()> {
-        Ok(())
-    }
-}
+/// Nothing to wait for: memory is as durable as it gets.
+impl crate::ports::Durability for InMemoryStore {}
 
 impl crate::ports::ReminderRepository for InMemoryStore {
     fn find_reminder_package(

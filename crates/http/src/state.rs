@@ -62,16 +62,33 @@ pub struct AppState {
 type SessionSource = dyn Fn() -> StoreResult<Arc<dyn Ports>> + Send + Sync;
 
 impl AppState {
-    /// State over a store implementing every port.
-    pub fn new<S: Ports + WriteSessions + 'static>(store: Arc<S>) -> Self {
+    /// State over a store implementing every port; a request that makes many
+    /// writes makes them through the same ports (each durable on commit).
+    pub fn new<S: Ports + 'static>(store: Arc<S>) -> Self {
+        let source: Arc<dyn Ports> = store;
+        let ports = Arc::clone(&source);
+        Self::with_sessions(ports, Arc::new(move || Ok(Arc::clone(&source))))
+    }
+
+    /// State over a store that also opens write sessions: a request that makes
+    /// many writes (SCIM Bulk, a CSV upload) makes them in one session and
+    /// waits for their durability once (see [`WriteSessions`]).
+    pub fn with_write_sessions<S: Ports + WriteSessions + 'static>(store: Arc<S>) -> Self {
         let source = Arc::clone(&store);
-        Self {
-            ports: store,
-            sessions: Arc::new(move || {
+        Self::with_sessions(
+            store,
+            Arc::new(move || {
                 source
                     .write_session()
                     .map(|s| Arc::new(s) as Arc<dyn Ports>)
             }),
+        )
+    }
+
+    fn with_sessions(ports: Arc<dyn Ports>, sessions: Arc<SessionSource>) -> Self {
+        Self {
+            ports,
+            sessions,
             limits: Limits::default(),
             public_url: Arc::new(PublicUrl::from_host()),
             admission: Arc::new(Admission::default()),

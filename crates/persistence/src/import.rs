@@ -21,12 +21,11 @@ use diesel::prelude::*;
 use diesel::upsert::excluded;
 
 use equip_domain::ids::OrganizationId;
+use equip_domain::import::stored::{check_against_stored, StoredChanges};
 use equip_domain::import::{
-    check_stored_shared_warehouse, ExternalReference, ImportBatch, ImportError, ImportSummary,
-    ReferenceKind, StoredSharedWarehouse,
+    ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind,
 };
 use equip_domain::location::WarehouseOwner;
-use equip_domain::person::PersonStatus;
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
@@ -107,8 +106,6 @@ fn bad(entry: impl Into<String>, message: impl Into<String>) -> DbError {
     DbError::Import(ImportError::new(entry, message))
 }
 
-const FOREIGN: &str = "id belongs to another organization";
-
 /// Reports progress about every 1,000 entries.
 struct Progress<'a> {
     done: usize,
@@ -131,21 +128,6 @@ impl Progress<'_> {
             self.reported = self.done;
         }
     }
-}
-
-/// Loads `(id, organization_id)` of the stored rows of `$table` among `$ids`.
-macro_rules! stored_owners {
-    ($c:expr, $table:ident, $ids:expr) => {{
-        let mut found: HashMap<String, String> = HashMap::new();
-        for chunk in $ids.chunks(ID_CHUNK) {
-            let rows: Vec<(String, String)> = $table::table
-                .filter($table::id.eq_any(chunk))
-                .select(($table::id, $table::organization_id))
-                .load($c)?;
-            found.extend(rows);
-        }
-        found
-    }};
 }
 
 /// Multi-row upsert by id of `$rows` into `$table`, updating the listed columns
@@ -207,21 +189,6 @@ fn ids_of<T>(items: &[T], id: impl Fn(&T) -> String) -> Vec<String> {
     items.iter().map(id).collect()
 }
 
-/// Fails on the first entry whose id is stored under another organization.
-fn check_owner(
-    kind: &str,
-    ids: &[String],
-    owners: &HashMap<String, String>,
-    org: &str,
-) -> DbResult<()> {
-    for (i, id) in ids.iter().enumerate() {
-        if owners.get(id).is_some_and(|o| o != org) {
-            return Err(bad(format!("{kind}[{i}]"), FOREIGN));
-        }
-    }
-    Ok(())
-}
-
 /// Every row the batch writes, converted once.
 struct Rows {
     warehouses: Vec<WarehouseRow>,
@@ -268,7 +235,7 @@ impl Rows {
 }
 
 /// What the checks learnt about stored rows, needed by the writes.
-#[derive(Default)]
+/// [`StoredChanges`] as the rows' text ids.
 struct Stored {
     /// Batch people stored with another (active) userName: parked before the upsert.
     people_to_park: Vec<String>,
@@ -287,6 +254,25 @@ struct Stored {
     levels_to_park: Vec<String>,
 }
 
+impl From<&StoredChanges> for Stored {
+    fn from(changes: &StoredChanges) -> Self {
+        fn texts<T: ToString>(ids: &[T]) -> Vec<String> {
+            ids.iter().map(ToString::to_string).collect()
+        }
+        let mut places = texts(&changes.warehouses);
+        places.extend(texts(&changes.offices));
+        Self {
+            people_to_park: texts(&changes.people_to_park),
+            people: texts(&changes.people),
+            packages_to_park: texts(&changes.packages_to_park),
+            items: texts(&changes.items),
+            skus: texts(&changes.skus),
+            places,
+            levels_to_park: texts(&changes.levels_to_park),
+        }
+    }
+}
+
 /// Writes `batch` for `organization`. Must run inside a write transaction.
 pub(crate) fn run(
     c: &mut DbConnection,
@@ -298,7 +284,9 @@ pub(crate) fn run(
     let org = organization.to_string();
     check_external(c, &org, external)?;
     let rows = Rows::build(batch, &org)?;
-    let stored = check_stored(c, &org, batch, &rows)?;
+    let facts = crate::import_facts::read(c, &org, batch)?;
+    let changes = check_against_stored(organization, batch, &facts).map_err(DbError::Import)?;
+    let stored = Stored::from(&changes);
     let mut progress = Progress {
         done: 0,
         reported: 0,
@@ -398,411 +386,6 @@ fn check_external(c: &mut DbConnection, org: &str, external: &[ExternalReference
                 r.entry.clone(),
                 format!("{} {id} not found", r.kind.as_str()),
             ));
-        }
-    }
-    Ok(())
-}
-
-/// Whether an imported warehouse row says what the stored one says.
-fn same_warehouse(stored: &WarehouseRow, imported: &WarehouseRow) -> bool {
-    stored.owner_organization_id == imported.owner_organization_id
-        && stored.name == imported.name
-        && stored.address_configured == imported.address_configured
-        && stored.street1 == imported.street1
-        && stored.street2 == imported.street2
-        && stored.city == imported.city
-        && stored.province == imported.province
-        && stored.postal_code == imported.postal_code
-        && stored.country_code == imported.country_code
-        && stored.phone_number == imported.phone_number
-}
-
-/// Checks the batch against stored rows (ownership, unique keys).
-fn check_stored(
-    c: &mut DbConnection,
-    org: &str,
-    batch: &ImportBatch,
-    rows: &Rows,
-) -> DbResult<Stored> {
-    let mut stored = Stored::default();
-
-    // Warehouses: never another organization's; owned/shared does not change.
-    let ids = ids_of(&rows.warehouses, |w| w.id.clone());
-    let mut owners: HashMap<String, Option<String>> = HashMap::new();
-    let mut shared: Vec<usize> = Vec::new();
-    for chunk in ids.chunks(ID_CHUNK) {
-        let found: Vec<(String, Option<String>)> = warehouses::table
-            .filter(warehouses::id.eq_any(chunk))
-            .select((warehouses::id, warehouses::owner_organization_id))
-            .load(c)?;
-        owners.extend(found);
-    }
-    for (i, w) in rows.warehouses.iter().enumerate() {
-        match (owners.get(&w.id), &w.owner_organization_id) {
-            (Some(Some(owner)), _) if owner != org => {
-                return Err(bad(format!("warehouses[{i}]"), FOREIGN));
-            }
-            (Some(None), Some(_)) => {
-                return Err(bad(
-                    format!("warehouses[{i}].shared"),
-                    "the stored warehouse is shared; an import cannot make it owned",
-                ));
-            }
-            (Some(Some(_)), None) => {
-                return Err(bad(
-                    format!("warehouses[{i}].shared"),
-                    "the stored warehouse is owned by the organization; an import cannot make it shared",
-                ));
-            }
-            (Some(None), None) => shared.push(i),
-            _ => {}
-        }
-    }
-    // Stored shared (operator) warehouses: the import may only restate them
-    // as they are, already granted (`check_stored_shared_warehouse`).
-    if !shared.is_empty() {
-        let ids: Vec<String> = shared
-            .iter()
-            .map(|&i| rows.warehouses[i].id.clone())
-            .collect();
-        let mut stored_rows: HashMap<String, WarehouseRow> = HashMap::new();
-        let mut granted: HashSet<String> = HashSet::new();
-        for chunk in ids.chunks(ID_CHUNK) {
-            let found: Vec<WarehouseRow> = warehouses::table
-                .filter(warehouses::id.eq_any(chunk))
-                .select(WarehouseRow::as_select())
-                .load(c)?;
-            stored_rows.extend(found.into_iter().map(|w| (w.id.clone(), w)));
-            let found: Vec<String> = warehouse_grants::table
-                .filter(warehouse_grants::organization_id.eq(org))
-                .filter(warehouse_grants::warehouse_id.eq_any(chunk))
-                .select(warehouse_grants::warehouse_id)
-                .load(c)?;
-            granted.extend(found);
-        }
-        for i in shared {
-            let w = &rows.warehouses[i];
-            let unchanged = stored_rows.get(&w.id).is_some_and(|s| same_warehouse(s, w));
-            check_stored_shared_warehouse(
-                &format!("warehouses[{i}]"),
-                &w.id,
-                StoredSharedWarehouse {
-                    unchanged,
-                    granted: granted.contains(&w.id),
-                },
-            )?;
-        }
-    }
-
-    stored.places.extend(owners.into_keys());
-    let ids = ids_of(&rows.offices, |o| o.id.clone());
-    let office_owners = stored_owners!(c, offices, ids);
-    check_owner("offices", &ids, &office_owners, org)?;
-    stored.places.extend(office_owners.into_keys());
-    let ids = ids_of(&rows.skus, |s| s.id.clone());
-    let sku_owners = stored_owners!(c, skus, ids);
-    check_owner("skus", &ids, &sku_owners, org)?;
-    stored.skus.extend(sku_owners.into_keys());
-
-    // Packages: ownership, then slugs used by stored packages outside the batch.
-    let ids = ids_of(&rows.packages, |p| p.id.clone());
-    let mut stored_slugs: HashMap<String, (String, String)> = HashMap::new();
-    for chunk in ids.chunks(ID_CHUNK) {
-        let found: Vec<(String, String, String)> = packages::table
-            .filter(packages::id.eq_any(chunk))
-            .select((packages::id, packages::organization_id, packages::slug))
-            .load(c)?;
-        stored_slugs.extend(found.into_iter().map(|(id, o, slug)| (id, (o, slug))));
-    }
-    let owners: HashMap<String, String> = stored_slugs
-        .iter()
-        .map(|(id, (o, _))| (id.clone(), o.clone()))
-        .collect();
-    check_owner("packages", &ids, &owners, org)?;
-    let batch_ids: HashSet<&str> = ids.iter().map(String::as_str).collect();
-    let slug_index: HashMap<&str, usize> = rows
-        .packages
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.slug.as_str(), i))
-        .collect();
-    let slugs: Vec<String> = rows.packages.iter().map(|p| p.slug.clone()).collect();
-    let mut clash: Option<usize> = None;
-    for chunk in slugs.chunks(ID_CHUNK) {
-        let found: Vec<(String, String)> = packages::table
-            .filter(packages::organization_id.eq(org))
-            .filter(packages::slug.eq_any(chunk))
-            .select((packages::id, packages::slug))
-            .load(c)?;
-        for (id, slug) in found {
-            if !batch_ids.contains(id.as_str()) {
-                if let Some(&i) = slug_index.get(slug.as_str()) {
-                    clash = Some(clash.map_or(i, |j| j.min(i)));
-                }
-            }
-        }
-    }
-    if let Some(i) = clash {
-        return Err(bad(
-            format!("packages[{i}].slug"),
-            format!(
-                "slug '{}' is already used by another package of the organization",
-                rows.packages[i].slug
-            ),
-        ));
-    }
-    stored.packages_to_park = rows
-        .packages
-        .iter()
-        .filter(|p| {
-            stored_slugs
-                .get(&p.id)
-                .is_some_and(|(_, slug)| *slug != p.slug)
-        })
-        .map(|p| p.id.clone())
-        .collect();
-
-    // People: ownership, then active userNames used by stored people outside
-    // the batch.
-    let ids = ids_of(&rows.people, |p| p.person.id.clone());
-    let mut stored_people: HashMap<String, (String, String, String)> = HashMap::new();
-    for chunk in ids.chunks(ID_CHUNK) {
-        let found: Vec<(String, String, String, String)> = people::table
-            .filter(people::id.eq_any(chunk))
-            .select((
-                people::id,
-                people::organization_id,
-                people::user_name_lower,
-                people::status,
-            ))
-            .load(c)?;
-        stored_people.extend(
-            found
-                .into_iter()
-                .map(|(id, o, name, status)| (id, (o, name, status))),
-        );
-    }
-    let owners: HashMap<String, String> = stored_people
-        .iter()
-        .map(|(id, (o, _, _))| (id.clone(), o.clone()))
-        .collect();
-    check_owner("people", &ids, &owners, org)?;
-    let batch_ids: HashSet<&str> = ids.iter().map(String::as_str).collect();
-    let active = PersonStatus::Active.as_str();
-    let name_index: HashMap<&str, usize> = rows
-        .people
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.person.status == active)
-        .map(|(i, p)| (p.person.user_name_lower.as_str(), i))
-        .collect();
-    let names: Vec<String> = name_index.keys().map(|n| (*n).to_owned()).collect();
-    let mut clash: Option<usize> = None;
-    for chunk in names.chunks(ID_CHUNK) {
-        let found: Vec<(String, String)> = people::table
-            .filter(people::organization_id.eq(org))
-            .filter(people::status.eq(active))
-            .filter(people::user_name_lower.eq_any(chunk))
-            .select((people::id, people::user_name_lower))
-            .load(c)?;
-        for (id, name) in found {
-            if !batch_ids.contains(id.as_str()) {
-                if let Some(&i) = name_index.get(name.as_str()) {
-                    clash = Some(clash.map_or(i, |j| j.min(i)));
-                }
-            }
-        }
-    }
-    if let Some(i) = clash {
-        return Err(bad(
-            format!("people[{i}].userName"),
-            format!(
-                "userName '{}' is already used by another person of the organization",
-                batch.people[i].user_name
-            ),
-        ));
-    }
-    stored.people = ids
-        .iter()
-        .filter(|id| stored_people.contains_key(*id))
-        .cloned()
-        .collect();
-    stored.people_to_park = rows
-        .people
-        .iter()
-        .filter(|p| {
-            stored_people
-                .get(&p.person.id)
-                .is_some_and(|(_, name, status)| {
-                    status == active && *name != p.person.user_name_lower
-                })
-        })
-        .map(|p| p.person.id.clone())
-        .collect();
-
-    // Inventory items and their return orders.
-    let ids = ids_of(&rows.items, |i| i.item.id.clone());
-    let owners = stored_owners!(c, inventory_items, ids);
-    check_owner("inventory", &ids, &owners, org)?;
-    stored.items = ids
-        .iter()
-        .filter(|id| owners.contains_key(*id))
-        .cloned()
-        .collect();
-    check_returns(c, org, rows)?;
-
-    // Inventory levels: ownership, then a stored active level outside the batch
-    // for the same SKU and warehouse.
-    let ids = ids_of(&rows.levels, |l| l.id.clone());
-    let mut stored_levels: HashMap<String, (String, String, String, bool)> = HashMap::new();
-    for chunk in ids.chunks(ID_CHUNK) {
-        let found: Vec<(
-            String,
-            String,
-            String,
-            String,
-            Option<chrono::NaiveDateTime>,
-        )> = inventory_levels::table
-            .filter(inventory_levels::id.eq_any(chunk))
-            .select((
-                inventory_levels::id,
-                inventory_levels::organization_id,
-                inventory_levels::sku_id,
-                inventory_levels::warehouse_id,
-                inventory_levels::deactivated_at,
-            ))
-            .load(c)?;
-        stored_levels.extend(
-            found
-                .into_iter()
-                .map(|(id, o, sku, wh, off)| (id, (o, sku, wh, off.is_none()))),
-        );
-    }
-    let owners: HashMap<String, String> = stored_levels
-        .iter()
-        .map(|(id, (o, _, _, _))| (id.clone(), o.clone()))
-        .collect();
-    check_owner("inventoryLevels", &ids, &owners, org)?;
-    let batch_ids: HashSet<&str> = ids.iter().map(String::as_str).collect();
-    let key_index: HashMap<(&str, &str), usize> = rows
-        .levels
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.deactivated_at.is_none())
-        .map(|(i, l)| ((l.sku_id.as_str(), l.warehouse_id.as_str()), i))
-        .collect();
-    let level_skus: Vec<String> = key_index
-        .keys()
-        .map(|(sku, _)| (*sku).to_owned())
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    let mut clash: Option<(usize, String)> = None;
-    for chunk in level_skus.chunks(ID_CHUNK) {
-        let found: Vec<(String, String, String)> = inventory_levels::table
-            .filter(inventory_levels::organization_id.eq(org))
-            .filter(inventory_levels::deactivated_at.is_null())
-            .filter(inventory_levels::sku_id.eq_any(chunk))
-            .select((
-                inventory_levels::id,
-                inventory_levels::sku_id,
-                inventory_levels::warehouse_id,
-            ))
-            .load(c)?;
-        for (id, sku, wh) in found {
-            if !batch_ids.contains(id.as_str()) {
-                if let Some(&i) = key_index.get(&(sku.as_str(), wh.as_str())) {
-                    if clash.as_ref().is_none_or(|(j, _)| i < *j) {
-                        clash = Some((i, id));
-                    }
-                }
-            }
-        }
-    }
-    if let Some((i, id)) = clash {
-        return Err(bad(
-            format!("inventoryLevels[{i}]"),
-            format!("an active level for this skuId and warehouseId is already stored (id {id})"),
-        ));
-    }
-    stored.levels_to_park = rows
-        .levels
-        .iter()
-        .filter(|l| {
-            stored_levels
-                .get(&l.id)
-                .is_some_and(|(_, sku, wh, active)| {
-                    *active
-                        && (l.deactivated_at.is_some() || *sku != l.sku_id || *wh != l.warehouse_id)
-                })
-        })
-        .map(|l| l.id.clone())
-        .collect();
-
-    Ok(stored)
-}
-
-/// Return orders and their lines: never another organization's; a line stays
-/// with its item; a line id appears once in the batch.
-fn check_returns(c: &mut DbConnection, org: &str, rows: &Rows) -> DbResult<()> {
-    let returns: Vec<(usize, &ReturnOrderRow, &ReturnOrderItemRow)> = rows
-        .items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.active_return.as_ref().map(|(o, l)| (i, o, l)))
-        .collect();
-    if returns.is_empty() {
-        return Ok(());
-    }
-    let mut first_use: HashMap<&str, usize> = HashMap::new();
-    for (i, _, line) in &returns {
-        if let Some(j) = first_use.insert(line.id.as_str(), *i) {
-            return Err(bad(
-                format!("inventory[{i}].returnOrder.returnOrderItemId"),
-                format!("also used by inventory[{j}]"),
-            ));
-        }
-    }
-    let order_ids: Vec<String> = returns
-        .iter()
-        .map(|(_, o, _)| o.id.clone())
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .collect();
-    let owners = stored_owners!(c, return_orders, order_ids);
-    for (i, order, _) in &returns {
-        if owners.get(&order.id).is_some_and(|o| o != org) {
-            return Err(bad(format!("inventory[{i}].returnOrder"), FOREIGN));
-        }
-    }
-    let line_ids: Vec<String> = returns.iter().map(|(_, _, l)| l.id.clone()).collect();
-    let mut lines: HashMap<String, (String, String)> = HashMap::new();
-    for chunk in line_ids.chunks(ID_CHUNK) {
-        let found: Vec<(String, String, String)> = return_order_items::table
-            .filter(return_order_items::id.eq_any(chunk))
-            .select((
-                return_order_items::id,
-                return_order_items::organization_id,
-                return_order_items::inventory_item_id,
-            ))
-            .load(c)?;
-        lines.extend(found.into_iter().map(|(id, o, item)| (id, (o, item))));
-    }
-    for (i, _, line) in &returns {
-        match lines.get(&line.id) {
-            Some((o, _)) if o != org => {
-                return Err(bad(
-                    format!("inventory[{i}].returnOrder.returnOrderItemId"),
-                    FOREIGN,
-                ));
-            }
-            Some((_, item)) if *item != line.inventory_item_id => {
-                return Err(bad(
-                    format!("inventory[{i}].returnOrder.returnOrderItemId"),
-                    "id belongs to a return order line of another inventory item",
-                ));
-            }
-            _ => {}
         }
     }
     Ok(())

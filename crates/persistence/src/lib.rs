@@ -44,6 +44,7 @@ mod change_feed;
 mod connection;
 mod error;
 mod import;
+mod import_facts;
 mod listing;
 mod models;
 mod people_filter;

@@ -545,7 +545,7 @@ async fn pages_follow_every_write_on_every_instance(app: TestApp) {
     use equip_domain::ports::{PersonRepository, PersonWrite};
     let s = seeded(&app);
     let w = app.world();
-    let other = test::init_service(equip_http::app(equip_http::AppState::new(
+    let other = test::init_service(equip_http::app(equip_http::AppState::with_write_sessions(
         std::sync::Arc::clone(&app.store),
     )))
     .await;

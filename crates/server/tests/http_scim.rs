@@ -52,7 +52,10 @@ struct Resp {
 }
 
 async fn send(app: &TestApp, req: TestRequest) -> Resp {
-    let service = test::init_service(equip_http::app(AppState::new(Arc::clone(&app.store)))).await;
+    let service = test::init_service(equip_http::app(AppState::with_write_sessions(Arc::clone(
+        &app.store,
+    ))))
+    .await;
     let resp = test::call_service(&service, req.to_request()).await;
     let status = resp.status();
     let headers = resp.headers().clone();

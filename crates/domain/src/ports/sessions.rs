@@ -11,14 +11,18 @@ use crate::error::StoreResult;
 
 /// Waits for the durability of what was committed.
 pub trait Durability: Send + Sync {
-    /// Returns once every write committed through this value is durable.
+    /// Returns once every write committed through this value is durable. The
+    /// default suits a store whose every commit is durable when it returns.
     ///
     /// # Errors
     /// Backend failures.
-    fn make_durable(&self) -> StoreResult<()>;
+    fn make_durable(&self) -> StoreResult<()> {
+        Ok(())
+    }
 }
 
-/// Opens write sessions.
+/// Opens write sessions: optional, a store without them serves every write
+/// of a request through its plain ports.
 pub trait WriteSessions: Sized {
     /// The same ports bound to one connection for the life of the returned
     /// value, committing without waiting for durability until

@@ -45,3 +45,41 @@ pub fn run_import(
         .map_err(DomainError::from)??;
     Ok(summary)
 }
+
+#[cfg(all(test, feature = "testing"))]
+mod tests {
+    use super::{run_import, ImportFailure};
+    use crate::catalog::Package;
+    use crate::ids::PackageId;
+    use crate::import::ImportBatch;
+    use crate::testing::{fixtures, InMemoryStore};
+
+    #[test]
+    fn the_in_memory_store_enforces_the_stored_rules_and_writes_nothing_on_refusal() {
+        let store = InMemoryStore::default();
+        let seeded = fixtures::seed(&store);
+        let org = seeded.org.id;
+        let package = |slug: &str| Package {
+            id: PackageId::new(),
+            organization_id: org,
+            slug: slug.into(),
+            name: slug.into(),
+        };
+        let first = ImportBatch {
+            packages: vec![package("eng")],
+            ..ImportBatch::default()
+        };
+        assert!(run_import(&store, org, &first, &mut |_| {}).is_ok());
+        // Another package taking the stored slug: refused, and nothing of the
+        // batch is written.
+        let second = ImportBatch {
+            packages: vec![package("ops"), package("eng")],
+            ..ImportBatch::default()
+        };
+        match run_import(&store, org, &second, &mut |_| {}) {
+            Err(ImportFailure::Entry(e)) => assert_eq!(e.entry, "packages[1].slug"),
+            other => panic!("expected a refused entry, got {other:?}"),
+        }
+        assert_eq!(store.state().packages.len(), 1);
+    }
+}

@@ -198,7 +198,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             .context("cannot start the outbox dispatcher")?;
         Some(handle)
     };
-    let state = equip_http::AppState::new(Arc::clone(&store))
+    let state = equip_http::AppState::with_write_sessions(Arc::clone(&store))
         .with_limits(Limits {
             request_timeout: Duration::from_secs(args.request_timeout),
             upload_timeout: Duration::from_secs(args.upload_timeout),

@@ -152,7 +152,7 @@ impl TestApp {
         // memory while change notifications say they are current.
         store.watch_changes().unwrap();
         Self {
-            state: AppState::new(Arc::clone(&store)).with_limits(limits),
+            state: AppState::with_write_sessions(Arc::clone(&store)).with_limits(limits),
             store,
             world,
             _db: db,

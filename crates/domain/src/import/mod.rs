@@ -14,6 +14,8 @@ use crate::location::{Office, Warehouse, WarehouseOwner};
 use crate::organization::Organization;
 use crate::person::Person;
 
+pub mod stored;
+
 /// Everything one import writes, for one organization.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ImportBatch {

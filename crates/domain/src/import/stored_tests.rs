@@ -1,0 +1,318 @@
+//! The import's rules against stored facts, without a store.
+
+use chrono::Utc;
+
+use super::*;
+use crate::catalog::Package;
+use crate::ids::{InventoryLevelId, OrganizationId, PackageId, SkuId, WarehouseId};
+use crate::inventory_level::InventoryLevel;
+use crate::location::{Warehouse, WarehouseOwner};
+use crate::person::tests::person;
+
+fn org() -> OrganizationId {
+    OrganizationId::new()
+}
+
+fn warehouse(owner: WarehouseOwner, name: &str) -> Warehouse {
+    Warehouse {
+        id: WarehouseId::new(),
+        owner,
+        name: name.into(),
+        address: None,
+    }
+}
+
+fn package(organization: OrganizationId, slug: &str) -> Package {
+    Package {
+        id: PackageId::new(),
+        organization_id: organization,
+        slug: slug.into(),
+        name: slug.into(),
+    }
+}
+
+fn level(organization: OrganizationId, sku: SkuId, warehouse: WarehouseId) -> InventoryLevel {
+    InventoryLevel {
+        id: InventoryLevelId::new(),
+        organization_id: organization,
+        sku_id: sku,
+        warehouse_id: warehouse,
+        minimum_quantity: 1,
+        target_quantity: 2,
+        created_at: Utc::now(),
+        deactivated_at: None,
+    }
+}
+
+fn refused(result: Result<StoredChanges, ImportError>) -> (String, String) {
+    match result {
+        Ok(changes) => panic!("accepted: {changes:?}"),
+        Err(e) => (e.entry, e.message),
+    }
+}
+
+#[test]
+fn nothing_stored_changes_nothing() {
+    let me = org();
+    let batch = ImportBatch {
+        warehouses: vec![warehouse(WarehouseOwner::Organization(me), "A")],
+        packages: vec![package(me, "eng")],
+        ..ImportBatch::default()
+    };
+    let changes = check_against_stored(me, &batch, &StoredFacts::default());
+    assert_eq!(changes, Ok(StoredChanges::default()));
+}
+
+#[test]
+fn an_id_of_another_organization_is_refused_naming_the_entry() {
+    let (me, other) = (org(), org());
+    let mine = package(me, "a");
+    let theirs = package(me, "b");
+    let batch = ImportBatch {
+        packages: vec![mine.clone(), theirs.clone()],
+        ..ImportBatch::default()
+    };
+    let mut facts = StoredFacts::default();
+    for (p, o) in [(&mine, me), (&theirs, other)] {
+        facts.packages.insert(
+            p.id,
+            StoredPackage {
+                organization: o,
+                slug: p.slug.clone(),
+            },
+        );
+    }
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!((entry.as_str(), message.as_str()), ("packages[1]", FOREIGN));
+}
+
+#[test]
+fn a_shared_warehouse_stays_shared_and_an_owned_one_owned() {
+    let me = org();
+    let shared = warehouse(WarehouseOwner::Shared, "Hub");
+    let owned = warehouse(WarehouseOwner::Organization(me), "Mine");
+    let facts = |w: &Warehouse, granted| {
+        let mut f = StoredFacts::default();
+        f.warehouses.insert(
+            w.id,
+            StoredWarehouse {
+                warehouse: w.clone(),
+                granted,
+            },
+        );
+        f
+    };
+    let as_owned = Warehouse {
+        owner: WarehouseOwner::Organization(me),
+        ..shared.clone()
+    };
+    let batch = |w: Warehouse| ImportBatch {
+        warehouses: vec![w],
+        ..ImportBatch::default()
+    };
+    let (entry, message) = refused(check_against_stored(
+        me,
+        &batch(as_owned),
+        &facts(&shared, true),
+    ));
+    assert_eq!(entry, "warehouses[0].shared");
+    assert!(message.contains("cannot make it owned"), "{message}");
+
+    let as_shared = Warehouse {
+        owner: WarehouseOwner::Shared,
+        ..owned.clone()
+    };
+    let (entry, message) = refused(check_against_stored(
+        me,
+        &batch(as_shared),
+        &facts(&owned, false),
+    ));
+    assert_eq!(entry, "warehouses[0].shared");
+    assert!(message.contains("cannot make it shared"), "{message}");
+
+    // Restated as it is and granted: accepted, and its items' rows are rewritten.
+    let changes = check_against_stored(me, &batch(shared.clone()), &facts(&shared, true));
+    assert_eq!(changes.map(|c| c.warehouses), Ok(vec![shared.id]));
+    // Renamed, or not granted: refused.
+    let renamed = Warehouse {
+        name: "Renamed".into(),
+        ..shared.clone()
+    };
+    let (entry, _) = refused(check_against_stored(
+        me,
+        &batch(renamed),
+        &facts(&shared, true),
+    ));
+    assert_eq!(entry, "warehouses[0]");
+    let (_, message) = refused(check_against_stored(
+        me,
+        &batch(shared.clone()),
+        &facts(&shared, false),
+    ));
+    assert!(message.contains("cannot grant"), "{message}");
+    // Another organization's owned warehouse.
+    let theirs = warehouse(WarehouseOwner::Organization(org()), "Theirs");
+    let (entry, message) = refused(check_against_stored(
+        me,
+        &batch(theirs.clone()),
+        &facts(&theirs, false),
+    ));
+    assert_eq!(
+        (entry.as_str(), message.as_str()),
+        ("warehouses[0]", FOREIGN)
+    );
+}
+
+#[test]
+fn a_slug_held_outside_the_batch_is_refused_and_a_moved_slug_is_parked() {
+    let me = org();
+    let stored = package(me, "eng");
+    let newcomer = package(me, "eng");
+    let batch = ImportBatch {
+        packages: vec![package(me, "ops"), newcomer],
+        ..ImportBatch::default()
+    };
+    let facts = StoredFacts {
+        packages_with_batch_slugs: vec![(stored.id, "eng".into())],
+        ..StoredFacts::default()
+    };
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!(entry, "packages[1].slug");
+    assert!(message.contains("'eng'"), "{message}");
+
+    // The holder is in the batch with a new slug: allowed, and parked first.
+    let renamed = Package {
+        slug: "engineering".into(),
+        ..stored.clone()
+    };
+    let batch = ImportBatch {
+        packages: vec![renamed, package(me, "eng")],
+        ..ImportBatch::default()
+    };
+    let mut facts = facts;
+    facts.packages.insert(
+        stored.id,
+        StoredPackage {
+            organization: me,
+            slug: "eng".into(),
+        },
+    );
+    let changes = check_against_stored(me, &batch, &facts);
+    assert_eq!(changes.map(|c| c.packages_to_park), Ok(vec![stored.id]));
+}
+
+#[test]
+fn an_active_user_name_is_unique_and_an_offboarded_person_holds_none() {
+    let me = org();
+    let mut ada = person("Ada@Example.com");
+    ada.organization_id = me;
+    let holder = PersonId::new();
+    let batch = ImportBatch {
+        people: vec![ada.clone()],
+        ..ImportBatch::default()
+    };
+    let facts = StoredFacts {
+        active_people_with_batch_names: vec![(holder, identifier_key("ada@example.com"))],
+        ..StoredFacts::default()
+    };
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!(entry, "people[0].userName");
+    assert!(message.contains("Ada@Example.com"), "{message}");
+
+    // Imported as not active: no clash.
+    ada.status = PersonStatus::Offboarded;
+    let batch = ImportBatch {
+        people: vec![ada],
+        ..ImportBatch::default()
+    };
+    assert!(check_against_stored(me, &batch, &facts).is_ok());
+}
+
+#[test]
+fn a_stored_person_renamed_by_the_import_is_parked_first() {
+    let me = org();
+    let mut ada = person("ada.new@example.com");
+    ada.organization_id = me;
+    let mut facts = StoredFacts::default();
+    facts.people.insert(
+        ada.id,
+        StoredPerson {
+            organization: me,
+            user_name_key: identifier_key("ada@example.com"),
+            status: PersonStatus::Active,
+        },
+    );
+    let batch = ImportBatch {
+        people: vec![ada.clone()],
+        ..ImportBatch::default()
+    };
+    let changes = check_against_stored(me, &batch, &facts);
+    assert_eq!(
+        changes.map(|c| (c.people, c.people_to_park)),
+        Ok((vec![ada.id], vec![ada.id]))
+    );
+}
+
+#[test]
+fn one_active_level_per_sku_and_warehouse() {
+    let me = org();
+    let (sku, wh) = (SkuId::new(), WarehouseId::new());
+    let stored = level(me, sku, wh);
+    let batch = ImportBatch {
+        inventory_levels: vec![level(me, sku, WarehouseId::new()), level(me, sku, wh)],
+        ..ImportBatch::default()
+    };
+    let mut facts = StoredFacts {
+        active_levels_of_batch_skus: vec![(stored.id, sku, wh)],
+        ..StoredFacts::default()
+    };
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!(entry, "inventoryLevels[1]");
+    assert!(message.contains(&stored.id.to_string()), "{message}");
+
+    // The stored level is deactivated in the same batch: allowed, and parked.
+    let mut retired = stored.clone();
+    retired.deactivated_at = Some(Utc::now());
+    let batch = ImportBatch {
+        inventory_levels: vec![retired, level(me, sku, wh)],
+        ..ImportBatch::default()
+    };
+    facts.levels.insert(
+        stored.id,
+        StoredLevel {
+            organization: me,
+            sku,
+            warehouse: wh,
+            active: true,
+        },
+    );
+    let changes = check_against_stored(me, &batch, &facts);
+    assert_eq!(changes.map(|c| c.levels_to_park), Ok(vec![stored.id]));
+}
+
+#[test]
+fn the_keys_to_read_come_from_the_batch_without_repeats() {
+    let me = org();
+    let sku = SkuId::new();
+    let mut offboarded = person("b@example.com");
+    offboarded.status = PersonStatus::Offboarded;
+    let mut retired = level(me, SkuId::new(), WarehouseId::new());
+    retired.deactivated_at = Some(Utc::now());
+    let batch = ImportBatch {
+        people: vec![person("A@example.com"), offboarded],
+        inventory_levels: vec![
+            level(me, sku, WarehouseId::new()),
+            level(me, sku, WarehouseId::new()),
+            retired,
+        ],
+        ..ImportBatch::default()
+    };
+    let keys = StoredKeys::of(&batch);
+    assert_eq!(keys.people.len(), 2);
+    assert_eq!(
+        keys.active_user_name_keys,
+        vec![identifier_key("a@example.com")]
+    );
+    assert_eq!(keys.levels.len(), 3);
+    assert_eq!(keys.active_level_skus, vec![sku]);
+}
