@@ -1,5 +1,5 @@
-//! Inventory items: every field of the API document's Inventory item, the enums
-//! they use, and the deploy rules of "States and transitions".
+//! Inventory items: every field of the item in docs/api.md, the enums they
+//! use, and the deploy rules (docs/api.md, "Rules").
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -423,7 +423,7 @@ pub struct InventoryItem {
     pub updated_at: DateTime<Utc>,
 }
 
-/// Checks rule 1 of "States and transitions": UNAVAILABLE and ARCHIVED need a
+/// Checks the deploy-reason rule (docs/api.md, "Rules"): UNAVAILABLE and ARCHIVED need a
 /// reason; DEPLOYED and AVAILABLE carry none.
 ///
 /// # Errors

@@ -1,4 +1,4 @@
-//! The Inventory item of the API document as JSON: one serializer for every
+//! The inventory item as JSON (docs/api.md, "The item"): one serializer for every
 //! place that shows an item — the single-item endpoints, the listing, and the
 //! pre-rendered item text the store keeps in each listing row (so that a page
 //! is concatenated, not rebuilt). Lives in the domain so that the store (which
@@ -61,7 +61,7 @@ fn return_json(r: &ReturnInfo) -> Value {
     })
 }
 
-/// Who holds an item, as the document shows it.
+/// Who holds an item, as docs/api.md shows it (`assignedTo`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct AssigneeBody<'a> {
@@ -72,7 +72,7 @@ struct AssigneeBody<'a> {
     assigned_at: Option<String>,
 }
 
-/// Device-management program, as the document shows it.
+/// Device-management program, as docs/api.md shows it (`deviceProgram`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct DeviceProgramBody {
@@ -81,7 +81,7 @@ struct DeviceProgramBody {
     next_sync_timestamp: String,
 }
 
-/// The Inventory item of the API document, serialized straight from the
+/// The inventory item of docs/api.md, serialized straight from the
 /// domain values. Absent optional values are `null`; `imei` and `tags` are
 /// always arrays.
 #[derive(Serialize)]

@@ -305,7 +305,7 @@ impl Person {
     }
 
     /// A person sent without any email gets their userName as primary email
-    /// (userName is the primary email, decisions §8), when it looks like one.
+    /// (userName is the primary email, docs/scim.md), when it looks like one.
     pub fn default_primary_email(&mut self) {
         let user_name = self.user_name.trim();
         if self.emails.is_empty() && is_email_address(user_name) {

@@ -1,6 +1,6 @@
 //! Error bodies and status mapping.
 //!
-//! Two areas, two bodies (decisions §4):
+//! Two areas, two bodies (docs/api.md, "Errors"; docs/scim.md):
 //! - `/api/v1/...` (and everything outside `/scim/`): `{"errors":[{"detail","source"}]}`
 //!   as `application/json`;
 //! - `/scim/v2/...`: the RFC 7644 §3.12 body as `application/scim+json`.

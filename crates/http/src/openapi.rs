@@ -37,7 +37,7 @@ use serde_json::{json, Map, Value};
 use crate::routes::new_joiners::REMIND_BODY_LIMIT;
 use crate::JSON_LIMIT;
 
-/// The version of the interface description (the API document's "Versioning").
+/// The version of the interface description (`info.version`; docs/api.md).
 pub const API_VERSION: &str = "0.1.0";
 
 /// `updatedAtFrom` / `updatedAtTo`: a real calendar date (leap years included)

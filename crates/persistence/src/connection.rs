@@ -236,8 +236,8 @@ impl ManageConnection for Manager {
         })
     }
 
-    /// Runs on every checkout. A `SELECT 1` here was one more round trip per
-    /// repository call (a listing or SCIM request makes several), so only a
+    /// Runs on every checkout. A `SELECT 1` on every checkout would be one more
+    /// round trip per repository call (a listing or SCIM request makes several), so only a
     /// PostgreSQL connection that sat idle for [`PING_AFTER_IDLE`] is pinged (a
     /// server restart or an idle time-out in between is then caught before a
     /// request uses it), and so is one that was idle when another connection

@@ -76,8 +76,8 @@ const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, pack
 pub(crate) fn refresh_statistics(c: &mut DbConnection) {
     let result = match &mut *c {
         // The search index's segments merged into one: a trigram phrase
-        // query then reads one doclist per trigram (measured at 1M items:
-        // 0.59 -> 0.31 ms per query; the merge takes about 3.5 s there).
+        // query then reads one doclist per trigram, not one per segment
+        // (docs/performance.md, "Inventory listing", "Design", item 5).
         DbConnection::Sqlite(c) => diesel::sql_query("PRAGMA optimize")
             .execute(c)
             .and_then(|_| {

@@ -420,15 +420,15 @@ impl Store {
     /// `pg_stat_user_tables.n_mod_since_analyze`. Nothing changed: one
     /// catalog read. Several instances: one analyzes, the others skip
     /// (`pg_try_advisory_lock`). The VACUUM sets the visibility map that
-    /// index-only scans need (without it a SCIM page at offset 5,000 fetched
-    /// 5,050 table rows: 7.2 ms, 1.2 ms after). Without statistics PostgreSQL planned
+    /// index-only scans need (without it a deep SCIM page reads the table rows
+    /// too; docs/performance.md, "SCIM on PostgreSQL"). Without statistics PostgreSQL planned
     /// `GET /scim/v2/Users/{id}` as a `BitmapAnd` over every email of the
     /// organization (see docs/performance.md, "SCIM on PostgreSQL").
     ///
     /// SQLite: nothing. Without `sqlite_stat1` its planner takes an equality
     /// on a primary key or unique index as one row, which is what the SCIM
-    /// lookups are (SQLite served them at 18,000-27,000 req/s without
-    /// statistics); the inventory listing's statistics come from the import
+    /// lookups are (fast without statistics: docs/performance.md, "SCIM on
+    /// PostgreSQL"); the inventory listing's statistics come from the import
     /// path's `PRAGMA optimize` and its migrations' `ANALYZE`.
     ///
     /// # Errors

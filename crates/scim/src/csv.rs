@@ -1,5 +1,5 @@
-//! The CSV upload of `POST /scim/v2/Users/csv` (API document endpoint 8,
-//! decisions §9), turned into SCIM Bulk operations. Pure: no I/O, no storage.
+//! The CSV upload of `POST /scim/v2/Users/csv` (docs/scim.md, "CSV upload"),
+//! turned into SCIM Bulk operations. Pure: no I/O, no storage.
 //!
 //! # Use
 //!
@@ -61,8 +61,8 @@
 //!
 //! The address, present only when one of its six columns is not empty, has
 //! `type` `"home"` and `primary` `true`: the address in an equipment roster is
-//! where the equipment is shipped to, and `home` is the type the API document
-//! shows. `active` is not set, so it takes its default (`true`), also for a PUT.
+//! where the equipment is shipped to, and `home` is the type identity providers
+//! send for it. `active` is not set, so it takes its default (`true`), also for a PUT.
 //!
 //! # Rows that fail alone
 //!
@@ -93,13 +93,13 @@ use uuid::Uuid;
 use crate::error::{ScimErrorBody, ScimType};
 use crate::schemas;
 
-/// Largest accepted upload, in bytes (10 MiB; decisions §9).
+/// Largest accepted upload, in bytes (10 MiB; docs/scim.md, "CSV upload").
 pub const MAX_CSV_BYTES: usize = 10 * 1024 * 1024;
 
-/// Largest accepted number of data rows (decisions §9).
+/// Largest accepted number of data rows (docs/scim.md, "CSV upload").
 pub const MAX_CSV_ROWS: usize = 50_000;
 
-/// The header row's columns, in order (API document, endpoint 8).
+/// The header row's columns, in order (docs/scim.md, "CSV upload").
 pub const COLUMNS: [&str; 15] = [
     "id",
     "forename",

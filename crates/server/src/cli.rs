@@ -1,4 +1,4 @@
-//! The command line (decisions §10). Every command takes `--database-url`
+//! The command line (README, "The CLI"). Every command takes `--database-url`
 //! (env `DATABASE_URL`, default `./equip.db`). Commands that create something
 //! print its id (for a key: the key) alone on standard output; everything meant
 //! for a person goes to standard error.
@@ -105,13 +105,13 @@ pub struct ServeArgs {
     /// their connections are closed.
     #[arg(long, env = "EQUIP_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,
-    /// Removed with the inventory listing's response cache: still accepted
-    /// (hidden) so that existing configurations start, and ignored; `serve`
-    /// warns when it is given.
+    /// Accepted (hidden) and ignored, so that configurations that set it
+    /// still start: equip keeps no listing response cache (docs/performance.md);
+    /// `serve` warns when it is given.
     #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", hide = true)]
     pub listing_cache_mib: Option<usize>,
-    /// Removed with the SCIM list response cache: accepted, hidden and
-    /// ignored, as `--listing-cache-mib`.
+    /// Accepted, hidden and ignored, as `--listing-cache-mib`: equip keeps no
+    /// SCIM list response cache.
     #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", hide = true)]
     pub scim_cache_mib: Option<usize>,
     /// The base URL of the links equip returns (`Location`, SCIM

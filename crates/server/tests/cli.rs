@@ -418,8 +418,8 @@ impl Workdir {
     }
 }
 
-/// The options of the response caches, which were removed, are still accepted
-/// (an existing configuration starts), hidden from the help, and ignored:
+/// The options that sized response caches equip does not keep are accepted
+/// (a configuration that sets them starts), hidden from the help, and ignored:
 /// `serve` says so in one warning.
 #[test]
 fn serve_accepts_the_removed_cache_options_and_warns_once() {

@@ -93,7 +93,7 @@ async fn envelope_default_order_and_every_field(app: TestApp) {
         .collect();
     assert!(created.windows(2).all(|p| p[0] >= p[1]), "{created:?}");
 
-    // Every field of the document is present on every item; imei and tags are arrays.
+    // Every field of docs/api.md's item is present on every item; imei and tags are arrays.
     const FIELDS: [&str; 29] = [
         "id",
         "skuId",
@@ -148,7 +148,7 @@ async fn envelope_default_order_and_every_field(app: TestApp) {
         .unwrap();
     assert_eq!(deployed["assignedTo"]["type"], "PERSON");
     assert_eq!(deployed["assignedTo"]["label"], person.user_name.as_str());
-    // Nested objects as the document shapes them.
+    // Nested objects as docs/api.md shapes them.
     let priced = data.iter().find(|i| !i["pricing"].is_null()).unwrap();
     assert_eq!(priced["pricing"]["currencyCode"], "EUR");
     assert_eq!(priced["pricing"]["discountedPrice"], 1799.1);

@@ -1,5 +1,5 @@
 //! Black-box tests of `/scim/v2` through the real application on SQLite and
-//! PostgreSQL: each decision of decisions §8, with the JSON Okta and Microsoft
+//! PostgreSQL: each rule of docs/scim.md, with the JSON Okta and Microsoft
 //! Entra ID send.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

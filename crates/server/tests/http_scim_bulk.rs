@@ -1,5 +1,5 @@
 //! Black-box tests of `POST /scim/v2/Bulk` through the real application on
-//! SQLite and PostgreSQL: RFC 7644 §3.7 as decisions §9 settles it.
+//! SQLite and PostgreSQL: RFC 7644 §3.7 as docs/scim.md, "Bulk", settles it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[macro_use]

@@ -1,6 +1,6 @@
 //! Black-box tests of `POST /scim/v2/Users/csv` through the real application
-//! on SQLite and PostgreSQL: the file rules of the API document and decisions
-//! §9, each row as one Bulk operation, and a 50,000-row upload.
+//! on SQLite and PostgreSQL: the file rules of docs/scim.md, "CSV upload",
+//! each row as one Bulk operation, and a 50,000-row upload.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[macro_use]

@@ -1,5 +1,5 @@
 //! `GET /api/v1/inventory` (and its alias `/api/inventory`): the inventory
-//! listing of decisions §5. The item JSON is `equip_domain::inventory_json`.
+//! listing (docs/api.md, "Listing inventory"). The item JSON is `equip_domain::inventory_json`.
 
 use actix_web::web;
 use actix_web::{HttpRequest, HttpResponse};

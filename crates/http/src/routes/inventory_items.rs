@@ -1,4 +1,4 @@
-//! `GET`, `POST` and `PATCH` of single inventory items (extension, decisions §5):
+//! `GET`, `POST` and `PATCH` of single inventory items (extension, docs/api.md):
 //! create, change status and reason, (re)assign, tags, renewal date and
 //! description, under the domain's rules.
 

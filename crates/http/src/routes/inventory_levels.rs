@@ -1,5 +1,5 @@
 //! `/api/v1/inventory-levels`: create (extension), list (extension) and
-//! deactivate (the API document's soft delete).
+//! deactivate (a soft delete; docs/api.md, "Inventory levels").
 
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpResponse};

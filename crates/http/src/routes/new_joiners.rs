@@ -1,4 +1,4 @@
-//! `/api/v1/new-joiners/{personId}/remind` (the API document's endpoint 9) and
+//! `/api/v1/new-joiners/{personId}/remind` (docs/reminders.md) and
 //! `/api/v1/new-joiners/{personId}/reminders` (extension: a person's reminders
 //! with the delivery state of their emails). Scope `new-joiners:write`.
 

@@ -12,7 +12,7 @@ use crate::body::path_id;
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
 
-/// The Warehouse JSON of the API document: `id`, `name`, `address` (or null).
+/// The Warehouse JSON (docs/api.md, "Warehouses"): `id`, `name`, `address` (or null).
 #[must_use]
 pub fn warehouse_json(w: &Warehouse) -> Value {
     json!({

@@ -37,11 +37,11 @@ static SQLITE_WRITER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 static PEOPLE_INSERTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// SQLite: creates between two WAL checkpoints run by creates (about 3,000
-/// WAL pages at ten pages a create). A/B on 5,000 users, POST at 32
-/// connections, against checkpoints inside the commits (SQLite's default):
-/// every 100 creates, outside the mutex, +10-12 % req/s but 15 % more CPU per
-/// create; every 300, +21-23 % req/s (3,877 -> 4,760 and 3,820 -> 4,621), p99
-/// 29 -> 23 ms, CPU per create within 2 %.
+/// WAL pages at ten pages a create). A checkpoint inside a commit (SQLite's
+/// default) runs while the writer mutex is held and makes every other create
+/// wait; run outside it every 300 creates, it raises the creates' throughput
+/// at the same CPU per create, where every 100 would cost more CPU
+/// (docs/performance.md, "SCIM", "WAL checkpoints off the creates' writer section").
 const CHECKPOINT_EVERY: u64 = 300;
 
 fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>> {

@@ -27,16 +27,16 @@ const MAX_DEFAULT_BLOCKING_THREADS: usize = 4;
 /// Blocking threads per actix worker: `--blocking-threads`, or the pool's
 /// connections shared among the workers (from 2 to 4). More threads than
 /// pooled connections only queue on the pool, each idle thread keeps a malloc
-/// arena, and every request handed to a sleeping thread costs a wake-up: on
-/// the 2-core machine of docs/performance.md, an authenticated SCIM GET took
-/// 47 us of CPU with 16 threads per worker (the former fixed value), 41 us with
-/// 4, 33 us with 2.
+/// arena, and every request handed to a sleeping thread costs a wake-up, so
+/// fewer threads make each request cheaper in CPU (docs/performance.md,
+/// "SCIM", "Fewer blocking threads"). 2 would be cheaper still, but would
+/// leave a worker one free thread beside a long CSV upload.
 ///
 /// At most [`MAX_DEFAULT_BLOCKING_THREADS`] by default: on PostgreSQL (pool of
-/// 16, so 8 per worker) requests that each run a statement queued in the
-/// database's CPU; with 4 per worker the p99 of `assignedEmail` listing
-/// requests (one statement each) at 32 connections fell from 44–477 ms to
-/// 16 ms at the same throughput (docs/performance.md).
+/// 16, so 8 per worker) requests that each run a statement would queue in the
+/// database's CPU, and every answer would wait for that queue; with at most 4
+/// per worker the tail latency of one-statement requests stays low at the same
+/// throughput (docs/performance.md, "Inventory listing", "Figures").
 fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize {
     if let Some(n) = args.blocking_threads {
         return n as usize;
@@ -87,10 +87,10 @@ fn keep_statistics(store: &Store, stopped: &std::sync::mpsc::Receiver<()>) {
     }
 }
 
-/// The warning for options of the response caches that were removed (the
-/// inventory listing's and the SCIM lists'; docs/performance.md): still
-/// accepted so that existing configurations start, and ignored. `None` when
-/// neither is given.
+/// The warning for the options that sized response caches equip does not keep
+/// (the inventory listing's and the SCIM lists'; docs/performance.md): still
+/// accepted so that configurations that set them start, and ignored. `None`
+/// when neither is given.
 fn removed_options_warning(args: &ServeArgs) -> Option<String> {
     let given: Vec<&str> = [
         (

@@ -1,4 +1,4 @@
-//! The small kinds of the import document (decisions §10): warehouses, offices,
+//! The small kinds of the import document (docs/import.md): warehouses, offices,
 //! SKUs, packages, inventory levels, and people as SCIM users.
 
 use chrono::{DateTime, Utc};

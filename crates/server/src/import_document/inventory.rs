@@ -1,5 +1,5 @@
 //! Inventory items of the import document: the listing's shape (every field of
-//! the API document's Inventory item). The SKU-derived fields (`skuTitle`,
+//! the item in docs/api.md, "The item"). The SKU-derived fields (`skuTitle`,
 //! `categoryCode`, `categoryNameOfSku`, `vendorCode`, `vendorSku`) and
 //! `assignedTo.label` may be present, as the listing shows them, and are ignored:
 //! they come from the SKU and the assignee.

@@ -1,4 +1,4 @@
-//! The import document of `equip import` (decisions §10): one JSON object with
+//! The import document of `equip import` (docs/import.md): one JSON object with
 //! the optional arrays `warehouses`, `offices`, `skus`, `packages`, `people`,
 //! `inventory` and `inventoryLevels`, converted into the domain's
 //! [`ImportBatch`].
