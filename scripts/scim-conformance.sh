@@ -33,7 +33,7 @@ for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 
 url="http://127.0.0.1:$port/scim/v2"
 
 # scim2-tester fills every attribute with random values (UUID strings), which
-# equip's business rules refuse (decisions §8: userName is the primary email;
+# equip's business rules refuse (docs/scim.md: userName is the primary email;
 # packageId must be a package of the organization; startDate is a date). The
 # tool's own mechanism for valid data is the schema's canonicalValues, which it
 # uses as examples: the schemas it is given (-s) are equip's /Schemas plus such
@@ -72,7 +72,7 @@ cat "$work/tester.txt"
 python3 - "$work/tester.txt" >"$work/tester-summary.txt" <<'PY'
 import re, sys
 known = {
-    # userName is the primary email (decisions §8): removing every email leaves it.
+    # userName is the primary email (docs/scim.md): removing every email leaves it.
     ("check_remove_attribute", "did not remove attribute 'emails'"),
     # active is a boolean that defaults to true; removing it means true.
     ("check_remove_attribute", "did not remove attribute 'active'"),

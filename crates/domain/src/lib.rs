@@ -48,7 +48,7 @@ pub mod person_query;
 pub mod ports;
 pub mod reminder;
 pub mod services;
-#[cfg(feature = "testing")]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
 

@@ -8,7 +8,7 @@
 //! - every enum is listed from the domain's `ALL` constants, every limit from
 //!   the domain's constants;
 //! - the route table of [`crate::routes::table`] must list exactly the
-//!   documented paths and methods (tests below); `crates/server/tests/openapi.rs`
+//!   documented paths and methods (tests below); `crates/server/tests/api/openapi.rs`
 //!   checks that each method the document does not name answers 405, and that
 //!   the responses of a walk through every operation validate against the
 //!   document; `scripts/schemathesis.sh` fuzzes a live server against it;

@@ -3,16 +3,20 @@
 //!
 //! Steps, all inside the transaction opened by the caller:
 //! 1. resolve the batch's [`ExternalReference`]s (batched `IN (…)` queries);
-//! 2. check ids and unique keys against stored rows: an id stored under another
-//!    organization, a userName or package slug used by a stored row outside the
-//!    batch, a second active inventory level, a return-order line of another
-//!    item → [`ImportError`] naming the entry;
+//! 2. read the stored facts the batch touches (`import_facts`) and let the
+//!    domain's rules decide (`equip_domain::import::stored`): an id of another
+//!    organization, a userName or package slug held outside the batch, a second
+//!    active inventory level, a return-order line of another item →
+//!    [`ImportError`] naming the entry;
 //! 3. upsert in dependency order with multi-row `INSERT … ON CONFLICT (id) DO
 //!    UPDATE` statements (whose `WHERE` refuses to touch a row of another
 //!    organization), replacing child rows (emails, tags, pricing) of existing
 //!    parents.
 //!
 //! Any error returns before commit, so nothing is written.
+//!
+//! Over 500 lines on purpose: the upserts of seven kinds and their child rows,
+//! in dependency order, are one transaction's sequence and share its macros.
 
 use std::collections::{HashMap, HashSet};
 

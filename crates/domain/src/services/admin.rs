@@ -155,7 +155,7 @@ pub fn revoke_warehouse(
     Ok(ports.revoke_warehouse_grant(warehouse, organization)?)
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::InMemoryStore;

@@ -35,7 +35,7 @@ pub fn authenticate(
     })
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::api_key::{ApiKey, Scopes};

@@ -46,7 +46,7 @@ pub fn run_import(
     Ok(summary)
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod tests {
     use super::{run_import, ImportFailure};
     use crate::catalog::Package;

@@ -338,7 +338,7 @@ pub fn update_item(
     get_item(ports, organization, id)
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::{fixtures, InMemoryStore};

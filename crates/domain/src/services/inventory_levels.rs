@@ -115,7 +115,7 @@ pub fn deactivate_inventory_level(
     Ok(level)
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::{fixtures, InMemoryStore};

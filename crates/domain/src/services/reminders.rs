@@ -107,7 +107,7 @@ pub fn list_reminders(
     Ok(ports.list_reminders(organization, person_id)?)
 }
 
-#[cfg(all(test, feature = "testing"))]
+#[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use chrono::{Days, Utc};

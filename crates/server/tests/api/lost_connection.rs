@@ -11,18 +11,14 @@
 //!   list afterwards).
 //! - A single request on a lost connection answers 503 with the SCIM error
 //!   body, never 500.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::support::consistency::count_stored;
+use crate::support::process::{Api, Response, Serve};
 use equip_persistence::test_support::TestDatabase;
 use serde_json::{json, Value};
-use support::consistency::count_stored;
-use support::process::{Api, Response, Serve};
 
 /// Operations of the Bulk request: the maximum.
 const BULK_OPS: usize = 1_000;
@@ -152,7 +148,7 @@ fn postgres_bulk_with_terminated_connections_reports_exactly_what_is_stored() {
     let Some(db) = TestDatabase::postgres() else {
         return;
     };
-    let key = support::process::organization_with_key(&db, "Lost Org");
+    let key = crate::support::process::organization_with_key(&db, "Lost Org");
     let server = serve(&db);
     let api = server.client(&key);
     let user = |i: usize| format!("lost{i}@acme.example");
@@ -200,7 +196,7 @@ fn postgres_csv_upload_with_terminated_connections_reports_exactly_what_is_store
     let Some(db) = TestDatabase::postgres() else {
         return;
     };
-    let key = support::process::organization_with_key(&db, "Lost CSV Org");
+    let key = crate::support::process::organization_with_key(&db, "Lost CSV Org");
     let server = serve(&db);
     let api = server.client(&key);
     let user = |i: usize| format!("csvlost{i}@acme.example");
@@ -211,7 +207,7 @@ fn postgres_csv_upload_with_terminated_connections_reports_exactly_what_is_store
         csv.push_str(&format!(",First{i},Last{i},{},,,,,,,,,,yes,\n", user(i)));
         by_row.insert(format!("row-{}", i + 1), user(i));
     }
-    let (content_type, body) = support::process::csv_form(&csv);
+    let (content_type, body) = crate::support::process::csv_form(&csv);
     let (resp, terminations) = with_terminations(&db, || {
         api.post("/scim/v2/Users/csv", &content_type, &body)
             .unwrap()
@@ -238,7 +234,7 @@ fn postgres_single_scim_reads_answer_503_never_500_while_connections_are_termina
     let Some(db) = TestDatabase::postgres() else {
         return;
     };
-    let key = support::process::organization_with_key(&db, "Reads Org");
+    let key = crate::support::process::organization_with_key(&db, "Reads Org");
     let server = serve(&db);
     let api = server.client(&key);
     // 1,000 users, so that a list page takes a while (its count and page

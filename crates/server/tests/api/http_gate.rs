@@ -3,20 +3,15 @@
 //! answered before the body is read and before any input is validated; query
 //! values that are not UTF-8 are 400; `HEAD` answers like `GET` without a
 //! body; links are based on configuration, not on forwarded headers.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use crate::support::scim::{okta_user, SCIM};
+use crate::support::TestApp;
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::{json, Value};
-use support::scim::{okta_user, SCIM};
-use support::TestApp;
 
 on_both_backends!(
     without_a_valid_key_nothing_is_validated,
@@ -257,8 +252,8 @@ async fn head_answers_like_get_without_a_body(app: TestApp) {
         let ((get_head, get_body), (head_head, head_body)) =
             actix_web::rt::task::spawn_blocking(move || {
                 (
-                    support::raw_exchange(&addr2, &get_req),
-                    support::raw_exchange(&addr2, &head_req),
+                    crate::support::raw_exchange(&addr2, &get_req),
+                    crate::support::raw_exchange(&addr2, &head_req),
                 )
             })
             .await

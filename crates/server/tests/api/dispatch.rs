@@ -3,10 +3,6 @@
 //! after refusals, dead messages, two dispatchers sharing one database with 200
 //! queued messages (each delivered exactly once), `equip dispatch --once`, and
 //! `equip serve` delivering a reminder asked for over HTTP.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::collections::HashSet;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -14,6 +10,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::process::Serve;
+use crate::support::reminders::{seed_orgs_and_people, smtp_python, People, SmtpSink};
 use chrono::Utc;
 use equip_domain::api_key::Scopes;
 use equip_domain::ids::OutboxMessageId;
@@ -30,8 +28,6 @@ use equip_server::mail::{
     SpoolDir,
 };
 use mail_parser::MessageParser;
-use support::process::Serve;
-use support::reminders::{seed_orgs_and_people, smtp_python, People, SmtpSink};
 
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {

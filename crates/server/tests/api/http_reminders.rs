@@ -2,11 +2,8 @@
 //! application (routes, extractors, error mapping, the Diesel store), on SQLite
 //! and on PostgreSQL: every status of `POST /api/v1/new-joiners/{id}/remind`,
 //! the listing, and the outbox rows written with the reminder.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::reminders::{seed_people, People};
+use crate::support::TestApp;
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use chrono::Utc;
@@ -14,8 +11,6 @@ use equip_domain::ids::{OutboxMessageId, PersonId, ReminderId};
 use equip_domain::ports::{OutboxRepository, ReminderRepository};
 use equip_domain::reminder::{DeliveryStatus, OutboxMessage, Reminder};
 use serde_json::{json, Value};
-use support::reminders::{seed_people, People};
-use support::TestApp;
 
 on_both_backends!(
     remind_accepts_absent_empty_and_empty_object_bodies,

@@ -10,13 +10,9 @@
 //!
 //! That the route table and the document name the same paths and methods, and
 //! that `docs/openapi.json` is current, is checked in `equip_http::openapi`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
 use std::collections::{BTreeSet, HashMap};
 
+use crate::support::{Client, Raw, TestApp};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use chrono::Utc;
@@ -25,7 +21,6 @@ use equip_domain::services::admin;
 use equip_server::demo::{self, DemoConfig, Generator};
 use jsonschema::{Draft, Validator};
 use serde_json::{json, Value};
-use support::{Client, Raw, TestApp};
 
 on_both_backends!(
     every_documented_method_is_routed_and_no_other,

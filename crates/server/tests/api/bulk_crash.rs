@@ -10,18 +10,14 @@
 //! pass. After a restart, sending the same Bulk requests again converges:
 //! everything committed answers 409 `uniqueness`, the rest 201, and every user
 //! exists once.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::consistency::{assert_whole_people, count_stored};
+use crate::support::process::{Api, Serve};
 use equip_persistence::test_support::TestDatabase;
 use serde_json::{json, Value};
-use support::consistency::{assert_whole_people, count_stored};
-use support::process::{Api, Serve};
 
 /// Bulk requests sent one after the other.
 const BULKS: usize = 2;
@@ -77,7 +73,7 @@ fn bulk_body(bulk: usize) -> Value {
 }
 
 /// The `Operations` of an answered Bulk request.
-fn bulk_results(response: &support::process::Response) -> Vec<Value> {
+fn bulk_results(response: &crate::support::process::Response) -> Vec<Value> {
     assert_eq!(response.status, 200, "{}", response.text());
     let body = response.json();
     let ops = body["Operations"].as_array().unwrap().clone();
@@ -129,7 +125,7 @@ fn single_client(api: &Api, reported: &Reported) -> usize {
 }
 
 fn killed_mid_bulk(db: TestDatabase) {
-    let key = support::process::organization_with_key(&db, "Crash Org");
+    let key = crate::support::process::organization_with_key(&db, "Crash Org");
     let started = Instant::now();
 
     // 1. Bulk requests and single creates side by side; SIGKILL once a Bulk

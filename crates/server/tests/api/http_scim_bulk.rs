@@ -1,15 +1,10 @@
 //! Black-box tests of `POST /scim/v2/Bulk` through the real application on
 //! SQLite and PostgreSQL: RFC 7644 §3.7 as docs/scim.md, "Bulk", settles it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::scim::{okta_user, package, EXT, PATCH_OP, SCIM};
+use crate::support::{Client, TestApp};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::{json, Value};
-use support::scim::{okta_user, package, EXT, PATCH_OP, SCIM};
-use support::{Client, TestApp};
 
 on_both_backends!(
     operations_run_in_order_with_bulk_id_references,

@@ -1,16 +1,11 @@
 //! Black-box tests of `GET /api/v1/inventory` through the real application on
 //! SQLite and PostgreSQL. The domain's in-memory store, fed the same data, is
 //! the reference for what each filter and order must return.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::inventory::{organization, seed, Seeded};
+use crate::support::TestApp;
 use actix_web::http::StatusCode;
 use equip_domain::inventory_query::RawInventoryQuery;
 use serde_json::Value;
-use support::inventory::{organization, seed, Seeded};
-use support::TestApp;
 
 on_both_backends!(
     envelope_default_order_and_every_field,

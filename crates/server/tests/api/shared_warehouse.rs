@@ -1,8 +1,6 @@
 //! Review finding 11: an organization's import cannot change or grant a
 //! shared (operator) warehouse; `equip warehouse grant` / `revoke` are the
 //! operator's way. The real binary, on SQLite and on PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::process::{Command, Output};
 
 use equip_domain::ids::{OrganizationId, WarehouseId};

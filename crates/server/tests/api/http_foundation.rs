@@ -1,15 +1,10 @@
 //! Black-box tests of the foundation endpoints through the real application
 //! (routes, extractors, error mapping, the Diesel store), on SQLite and on
 //! PostgreSQL: warehouses, inventory levels, health, and the error bodies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::TestApp;
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::{json, Value};
-use support::TestApp;
 
 on_both_backends!(
     health_and_readiness_need_no_key,

@@ -4,15 +4,11 @@
 //! email together), SQLite's integrity check passes, and uploading the same
 //! file again after a restart converges: the rows that had committed answer
 //! 409, the others 201, and all 5,000 users exist once.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::consistency::assert_whole_people;
+use crate::support::process::{Api, Serve};
 use equip_persistence::test_support::TestDatabase;
-use support::consistency::assert_whole_people;
-use support::process::{Api, Serve};
 
 const ROWS: usize = 5_000;
 const HEADER: &str = "id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,state/region,city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number";
@@ -36,13 +32,13 @@ fn serve(db: &TestDatabase) -> Serve {
 }
 
 /// Uploads `csv` as the multipart form `POST /scim/v2/Users/csv` takes.
-fn upload(api: &Api, csv: &str) -> std::io::Result<support::process::Response> {
-    let (content_type, body) = support::process::csv_form(csv);
+fn upload(api: &Api, csv: &str) -> std::io::Result<crate::support::process::Response> {
+    let (content_type, body) = crate::support::process::csv_form(csv);
     api.post("/scim/v2/Users/csv", &content_type, &body)
 }
 
 fn killed_mid_upload(db: TestDatabase) {
-    let key = support::process::organization_with_key(&db, "Crash Org");
+    let key = crate::support::process::organization_with_key(&db, "Crash Org");
     let mut csv = String::from(HEADER);
     csv.push('\n');
     for i in 0..ROWS {

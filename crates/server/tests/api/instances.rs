@@ -19,21 +19,17 @@
 //! directories; one shared directory would hide it, as the same message
 //! overwrites the same file). Spool sends take about a millisecond, so the
 //! two dispatchers claim in the same instants far more often than with SMTP.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use crate::support::process::{Api, Response, Serve};
+use crate::support::reminders::{smtp_python, SmtpSink};
 use chrono::{Days, Utc};
 use equip_persistence::test_support::TestDatabase;
 use mail_parser::MessageParser;
 use serde_json::{json, Value};
-use support::process::{Api, Response, Serve};
-use support::reminders::{smtp_python, SmtpSink};
 
 /// userNames created concurrently.
 const PEOPLE: usize = 20;
@@ -209,7 +205,7 @@ fn two_instances_keep_user_names_unique_and_send_each_email_once_to_spools() {
 /// through two instances delivering to `delivery`.
 fn two_instances(db: &TestDatabase, delivery: &Delivery, reminders: usize) {
     let started = Instant::now();
-    let key = support::process::organization_with_key(db, "Two Instances");
+    let key = crate::support::process::organization_with_key(db, "Two Instances");
 
     let mut instances = [0, 1].map(|n| {
         let mut args = vec![

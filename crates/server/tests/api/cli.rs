@@ -1,7 +1,5 @@
 //! The `equip` binary as a script would use it: on a fresh SQLite file per test,
 //! ids and keys alone on stdout, messages on stderr, imports that are atomic.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

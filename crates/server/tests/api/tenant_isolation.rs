@@ -4,11 +4,8 @@
 //! a body without A's data), and no body B receives may contain any of A's ids
 //! or names. A key revoked in the middle of the walk stops working at once.
 //! Runs on SQLite and PostgreSQL.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::scim::{okta_user, PATCH_OP};
+use crate::support::{Client, TestApp};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use chrono::Utc;
@@ -16,8 +13,6 @@ use equip_domain::api_key::Scopes;
 use equip_domain::ports::ApiKeyRepository;
 use equip_domain::services::admin;
 use serde_json::{json, Value};
-use support::scim::{okta_user, PATCH_OP};
-use support::{Client, TestApp};
 
 on_both_backends!(
     another_organizations_ids_are_not_found_anywhere,
@@ -75,7 +70,7 @@ async fn seed_a(app: &TestApp) -> Secrets {
 }
 
 /// The ids of A that B's request named `what` carries (in its path or body).
-fn sent_ids(what: &str, a: &Secrets, w: &support::World) -> Vec<String> {
+fn sent_ids(what: &str, a: &Secrets, w: &crate::support::World) -> Vec<String> {
     let ids: &[&str] = match what {
         "GET item" | "PATCH item" => &["item"],
         "POST item with A's SKU" => &["sku"],

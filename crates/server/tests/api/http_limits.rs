@@ -2,19 +2,15 @@
 //! request timeout, and a database pool that has no free connection (503 with
 //! the area's body, within the pool's timeout, never a hang). Bodies over the
 //! per-route limits are covered with their routes (http_foundation, Bulk, CSV).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::{Raw, TestApp};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use equip_http::Limits;
 use equip_persistence::test_support::TestDatabase;
 use equip_persistence::PoolOptions;
 use serde_json::Value;
-use support::{Raw, TestApp};
 
 fn body(raw: &Raw) -> Value {
     serde_json::from_slice(&raw.body)

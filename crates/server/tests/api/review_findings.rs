@@ -3,18 +3,13 @@
 //! attribute mapping, NUL in filters, email addresses, Unicode identifiers and
 //! field length limits. See docs/reliability.md, "Review findings 2, 4, 9, 10,
 //! 13".
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::inventory::{organization, seed};
+use crate::support::scim::{okta_user, PATCH_OP};
+use crate::support::{Client, TestApp};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use equip_domain::text::{LONG_TEXT_MAX, PHONE_MAX, SHORT_TEXT_MAX};
 use serde_json::{json, Value};
-use support::inventory::{organization, seed};
-use support::scim::{okta_user, PATCH_OP};
-use support::{Client, TestApp};
 
 /// A change to a user's JSON, named by the attribute it breaks.
 type UserChange = (&'static str, Box<dyn Fn(&mut Value)>);
@@ -265,7 +260,10 @@ async fn nul_in_a_filter_is_invalid_filter(app: TestApp) {
         "name.givenName eq \"\\u0000\" or active eq true",
         "externalId eq \"\\u0000\"",
     ] {
-        let path = format!("/scim/v2/Users?filter={}", support::url_encode(filter));
+        let path = format!(
+            "/scim/v2/Users?filter={}",
+            crate::support::url_encode(filter)
+        );
         let (status, body) = app.call(w.a.get(&path)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{filter}: {body}");
         assert_eq!(body["scimType"], "invalidFilter", "{filter}: {body}");
@@ -371,7 +369,7 @@ async fn unicode_identifiers_have_one_comparison(app: TestApp) {
         let (status, body) = app
             .call(w.a.get(&format!(
                 "/scim/v2/Users?filter={}",
-                support::url_encode(&filter)
+                crate::support::url_encode(&filter)
             )))
             .await;
         assert_eq!(status, StatusCode::OK, "{filter}: {body}");

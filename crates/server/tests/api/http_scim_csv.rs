@@ -1,16 +1,11 @@
 //! Black-box tests of `POST /scim/v2/Users/csv` through the real application
 //! on SQLite and PostgreSQL: the file rules of docs/scim.md, "CSV upload",
 //! each row as one Bulk operation, and a 50,000-row upload.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::scim::{okta_user, package, EXT, SCIM};
+use crate::support::{Client, TestApp};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::{json, Value};
-use support::scim::{okta_user, package, EXT, SCIM};
-use support::{Client, TestApp};
 
 on_both_backends!(
     rows_become_creates_and_replaces,

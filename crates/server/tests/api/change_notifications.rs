@@ -4,16 +4,12 @@
 //! revoked elsewhere is refused as soon as the database's change notification
 //! arrives, never later than the bound asserted here. SQLite has no such
 //! memory (its reads are in-process), so this is PostgreSQL only.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::support::process::{request, Serve};
 use equip_persistence::test_support::TestDatabase;
 use serde_json::{json, Value};
-use support::process::{request, Serve};
 
 /// Polls `read` until `done` holds for its answer; panics after 5 s.
 fn eventually(
@@ -95,7 +91,7 @@ fn writes_through_one_instance_show_on_the_other() {
 
     // A key revoked by another program (here the store of this test) is
     // refused by both.
-    support::revoke_key(&db.store(), &key);
+    crate::support::revoke_key(&db.store(), &key);
     for (name, serve) in [("A", &a), ("B", &b)] {
         eventually(
             &format!("the revocation on {name}"),

@@ -4,21 +4,17 @@
 //! lock held by the test keeps a read in flight for as long as the test
 //! needs, which SQLite cannot do for reads.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::io::Write;
 use std::net::{Shutdown, TcpStream};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use support::TestApp;
+use crate::support::TestApp;
 
 /// `GET path` on a connection of its own; the status line and headers
 /// (lower case) and the body.
 fn get(addr: &str, path: &str, key: &str) -> (String, String) {
-    let (head, body) = support::raw_exchange(
+    let (head, body) = crate::support::raw_exchange(
         addr,
         &format!(
             "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: ApiKey {key}\r\nConnection: close\r\n\r\n"

@@ -2,15 +2,10 @@
 //! came in (found by Schemathesis on /api/v1, then by hand on /scim/v2). Every
 //! entry point now refuses it with 400 naming the input, on both backends, and
 //! stores nothing.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::TestApp;
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::json;
-use support::TestApp;
 
 on_both_backends!(text_with_a_nul_is_refused_everywhere);
 

@@ -1,13 +1,10 @@
 //! Black-box tests of `/scim/v2` through the real application on SQLite and
 //! PostgreSQL: each rule of docs/scim.md, with the JSON Okta and Microsoft
 //! Entra ID send.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::scim::{deployed_item, entra_user, okta_user, package, EXT, PATCH_OP, SCIM};
+use crate::support::{Client, TestApp};
 use actix_web::http::header::HeaderMap;
 use actix_web::http::StatusCode;
 use actix_web::test::{self, TestRequest};
@@ -16,8 +13,6 @@ use equip_domain::person::PersonStatus;
 use equip_domain::ports::{InventoryRepository, PersonRepository};
 use equip_http::AppState;
 use serde_json::{json, Value};
-use support::scim::{deployed_item, entra_user, okta_user, package, EXT, PATCH_OP, SCIM};
-use support::{Client, TestApp};
 
 on_both_backends!(
     create_answers_201_with_the_user_location_and_etag,
@@ -103,7 +98,7 @@ fn user_path(user: &Value) -> String {
 }
 
 fn list_path(filter: &str, rest: &str) -> String {
-    let f: String = support::url_encode(filter);
+    let f: String = crate::support::url_encode(filter);
     format!("/scim/v2/Users?filter={f}{rest}")
 }
 

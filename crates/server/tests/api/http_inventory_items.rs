@@ -1,16 +1,11 @@
 //! Black-box tests of item writes (`GET`/`POST`/`PATCH /api/v1/inventory…`)
 //! on SQLite and PostgreSQL: the domain rules, 400/404/409, and that the
 //! listing, its counts and its search see every change.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
+use crate::support::inventory::{organization, seed, Seeded};
+use crate::support::{url_encode, Client, TestApp};
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::{json, Value};
-use support::inventory::{organization, seed, Seeded};
-use support::{url_encode, Client, TestApp};
 
 on_both_backends!(
     create_then_read_and_list,
@@ -613,7 +608,7 @@ async fn pages_follow_every_write_on_every_instance(app: TestApp) {
     assert_eq!(found["data"], theirs["data"]);
 
     // A revoked key is refused.
-    support::revoke_key(&*app.store, &w.a.key);
+    crate::support::revoke_key(&*app.store, &w.a.key);
     let (status, _) = app.call(w.a.get(&first_page)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }

@@ -2,15 +2,11 @@
 //! SCIM create is held in flight (the test holds a write lock on `people`),
 //! SIGTERM arrives, and the create still completes: its client gets the whole
 //! 201, the user is stored, and the process exits 0 once the request is done.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::process::Serve;
 use equip_persistence::test_support::TestDatabase;
 use serde_json::json;
-use support::process::Serve;
 
 #[test]
 fn sqlite_sigterm_lets_the_request_in_flight_finish() {
@@ -26,7 +22,7 @@ fn postgres_sigterm_lets_the_request_in_flight_finish() {
 }
 
 fn sigterm_lets_the_request_in_flight_finish(db: TestDatabase) {
-    let key = support::process::organization_with_key(&db, "Shutdown Org");
+    let key = crate::support::process::organization_with_key(&db, "Shutdown Org");
 
     let mut server = Serve::start(db.url(), &["--workers", "1", "--no-dispatcher"]);
     let api = server.client(&key);

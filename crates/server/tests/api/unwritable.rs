@@ -8,16 +8,12 @@
 //! (`file:…?mode=ro`); PostgreSQL is made read-only with
 //! `ALTER DATABASE … SET default_transaction_read_only = on` (which new
 //! sessions take; the server's sessions are terminated so that it reconnects).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::process::{request, Api, Serve};
 use equip_persistence::test_support::TestDatabase;
 use serde_json::json;
-use support::process::{request, Api, Serve};
 
 /// Runs `equip serve` on `url` and waits for it to exit (at most 60 s);
 /// `None` when it was still running (it is killed then).
@@ -110,7 +106,7 @@ fn eventually<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
-fn create(api: &Api, user: &str) -> support::process::Response {
+fn create(api: &Api, user: &str) -> crate::support::process::Response {
     api.scim_post(
         "/scim/v2/Users",
         &json!({
@@ -128,7 +124,7 @@ fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
     let Some(db) = TestDatabase::postgres() else {
         return;
     };
-    let key = support::process::organization_with_key(&db, "Read-only Org");
+    let key = crate::support::process::organization_with_key(&db, "Read-only Org");
     let server = Serve::start(db.url(), &["--no-dispatcher"]);
     let api = server.client(&key);
     assert_eq!(readyz(&server).0, 200);

@@ -1,0 +1,33 @@
+//! The `equip` binary's integration tests, one binary for the crate: the
+//! HTTP API through the real app over the real store (SQLite and PostgreSQL),
+//! the CLI, and the spawned server (crash, shutdown, several instances). The
+//! shared harness is `support`; each module is one area.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[macro_use]
+mod support;
+
+mod bulk_crash;
+mod change_notifications;
+mod cli;
+mod csv_crash;
+mod dispatch;
+mod graceful_shutdown;
+mod http_foundation;
+mod http_gate;
+mod http_inventory;
+mod http_inventory_items;
+mod http_limits;
+mod http_reminders;
+mod http_scim;
+mod http_scim_bulk;
+mod http_scim_csv;
+mod instances;
+mod lost_connection;
+mod nul_text;
+mod openapi;
+mod overload;
+mod review_findings;
+mod shared_warehouse;
+mod tenant_isolation;
+mod unwritable;
