@@ -3,13 +3,17 @@
 //! Storage translates the validated query into SQL; nothing is filtered or sorted
 //! in memory.
 
+pub mod params;
+
+use std::num::NonZeroU32;
+
 use chrono::NaiveDateTime;
 
 use crate::catalog::Sku;
 use crate::error::DomainError;
 use crate::ids::{InvalidId, OfficeId, PersonId, SkuId, WarehouseId};
 use crate::inventory::{DeployStatus, InventoryItem};
-use crate::inventory_json::ListedItem;
+use crate::wire::item::ListedItem;
 
 /// Default page size.
 pub const DEFAULT_PAGE_SIZE: u32 = 100;
@@ -25,7 +29,8 @@ pub const MAX_LIST_VALUES: usize = 500;
 pub const DEPRECATED_DEPLOY_STATUSES: [&str; 3] = ["GIFTED", "LOCKED", "OUT_FOR_REPAIR"];
 
 /// The listing's parameters as they arrive (list parameters may repeat and may
-/// hold comma-separated values).
+/// hold comma-separated values). [`params::PARAMS`] says which wire name fills
+/// which field; [`RawInventoryQuery::set`] fills them from a query string.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawInventoryQuery {
     /// `page`.
@@ -144,41 +149,90 @@ pub struct InventoryFilter {
 
 impl InventoryFilter {
     /// Whether only `deployStatuses` and `categories` (or nothing) filter: the
-    /// total can then come from maintained counts.
+    /// total can then come from the maintained `inventory_counts`, which hold
+    /// one count per organization, status and category and nothing else.
+    ///
+    /// Every field is named (no `..`): a new filter does not compile until
+    /// it is decided here whether those counts can answer it (almost always
+    /// not: a wrong total otherwise).
     #[must_use]
     pub fn is_countable_by_status_and_category(&self) -> bool {
-        self.person.is_none()
-            && self.warehouse_id.is_none()
-            && self.office_id.is_none()
-            && self.sku_ids.is_empty()
-            && self.search.is_none()
-            && self.updated_from.is_none()
-            && self.updated_to.is_none()
-            && self.serial_numbers.is_empty()
-            && self.vendor_skus.is_empty()
+        let Self {
+            // Kept per status and category in the counts.
+            categories: _,
+            deploy_statuses: _,
+            // Decided before counting (an empty page).
+            matches_nothing: _,
+            // Not in the counts.
+            person,
+            warehouse_id,
+            office_id,
+            sku_ids,
+            search,
+            updated_from,
+            updated_to,
+            serial_numbers,
+            vendor_skus,
+        } = self;
+        person.is_none()
+            && warehouse_id.is_none()
+            && office_id.is_none()
+            && sku_ids.is_empty()
+            && search.is_none()
+            && updated_from.is_none()
+            && updated_to.is_none()
+            && serial_numbers.is_empty()
+            && vendor_skus.is_empty()
     }
 }
 
-/// A validated listing query.
+/// A validated listing query. Built only by [`InventoryQuery::parse`], so
+/// every value is within its documented range (the page is at least 1, so
+/// [`InventoryQuery::offset`] cannot underflow).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InventoryQuery {
-    /// 1-based page.
-    pub page: u32,
-    /// Items per page.
-    pub size: u32,
-    /// Filters.
-    pub filter: InventoryFilter,
-    /// Sort key; ties are broken by item id in the same direction.
-    pub sort: SortKey,
-    /// Direction.
-    pub direction: SortDirection,
+    page: NonZeroU32,
+    size: u32,
+    filter: InventoryFilter,
+    sort: SortKey,
+    direction: SortDirection,
 }
 
 impl InventoryQuery {
+    /// 1-based page, at most [`MAX_PAGE`].
+    #[must_use]
+    pub fn page(&self) -> NonZeroU32 {
+        self.page
+    }
+
+    /// Items per page, 1 to [`MAX_PAGE_SIZE`].
+    #[must_use]
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Filters.
+    #[must_use]
+    pub fn filter(&self) -> &InventoryFilter {
+        &self.filter
+    }
+
+    /// Sort key; ties are broken by item id in the same direction.
+    #[must_use]
+    pub fn sort(&self) -> SortKey {
+        self.sort
+    }
+
+    /// Direction.
+    #[must_use]
+    pub fn direction(&self) -> SortDirection {
+        self.direction
+    }
+
     /// Rows to skip.
     #[must_use]
     pub fn offset(&self) -> u64 {
-        u64::from(self.page - 1) * u64::from(self.size)
+        u64::from(self.page.get() - 1) * u64::from(self.size)
     }
 
     /// Validates raw parameters.
@@ -186,7 +240,8 @@ impl InventoryQuery {
     /// # Errors
     /// [`DomainError::Invalid`] naming the first bad parameter.
     pub fn parse(raw: &RawInventoryQuery) -> Result<Self, DomainError> {
-        let page = parse_int(raw.page.as_deref(), "page", 1, 1, MAX_PAGE)?;
+        let page = NonZeroU32::new(parse_int(raw.page.as_deref(), "page", 1, 1, MAX_PAGE)?)
+            .ok_or_else(|| DomainError::invalid("page", "page must be at least 1"))?;
         let size = parse_int(
             raw.size.as_deref(),
             "size",
@@ -478,13 +533,13 @@ mod tests {
     #[test]
     fn defaults() {
         let q = parse(|_| {}).unwrap();
-        assert_eq!((q.page, q.size), (1, 100));
+        assert_eq!((q.page().get(), q.size()), (1, 100));
         assert_eq!(
-            (q.sort, q.direction),
+            (q.sort(), q.direction()),
             (SortKey::CreatedAt, SortDirection::Desc)
         );
         assert_eq!(q.offset(), 0);
-        assert!(q.filter.is_countable_by_status_and_category());
+        assert!(q.filter().is_countable_by_status_and_category());
         let page = InventoryPage {
             items: vec![],
             total_records: 201,
@@ -570,14 +625,14 @@ mod tests {
         let q = parse(|r| r.deploy_statuses = vec!["deployed,AVAILABLE".into(), "DEPLOYED".into()])
             .unwrap();
         assert_eq!(
-            q.filter.deploy_statuses,
+            q.filter().deploy_statuses,
             vec![DeployStatus::Deployed, DeployStatus::Available]
         );
         let q = parse(|r| r.deploy_statuses = vec!["VOIDED".into()]).unwrap();
-        assert!(q.filter.matches_nothing);
+        assert!(q.filter().matches_nothing);
         let q = parse(|r| r.deploy_statuses = vec!["VOIDED,ARCHIVED".into()]).unwrap();
-        assert!(!q.filter.matches_nothing);
-        assert_eq!(q.filter.deploy_statuses, vec![DeployStatus::Archived]);
+        assert!(!q.filter().matches_nothing);
+        assert_eq!(q.filter().deploy_statuses, vec![DeployStatus::Archived]);
     }
 
     #[test]
@@ -592,7 +647,7 @@ mod tests {
         );
         let q = parse(|r| r.assigned_email = Some("Ada@Example.COM".into())).unwrap();
         assert_eq!(
-            q.filter.person,
+            q.filter().person,
             Some(AssigneeFilter::Email("ada@example.com".into()))
         );
         assert_eq!(
@@ -617,7 +672,7 @@ mod tests {
             r.updated_at_to = Some("2026-02-01T10:20:30.123Z".into());
         })
         .unwrap();
-        assert!(q.filter.updated_from.is_some() && q.filter.updated_to.is_some());
+        assert!(q.filter().updated_from.is_some() && q.filter().updated_to.is_some());
         assert_eq!(
             field_of(parse(
                 |r| r.updated_at_from = Some("2026-01-01T00:00:00+02:00".into())
@@ -641,9 +696,9 @@ mod tests {
     fn sort_keys_and_directions() {
         for key in SortKey::ALL {
             let q = parse(|r| r.sort_by = Some(key.as_str().to_ascii_uppercase())).unwrap();
-            assert_eq!(q.sort, *key);
+            assert_eq!(q.sort(), *key);
             assert_eq!(
-                q.direction,
+                q.direction(),
                 SortDirection::Asc,
                 "explicit sortBy defaults to ASC"
             );
@@ -657,7 +712,7 @@ mod tests {
             "sortDirection"
         );
         let q = parse(|r| r.sort_direction = Some("asc".into())).unwrap();
-        assert_eq!(q.direction, SortDirection::Asc);
+        assert_eq!(q.direction(), SortDirection::Asc);
     }
 
     #[test]
@@ -668,10 +723,10 @@ mod tests {
             r.serial_numbers = vec!["ABC".into()];
         })
         .unwrap();
-        assert_eq!(q.filter.search.as_deref(), Some("c02xy"));
-        assert_eq!(q.filter.categories, vec!["laptop", "phone"]);
-        assert_eq!(q.filter.serial_numbers, vec!["abc"]);
-        assert!(!q.filter.is_countable_by_status_and_category());
+        assert_eq!(q.filter().search.as_deref(), Some("c02xy"));
+        assert_eq!(q.filter().categories, vec!["laptop", "phone"]);
+        assert_eq!(q.filter().serial_numbers, vec!["abc"]);
+        assert!(!q.filter().is_countable_by_status_and_category());
         assert_eq!(
             field_of(parse(|r| r.search_string = Some("x".repeat(201)))),
             "searchString"
@@ -682,5 +737,37 @@ mod tests {
             )),
             "vendorSku"
         );
+    }
+
+    #[test]
+    fn only_statuses_and_categories_are_countable_from_the_maintained_counts() {
+        let countable = |f: &InventoryFilter| f.is_countable_by_status_and_category();
+        let base = InventoryFilter {
+            categories: vec!["laptop".into()],
+            deploy_statuses: vec![DeployStatus::Available],
+            ..InventoryFilter::default()
+        };
+        assert!(countable(&InventoryFilter::default()));
+        assert!(countable(&base));
+        let others: [fn(&mut InventoryFilter); 10] = [
+            |f| f.person = Some(AssigneeFilter::Email("a@b.c".into())),
+            |f| f.person = Some(AssigneeFilter::Person(PersonId::new())),
+            |f| f.warehouse_id = Some(WarehouseId::new()),
+            |f| f.office_id = Some(OfficeId::new()),
+            |f| f.sku_ids = vec![SkuId::new()],
+            |f| f.search = Some("mac".into()),
+            |f| f.updated_from = Some(NaiveDateTime::default()),
+            |f| f.updated_to = Some(NaiveDateTime::default()),
+            |f| f.serial_numbers = vec!["c02".into()],
+            |f| f.vendor_skus = vec!["mk1".into()],
+        ];
+        for (n, set) in others.iter().enumerate() {
+            let mut f = base.clone();
+            set(&mut f);
+            assert!(
+                !countable(&f),
+                "filter {n} counted from the status/category counts"
+            );
+        }
     }
 }
