@@ -466,7 +466,6 @@ fn people_errors_are_named() {
     let mut doc = sample();
     doc["people"][0][equip_scim::schemas::EQUIP_USER_EXTENSION]["status"] = json!("GONE");
     assert_error(&doc, "people[0].status", "unknown status 'GONE'");
-
 }
 
 #[test]
