@@ -11,6 +11,8 @@
 //!
 //! Every other field of the item must come back equal.
 
+#![allow(clippy::unwrap_used)] // test-data construction: a bad constant is a bug of the test
+
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use proptest::option::of as opt;
 use proptest::prelude::*;
