@@ -13,7 +13,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use equip_domain::error::DomainError;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::{
-    AssigneeType, Assignment, Condition, DeployReason, DeployStatus, InventoryItem, SuppliedBy,
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, InventoryItem, SuppliedBy,
 };
 use equip_domain::inventory_query::{
     InventoryQuery, RawInventoryQuery, SortDirection, DEFAULT_PAGE_SIZE, MAX_LIST_VALUES, MAX_PAGE,
@@ -55,8 +55,7 @@ fn store() -> &'static (InMemoryStore, OrganizationId) {
                 billing_end_date: None,
                 procurement_method: None,
                 assignment: Some(Assignment {
-                    kind: AssigneeType::Warehouse,
-                    id: *seeded.warehouse.id.as_uuid(),
+                    assignee: Assignee::new(AssigneeType::Warehouse, *seeded.warehouse.id.as_uuid()),
                     assigned_at: None,
                 }),
                 tags: vec![],
@@ -78,53 +77,12 @@ fn store() -> &'static (InMemoryStore, OrganizationId) {
     })
 }
 
-/// The query string's pairs as `crates/http`'s inventory route reads them;
-/// `None` where it answers 400 (malformed, repeated single parameter,
-/// unknown parameter).
+/// The query string's pairs read through the listing's parameter table, as
+/// `crates/http`'s inventory route reads them; `None` where it answers 400
+/// (malformed, repeated single parameter, unknown parameter).
 fn raw_query(query: &str) -> Option<RawInventoryQuery> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).ok()?;
-    let mut raw = RawInventoryQuery::default();
-    for (key, value) in pairs {
-        let single = |slot: &mut Option<String>| slot.replace(value.clone()).is_none();
-        let ok = match key.as_str() {
-            "page" => single(&mut raw.page),
-            "size" => single(&mut raw.size),
-            "personId" => single(&mut raw.person_id),
-            "warehouseId" => single(&mut raw.warehouse_id),
-            "officeId" => single(&mut raw.office_id),
-            "searchString" => single(&mut raw.search_string),
-            "updatedAtFrom" => single(&mut raw.updated_at_from),
-            "updatedAtTo" => single(&mut raw.updated_at_to),
-            "assignedEmail" => single(&mut raw.assigned_email),
-            "sortBy" => single(&mut raw.sort_by),
-            "sortDirection" => single(&mut raw.sort_direction),
-            "categories" => {
-                raw.categories.push(value);
-                true
-            }
-            "deployStatuses" => {
-                raw.deploy_statuses.push(value);
-                true
-            }
-            "skuIds" => {
-                raw.sku_ids.push(value);
-                true
-            }
-            "serialNumber" => {
-                raw.serial_numbers.push(value);
-                true
-            }
-            "vendorSku" => {
-                raw.vendor_skus.push(value);
-                true
-            }
-            _ => false,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    Some(raw)
+    RawInventoryQuery::from_pairs(pairs).ok()
 }
 
 fn lowercase_list(values: &[String]) {
@@ -136,16 +94,17 @@ fn lowercase_list(values: &[String]) {
 }
 
 fn check(raw: &RawInventoryQuery, q: &InventoryQuery) {
-    assert!((1..=MAX_PAGE).contains(&q.page));
-    assert!((1..=MAX_PAGE_SIZE).contains(&q.size));
+    let (page, size) = (q.page().get(), q.size());
+    assert!((1..=MAX_PAGE).contains(&page));
+    assert!((1..=MAX_PAGE_SIZE).contains(&size));
     if raw.page.is_none() {
-        assert_eq!(q.page, 1);
+        assert_eq!(page, 1);
     }
     if raw.size.is_none() {
-        assert_eq!(q.size, DEFAULT_PAGE_SIZE);
+        assert_eq!(size, DEFAULT_PAGE_SIZE);
     }
-    assert_eq!(q.offset(), u64::from(q.page - 1) * u64::from(q.size));
-    let f = &q.filter;
+    assert_eq!(q.offset(), u64::from(page - 1) * u64::from(size));
+    let f = q.filter();
     lowercase_list(&f.categories);
     lowercase_list(&f.serial_numbers);
     lowercase_list(&f.vendor_skus);
@@ -176,7 +135,7 @@ fn check(raw: &RawInventoryQuery, q: &InventoryQuery) {
         } else {
             SortDirection::Desc
         };
-        assert_eq!(q.direction, expected);
+        assert_eq!(q.direction(), expected);
     }
 }
 
@@ -204,7 +163,7 @@ fuzz_target!(|data: &[u8]| {
             let expected = page
                 .total_records
                 .saturating_sub(q.offset())
-                .min(u64::from(q.size));
+                .min(u64::from(q.size()));
             assert_eq!(page.items.len() as u64, expected, "{q:?}");
         }
         Err(DomainError::NotFound { .. }) => {}

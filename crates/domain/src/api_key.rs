@@ -14,70 +14,25 @@ use subtle::ConstantTimeEq;
 use crate::error::DomainError;
 use crate::ids::{ApiKeyId, OrganizationId};
 
-/// What a key may do. The default key gets all of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scope {
-    /// List and read inventory (and inventory levels).
-    InventoryRead,
-    /// Create and change inventory items.
-    InventoryWrite,
-    /// Read warehouses.
-    WarehousesRead,
-    /// Create and deactivate inventory levels.
-    InventoryLevelsWrite,
-    /// Send new-joiner reminders.
-    NewJoinersWrite,
-    /// Everything under `/scim/v2`.
-    Scim,
-}
-
-impl Scope {
-    /// Every scope, in a stable order.
-    pub const ALL: [Scope; 6] = [
-        Scope::InventoryRead,
-        Scope::InventoryWrite,
-        Scope::WarehousesRead,
-        Scope::InventoryLevelsWrite,
-        Scope::NewJoinersWrite,
-        Scope::Scim,
-    ];
-
-    /// The scope's name as used in the CLI and the store, e.g. `inventory:read`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Scope::InventoryRead => "inventory:read",
-            Scope::InventoryWrite => "inventory:write",
-            Scope::WarehousesRead => "warehouses:read",
-            Scope::InventoryLevelsWrite => "inventory-levels:write",
-            Scope::NewJoinersWrite => "new-joiners:write",
-            Scope::Scim => "scim",
-        }
-    }
-
-    /// Parses a scope name.
-    ///
-    /// # Errors
-    /// [`DomainError::Invalid`] naming the unknown scope.
-    pub fn parse(raw: &str) -> Result<Self, DomainError> {
-        Self::ALL
-            .into_iter()
-            .find(|s| s.as_str() == raw.trim())
-            .ok_or_else(|| {
-                DomainError::invalid(
-                    "scope",
-                    format!(
-                        "unknown scope '{raw}'; known scopes: {}",
-                        Self::ALL.map(Scope::as_str).join(", ")
-                    ),
-                )
-            })
-    }
-}
-
-impl fmt::Display for Scope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+wire_enum! {
+    /// What a key may do. The default key gets all of them. Names are matched
+    /// exactly (as the CLI and the store write them).
+    Scope, field = "scope", case = exact, unknown = (|raw: &str| format!(
+        "unknown scope '{raw}'; known scopes: {}",
+        Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+    )) {
+        /// List and read inventory (and inventory levels).
+        InventoryRead => "inventory:read",
+        /// Create and change inventory items.
+        InventoryWrite => "inventory:write",
+        /// Read warehouses.
+        WarehousesRead => "warehouses:read",
+        /// Create and deactivate inventory levels.
+        InventoryLevelsWrite => "inventory-levels:write",
+        /// Send new-joiner reminders.
+        NewJoinersWrite => "new-joiners:write",
+        /// Everything under `/scim/v2`.
+        Scim => "scim",
     }
 }
 
@@ -430,5 +385,25 @@ mod tests {
             Scopes::from_list([Scope::Scim, Scope::InventoryRead])
         );
         assert!(Scopes::parse_list("inventory:delete").is_err());
+    }
+
+    #[test]
+    fn scope_names_match_exactly_and_an_unknown_one_lists_the_known() {
+        assert_eq!(
+            Scope::parse(" inventory:read ").unwrap(),
+            Scope::InventoryRead
+        );
+        assert!(Scope::parse("INVENTORY:READ").is_err(), "case matters");
+        let err = Scope::parse("admin").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            DomainError::invalid(
+                "scope",
+                "unknown scope 'admin'; known scopes: inventory:read, inventory:write, \
+                 warehouses:read, inventory-levels:write, new-joiners:write, scim"
+            )
+            .to_string()
+        );
+        assert!(matches!(err, DomainError::Invalid { field, .. } if field == "scope"));
     }
 }

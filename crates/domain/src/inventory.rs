@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::DomainError;
 use crate::ids::{
-    InventoryItemId, OrganizationId, RetrievalId, ReturnOrderId, ReturnOrderItemId, SkuId, TagId,
+    InventoryItemId, OfficeId, OrganizationId, PersonId, RetrievalId, ReturnOrderId,
+    ReturnOrderItemId, SkuId, TagId, WarehouseId,
 };
 use crate::text::{check_length, check_optional_length, LONG_TEXT_MAX, SHORT_TEXT_MAX};
 
@@ -250,13 +251,56 @@ impl Condition {
     }
 }
 
-/// Who holds an item. The label (email or name) is derived when read.
+/// The holder of an item, with the id of its own kind (a person's id cannot
+/// stand for a warehouse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Assignee {
+    /// A person.
+    Person(PersonId),
+    /// A warehouse.
+    Warehouse(WarehouseId),
+    /// An office.
+    Office(OfficeId),
+}
+
+impl Assignee {
+    /// The holder of `kind` with the id `id`.
+    #[must_use]
+    pub fn new(kind: AssigneeType, id: uuid::Uuid) -> Self {
+        match kind {
+            AssigneeType::Person => Self::Person(id.into()),
+            AssigneeType::Warehouse => Self::Warehouse(id.into()),
+            AssigneeType::Office => Self::Office(id.into()),
+        }
+    }
+
+    /// Its kind, as the wire and the store name it.
+    #[must_use]
+    pub const fn kind(self) -> AssigneeType {
+        match self {
+            Self::Person(_) => AssigneeType::Person,
+            Self::Warehouse(_) => AssigneeType::Warehouse,
+            Self::Office(_) => AssigneeType::Office,
+        }
+    }
+
+    /// Its id, untyped (as the wire and the store hold it).
+    #[must_use]
+    pub fn id(self) -> uuid::Uuid {
+        match self {
+            Self::Person(id) => *id.as_uuid(),
+            Self::Warehouse(id) => *id.as_uuid(),
+            Self::Office(id) => *id.as_uuid(),
+        }
+    }
+}
+
+/// Who holds an item, since when. The label (email or name) is derived when
+/// read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Assignment {
-    /// Kind of holder.
-    pub kind: AssigneeType,
-    /// Person, warehouse or office id.
-    pub id: uuid::Uuid,
+    /// The holder.
+    pub assignee: Assignee,
     /// When it was assigned; `None` when unknown.
     pub assigned_at: Option<DateTime<Utc>>,
 }
@@ -474,7 +518,7 @@ impl InventoryItem {
             && !matches!(
                 self.assignment,
                 Some(Assignment {
-                    kind: AssigneeType::Person,
+                    assignee: Assignee::Person(_),
                     ..
                 })
             )
@@ -616,8 +660,7 @@ mod tests {
             billing_end_date: None,
             procurement_method: None,
             assignment: Some(Assignment {
-                kind: AssigneeType::Warehouse,
-                id: uuid::Uuid::new_v4(),
+                assignee: Assignee::Warehouse(WarehouseId::new()),
                 assigned_at: None,
             }),
             tags: vec![],
@@ -637,8 +680,7 @@ mod tests {
             matches!(item.validate(), Err(DomainError::Invalid { field, .. }) if field == "assignedTo")
         );
         item.assignment = Some(Assignment {
-            kind: AssigneeType::Person,
-            id: uuid::Uuid::new_v4(),
+            assignee: Assignee::Person(PersonId::new()),
             assigned_at: Some(now),
         });
         assert!(item.validate().is_ok());

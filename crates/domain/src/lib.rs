@@ -19,6 +19,8 @@
 //! - [`reminder`]: new-joiner reminders and the email outbox; [`email`]: what
 //!   the emails say.
 //! - [`import`]: the bulk import document and its validation.
+//! - [`wire`]: the JSON shapes: the item the API returns, its inputs, the
+//!   import document's entries.
 //! - [`text`]: identifiers (comparison, characters), email addresses and
 //!   the length limit of every text field.
 //! - [`interrupt`]: whether the caller of a long read still waits for it.
@@ -38,7 +40,6 @@ pub mod ids;
 pub mod import;
 pub mod interrupt;
 pub mod inventory;
-pub mod inventory_json;
 pub mod inventory_level;
 pub mod inventory_query;
 pub mod location;
@@ -51,5 +52,6 @@ pub mod services;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
+pub mod wire;
 
 pub use error::{DomainError, StoreError};

@@ -1,11 +1,20 @@
 //! `wire_enum!`: enums whose variants have one fixed wire/storage name.
 
-/// Defines an enum with `as_str`, `parse` (case-insensitive, error names the
-/// field), `ALL`, `Display` and serde using the wire names.
+/// Defines an enum with `as_str`, `parse` (error names the field), `ALL`,
+/// `Display` and serde using the wire names.
+///
+/// By default `parse` ignores case and says `unknown value '…'`. Optional
+/// settings after the field: `case = exact` (names match case-sensitively, after
+/// trimming) and `unknown = (|raw| …)` (the message for an unknown name, given
+/// the raw text).
 macro_rules! wire_enum {
+    (@matches exact, $name:expr, $given:expr) => { $name == $given };
+    (@matches , $name:expr, $given:expr) => { $name.eq_ignore_ascii_case($given) };
+    (@unknown $raw:expr, $message:expr) => { ($message)($raw) };
+    (@unknown $raw:expr,) => { format!("unknown value '{}'", $raw) };
     (
         $(#[$meta:meta])*
-        $name:ident, field = $field:literal {
+        $name:ident, field = $field:literal $(, case = $exact:ident)? $(, unknown = ($unknown:expr))? {
             $( $(#[$vmeta:meta])* $variant:ident => $wire:literal ),+ $(,)?
         }
     ) => {
@@ -25,7 +34,8 @@ macro_rules! wire_enum {
                 match self { $( $name::$variant => $wire ),+ }
             }
 
-            /// Parses the wire name, ignoring case and surrounding spaces.
+            /// Parses the wire name, ignoring surrounding spaces (and case,
+            /// unless the enum is declared `exact`).
             ///
             /// # Errors
             /// [`crate::DomainError::Invalid`] naming the field and the value.
@@ -34,10 +44,10 @@ macro_rules! wire_enum {
                 Self::ALL
                     .iter()
                     .copied()
-                    .find(|v| v.as_str().eq_ignore_ascii_case(t))
+                    .find(|v| wire_enum!(@matches $($exact)?, v.as_str(), t))
                     .ok_or_else(|| $crate::DomainError::invalid(
                         $field,
-                        format!("unknown value '{raw}'"),
+                        wire_enum!(@unknown raw, $($unknown)?),
                     ))
             }
         }

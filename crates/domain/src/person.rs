@@ -12,43 +12,17 @@ use crate::text::{
     same_identifier, EMAIL_MAX, LONG_TEXT_MAX, PHONE_MAX, SHORT_TEXT_MAX,
 };
 
-/// Where a person is in their life cycle (the SCIM extension's `status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum PersonStatus {
-    /// Provisioned and current.
-    Active,
-    /// Deleted over SCIM: offboarding has started, access kept until it completes.
-    Offboarding,
-    /// Offboarding completed.
-    Offboarded,
-}
-
-impl PersonStatus {
-    /// The wire and storage name.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Active => "ACTIVE",
-            Self::Offboarding => "OFFBOARDING",
-            Self::Offboarded => "OFFBOARDED",
-        }
-    }
-
-    /// Parses the wire and storage name (case-insensitive).
-    ///
-    /// # Errors
-    /// [`DomainError::Invalid`] for an unknown value.
-    pub fn parse(raw: &str) -> Result<Self, DomainError> {
-        match raw.trim().to_ascii_uppercase().as_str() {
-            "ACTIVE" => Ok(Self::Active),
-            "OFFBOARDING" => Ok(Self::Offboarding),
-            "OFFBOARDED" => Ok(Self::Offboarded),
-            _ => Err(DomainError::invalid(
-                "status",
-                format!("unknown status '{raw}'; expected ACTIVE, OFFBOARDING or OFFBOARDED"),
-            )),
-        }
+wire_enum! {
+    /// Where a person is in their life cycle (the SCIM extension's `status`).
+    PersonStatus, field = "status", unknown = (|raw: &str| format!(
+        "unknown status '{raw}'; expected ACTIVE, OFFBOARDING or OFFBOARDED"
+    )) {
+        /// Provisioned and current.
+        Active => "ACTIVE",
+        /// Deleted over SCIM: offboarding has started, access kept until it completes.
+        Offboarding => "OFFBOARDING",
+        /// Offboarding completed.
+        Offboarded => "OFFBOARDED",
     }
 }
 
@@ -654,5 +628,24 @@ pub(crate) mod tests {
         p.start_date = today.succ_opt();
         p.status = PersonStatus::Offboarding;
         assert!(!p.is_new_joiner(today), "offboarding");
+    }
+
+    #[test]
+    fn person_status_names_and_message() {
+        assert_eq!(
+            PersonStatus::parse(" offboarding").unwrap(),
+            PersonStatus::Offboarding
+        );
+        assert_eq!(PersonStatus::Offboarded.as_str(), "OFFBOARDED");
+        match PersonStatus::parse("GONE") {
+            Err(DomainError::Invalid { field, message }) => {
+                assert_eq!(field, "status");
+                assert_eq!(
+                    message,
+                    "unknown status 'GONE'; expected ACTIVE, OFFBOARDING or OFFBOARDED"
+                );
+            }
+            other => panic!("expected Invalid, got {other:?}"),
+        }
     }
 }

@@ -19,8 +19,7 @@ use crate::import::stored::{
     StoredReturnLine, StoredWarehouse,
 };
 use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind};
-use crate::inventory::{AssigneeType, InventoryItem};
-use crate::inventory_json::ListedItem;
+use crate::inventory::{Assignee, InventoryItem};
 use crate::inventory_level::InventoryLevel;
 use crate::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
@@ -34,6 +33,7 @@ use crate::ports::{
     InventoryRepository, OfficeRepository, OrganizationRepository, PersonRepository,
     WarehouseRepository,
 };
+use crate::wire::item::ListedItem;
 
 /// Everything the in-memory store holds.
 #[derive(Debug, Default, Clone)]
@@ -189,7 +189,8 @@ impl crate::ports::WarehouseGrants for InMemoryStore {
             .any(|l| l.organization_id == organization && l.warehouse_id == id)
             || s.inventory.iter().any(|i| {
                 i.organization_id == organization
-                    && i.assignment.as_ref().is_some_and(|a| a.id == *id.as_uuid())
+                    && i.assignment
+                        .is_some_and(|a| a.assignee == Assignee::Warehouse(id))
             }))
     }
 
@@ -327,7 +328,7 @@ impl PersonRepository for InMemoryStore {
         expected_version: Option<i64>,
         at: DateTime<Utc>,
     ) -> StoreResult<crate::ports::Offboarding> {
-        use crate::inventory::{AssigneeType, DeployStatus, ReturnInfo, ReturnStatus};
+        use crate::inventory::{DeployStatus, ReturnInfo, ReturnStatus};
         use crate::ports::Offboarding;
         let mut s = self.state();
         let Some(p) = s
@@ -350,8 +351,7 @@ impl PersonRepository for InMemoryStore {
                 && i.deploy_status == DeployStatus::Deployed
                 && i.return_order.is_none()
                 && i.assignment
-                    .as_ref()
-                    .is_some_and(|a| a.kind == AssigneeType::Person && a.id == *id.as_uuid())
+                    .is_some_and(|a| a.assignee == Assignee::Person(id))
         }) {
             item.return_order = Some(ReturnInfo {
                 id: order,
@@ -440,13 +440,13 @@ impl InventoryRepository for InMemoryStore {
             .iter()
             .filter(|i| i.organization_id == organization)
             .filter_map(|i| listed(&s, i))
-            .filter(|v| matches_filter(&s, v, &query.filter))
+            .filter(|v| matches_filter(&s, v, query.filter()))
             .collect();
         views.sort_by(|a, b| {
-            let order = sort_key(a, query.sort)
-                .cmp(&sort_key(b, query.sort))
+            let order = sort_key(a, query.sort())
+                .cmp(&sort_key(b, query.sort()))
                 .then_with(|| a.item.id.to_string().cmp(&b.item.id.to_string()));
-            match query.direction {
+            match query.direction() {
                 SortDirection::Asc => order,
                 SortDirection::Desc => order.reverse(),
             }
@@ -455,7 +455,7 @@ impl InventoryRepository for InMemoryStore {
         let items = views
             .iter()
             .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
-            .take(query.size as usize)
+            .take(query.size() as usize)
             .map(ListedItem::render)
             .collect::<Result<_, _>>()
             .map_err(|e| StoreError::Backend(e.to_string()))?;
@@ -741,21 +741,21 @@ fn stored_facts(s: &State, organization: OrganizationId, batch: &ImportBatch) ->
 
 fn listed(s: &State, item: &InventoryItem) -> Option<InventoryItemView> {
     let sku = s.skus.iter().find(|k| k.id == item.sku_id)?.clone();
-    let assignee_label = item.assignment.and_then(|a| match a.kind {
-        AssigneeType::Person => s
+    let assignee_label = item.assignment.and_then(|a| match a.assignee {
+        Assignee::Person(id) => s
             .people
             .iter()
-            .find(|p| *p.id.as_uuid() == a.id)
+            .find(|p| p.id == id)
             .map(|p| p.user_name.clone()),
-        AssigneeType::Warehouse => s
+        Assignee::Warehouse(id) => s
             .warehouses
             .iter()
-            .find(|w| *w.id.as_uuid() == a.id)
+            .find(|w| w.id == id)
             .map(|w| w.name.clone()),
-        AssigneeType::Office => s
+        Assignee::Office(id) => s
             .offices
             .iter()
-            .find(|o| *o.id.as_uuid() == a.id)
+            .find(|o| o.id == id)
             .map(|o| o.name.clone()),
     });
     Some(InventoryItemView {
@@ -765,10 +765,8 @@ fn listed(s: &State, item: &InventoryItem) -> Option<InventoryItemView> {
     })
 }
 
-fn assigned_to(v: &InventoryItemView, kind: AssigneeType, id: &uuid::Uuid) -> bool {
-    v.item
-        .assignment
-        .is_some_and(|a| a.kind == kind && a.id == *id)
+fn assigned_to(v: &InventoryItemView, assignee: Assignee) -> bool {
+    v.item.assignment.is_some_and(|a| a.assignee == assignee)
 }
 
 fn matches_filter(s: &State, v: &InventoryItemView, f: &InventoryFilter) -> bool {
@@ -776,12 +774,12 @@ fn matches_filter(s: &State, v: &InventoryItemView, f: &InventoryFilter) -> bool
     let lower = |o: &Option<String>| o.as_deref().unwrap_or("").to_lowercase();
     let person_ok = match &f.person {
         None => true,
-        Some(AssigneeFilter::Person(id)) => assigned_to(v, AssigneeType::Person, id.as_uuid()),
+        Some(AssigneeFilter::Person(id)) => assigned_to(v, Assignee::Person(*id)),
         Some(AssigneeFilter::Email(email)) => s.people.iter().any(|p| {
             p.emails
                 .iter()
                 .any(|e| crate::text::identifier_key(&e.value) == *email)
-                && assigned_to(v, AssigneeType::Person, p.id.as_uuid())
+                && assigned_to(v, Assignee::Person(p.id))
         }),
     };
     let search_text = [
@@ -795,9 +793,9 @@ fn matches_filter(s: &State, v: &InventoryItemView, f: &InventoryFilter) -> bool
     .join("\n");
     person_ok
         && f.warehouse_id
-            .is_none_or(|w| assigned_to(v, AssigneeType::Warehouse, w.as_uuid()))
+            .is_none_or(|w| assigned_to(v, Assignee::Warehouse(w)))
         && f.office_id
-            .is_none_or(|o| assigned_to(v, AssigneeType::Office, o.as_uuid()))
+            .is_none_or(|o| assigned_to(v, Assignee::Office(o)))
         && (f.categories.is_empty() || f.categories.contains(&v.sku.category_code.to_lowercase()))
         && (f.deploy_statuses.is_empty() || f.deploy_statuses.contains(&i.deploy_status))
         && !f.matches_nothing

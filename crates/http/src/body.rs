@@ -2,6 +2,7 @@
 //! with a 400 naming that field.
 
 use equip_domain::ids::InvalidId;
+use equip_domain::wire::item_input::InputField;
 use serde_json::{Map, Value};
 
 use crate::error::{Area, HttpError};
@@ -185,5 +186,21 @@ impl Fields<'_> {
         self.get(name, expected, parse)?
             .into_option()
             .ok_or_else(|| HttpError::bad_request(self.area, name, format!("{name} is required")))
+    }
+
+    /// A field of the item inputs (`equip_domain::wire::item_input`).
+    ///
+    /// # Errors
+    /// 400 naming the field when its value is not a good one.
+    pub fn input<T>(&self, field: &InputField<T>) -> Result<Field<T>, HttpError> {
+        self.get(field.name, field.expected, field.decode)
+    }
+
+    /// A field of the item inputs that must be present and not null.
+    ///
+    /// # Errors
+    /// 400 naming the field when missing, null or bad.
+    pub fn require_input<T>(&self, field: &InputField<T>) -> Result<T, HttpError> {
+        self.require(field.name, field.expected, field.decode)
     }
 }

@@ -26,10 +26,8 @@ use equip_domain::inventory::{
     RetrievalStatus, ReturnStatus, SuppliedBy,
 };
 use equip_domain::inventory_level::MAX_QUANTITY;
-use equip_domain::inventory_query::{
-    SortDirection, SortKey, DEFAULT_PAGE_SIZE, DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES,
-    MAX_PAGE, MAX_PAGE_SIZE, MAX_SEARCH_CHARS,
-};
+use equip_domain::inventory_query::params::{Param, ValueSchema, PARAMS};
+use equip_domain::inventory_query::{DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES};
 use equip_domain::reminder::DeliveryStatus;
 use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 use serde_json::{json, Map, Value};
@@ -186,12 +184,29 @@ fn json_body(schema: Value, required: bool) -> Value {
     })
 }
 
+/// One parameter of the listing, from the domain's table.
+fn listing_param(p: &Param) -> Value {
+    let schema = match p.schema {
+        ValueSchema::Integer { min, max, default } => {
+            json!({ "type": "integer", "format": "int32", "minimum": min, "maximum": max, "default": default })
+        }
+        ValueSchema::Uuid => uuid(),
+        ValueSchema::Text {
+            max_chars: Some(max),
+        } => json!({ "type": "string", "maxLength": max }),
+        ValueSchema::Text { max_chars: None } => json!({ "type": "string" }),
+        ValueSchema::NotBlank => json!({ "type": "string", "pattern": NOT_BLANK }),
+        ValueSchema::UtcTime => json!({ "type": "string", "pattern": UTC_TIME_PATTERN }),
+        ValueSchema::OneOf(values) => string_enum(&values()),
+    };
+    if p.is_list() {
+        list_query(p.name, p.description, schema)
+    } else {
+        query(p.name, p.description, schema)
+    }
+}
+
 fn list_inventory_operation(operation_id: &str, summary: &str) -> Value {
-    let deploy_filter: Vec<&str> = DeployStatus::ALL
-        .iter()
-        .map(|s| s.as_str())
-        .chain(["VOIDED"])
-        .collect();
     json!({
         "operationId": operation_id,
         "summary": summary,
@@ -204,24 +219,7 @@ fn list_inventory_operation(operation_id: &str, summary: &str) -> Value {
             DEPRECATED_DEPLOY_STATUSES.join(", ")
         ),
         "tags": ["inventory"],
-        "parameters": [
-            query("page", "1-based page number.", json!({ "type": "integer", "format": "int32", "minimum": 1, "maximum": MAX_PAGE, "default": 1 })),
-            query("size", "Items per page.", json!({ "type": "integer", "format": "int32", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE })),
-            query("personId", "Items assigned to this person (404 when not in the organization). Not with assignedEmail.", uuid()),
-            query("warehouseId", "Items assigned to this warehouse (404 when not accessible).", uuid()),
-            query("officeId", "Items assigned to this office (404 when not in the organization).", uuid()),
-            list_query("categories", "Category codes (case-insensitive).", json!({ "type": "string", "pattern": NOT_BLANK })),
-            list_query("deployStatuses", "Deploy statuses (case-insensitive).", string_enum(&deploy_filter)),
-            list_query("skuIds", "SKU ids.", uuid()),
-            query("searchString", "Case-insensitive substring of description, vendor name, category code and name, SKU title and serial number.", json!({ "type": "string", "maxLength": MAX_SEARCH_CHARS })),
-            query("updatedAtFrom", "Items updated at or after this UTC time, YYYY-MM-DDTHH:MM:SS[.fff] (a trailing Z is tolerated). Not after updatedAtTo.", json!({ "type": "string", "pattern": UTC_TIME_PATTERN })),
-            query("updatedAtTo", "Items updated at or before this UTC time, same form as updatedAtFrom.", json!({ "type": "string", "pattern": UTC_TIME_PATTERN })),
-            query("assignedEmail", "Items assigned to the person with this email (primary or secondary, case-insensitive). Not with personId.", json!({ "type": "string" })),
-            list_query("serialNumber", "Serial numbers (case-insensitive).", json!({ "type": "string", "pattern": NOT_BLANK })),
-            list_query("vendorSku", "Vendor SKUs (case-insensitive).", json!({ "type": "string", "pattern": NOT_BLANK })),
-            query("sortBy", "Sort key (case-insensitive).", string_enum(&names(SortKey::ALL, SortKey::as_str))),
-            query("sortDirection", "ASC or DESC (case-insensitive); ASC when sortBy is given alone.", string_enum(&names(SortDirection::ALL, SortDirection::as_str))),
-        ],
+        "parameters": PARAMS.iter().map(listing_param).collect::<Vec<_>>(),
         "responses": responses(json!({
             "200": json_response("A page of items.", schema_ref("InventoryPage")),
             "400": error("A parameter is malformed, unknown, repeated or out of range (source names it)."),
@@ -894,5 +892,20 @@ mod tests {
             reasons.as_array().unwrap().len(),
             DeployReason::ALL.len() + 1
         );
+    }
+
+    #[test]
+    fn the_listing_documents_exactly_the_parameters_the_route_reads() {
+        let doc = document();
+        for path in ["/api/v1/inventory", "/api/inventory"] {
+            let params = doc["paths"][path]["get"]["parameters"].as_array().unwrap();
+            let documented: Vec<&str> =
+                params.iter().map(|p| p["name"].as_str().unwrap()).collect();
+            let table: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+            assert_eq!(documented, table, "{path}");
+            for (p, doc) in PARAMS.iter().zip(params) {
+                assert_eq!(doc["schema"]["type"] == "array", p.is_list(), "{}", p.name);
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! - [`refresh`] rewrites the listing rows of some items from the source tables
 //!   (items, SKUs, assignees) in two set-based statements; every write path
 //!   that changes what the listing shows calls it.
-//!   It also renders each item's JSON (`equip_domain::inventory_json`, the
+//!   It also renders each item's JSON (`equip_domain::wire::item`, the
 //!   serializer of the API) into the row's `item_json`.
 //! - [`page`] cuts one page of ids with the filters and order in SQL (an index
 //!   serves the default order, the product order within a category, and the
@@ -27,11 +27,11 @@ use diesel::sqlite::Sqlite;
 
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::Condition;
-use equip_domain::inventory_json::ListedItem;
 use equip_domain::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
     SortDirection, SortKey,
 };
+use equip_domain::wire::item::ListedItem;
 
 use crate::connection::{fold_function, on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
@@ -618,7 +618,7 @@ pub(crate) fn page(
     org: &str,
     q: &InventoryQuery,
 ) -> DbResult<InventoryPage> {
-    let email_people = match &q.filter.person {
+    let email_people = match &q.filter().person {
         Some(AssigneeFilter::Email(email)) => {
             let ids = people_with_email(c, org, email)?;
             if ids.is_empty() {
@@ -631,16 +631,16 @@ pub(crate) fn page(
     // A person's items are few: on SQLite, keep the planner on the assignee
     // index (its sampled statistics may not tell it so) by taking the order
     // columns out of index consideration with a unary `+`; the few rows sort.
-    let selective = matches!(c, DbConnection::Sqlite(_)) && q.filter.person.is_some();
-    let order = order_by(c, q.sort, q.direction, selective);
-    let time_key = match q.sort {
+    let selective = matches!(c, DbConnection::Sqlite(_)) && q.filter().person.is_some();
+    let order = order_by(c, q.sort(), q.direction(), selective);
+    let time_key = match q.sort() {
         SortKey::CreatedAt => Some("l.created_at"),
         SortKey::UpdatedAt => Some("l.updated_at"),
         _ => None,
     };
     let offset = q.offset();
     let mut filter = Statement::default();
-    push_filter(&mut filter, c, &q.filter, &email_people);
+    push_filter(&mut filter, c, q.filter(), &email_people);
 
     // Deep pages in a time order: start from a remembered position.
     let anchored = match time_key {
@@ -679,10 +679,10 @@ pub(crate) fn page(
     // A count from the maintained counts (a few rows) comes with the page, in
     // the same statement: one round trip fewer. Other counts run after, only
     // when needed.
-    let embedded = q.filter.is_countable_by_status_and_category();
+    let embedded = q.filter().is_countable_by_status_and_category();
     st.push("SELECT l.item_id, l.item_json, p.k, ");
     if embedded {
-        let count = count_statement(c, org, &q.filter, &email_people);
+        let count = count_statement(c, org, q.filter(), &email_people);
         st.push("(").push(&count.sql).push(")");
         st.params.extend(count.params);
         st.cacheable &= count.cacheable;
@@ -703,7 +703,7 @@ pub(crate) fn page(
         (Some((_, _, Some((at, anchor)))), Some(col)) => {
             let (cmp, id) = match &*c {
                 DbConnection::Sqlite(_) => (
-                    if q.direction == SortDirection::Asc {
+                    if q.direction() == SortDirection::Asc {
                         ">"
                     } else {
                         "<"
@@ -711,7 +711,7 @@ pub(crate) fn page(
                     "l.item_id",
                 ),
                 DbConnection::Postgres(_) => (
-                    if q.direction == SortDirection::Asc {
+                    if q.direction() == SortDirection::Asc {
                         ">"
                     } else {
                         "<"
@@ -736,7 +736,7 @@ pub(crate) fn page(
     };
     st.push(&order);
     st.push(" LIMIT ")
-        .int(i64::from(q.size) + i64::from(lead))
+        .int(i64::from(q.size()) + i64::from(lead))
         .push(" OFFSET ")
         .int(i64::try_from(skip).unwrap_or(i64::MAX));
     // The outer order is the inner one over the same rows (a sort of one page).
@@ -758,10 +758,10 @@ pub(crate) fn page(
             }
         }
         // The next page starts after this one's last row.
-        if rows.len() == q.size as usize {
+        if rows.len() == q.size() as usize {
             if let Some(last) = rows.last() {
                 if let Some(key) = last.k {
-                    let next = offset + u64::from(q.size);
+                    let next = offset + u64::from(q.size());
                     anchors.remember(
                         scope,
                         next,
@@ -776,13 +776,13 @@ pub(crate) fn page(
         }
     }
 
-    let total_records = if q.page == 1 && rows.len() < q.size as usize {
+    let total_records = if q.page().get() == 1 && rows.len() < q.size() as usize {
         rows.len() as u64
     } else if let Some(n) = rows.first().and_then(|r| r.total) {
         u64::try_from(n).unwrap_or(0)
     } else {
         crate::error::still_wanted()?;
-        count(c, org, &q.filter, &email_people)?
+        count(c, org, q.filter(), &email_people)?
     };
     crate::error::still_wanted()?;
     let items = listed_items(c, org, rows)?;

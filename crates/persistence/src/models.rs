@@ -19,7 +19,7 @@ use equip_domain::ids::{
     RetrievalId, ReturnOrderId, ReturnOrderItemId, SkuId, TagId, WarehouseId,
 };
 use equip_domain::inventory::{
-    AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
     DeviceProgramStatus, InventoryItem, Price, RenewalDateUpdatedBy, Retrieval, RetrievalKind,
     RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,
 };
@@ -749,8 +749,8 @@ impl ItemRows {
         });
         let (assignee_type, assignee_id, assigned_at) = match i.assignment {
             Some(a) => (
-                Some(a.kind.as_str().to_owned()),
-                Some(id_text(&a.id)),
+                Some(a.assignee.kind().as_str().to_owned()),
+                Some(id_text(&a.assignee.id())),
                 a.assigned_at.map(db_time),
             ),
             None => (None, None, None),
@@ -806,9 +806,11 @@ impl ItemRows {
         let r = self.item;
         let assignment = match (r.assignee_type.as_deref(), r.assignee_id.as_deref()) {
             (Some(kind), Some(id)) => Some(Assignment {
-                kind: parse_enum(kind, AssigneeType::parse)?,
-                id: Uuid::parse_str(id)
-                    .map_err(|_| DbError::corrupt(format!("'{id}' is not a UUID")))?,
+                assignee: Assignee::new(
+                    parse_enum(kind, AssigneeType::parse)?,
+                    Uuid::parse_str(id)
+                        .map_err(|_| DbError::corrupt(format!("'{id}' is not a UUID")))?,
+                ),
                 assigned_at: r.assigned_at.map(utc),
             }),
             (None, None) => None,

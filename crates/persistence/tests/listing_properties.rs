@@ -25,7 +25,8 @@ use equip_domain::catalog::Sku;
 use equip_domain::ids::{InventoryItemId, OfficeId, OrganizationId, PersonId, SkuId, WarehouseId};
 use equip_domain::import::ImportBatch;
 use equip_domain::inventory::{
-    AssigneeType, Assignment, Condition, DeployReason, DeployStatus, InventoryItem, SuppliedBy,
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, InventoryItem,
+    SuppliedBy,
 };
 use equip_domain::inventory_query::{InventoryQuery, RawInventoryQuery, SortKey};
 use equip_domain::location::{Office, Warehouse, WarehouseOwner};
@@ -215,8 +216,7 @@ fn seed(store: &Store, specs: &[ItemSpec], step: i64) -> (OrganizationId, InMemo
                 billing_end_date: None,
                 procurement_method: None,
                 assignment: assignee.map(|(kind, id)| Assignment {
-                    kind,
-                    id,
+                    assignee: Assignee::new(kind, id),
                     assigned_at: None,
                 }),
                 tags: vec![],

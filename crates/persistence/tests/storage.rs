@@ -19,7 +19,7 @@ use equip_domain::ids::{
 };
 use equip_domain::import::{ImportBatch, ImportError, ImportSummary};
 use equip_domain::inventory::{
-    AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
     DeviceProgramStatus, InventoryItem, Price, RenewalDateUpdatedBy, Retrieval, RetrievalKind,
     RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,
 };
@@ -274,8 +274,7 @@ fn item(
         billing_end_date: None,
         procurement_method: None,
         assignment: Some(Assignment {
-            kind: AssigneeType::Warehouse,
-            id: *warehouse.id.as_uuid(),
+            assignee: Assignee::new(AssigneeType::Warehouse, *warehouse.id.as_uuid()),
             assigned_at: None,
         }),
         tags: vec![],
@@ -782,8 +781,7 @@ fn full_batch(org: &Organization) -> ImportBatch {
         billing_end_date: Some(date(2028, 12, 31)),
         procurement_method: Some("Purchase".into()),
         assignment: Some(Assignment {
-            kind: AssigneeType::Person,
-            id: *ada.id.as_uuid(),
+            assignee: Assignee::new(AssigneeType::Person, *ada.id.as_uuid()),
             assigned_at: Some(at(20, 777_777)),
         }),
         tags: vec![
@@ -866,8 +864,7 @@ fn full_batch(org: &Organization) -> ImportBatch {
         deploy_status: DeployStatus::Unavailable,
         deploy_reason: Some(DeployReason::RequiresRepair),
         assignment: Some(Assignment {
-            kind: AssigneeType::Office,
-            id: *office.id.as_uuid(),
+            assignee: Assignee::new(AssigneeType::Office, *office.id.as_uuid()),
             assigned_at: Some(at(26, 0)),
         }),
         return_order: Some(ReturnInfo {
@@ -1094,8 +1091,7 @@ fn import_bad_external_reference_writes_nothing(db: &TestDatabase, store: &Store
     let nobody = InventoryItem {
         deploy_status: DeployStatus::Deployed,
         assignment: Some(Assignment {
-            kind: AssigneeType::Person,
-            id: Uuid::new_v4(),
+            assignee: Assignee::new(AssigneeType::Person, Uuid::new_v4()),
             assigned_at: None,
         }),
         ..item(&org, &s, &w, at(20, 2))
@@ -1914,8 +1910,7 @@ fn seed_non_ascii(store: &Store) -> (OrganizationId, equip_domain::testing::InMe
             it.deploy_status = status;
             it.deploy_reason = (status == DeployStatus::OnHold).then_some(DeployReason::DataHold);
             it.assignment = Some(Assignment {
-                kind,
-                id,
+                assignee: Assignee::new(kind, id),
                 assigned_at: None,
             });
             it

@@ -294,12 +294,17 @@ impl ListInputs {
             param: "request",
             message: "the SearchRequest must be a JSON object".into(),
         })?;
-        let get = |name: &str| {
+        Ok(Self::read(|name| {
             obj.iter()
                 .find(|(k, _)| k.eq_ignore_ascii_case(name))
                 .and_then(|(_, v)| json_scalar(v))
-        };
-        Ok(Self {
+        }))
+    }
+
+    /// Reads each input by its wire name with `get` (the one list of the
+    /// names, for the query string and the SearchRequest body alike).
+    pub fn read(get: impl Fn(&str) -> Option<String>) -> Self {
+        Self {
             filter: get("filter"),
             start_index: get("startIndex"),
             count: get("count"),
@@ -307,7 +312,7 @@ impl ListInputs {
             sort_order: get("sortOrder"),
             attributes: get("attributes"),
             excluded_attributes: get("excludedAttributes"),
-        })
+        }
     }
 
     /// The domain query.

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::catalog::{Package, Sku};
 use crate::error::DomainError;
-use crate::inventory::{AssigneeType, InventoryItem};
+use crate::inventory::{Assignee, InventoryItem};
 use crate::inventory_level::InventoryLevel;
 use crate::location::{Office, Warehouse, WarehouseOwner};
 use crate::organization::Organization;
@@ -360,12 +360,12 @@ impl ImportBatch {
                 *item.sku_id.as_uuid(),
             );
             if let Some(a) = item.assignment {
-                let kind = match a.kind {
-                    AssigneeType::Person => ReferenceKind::Person,
-                    AssigneeType::Office => ReferenceKind::Office,
-                    AssigneeType::Warehouse => ReferenceKind::Warehouse,
+                let kind = match a.assignee {
+                    Assignee::Person(_) => ReferenceKind::Person,
+                    Assignee::Office(_) => ReferenceKind::Office,
+                    Assignee::Warehouse(_) => ReferenceKind::Warehouse,
                 };
-                resolve(format!("inventory[{i}].assignedTo"), kind, a.id);
+                resolve(format!("inventory[{i}].assignedTo"), kind, a.assignee.id());
             }
         }
         for (i, l) in self.inventory_levels.iter().enumerate() {

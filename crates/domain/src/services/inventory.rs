@@ -3,10 +3,10 @@
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::error::DomainError;
-use crate::ids::{InventoryItemId, OfficeId, OrganizationId, PersonId, SkuId, TagId, WarehouseId};
+use crate::ids::{InventoryItemId, OrganizationId, SkuId, TagId};
 use crate::inventory::{
-    check_transition, AssigneeType, Assignment, Condition, DeployReason, DeployStatus,
-    InventoryItem, RenewalDateUpdatedBy, SuppliedBy, Tag,
+    check_transition, Assignee, Assignment, Condition, DeployReason, DeployStatus, InventoryItem,
+    RenewalDateUpdatedBy, SuppliedBy, Tag,
 };
 use crate::inventory_query::{
     AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, RawInventoryQuery,
@@ -54,7 +54,7 @@ pub fn list_inventory_page(
     organization: OrganizationId,
     query: &InventoryQuery,
 ) -> Result<InventoryPage, DomainError> {
-    if let Some(AssigneeFilter::Person(id)) = &query.filter.person {
+    if let Some(AssigneeFilter::Person(id)) = &query.filter().person {
         if ports.find_person(organization, *id)?.is_none() {
             return Err(DomainError::not_found(
                 "personId",
@@ -62,7 +62,7 @@ pub fn list_inventory_page(
             ));
         }
     }
-    if let Some(id) = query.filter.warehouse_id {
+    if let Some(id) = query.filter().warehouse_id {
         if ports.find_accessible_warehouse(organization, id)?.is_none() {
             return Err(DomainError::not_found(
                 "warehouseId",
@@ -70,7 +70,7 @@ pub fn list_inventory_page(
             ));
         }
     }
-    if let Some(id) = query.filter.office_id {
+    if let Some(id) = query.filter().office_id {
         if ports.find_office(organization, id)?.is_none() {
             return Err(DomainError::not_found(
                 "officeId",
@@ -78,7 +78,7 @@ pub fn list_inventory_page(
             ));
         }
     }
-    if query.filter.matches_nothing {
+    if query.filter().matches_nothing {
         return Ok(InventoryPage::empty());
     }
     Ok(ports.list_inventory(organization, query)?)
@@ -117,8 +117,8 @@ pub struct NewItem {
     pub deploy_reason: Option<DeployReason>,
     /// Condition.
     pub condition: Condition,
-    /// Holder: kind and id (DEPLOYED needs a PERSON).
-    pub assigned_to: Option<(AssigneeType, uuid::Uuid)>,
+    /// Holder (DEPLOYED needs a person).
+    pub assigned_to: Option<Assignee>,
     /// Tag labels.
     pub tags: Vec<String>,
     /// Renewal date.
@@ -141,7 +141,7 @@ pub struct ItemChanges {
     /// New condition.
     pub condition: Option<Condition>,
     /// New holder, or unassigned.
-    pub assigned_to: Option<Option<(AssigneeType, uuid::Uuid)>>,
+    pub assigned_to: Option<Option<Assignee>>,
     /// New tag labels (replace the list).
     pub tags: Option<Vec<String>>,
     /// New renewal date, or cleared.
@@ -172,28 +172,28 @@ fn tags_from(labels: Vec<String>, existing: &[Tag]) -> Result<Vec<Tag>, DomainEr
 fn check_assignee(
     ports: &dyn InventoryPorts,
     organization: OrganizationId,
-    assigned_to: Option<(AssigneeType, uuid::Uuid)>,
+    assigned_to: Option<Assignee>,
 ) -> Result<(), DomainError> {
-    let Some((kind, id)) = assigned_to else {
+    let Some(assignee) = assigned_to else {
         return Ok(());
     };
-    let exists = match kind {
-        AssigneeType::Person => ports
-            .find_person(organization, PersonId::from_uuid(id))?
+    let exists = match assignee {
+        Assignee::Person(id) => ports
+            .find_person(organization, id)?
             .is_some_and(|p| p.is_provisioned()),
-        AssigneeType::Warehouse => ports
-            .find_accessible_warehouse(organization, WarehouseId::from_uuid(id))?
-            .is_some(),
-        AssigneeType::Office => ports
-            .find_office(organization, OfficeId::from_uuid(id))?
-            .is_some(),
+        Assignee::Warehouse(id) => ports.find_accessible_warehouse(organization, id)?.is_some(),
+        Assignee::Office(id) => ports.find_office(organization, id)?.is_some(),
     };
     if exists {
         Ok(())
     } else {
         Err(DomainError::not_found(
             "assignedTo.id",
-            format!("{} {id} not found", kind.as_str().to_lowercase()),
+            format!(
+                "{} {} not found",
+                assignee.kind().as_str().to_lowercase(),
+                assignee.id()
+            ),
         ))
     }
 }
@@ -226,9 +226,8 @@ pub fn create_item(
         billing_start_date: None,
         billing_end_date: None,
         procurement_method: new.procurement_method,
-        assignment: new.assigned_to.map(|(kind, id)| Assignment {
-            kind,
-            id,
+        assignment: new.assigned_to.map(|assignee| Assignment {
+            assignee,
             assigned_at: Some(now),
         }),
         tags: tags_from(new.tags, &[])?,
@@ -296,15 +295,10 @@ pub fn update_item(
     }
     if let Some(assigned_to) = changes.assigned_to {
         check_assignee(ports, organization, assigned_to)?;
-        let unchanged = match (current.assignment, assigned_to) {
-            (Some(a), Some((kind, id))) => a.kind == kind && a.id == id,
-            (None, None) => true,
-            _ => false,
-        };
+        let unchanged = current.assignment.map(|a| a.assignee) == assigned_to;
         if !unchanged {
-            item.assignment = assigned_to.map(|(kind, id)| Assignment {
-                kind,
-                id,
+            item.assignment = assigned_to.map(|assignee| Assignment {
+                assignee,
                 assigned_at: Some(now),
             });
         }
@@ -383,7 +377,7 @@ mod tests {
             matches!(create_item(&store, f.org.id, bad, now), Err(DomainError::NotFound { entity, .. }) if entity == "skuId")
         );
         let mut bad = new_item(f.sku.id);
-        bad.assigned_to = Some((AssigneeType::Warehouse, uuid::Uuid::new_v4()));
+        bad.assigned_to = Some(Assignee::Warehouse(crate::ids::WarehouseId::new()));
         assert!(
             matches!(create_item(&store, f.org.id, bad, now), Err(DomainError::NotFound { entity, .. }) if entity == "assignedTo.id")
         );

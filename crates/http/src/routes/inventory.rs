@@ -1,5 +1,5 @@
 //! `GET /api/v1/inventory` (and its alias `/api/inventory`): the inventory
-//! listing (docs/api.md, "Listing inventory"). The item JSON is `equip_domain::inventory_json`.
+//! listing (docs/api.md, "Listing inventory"). The item JSON is `equip_domain::wire::item`.
 
 use actix_web::web;
 use actix_web::{HttpRequest, HttpResponse};
@@ -22,8 +22,10 @@ struct Pagination {
     page_size: u32,
 }
 
-/// Reads the listing's parameters; list parameters may repeat. Unknown
-/// parameters are refused, so that a misspelt filter is not silently ignored.
+/// Reads the listing's parameters through the domain's parameter table
+/// (`equip_domain::inventory_query::params`); list parameters may repeat.
+/// Unknown parameters are refused, so that a misspelt filter is not silently
+/// ignored.
 fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query_string).map_err(|e| {
         HttpError::bad_request(Area::Api, "query", format!("malformed query string: {e}"))
@@ -40,41 +42,8 @@ fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
                 format!("{source} must not contain NUL characters"),
             ));
         }
-        let single = |slot: &mut Option<String>| -> Result<(), HttpError> {
-            if slot.replace(value.clone()).is_some() {
-                return Err(HttpError::bad_request(
-                    Area::Api,
-                    key.as_str(),
-                    format!("{key} may be given only once"),
-                ));
-            }
-            Ok(())
-        };
-        match key.as_str() {
-            "page" => single(&mut raw.page)?,
-            "size" => single(&mut raw.size)?,
-            "personId" => single(&mut raw.person_id)?,
-            "warehouseId" => single(&mut raw.warehouse_id)?,
-            "officeId" => single(&mut raw.office_id)?,
-            "searchString" => single(&mut raw.search_string)?,
-            "updatedAtFrom" => single(&mut raw.updated_at_from)?,
-            "updatedAtTo" => single(&mut raw.updated_at_to)?,
-            "assignedEmail" => single(&mut raw.assigned_email)?,
-            "sortBy" => single(&mut raw.sort_by)?,
-            "sortDirection" => single(&mut raw.sort_direction)?,
-            "categories" => raw.categories.push(value),
-            "deployStatuses" => raw.deploy_statuses.push(value),
-            "skuIds" => raw.sku_ids.push(value),
-            "serialNumber" => raw.serial_numbers.push(value),
-            "vendorSku" => raw.vendor_skus.push(value),
-            _ => {
-                return Err(HttpError::bad_request(
-                    Area::Api,
-                    key.as_str(),
-                    format!("unknown query parameter '{key}'"),
-                ))
-            }
-        }
+        raw.set(&key, value)
+            .map_err(|e| HttpError::bad_request(Area::Api, e.name(), e.to_string()))?;
     }
     Ok(raw)
 }
@@ -103,9 +72,9 @@ pub async fn list(
 fn render(query: &InventoryQuery, page: &InventoryPage) -> Result<String, HttpError> {
     let pagination = serde_json::to_string(&Pagination {
         total_records: page.total_records,
-        total_pages: page.total_pages(query.size),
-        current_page: query.page,
-        page_size: query.size,
+        total_pages: page.total_pages(query.size()),
+        current_page: query.page().get(),
+        page_size: query.size(),
     })
     .map_err(|e| HttpError::internal(Area::Api, &e))?;
     let mut body = String::with_capacity(

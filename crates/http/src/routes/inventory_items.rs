@@ -4,12 +4,16 @@
 
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpResponse};
-use chrono::{NaiveDate, Utc};
+use chrono::Utc;
 use equip_domain::api_key::Scope;
-use equip_domain::ids::{InventoryItemId, SkuId};
-use equip_domain::inventory::{AssigneeType, Condition, DeployReason, DeployStatus, SuppliedBy};
-use equip_domain::inventory_json::ItemBody;
+use equip_domain::ids::InventoryItemId;
+use equip_domain::inventory::SuppliedBy;
 use equip_domain::services::inventory::{create_item, get_item, update_item, ItemChanges, NewItem};
+use equip_domain::wire::item::ItemBody;
+use equip_domain::wire::item_input::{
+    self as input, ASSIGNED_TO, CONDITION, DEPLOY_REASON, DEPLOY_STATUS, DESCRIPTION, IMEI,
+    PROCUREMENT_METHOD, RENEWAL_DATE, SERIAL_NUMBER, SKU_ID, SUPPLIED_BY, TAGS,
+};
 use serde_json::Value;
 
 use crate::auth::Authenticated;
@@ -17,48 +21,6 @@ use crate::blocking;
 use crate::body::{path_id, Fields};
 use crate::error::{Area, HttpError};
 use crate::state::AppState;
-
-fn text(v: &Value) -> Option<String> {
-    v.as_str().map(str::to_owned)
-}
-
-fn texts(v: &Value) -> Option<Vec<String>> {
-    v.as_array()?
-        .iter()
-        .map(|s| s.as_str().map(str::to_owned))
-        .collect()
-}
-
-/// Tags as labels: `["a", "b"]` or `[{"label": "a"}, …]` (ids are kept by label).
-fn tag_labels(v: &Value) -> Option<Vec<String>> {
-    v.as_array()?
-        .iter()
-        .map(|t| match t {
-            Value::String(s) => Some(s.clone()),
-            Value::Object(o) => o.get("label")?.as_str().map(str::to_owned),
-            _ => None,
-        })
-        .collect()
-}
-
-fn date(v: &Value) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(v.as_str()?, "%Y-%m-%d").ok()
-}
-
-fn wire<T>(
-    parse: fn(&str) -> Result<T, equip_domain::DomainError>,
-) -> impl Fn(&Value) -> Option<T> {
-    move |v| v.as_str().and_then(|s| parse(s).ok())
-}
-
-fn assignee(v: &Value) -> Option<(AssigneeType, uuid::Uuid)> {
-    let o = v.as_object()?;
-    let kind = AssigneeType::parse(o.get("type")?.as_str()?).ok()?;
-    let id = uuid::Uuid::parse_str(o.get("id")?.as_str()?).ok()?;
-    Some((kind, id))
-}
-
-const ASSIGNEE: &str = "an object {\"type\": PERSON|WAREHOUSE|OFFICE, \"id\": UUID}";
 
 /// `GET /api/v1/inventory/{id}`.
 pub async fn get(
@@ -83,50 +45,21 @@ pub async fn create(
     let org = auth.caller.organization_id;
     let may_read = auth.require(Scope::InventoryRead).is_ok();
     let f = Fields::of(Area::Api, &body)?;
-    f.only(&[
-        "skuId",
-        "serialNumber",
-        "imei",
-        "deployStatus",
-        "deployReason",
-        "condition",
-        "assignedTo",
-        "tags",
-        "renewalDate",
-        "description",
-        "procurementMethod",
-        "suppliedBy",
-    ])?;
+    f.only(&input::CREATE)?;
     let new = NewItem {
-        sku_id: f.require("skuId", "a UUID", |v| {
-            v.as_str().and_then(|s| SkuId::parse(s).ok())
-        })?,
-        serial_number: f.get("serialNumber", "a string", text)?.into_option(),
-        imei: f
-            .get("imei", "an array of strings", texts)?
-            .into_option()
-            .unwrap_or_default(),
-        deploy_status: f.require("deployStatus", "a deploy status", wire(DeployStatus::parse))?,
-        deploy_reason: f
-            .get("deployReason", "a deploy reason", wire(DeployReason::parse))?
-            .into_option(),
-        condition: f.require("condition", "a condition", wire(Condition::parse))?,
-        assigned_to: f.get("assignedTo", ASSIGNEE, assignee)?.into_option(),
-        tags: f
-            .get("tags", "an array of labels", tag_labels)?
-            .into_option()
-            .unwrap_or_default(),
-        renewal_date: f
-            .get("renewalDate", "a date YYYY-MM-DD", date)?
-            .into_option(),
-        description: f.get("description", "a string", text)?.into_option(),
-        procurement_method: f.get("procurementMethod", "a string", text)?.into_option(),
+        sku_id: f.require_input(&SKU_ID)?,
+        serial_number: f.input(&SERIAL_NUMBER)?.into_option(),
+        imei: f.input(&IMEI)?.into_option().unwrap_or_default(),
+        deploy_status: f.require_input(&DEPLOY_STATUS)?,
+        deploy_reason: f.input(&DEPLOY_REASON)?.into_option(),
+        condition: f.require_input(&CONDITION)?,
+        assigned_to: f.input(&ASSIGNED_TO)?.into_option(),
+        tags: f.input(&TAGS)?.into_option().unwrap_or_default(),
+        renewal_date: f.input(&RENEWAL_DATE)?.into_option(),
+        description: f.input(&DESCRIPTION)?.into_option(),
+        procurement_method: f.input(&PROCUREMENT_METHOD)?.into_option(),
         supplied_by: f
-            .get(
-                "suppliedBy",
-                "OPERATOR or ORGANIZATION",
-                wire(SuppliedBy::parse),
-            )?
+            .input(&SUPPLIED_BY)?
             .into_option()
             .unwrap_or(SuppliedBy::Organization),
     };
@@ -156,44 +89,23 @@ pub async fn update(
     let may_read = auth.require(Scope::InventoryRead).is_ok();
     let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
     let f = Fields::of(Area::Api, &body)?;
-    f.only(&[
-        "deployStatus",
-        "deployReason",
-        "condition",
-        "assignedTo",
-        "tags",
-        "renewalDate",
-        "description",
-    ])?;
+    f.only(&input::PATCH)?;
     let not_null =
         |name: &str| HttpError::bad_request(Area::Api, name, format!("{name} cannot be null"));
     let changes = ItemChanges {
-        deploy_status: match f
-            .get("deployStatus", "a deploy status", wire(DeployStatus::parse))?
-            .into_change()
-        {
-            Some(None) => return Err(not_null("deployStatus")),
+        deploy_status: match f.input(&DEPLOY_STATUS)?.into_change() {
+            Some(None) => return Err(not_null(DEPLOY_STATUS.name)),
             other => other.flatten(),
         },
-        deploy_reason: f
-            .get("deployReason", "a deploy reason", wire(DeployReason::parse))?
-            .into_change(),
-        condition: match f
-            .get("condition", "a condition", wire(Condition::parse))?
-            .into_change()
-        {
-            Some(None) => return Err(not_null("condition")),
+        deploy_reason: f.input(&DEPLOY_REASON)?.into_change(),
+        condition: match f.input(&CONDITION)?.into_change() {
+            Some(None) => return Err(not_null(CONDITION.name)),
             other => other.flatten(),
         },
-        assigned_to: f.get("assignedTo", ASSIGNEE, assignee)?.into_change(),
-        tags: f
-            .get("tags", "an array of labels", tag_labels)?
-            .into_change()
-            .map(Option::unwrap_or_default),
-        renewal_date: f
-            .get("renewalDate", "a date YYYY-MM-DD", date)?
-            .into_change(),
-        description: f.get("description", "a string", text)?.into_change(),
+        assigned_to: f.input(&ASSIGNED_TO)?.into_change(),
+        tags: f.input(&TAGS)?.into_change().map(Option::unwrap_or_default),
+        renewal_date: f.input(&RENEWAL_DATE)?.into_change(),
+        description: f.input(&DESCRIPTION)?.into_change(),
     };
     let ports = state.ports();
     let view = blocking::run(Area::Api, move || {

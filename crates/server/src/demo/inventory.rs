@@ -6,7 +6,7 @@
 use chrono::{DateTime, Duration, Months, NaiveDate, Utc};
 use equip_domain::ids::{InventoryItemId, SkuId};
 use equip_domain::inventory::{
-    AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
     DeviceProgramStatus, InventoryItem, Price, RenewalDateUpdatedBy, Retrieval, RetrievalKind,
     RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,
 };
@@ -197,8 +197,7 @@ pub fn item(gen: &mut Generator, index: usize) -> InventoryItem {
     let updated_at = between_times(&mut gen.rng, created_at, now);
     let warehouse = gen.warehouses[gen.rng.index(gen.warehouses.len())];
     let in_warehouse = Assignment {
-        kind: AssigneeType::Warehouse,
-        id: warehouse.id,
+        assignee: Assignee::new(AssigneeType::Warehouse, warehouse.id),
         assigned_at: Some(between_times(&mut gen.rng, created_at, updated_at)),
     };
 
@@ -215,8 +214,7 @@ pub fn item(gen: &mut Generator, index: usize) -> InventoryItem {
             let person = gen.people[gen.rng.index(gen.people.len())];
             country = person.country;
             assignment = Some(Assignment {
-                kind: AssigneeType::Person,
-                id: person.id,
+                assignee: Assignee::new(AssigneeType::Person, person.id),
                 assigned_at: (!gen.rng.percent(10))
                     .then(|| between_times(&mut gen.rng, created_at, updated_at)),
             });
@@ -246,8 +244,10 @@ pub fn item(gen: &mut Generator, index: usize) -> InventoryItem {
             deploy_reason = Some(reason);
             if reason == DeployReason::SentToOffice {
                 assignment = Some(Assignment {
-                    kind: AssigneeType::Office,
-                    id: gen.offices[gen.rng.index(gen.offices.len())],
+                    assignee: Assignee::new(
+                        AssigneeType::Office,
+                        gen.offices[gen.rng.index(gen.offices.len())],
+                    ),
                     assigned_at: Some(between_times(&mut gen.rng, created_at, updated_at)),
                 });
             }

@@ -102,7 +102,10 @@ fn the_default_demo_is_realistic_and_obeys_the_rules() {
     for item in &batch.inventory {
         item.validate().unwrap();
         if item.deploy_status == DeployStatus::Deployed {
-            assert_eq!(item.assignment.unwrap().kind, AssigneeType::Person);
+            assert_eq!(
+                item.assignment.unwrap().assignee.kind(),
+                AssigneeType::Person
+            );
         }
     }
     let inv = &batch.inventory;
@@ -112,9 +115,9 @@ fn the_default_demo_is_realistic_and_obeys_the_rules() {
     assert!(inv.iter().any(|i| i.pricing.is_some()));
     assert!(inv.iter().any(|i| i.device_program.is_some()));
     assert!(inv.iter().any(|i| i.hold_start_date.is_some()));
-    assert!(inv
-        .iter()
-        .any(|i| i.assignment.is_some_and(|a| a.kind == AssigneeType::Office)));
+    assert!(inv.iter().any(|i| i
+        .assignment
+        .is_some_and(|a| a.assignee.kind() == AssigneeType::Office)));
     let retrievals: Vec<_> = inv
         .iter()
         .filter_map(|i| i.return_order.as_ref())

@@ -1,187 +1,52 @@
 //! Reading one entry of the import document: deserializing it with a precise
-//! path on failure, and parsing the string-typed fields (ids, dates, timestamps,
-//! enums) so that an error names the entry and the field.
+//! path on failure. The fields' own parsing (ids, dates, timestamps, enums) is
+//! the domain's [`Entry`].
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use uuid::Uuid;
 
 use equip_domain::import::ImportError;
-use equip_domain::DomainError;
+pub use equip_domain::wire::import_entry::{parse_timestamp, Entry};
 
-/// One entry of the document, e.g. `inventory[12]`, for naming errors.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    name: String,
+/// Deserializes the entry `raw` of `entry`; a failure names the entry and the
+/// field path.
+pub fn parse<'de, T: Deserialize<'de>>(
+    entry: &Entry,
+    raw: &'de RawValue,
+) -> Result<T, ImportError> {
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        let message = strip_position(&e.into_inner().to_string());
+        structural(entry, &path, &message)
+    })
 }
 
-impl Entry {
-    /// The entry at `index` of the array `kind`.
-    pub fn new(kind: &str, index: usize) -> Self {
-        Self {
-            name: format!("{kind}[{index}]"),
-        }
-    }
-
-    /// The entry's name, e.g. `inventory[12]`.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// An error about `field` of this entry (`field` may be a path such as
-    /// `returnOrder.status`; empty for the entry as a whole).
-    pub fn error(&self, field: &str, message: impl Into<String>) -> ImportError {
-        if field.is_empty() {
-            ImportError::new(self.name.clone(), message)
+/// Turns serde's "missing field `x`" and "unknown field `x`" (reported at the
+/// enclosing object) into an error on the field itself.
+fn structural(entry: &Entry, path: &str, message: &str) -> ImportError {
+    let join = |field: &str| {
+        if path == field || path.ends_with(&format!(".{field}")) {
+            // The path already ends at the field (unknown fields are tracked so).
+            path.to_owned()
+        } else if path.is_empty() {
+            field.to_owned()
         } else {
-            ImportError::new(format!("{}.{field}", self.name), message)
+            format!("{path}.{field}")
         }
+    };
+    if let Some(field) = backticked(message, "missing field `") {
+        return entry.error(&join(field), "required");
     }
-
-    /// Deserializes the entry; a failure names the entry and the field path.
-    pub fn parse<'de, T: Deserialize<'de>>(&self, raw: &'de RawValue) -> Result<T, ImportError> {
-        let mut de = serde_json::Deserializer::from_str(raw.get());
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { path };
-            let message = strip_position(&e.into_inner().to_string());
-            self.structural(&path, &message)
-        })
+    if let Some(field) = backticked(message, "unknown field `") {
+        let expected = message
+            .split_once(", expected ")
+            .map(|(_, rest)| format!(" (expected {rest})"))
+            .unwrap_or_default();
+        return entry.error(&join(field), format!("unknown field{expected}"));
     }
-
-    /// Turns serde's "missing field `x`" and "unknown field `x`" (reported at the
-    /// enclosing object) into an error on the field itself.
-    fn structural(&self, path: &str, message: &str) -> ImportError {
-        let join = |field: &str| {
-            if path == field || path.ends_with(&format!(".{field}")) {
-                // The path already ends at the field (unknown fields are tracked so).
-                path.to_owned()
-            } else if path.is_empty() {
-                field.to_owned()
-            } else {
-                format!("{path}.{field}")
-            }
-        };
-        if let Some(field) = backticked(message, "missing field `") {
-            return self.error(&join(field), "required");
-        }
-        if let Some(field) = backticked(message, "unknown field `") {
-            let expected = message
-                .split_once(", expected ")
-                .map(|(_, rest)| format!(" (expected {rest})"))
-                .unwrap_or_default();
-            return self.error(&join(field), format!("unknown field{expected}"));
-        }
-        self.error(path, message)
-    }
-
-    /// A UUID field.
-    pub fn id<T: From<Uuid>>(&self, field: &str, raw: &str) -> Result<T, ImportError> {
-        Uuid::parse_str(raw.trim())
-            .map(T::from)
-            .map_err(|_| self.error(field, format!("'{raw}' is not a valid UUID")))
-    }
-
-    /// An optional UUID field.
-    pub fn opt_id<T: From<Uuid>>(
-        &self,
-        field: &str,
-        raw: Option<&str>,
-    ) -> Result<Option<T>, ImportError> {
-        non_empty(raw).map(|r| self.id(field, r)).transpose()
-    }
-
-    /// A date field, `YYYY-MM-DD`.
-    pub fn date(&self, field: &str, raw: &str) -> Result<NaiveDate, ImportError> {
-        NaiveDate::parse_from_str(raw.trim(), "%Y-%m-%d").map_err(|_| {
-            self.error(
-                field,
-                format!("'{raw}' is not a date of the form YYYY-MM-DD"),
-            )
-        })
-    }
-
-    /// An optional date field; an empty string counts as absent.
-    pub fn opt_date(
-        &self,
-        field: &str,
-        raw: Option<&str>,
-    ) -> Result<Option<NaiveDate>, ImportError> {
-        non_empty(raw).map(|r| self.date(field, r)).transpose()
-    }
-
-    /// A timestamp field: RFC 3339 (any offset, converted to UTC), or
-    /// `YYYY-MM-DDTHH:MM:SS[.fff]` without an offset, taken as UTC.
-    pub fn timestamp(&self, field: &str, raw: &str) -> Result<DateTime<Utc>, ImportError> {
-        parse_timestamp(raw).ok_or_else(|| {
-            self.error(
-                field,
-                format!("'{raw}' is not a timestamp of the form YYYY-MM-DDTHH:MM:SS[.fff][Z]"),
-            )
-        })
-    }
-
-    /// An optional timestamp field; an empty string counts as absent.
-    pub fn opt_timestamp(
-        &self,
-        field: &str,
-        raw: Option<&str>,
-    ) -> Result<Option<DateTime<Utc>>, ImportError> {
-        non_empty(raw).map(|r| self.timestamp(field, r)).transpose()
-    }
-
-    /// An enum field parsed with the domain's `parse`; the message lists the
-    /// values it accepts.
-    pub fn value<T: Copy + std::fmt::Display>(
-        &self,
-        field: &str,
-        raw: &str,
-        parse: fn(&str) -> Result<T, DomainError>,
-        all: &[T],
-    ) -> Result<T, ImportError> {
-        parse(raw).map_err(|_| {
-            let expected = all.iter().map(ToString::to_string).collect::<Vec<_>>();
-            self.error(
-                field,
-                format!(
-                    "unknown value '{raw}'; expected one of {}",
-                    expected.join(", ")
-                ),
-            )
-        })
-    }
-
-    /// An optional enum field; an empty string counts as absent.
-    pub fn opt_value<T: Copy + std::fmt::Display>(
-        &self,
-        field: &str,
-        raw: Option<&str>,
-        parse: fn(&str) -> Result<T, DomainError>,
-        all: &[T],
-    ) -> Result<Option<T>, ImportError> {
-        non_empty(raw)
-            .map(|r| self.value(field, r, parse, all))
-            .transpose()
-    }
-}
-
-/// `Some` non-blank string.
-pub fn non_empty(raw: Option<&str>) -> Option<&str> {
-    raw.filter(|r| !r.trim().is_empty())
-}
-
-/// Parses a timestamp as [`Entry::timestamp`] describes.
-pub fn parse_timestamp(raw: &str) -> Option<DateTime<Utc>> {
-    let raw = raw.trim();
-    DateTime::parse_from_rfc3339(raw)
-        .map(|t| t.with_timezone(&Utc))
-        .ok()
-        .or_else(|| {
-            NaiveDateTime::parse_from_str(raw, "%Y-%m-%dT%H:%M:%S%.f")
-                .ok()
-                .map(|t| t.and_utc())
-        })
+    entry.error(path, message)
 }
 
 /// serde_json appends " at line L column C" to its messages: the position within
@@ -202,16 +67,6 @@ fn backticked<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timestamps_with_and_without_offset() {
-        let z = parse_timestamp("2024-03-01T10:00:00Z").unwrap();
-        assert_eq!(parse_timestamp("2024-03-01T10:00:00").unwrap(), z);
-        assert_eq!(parse_timestamp("2024-03-01T12:00:00+02:00").unwrap(), z);
-        assert!(parse_timestamp("2024-03-01T10:00:00.250").is_some());
-        assert!(parse_timestamp("2024-03-01").is_none());
-        assert!(parse_timestamp("yesterday").is_none());
-    }
 
     #[test]
     fn position_suffix_is_removed() {

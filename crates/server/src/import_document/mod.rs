@@ -10,7 +10,6 @@
 
 mod entries;
 mod fields;
-mod inventory;
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -18,6 +17,7 @@ use serde_json::value::RawValue;
 
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::{ImportBatch, ImportError};
+use equip_domain::wire::{import, import_item};
 
 pub use fields::{parse_timestamp, Entry};
 
@@ -94,17 +94,23 @@ pub fn parse_document(
     let org = organization;
     Ok(ImportBatch {
         warehouses: convert("warehouses", doc.warehouses, |e, r| {
-            entries::warehouse(e, r, org)
+            import::warehouse(e, fields::parse(e, r)?, org)
         })?,
-        offices: convert("offices", doc.offices, |e, r| entries::office(e, r, org))?,
-        skus: convert("skus", doc.skus, |e, r| entries::sku(e, r, org))?,
-        packages: convert("packages", doc.packages, |e, r| entries::package(e, r, org))?,
+        offices: convert("offices", doc.offices, |e, r| {
+            import::office(e, fields::parse(e, r)?, org)
+        })?,
+        skus: convert("skus", doc.skus, |e, r| {
+            import::sku(e, fields::parse(e, r)?, org)
+        })?,
+        packages: convert("packages", doc.packages, |e, r| {
+            import::package(e, fields::parse(e, r)?, org)
+        })?,
         people: convert("people", doc.people, |e, r| entries::person(e, r, org, now))?,
         inventory: convert("inventory", doc.inventory, |e, r| {
-            inventory::inventory_item(e, r, org, now)
+            import_item::inventory_item(e, fields::parse(e, r)?, org, now)
         })?,
         inventory_levels: convert("inventoryLevels", doc.inventory_levels, |e, r| {
-            entries::inventory_level(e, r, org, now)
+            import::inventory_level(e, fields::parse(e, r)?, org, now)
         })?,
     })
 }

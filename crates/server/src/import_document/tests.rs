@@ -87,7 +87,7 @@ fn the_sample_converts_completely() {
         Some("Rental (36 months)")
     );
     let a = item.assignment.unwrap();
-    assert_eq!(a.kind, AssigneeType::Person);
+    assert_eq!(a.assignee.kind(), AssigneeType::Person);
     assert_eq!(
         a.assigned_at,
         Some(Utc.with_ymd_and_hms(2024, 1, 29, 9, 15, 0).unwrap())
@@ -155,7 +155,7 @@ fn the_sample_converts_completely() {
         RetrievalKind::InboundLabel { .. }
     ));
     assert_eq!(
-        batch.inventory[6].assignment.unwrap().kind,
+        batch.inventory[6].assignment.unwrap().assignee.kind(),
         AssigneeType::Office
     );
 
@@ -466,13 +466,37 @@ fn people_errors_are_named() {
     let mut doc = sample();
     doc["people"][0][equip_scim::schemas::EQUIP_USER_EXTENSION]["status"] = json!("GONE");
     assert_error(&doc, "people[0].status", "unknown status 'GONE'");
+}
+
+#[test]
+fn an_unknown_member_of_a_person_is_refused_naming_the_entry() {
+    // Like every other kind (SCIM itself ignores attributes it does not know):
+    // a typo is not silently dropped.
+    let mut doc = sample();
+    doc["people"][1]["nickName"] = json!("Annie");
+    assert_error(&doc, "people[1].nickName", "unknown field");
 
     let mut doc = sample();
     doc["people"][0]["password"] = json!("s3cret");
-    doc["people"][0]["nickName"] = json!("Annie");
-    assert!(
-        parse_document(&doc.to_string(), org(), now()).is_ok(),
-        "unknown SCIM attributes and password are ignored"
+    assert_error(&doc, "people[0].password", "unknown field");
+
+    let mut doc = sample();
+    doc["people"][2]["emails"][0]["display"] = json!("Work");
+    assert_error(&doc, "people[2].emails[0].display", "unknown field");
+
+    let mut doc = sample();
+    doc["people"][0]["name"]["middleName"] = json!("Q");
+    assert_error(&doc, "people[0].name.middleName", "unknown field");
+
+    let mut doc = sample();
+    doc["people"][0][equip_scim::schemas::EQUIP_USER_EXTENSION]["costCenter"] = json!("R&D");
+    assert_error(
+        &doc,
+        &format!(
+            "people[0].{}.costCenter",
+            equip_scim::schemas::EQUIP_USER_EXTENSION
+        ),
+        "unknown field",
     );
 }
 

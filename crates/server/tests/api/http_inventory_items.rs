@@ -509,7 +509,8 @@ async fn the_listing_shows_every_change_to_an_item_its_sku_and_its_holder(app: T
             s.batch.inventory.iter().any(|i| {
                 i.deploy_status == equip_domain::inventory::DeployStatus::Deployed
                     && i.return_order.is_none()
-                    && i.assignment.is_some_and(|a| a.id == *p.id.as_uuid())
+                    && i.assignment
+                        .is_some_and(|a| a.assignee.id() == *p.id.as_uuid())
             })
         })
         .expect("a person holding a deployed item without a return");

@@ -105,16 +105,7 @@ pub async fn list(
     req: HttpRequest,
     q: Query,
 ) -> Result<HttpResponse, HttpError> {
-    let get = |n: &str| param(&q, n).map(str::to_owned);
-    let inputs = ListInputs {
-        filter: get("filter"),
-        start_index: get("startIndex"),
-        count: get("count"),
-        sort_by: get("sortBy"),
-        sort_order: get("sortOrder"),
-        attributes: get("attributes"),
-        excluded_attributes: get("excludedAttributes"),
-    };
+    let inputs = ListInputs::read(|n| param(&q, n).map(str::to_owned));
     run_list(&state, key, inputs, base_url(&req)).await
 }
 

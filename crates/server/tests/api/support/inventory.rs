@@ -164,8 +164,10 @@ pub fn seed(store: &Store, org: &Organization, n: usize) -> Seeded {
         let (assignment, reason) = match status {
             DeployStatus::Deployed => (
                 Some(Assignment {
-                    kind: AssigneeType::Person,
-                    id: *people[i % people.len()].id.as_uuid(),
+                    assignee: Assignee::new(
+                        AssigneeType::Person,
+                        *people[i % people.len()].id.as_uuid(),
+                    ),
                     assigned_at: if i % 4 == 0 {
                         None
                     } else {
@@ -176,24 +178,21 @@ pub fn seed(store: &Store, org: &Organization, n: usize) -> Seeded {
             ),
             DeployStatus::Available => (
                 Some(Assignment {
-                    kind: AssigneeType::Warehouse,
-                    id: *warehouse.id.as_uuid(),
+                    assignee: Assignee::new(AssigneeType::Warehouse, *warehouse.id.as_uuid()),
                     assigned_at: None,
                 }),
                 None,
             ),
             DeployStatus::Unavailable => (
                 Some(Assignment {
-                    kind: AssigneeType::Warehouse,
-                    id: *warehouse.id.as_uuid(),
+                    assignee: Assignee::new(AssigneeType::Warehouse, *warehouse.id.as_uuid()),
                     assigned_at: None,
                 }),
                 Some(DeployReason::RequiresRepair),
             ),
             DeployStatus::OnHold => (
                 Some(Assignment {
-                    kind: AssigneeType::Office,
-                    id: *office.id.as_uuid(),
+                    assignee: Assignee::new(AssigneeType::Office, *office.id.as_uuid()),
                     assigned_at: None,
                 }),
                 Some(DeployReason::DataHold),

@@ -9,7 +9,7 @@ use equip_domain::catalog::Package;
 use equip_domain::ids::{InventoryItemId, OrganizationId, PackageId, SkuId};
 use equip_domain::import::ImportBatch;
 use equip_domain::inventory::{
-    AssigneeType, Assignment, Condition, DeployStatus, InventoryItem, SuppliedBy,
+    Assignee, AssigneeType, Assignment, Condition, DeployStatus, InventoryItem, SuppliedBy,
 };
 use equip_domain::services::import;
 use equip_persistence::Store;
@@ -121,8 +121,7 @@ pub fn deployed_item(
         billing_end_date: None,
         procurement_method: None,
         assignment: Some(Assignment {
-            kind: AssigneeType::Person,
-            id: uuid::Uuid::parse_str(person).unwrap(),
+            assignee: Assignee::new(AssigneeType::Person, uuid::Uuid::parse_str(person).unwrap()),
             assigned_at: Some(now),
         }),
         tags: vec![],

@@ -1,31 +1,31 @@
-//! Inventory items of the import document: the listing's shape (every field of
-//! the item in docs/api.md, "The item"). The SKU-derived fields (`skuTitle`,
-//! `categoryCode`, `categoryNameOfSku`, `vendorCode`, `vendorSku`) and
-//! `assignedTo.label` may be present, as the listing shows them, and are ignored:
-//! they come from the SKU and the assignee.
+//! Inventory items of the import document: the shape `GET /api/v1/inventory/{id}`
+//! returns ([`super::item`]; docs/api.md, "The item"), every member a string or plain JSON value so that
+//! a bad value is named by the entry's own error. The SKU-derived fields
+//! (`skuTitle`, `categoryCode`, `categoryNameOfSku`, `vendorCode`, `vendorSku`)
+//! and `assignedTo.label` may be present, as the listing shows them, and are
+//! ignored: they come from the SKU and the assignee.
 
 use chrono::{DateTime, Utc};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
-use equip_domain::ids::{OrganizationId, TagId};
-use equip_domain::import::ImportError;
-use equip_domain::inventory::{
-    AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
+use super::import_entry::{non_empty, Entry};
+use crate::ids::{OrganizationId, TagId};
+use crate::import::ImportError;
+use crate::inventory::{
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
     DeviceProgramStatus, InventoryItem, Price, RenewalDateUpdatedBy, Retrieval, RetrievalKind,
     RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,
 };
 
-use super::fields::{non_empty, Entry};
-
+/// An inventory entry as the document holds it.
 #[derive(Deserialize)]
 #[serde(
     rename_all = "camelCase",
     deny_unknown_fields,
     expecting = "an inventory item object"
 )]
-struct WireItem {
+pub struct WireItem {
     id: String,
     sku_id: String,
     #[serde(default)]
@@ -85,13 +85,14 @@ struct WireItem {
     _vendor_sku: Option<IgnoredAny>,
 }
 
+/// `assignedTo`.
 #[derive(Deserialize)]
 #[serde(
     rename_all = "camelCase",
     deny_unknown_fields,
     expecting = "an assignee object"
 )]
-struct WireAssignee {
+pub struct WireAssignee {
     #[serde(rename = "type")]
     kind: String,
     id: String,
@@ -102,20 +103,22 @@ struct WireAssignee {
     _label: Option<IgnoredAny>,
 }
 
+/// One of `tags`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a tag object")]
-struct WireTag {
+pub struct WireTag {
     id: String,
     label: String,
 }
 
+/// `pricing`.
 #[derive(Deserialize)]
 #[serde(
     rename_all = "camelCase",
     deny_unknown_fields,
     expecting = "a pricing object"
 )]
-struct WirePrice {
+pub struct WirePrice {
     region_code: String,
     price_option: String,
     price: f64,
@@ -124,26 +127,28 @@ struct WirePrice {
     discount_percentage: f64,
 }
 
+/// `deviceProgram`.
 #[derive(Deserialize)]
 #[serde(
     rename_all = "camelCase",
     deny_unknown_fields,
     expecting = "a device program object"
 )]
-struct WireDeviceProgram {
+pub struct WireDeviceProgram {
     assignment_status: String,
     #[serde(default)]
     last_sync_timestamp: Option<String>,
     next_sync_timestamp: String,
 }
 
+/// `returnOrder`.
 #[derive(Deserialize)]
 #[serde(
     rename_all = "camelCase",
     deny_unknown_fields,
     expecting = "a return order object"
 )]
-struct WireReturnOrder {
+pub struct WireReturnOrder {
     id: String,
     status: String,
     #[serde(default)]
@@ -154,13 +159,14 @@ struct WireReturnOrder {
     retrieval_method: Option<WireRetrieval>,
 }
 
+/// `returnOrder.retrievalMethod`.
 #[derive(Deserialize)]
 #[serde(
     rename_all = "camelCase",
     deny_unknown_fields,
     expecting = "a retrieval method object"
 )]
-struct WireRetrieval {
+pub struct WireRetrieval {
     #[serde(rename = "type")]
     kind: String,
     id: String,
@@ -177,27 +183,30 @@ struct WireRetrieval {
     outbound_tracking_link: Option<String>,
 }
 
-/// Converts one inventory entry. `createdAt` and `updatedAt` default to `now`,
-/// `suppliedBy` to `ORGANIZATION`, `imei` and `tags` to empty.
+/// Converts one inventory entry `w` of `entry`. `createdAt` and `updatedAt`
+/// default to `now`, `suppliedBy` to `ORGANIZATION`, `imei` and `tags` to
+/// empty.
+///
+/// # Errors
+/// The first field that does not hold a good value, named by entry and path.
 pub fn inventory_item(
     entry: &Entry,
-    raw: &RawValue,
+    w: WireItem,
     organization: OrganizationId,
     now: DateTime<Utc>,
 ) -> Result<InventoryItem, ImportError> {
-    let w: WireItem = entry.parse(raw)?;
     let e = entry;
     let assignment = w
         .assigned_to
         .map(|a| -> Result<Assignment, ImportError> {
+            let kind = e.value(
+                "assignedTo.type",
+                &a.kind,
+                AssigneeType::parse,
+                AssigneeType::ALL,
+            )?;
             Ok(Assignment {
-                kind: e.value(
-                    "assignedTo.type",
-                    &a.kind,
-                    AssigneeType::parse,
-                    AssigneeType::ALL,
-                )?,
-                id: e.id("assignedTo.id", &a.id)?,
+                assignee: Assignee::new(kind, e.id("assignedTo.id", &a.id)?),
                 assigned_at: e.opt_timestamp("assignedTo.assignedAt", a.assigned_at.as_deref())?,
             })
         })

@@ -3,7 +3,8 @@
 //! pre-rendered item text the store keeps in each listing row (so that a page
 //! is concatenated, not rebuilt). Lives in the domain so that the store (which
 //! renders at write time) and the HTTP layer (which renders single items) share
-//! it without depending on each other.
+//! it without depending on each other. The import reads the same shape back
+//! ([`super::import_item`]).
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde::Serialize;
@@ -81,7 +82,41 @@ struct DeviceProgramBody {
     next_sync_timestamp: String,
 }
 
-/// The inventory item of docs/api.md, serialized straight from the
+/// The members of an item's JSON, in the order [`ItemBody`] writes them.
+pub const FIELDS: [&str; 30] = [
+    "id",
+    "skuId",
+    "serialNumber",
+    "imei",
+    "deployStatus",
+    "deployReason",
+    "condition",
+    "categoryCode",
+    "categoryNameOfSku",
+    "skuTitle",
+    "vendorCode",
+    "vendorSku",
+    "createdAt",
+    "updatedAt",
+    "renewalDate",
+    "renewalDateUpdatedBy",
+    "billingStartDate",
+    "billingEndDate",
+    "procurementMethod",
+    "returnOrder",
+    "assignedTo",
+    "tags",
+    "pricing",
+    "description",
+    "erpInvoiceId",
+    "holdStartDate",
+    "unlockDate",
+    "itadRequested",
+    "deviceProgram",
+    "suppliedBy",
+];
+
+/// The inventory item of docs/api.md ("The item"), serialized straight from the
 /// domain values. Absent optional values are `null`; `imei` and `tags` are
 /// always arrays.
 #[derive(Serialize)]
@@ -144,8 +179,8 @@ impl<'a> From<&'a InventoryItemView> for ItemBody<'a> {
             procurement_method: i.procurement_method.as_deref(),
             return_order: i.return_order.as_ref().map(return_json),
             assigned_to: i.assignment.map(|a| AssigneeBody {
-                id: a.id,
-                kind: a.kind,
+                id: a.assignee.id(),
+                kind: a.assignee.kind(),
                 label: v.assignee_label.as_deref(),
                 assigned_at: a.assigned_at.map(time),
             }),

@@ -3,13 +3,17 @@
 //! Storage translates the validated query into SQL; nothing is filtered or sorted
 //! in memory.
 
+pub mod params;
+
+use std::num::NonZeroU32;
+
 use chrono::NaiveDateTime;
 
 use crate::catalog::Sku;
 use crate::error::DomainError;
 use crate::ids::{InvalidId, OfficeId, PersonId, SkuId, WarehouseId};
 use crate::inventory::{DeployStatus, InventoryItem};
-use crate::inventory_json::ListedItem;
+use crate::wire::item::ListedItem;
 
 /// Default page size.
 pub const DEFAULT_PAGE_SIZE: u32 = 100;
@@ -25,7 +29,8 @@ pub const MAX_LIST_VALUES: usize = 500;
 pub const DEPRECATED_DEPLOY_STATUSES: [&str; 3] = ["GIFTED", "LOCKED", "OUT_FOR_REPAIR"];
 
 /// The listing's parameters as they arrive (list parameters may repeat and may
-/// hold comma-separated values).
+/// hold comma-separated values). [`params::PARAMS`] says which wire name fills
+/// which field; [`RawInventoryQuery::set`] fills them from a query string.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawInventoryQuery {
     /// `page`.
@@ -144,41 +149,90 @@ pub struct InventoryFilter {
 
 impl InventoryFilter {
     /// Whether only `deployStatuses` and `categories` (or nothing) filter: the
-    /// total can then come from maintained counts.
+    /// total can then come from the maintained `inventory_counts`, which hold
+    /// one count per organization, status and category and nothing else.
+    ///
+    /// Every field is named (no `..`): a new filter does not compile until
+    /// it is decided here whether those counts can answer it (almost always
+    /// not: a wrong total otherwise).
     #[must_use]
     pub fn is_countable_by_status_and_category(&self) -> bool {
-        self.person.is_none()
-            && self.warehouse_id.is_none()
-            && self.office_id.is_none()
-            && self.sku_ids.is_empty()
-            && self.search.is_none()
-            && self.updated_from.is_none()
-            && self.updated_to.is_none()
-            && self.serial_numbers.is_empty()
-            && self.vendor_skus.is_empty()
+        let Self {
+            // Kept per status and category in the counts.
+            categories: _,
+            deploy_statuses: _,
+            // Decided before counting (an empty page).
+            matches_nothing: _,
+            // Not in the counts.
+            person,
+            warehouse_id,
+            office_id,
+            sku_ids,
+            search,
+            updated_from,
+            updated_to,
+            serial_numbers,
+            vendor_skus,
+        } = self;
+        person.is_none()
+            && warehouse_id.is_none()
+            && office_id.is_none()
+            && sku_ids.is_empty()
+            && search.is_none()
+            && updated_from.is_none()
+            && updated_to.is_none()
+            && serial_numbers.is_empty()
+            && vendor_skus.is_empty()
     }
 }
 
-/// A validated listing query.
+/// A validated listing query. Built only by [`InventoryQuery::parse`], so
+/// every value is within its documented range (the page is at least 1, so
+/// [`InventoryQuery::offset`] cannot underflow).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InventoryQuery {
-    /// 1-based page.
-    pub page: u32,
-    /// Items per page.
-    pub size: u32,
-    /// Filters.
-    pub filter: InventoryFilter,
-    /// Sort key; ties are broken by item id in the same direction.
-    pub sort: SortKey,
-    /// Direction.
-    pub direction: SortDirection,
+    page: NonZeroU32,
+    size: u32,
+    filter: InventoryFilter,
+    sort: SortKey,
+    direction: SortDirection,
 }
 
 impl InventoryQuery {
+    /// 1-based page, at most [`MAX_PAGE`].
+    #[must_use]
+    pub fn page(&self) -> NonZeroU32 {
+        self.page
+    }
+
+    /// Items per page, 1 to [`MAX_PAGE_SIZE`].
+    #[must_use]
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Filters.
+    #[must_use]
+    pub fn filter(&self) -> &InventoryFilter {
+        &self.filter
+    }
+
+    /// Sort key; ties are broken by item id in the same direction.
+    #[must_use]
+    pub fn sort(&self) -> SortKey {
+        self.sort
+    }
+
+    /// Direction.
+    #[must_use]
+    pub fn direction(&self) -> SortDirection {
+        self.direction
+    }
+
     /// Rows to skip.
     #[must_use]
     pub fn offset(&self) -> u64 {
-        u64::from(self.page - 1) * u64::from(self.size)
+        u64::from(self.page.get() - 1) * u64::from(self.size)
     }
 
     /// Validates raw parameters.
@@ -186,7 +240,8 @@ impl InventoryQuery {
     /// # Errors
     /// [`DomainError::Invalid`] naming the first bad parameter.
     pub fn parse(raw: &RawInventoryQuery) -> Result<Self, DomainError> {
-        let page = parse_int(raw.page.as_deref(), "page", 1, 1, MAX_PAGE)?;
+        let page = NonZeroU32::new(parse_int(raw.page.as_deref(), "page", 1, 1, MAX_PAGE)?)
+            .ok_or_else(|| DomainError::invalid("page", "page must be at least 1"))?;
         let size = parse_int(
             raw.size.as_deref(),
             "size",
@@ -459,228 +514,4 @@ fn parse_time(raw: Option<&str>, field: &str) -> Result<Option<NaiveDateTime>, D
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(f: impl FnOnce(&mut RawInventoryQuery)) -> Result<InventoryQuery, DomainError> {
-        let mut raw = RawInventoryQuery::default();
-        f(&mut raw);
-        InventoryQuery::parse(&raw)
-    }
-
-    fn field_of(r: Result<InventoryQuery, DomainError>) -> String {
-        match r {
-            Err(DomainError::Invalid { field, .. }) => field,
-            other => panic!("expected Invalid, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn defaults() {
-        let q = parse(|_| {}).unwrap();
-        assert_eq!((q.page, q.size), (1, 100));
-        assert_eq!(
-            (q.sort, q.direction),
-            (SortKey::CreatedAt, SortDirection::Desc)
-        );
-        assert_eq!(q.offset(), 0);
-        assert!(q.filter.is_countable_by_status_and_category());
-        let page = InventoryPage {
-            items: vec![],
-            total_records: 201,
-        };
-        assert_eq!(page.total_pages(100), 3);
-        assert_eq!(InventoryPage::empty().total_pages(100), 0);
-    }
-
-    #[test]
-    fn a_parameter_given_empty_is_malformed_not_absent() {
-        assert_eq!(
-            field_of(parse(|r| r.person_id = Some("".into()))),
-            "personId"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.warehouse_id = Some(" ".into()))),
-            "warehouseId"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.office_id = Some("".into()))),
-            "officeId"
-        );
-        assert_eq!(field_of(parse(|r| r.sort_by = Some("".into()))), "sortBy");
-        assert_eq!(
-            field_of(parse(|r| r.sort_direction = Some("".into()))),
-            "sortDirection"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.updated_at_from = Some("".into()))),
-            "updatedAtFrom"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.updated_at_to = Some(" ".into()))),
-            "updatedAtTo"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.categories = vec![String::new()])),
-            "categories"
-        );
-        assert_eq!(field_of(parse(|r| r.sku_ids = vec!["".into()])), "skuIds");
-        assert_eq!(
-            field_of(parse(|r| r.deploy_statuses = vec!["AVAILABLE,".into()])),
-            "deployStatuses"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.serial_numbers = vec!["A".into(), " ".into()])),
-            "serialNumber"
-        );
-        // Free text: empty means no filter.
-        assert!(parse(|r| r.search_string = Some(String::new())).is_ok());
-    }
-
-    #[test]
-    fn page_and_size_bounds() {
-        assert_eq!(field_of(parse(|r| r.page = Some("0".into()))), "page");
-        assert_eq!(field_of(parse(|r| r.page = Some("-1".into()))), "page");
-        assert_eq!(field_of(parse(|r| r.page = Some("x".into()))), "page");
-        assert_eq!(field_of(parse(|r| r.page = Some("".into()))), "page");
-        assert_eq!(field_of(parse(|r| r.size = Some("0".into()))), "size");
-        assert_eq!(field_of(parse(|r| r.size = Some("1001".into()))), "size");
-        let q = parse(|r| {
-            r.page = Some("5000".into());
-            r.size = Some("1000".into());
-        })
-        .unwrap();
-        assert_eq!(q.offset(), 4_999_000);
-    }
-
-    #[test]
-    fn deprecated_statuses_are_named() {
-        for v in ["GIFTED", "locked", "OUT_FOR_REPAIR"] {
-            let err = parse(|r| r.deploy_statuses = vec![format!("AVAILABLE,{v}")]).unwrap_err();
-            assert!(err.to_string().contains(&v.to_ascii_uppercase()), "{err}");
-        }
-        assert_eq!(
-            field_of(parse(|r| r.deploy_statuses = vec!["NOPE".into()])),
-            "deployStatuses"
-        );
-    }
-
-    #[test]
-    fn statuses_repeat_or_comma_separate_and_voided_matches_nothing() {
-        let q = parse(|r| r.deploy_statuses = vec!["deployed,AVAILABLE".into(), "DEPLOYED".into()])
-            .unwrap();
-        assert_eq!(
-            q.filter.deploy_statuses,
-            vec![DeployStatus::Deployed, DeployStatus::Available]
-        );
-        let q = parse(|r| r.deploy_statuses = vec!["VOIDED".into()]).unwrap();
-        assert!(q.filter.matches_nothing);
-        let q = parse(|r| r.deploy_statuses = vec!["VOIDED,ARCHIVED".into()]).unwrap();
-        assert!(!q.filter.matches_nothing);
-        assert_eq!(q.filter.deploy_statuses, vec![DeployStatus::Archived]);
-    }
-
-    #[test]
-    fn person_and_email_exclude_each_other() {
-        let id = PersonId::new().to_string();
-        assert_eq!(
-            field_of(parse(|r| {
-                r.person_id = Some(id.clone());
-                r.assigned_email = Some("a@b.c".into());
-            })),
-            "assignedEmail"
-        );
-        let q = parse(|r| r.assigned_email = Some("Ada@Example.COM".into())).unwrap();
-        assert_eq!(
-            q.filter.person,
-            Some(AssigneeFilter::Email("ada@example.com".into()))
-        );
-        assert_eq!(
-            field_of(parse(|r| r.person_id = Some("nope".into()))),
-            "personId"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.warehouse_id = Some("nope".into()))),
-            "warehouseId"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.office_id = Some("1".into()))),
-            "officeId"
-        );
-        assert_eq!(field_of(parse(|r| r.sku_ids = vec!["x".into()])), "skuIds");
-    }
-
-    #[test]
-    fn times_are_utc_without_offset() {
-        let q = parse(|r| {
-            r.updated_at_from = Some("2026-01-01T00:00:00".into());
-            r.updated_at_to = Some("2026-02-01T10:20:30.123Z".into());
-        })
-        .unwrap();
-        assert!(q.filter.updated_from.is_some() && q.filter.updated_to.is_some());
-        assert_eq!(
-            field_of(parse(
-                |r| r.updated_at_from = Some("2026-01-01T00:00:00+02:00".into())
-            )),
-            "updatedAtFrom"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.updated_at_to = Some("2026-01-01".into()))),
-            "updatedAtTo"
-        );
-        assert_eq!(
-            field_of(parse(|r| {
-                r.updated_at_from = Some("2026-03-01T00:00:00".into());
-                r.updated_at_to = Some("2026-02-01T00:00:00".into());
-            })),
-            "updatedAtFrom"
-        );
-    }
-
-    #[test]
-    fn sort_keys_and_directions() {
-        for key in SortKey::ALL {
-            let q = parse(|r| r.sort_by = Some(key.as_str().to_ascii_uppercase())).unwrap();
-            assert_eq!(q.sort, *key);
-            assert_eq!(
-                q.direction,
-                SortDirection::Asc,
-                "explicit sortBy defaults to ASC"
-            );
-        }
-        assert_eq!(
-            field_of(parse(|r| r.sort_by = Some("price".into()))),
-            "sortBy"
-        );
-        assert_eq!(
-            field_of(parse(|r| r.sort_direction = Some("up".into()))),
-            "sortDirection"
-        );
-        let q = parse(|r| r.sort_direction = Some("asc".into())).unwrap();
-        assert_eq!(q.direction, SortDirection::Asc);
-    }
-
-    #[test]
-    fn search_and_lists_are_lowercased_and_bounded() {
-        let q = parse(|r| {
-            r.search_string = Some("  C02XY ".into());
-            r.categories = vec!["LAPTOP, Phone".into()];
-            r.serial_numbers = vec!["ABC".into()];
-        })
-        .unwrap();
-        assert_eq!(q.filter.search.as_deref(), Some("c02xy"));
-        assert_eq!(q.filter.categories, vec!["laptop", "phone"]);
-        assert_eq!(q.filter.serial_numbers, vec!["abc"]);
-        assert!(!q.filter.is_countable_by_status_and_category());
-        assert_eq!(
-            field_of(parse(|r| r.search_string = Some("x".repeat(201)))),
-            "searchString"
-        );
-        assert_eq!(
-            field_of(parse(
-                |r| r.vendor_skus = vec![",".repeat(10) + &"a,".repeat(501)]
-            )),
-            "vendorSku"
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,333 @@
+//! The small kinds of the import document: warehouses, offices, SKUs,
+//! packages and inventory levels, and the members a person (a SCIM user) may
+//! have. Inventory items are [`super::import_item`]. Every kind refuses a
+//! member it does not know, so that a typo is not silently dropped.
+
+use chrono::{DateTime, Utc};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+use super::import_entry::Entry;
+use crate::catalog::{Package, Sku};
+use crate::ids::OrganizationId;
+use crate::import::ImportError;
+use crate::inventory_level::InventoryLevel;
+use crate::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
+
+/// A warehouse: `id`, `name`, `address` (object or null), `shared`.
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a warehouse object"
+)]
+pub struct WireWarehouse {
+    id: String,
+    name: String,
+    #[serde(default)]
+    address: Option<WireAddress>,
+    #[serde(default)]
+    shared: Option<bool>,
+}
+
+/// A warehouse's `address`.
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "an address object or null"
+)]
+pub struct WireAddress {
+    #[serde(default)]
+    street1: Option<String>,
+    #[serde(default)]
+    street2: Option<String>,
+    #[serde(default)]
+    city: Option<String>,
+    #[serde(default)]
+    province: Option<String>,
+    #[serde(default)]
+    postal_code: Option<String>,
+    #[serde(default)]
+    country_code: Option<String>,
+    #[serde(default)]
+    phone_number: Option<String>,
+}
+
+/// Converts a warehouse entry.
+///
+/// # Errors
+/// A bad id, named by entry and field.
+pub fn warehouse(
+    entry: &Entry,
+    w: WireWarehouse,
+    organization: OrganizationId,
+) -> Result<Warehouse, ImportError> {
+    Ok(Warehouse {
+        id: entry.id("id", &w.id)?,
+        owner: if w.shared.unwrap_or(false) {
+            WarehouseOwner::Shared
+        } else {
+            WarehouseOwner::Organization(organization)
+        },
+        name: w.name,
+        address: w.address.map(|a| WarehouseAddress {
+            street1: a.street1,
+            street2: a.street2,
+            city: a.city,
+            province: a.province,
+            postal_code: a.postal_code,
+            country_code: a.country_code,
+            phone_number: a.phone_number,
+        }),
+    })
+}
+
+/// An office: `id`, `name`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an office object")]
+pub struct WireOffice {
+    id: String,
+    name: String,
+}
+
+/// Converts an office entry.
+///
+/// # Errors
+/// A bad id, named by entry and field.
+pub fn office(
+    entry: &Entry,
+    o: WireOffice,
+    organization: OrganizationId,
+) -> Result<Office, ImportError> {
+    Ok(Office {
+        id: entry.id("id", &o.id)?,
+        organization_id: organization,
+        name: o.name,
+    })
+}
+
+/// A SKU: `id`, `title`, `categoryCode`, `categoryName`, `vendorCode`,
+/// `vendorName`, `vendorSku`.
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a sku object"
+)]
+pub struct WireSku {
+    id: String,
+    title: String,
+    category_code: String,
+    category_name: String,
+    vendor_code: String,
+    vendor_name: String,
+    vendor_sku: String,
+}
+
+/// Converts a SKU entry.
+///
+/// # Errors
+/// A bad id, named by entry and field.
+pub fn sku(entry: &Entry, s: WireSku, organization: OrganizationId) -> Result<Sku, ImportError> {
+    Ok(Sku {
+        id: entry.id("id", &s.id)?,
+        organization_id: organization,
+        title: s.title,
+        category_code: s.category_code,
+        category_name: s.category_name,
+        vendor_code: s.vendor_code,
+        vendor_name: s.vendor_name,
+        vendor_sku: s.vendor_sku,
+    })
+}
+
+/// A package: `id`, `slug`, `name`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a package object")]
+pub struct WirePackage {
+    id: String,
+    slug: String,
+    name: String,
+}
+
+/// Converts a package entry.
+///
+/// # Errors
+/// A bad id, named by entry and field.
+pub fn package(
+    entry: &Entry,
+    p: WirePackage,
+    organization: OrganizationId,
+) -> Result<Package, ImportError> {
+    Ok(Package {
+        id: entry.id("id", &p.id)?,
+        organization_id: organization,
+        slug: p.slug,
+        name: p.name,
+    })
+}
+
+/// An inventory level: `id`, `skuId`, `warehouseId`, `minimumQuantity`,
+/// `targetQuantity`, `active` (default true). An inactive level is stored as
+/// deactivated at the time of the import.
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "an inventory level object"
+)]
+pub struct WireLevel {
+    id: String,
+    sku_id: String,
+    warehouse_id: String,
+    minimum_quantity: i32,
+    target_quantity: i32,
+    #[serde(default)]
+    active: Option<bool>,
+}
+
+/// Converts an inventory level entry.
+///
+/// # Errors
+/// A bad id, named by entry and field.
+pub fn inventory_level(
+    entry: &Entry,
+    l: WireLevel,
+    organization: OrganizationId,
+    now: DateTime<Utc>,
+) -> Result<InventoryLevel, ImportError> {
+    Ok(InventoryLevel {
+        id: entry.id("id", &l.id)?,
+        organization_id: organization,
+        sku_id: entry.id("skuId", &l.sku_id)?,
+        warehouse_id: entry.id("warehouseId", &l.warehouse_id)?,
+        minimum_quantity: l.minimum_quantity,
+        target_quantity: l.target_quantity,
+        created_at: now,
+        deactivated_at: (!l.active.unwrap_or(true)).then_some(now),
+    })
+}
+
+/// The members a person entry may have: a SCIM user's, as `POST
+/// /scim/v2/Users` reads them, plus the `id` an import keeps. Only the names
+/// are checked here (values are read as the SCIM user they are); unlike SCIM,
+/// which ignores attributes it does not know, the import refuses them.
+// Read for its member names only: the values are the SCIM user's.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a person object"
+)]
+pub struct PersonMembers {
+    #[serde(default)]
+    schemas: Option<IgnoredAny>,
+    #[serde(default)]
+    id: Option<IgnoredAny>,
+    #[serde(default)]
+    external_id: Option<IgnoredAny>,
+    #[serde(default)]
+    user_name: Option<IgnoredAny>,
+    #[serde(default)]
+    name: Option<PersonNameMembers>,
+    #[serde(default)]
+    display_name: Option<IgnoredAny>,
+    #[serde(default)]
+    emails: Option<Vec<PersonEmailMembers>>,
+    #[serde(default)]
+    phone_numbers: Option<Vec<PersonEmailMembers>>,
+    #[serde(default)]
+    addresses: Option<Vec<PersonAddressMembers>>,
+    #[serde(default)]
+    active: Option<IgnoredAny>,
+    #[serde(
+        default,
+        rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
+    )]
+    extension: Option<PersonExtensionMembers>,
+}
+
+/// `name` of a person.
+// Read for its member names only: the values are the SCIM user's.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a name object"
+)]
+pub struct PersonNameMembers {
+    #[serde(default)]
+    given_name: Option<IgnoredAny>,
+    #[serde(default)]
+    family_name: Option<IgnoredAny>,
+    #[serde(default)]
+    formatted: Option<IgnoredAny>,
+}
+
+/// One of a person's `emails` or `phoneNumbers`.
+// Read for its member names only: the values are the SCIM user's.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an object with value, type and primary"
+)]
+pub struct PersonEmailMembers {
+    #[serde(default)]
+    value: Option<IgnoredAny>,
+    #[serde(default, rename = "type")]
+    kind: Option<IgnoredAny>,
+    #[serde(default)]
+    primary: Option<IgnoredAny>,
+}
+
+/// One of a person's `addresses`.
+// Read for its member names only: the values are the SCIM user's.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "an address object"
+)]
+pub struct PersonAddressMembers {
+    #[serde(default, rename = "type")]
+    kind: Option<IgnoredAny>,
+    #[serde(default)]
+    primary: Option<IgnoredAny>,
+    #[serde(default)]
+    country: Option<IgnoredAny>,
+    #[serde(default)]
+    street_address: Option<IgnoredAny>,
+    #[serde(default)]
+    postal_code: Option<IgnoredAny>,
+    #[serde(default)]
+    region: Option<IgnoredAny>,
+    #[serde(default)]
+    locality: Option<IgnoredAny>,
+}
+
+/// equip's extension of a person.
+// Read for its member names only: the values are the SCIM user's.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "an extension object"
+)]
+pub struct PersonExtensionMembers {
+    #[serde(default)]
+    package_id: Option<IgnoredAny>,
+    #[serde(default)]
+    start_date: Option<IgnoredAny>,
+    #[serde(default)]
+    status: Option<IgnoredAny>,
+    #[serde(default)]
+    skip_user_activation: Option<IgnoredAny>,
+    #[serde(default)]
+    cpf_number: Option<IgnoredAny>,
+}
