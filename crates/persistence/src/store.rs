@@ -256,9 +256,7 @@ impl Store {
     /// Applies the pending migrations of the backend, all in one transaction
     /// (on PostgreSQL under an advisory lock, so concurrent starters wait for
     /// each other). Returns the names of the migrations applied now; empty when
-    /// the schema was up to date. Then renders the item JSON of inventory
-    /// listing rows that have none (rows written before that column existed),
-    /// in batches of their own transactions.
+    /// the schema was up to date.
     ///
     /// # Errors
     /// [`PersistenceError::Migration`] (nothing of this run is kept), or the
@@ -281,14 +279,6 @@ impl Store {
             MigrateError::Diesel(e) => PersistenceError::Migration(e.to_string()),
             MigrateError::Migration(m) => PersistenceError::Migration(m),
         })?;
-        let rendered = crate::listing::render_missing(&mut conn)
-            .map_err(|e| PersistenceError::Migration(format!("rendering listing JSON: {e:?}")))?;
-        if rendered > 0 {
-            log::info!("inventory listing: rendered the JSON of {rendered} stored items");
-            if rendered >= crate::import::ANALYZE_AFTER {
-                crate::import::refresh_statistics(&mut conn);
-            }
-        }
         Ok(applied)
     }
 
