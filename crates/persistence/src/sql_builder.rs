@@ -170,7 +170,8 @@ impl Sql {
         self
     }
 
-    /// Whether the connection keeps the statement prepared.
+    /// Whether the connection keeps the statement prepared; for tests.
+    #[cfg(test)]
     pub(crate) fn is_cacheable(&self) -> bool {
         self.cacheable
     }

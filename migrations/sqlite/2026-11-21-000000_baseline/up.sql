@@ -1,5 +1,12 @@
--- equip schema, SQLite flavour. Keep equivalent to migrations/postgres.
---
+-- equip's schema, SQLite flavour: the first release's baseline.
+-- Keep equivalent to migrations/postgres (the storage suite's schema test
+-- compares the tables, columns and index names of both; docs/storage.md).
+-- Later changes are new migrations on top of this one.
+
+-- ==========================================================================
+-- Tables of record: organizations, keys, locations, catalog, people, inventory, reminders
+-- ==========================================================================
+
 -- Conventions shared with PostgreSQL:
 --   * ids are UUIDs as TEXT (lowercase, hyphenated);
 --   * times are Diesel `Timestamp` values holding UTC (microsecond precision),
@@ -313,3 +320,176 @@ CREATE TABLE outbox_messages (
 );
 CREATE INDEX outbox_messages_due_idx ON outbox_messages (status, next_attempt_at);
 CREATE INDEX outbox_messages_reminder_idx ON outbox_messages (organization_id, reminder_id);
+
+-- ==========================================================================
+-- People: SCIM paging
+-- ==========================================================================
+
+-- SCIM lists page through provisioned (ACTIVE) people in creation order
+-- (ORDER BY created_at, id with LIMIT/OFFSET) and count them. A partial index
+-- over exactly those rows, with status among its columns so that SQLite sees
+-- it as covering, lets both run on the index alone (no table lookups).
+CREATE INDEX people_active_created_idx ON people (organization_id, status, created_at, id)
+    WHERE status = 'ACTIVE';
+
+-- The number of active people of each organization, kept by triggers in the
+-- writing transaction: the total of an unfiltered SCIM list without a count
+-- over all of an organization's people (see the PostgreSQL migration).
+CREATE TABLE people_active_counts (
+    organization_id TEXT NOT NULL PRIMARY KEY,
+    n BIGINT NOT NULL
+);
+
+CREATE TRIGGER people_active_count_insert AFTER INSERT ON people
+    WHEN NEW.status = 'ACTIVE'
+BEGIN
+    INSERT INTO people_active_counts (organization_id, n) VALUES (NEW.organization_id, 1)
+        ON CONFLICT (organization_id) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER people_active_count_delete AFTER DELETE ON people
+    WHEN OLD.status = 'ACTIVE'
+BEGIN
+    UPDATE people_active_counts SET n = n - 1 WHERE organization_id = OLD.organization_id;
+END;
+
+CREATE TRIGGER people_active_count_update AFTER UPDATE OF status, organization_id ON people
+    WHEN OLD.status IS NOT NEW.status OR OLD.organization_id IS NOT NEW.organization_id
+BEGIN
+    UPDATE people_active_counts SET n = n - 1
+        WHERE OLD.status = 'ACTIVE' AND organization_id = OLD.organization_id;
+    INSERT INTO people_active_counts (organization_id, n)
+        SELECT NEW.organization_id, 1 WHERE NEW.status = 'ACTIVE'
+        ON CONFLICT (organization_id) DO UPDATE SET n = n + 1;
+END;
+
+-- ==========================================================================
+-- Inventory listing: the read model the listing pages are cut from
+-- ==========================================================================
+
+-- The inventory listing's read model: one narrow row per item holding every
+-- filter and sort key (lowercased where matching is case-insensitive; '' for
+-- "none", so that both backends order absent values first ascending and last
+-- descending), kept in step with inventory_items by the store on every write.
+-- Pages are cut here (over ids only) and the page's full rows are loaded after.
+CREATE TABLE inventory_listing (
+    row_id INTEGER PRIMARY KEY, -- stable rowid for the FTS index
+    item_id TEXT NOT NULL UNIQUE,
+    organization_id TEXT NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    updated_at TIMESTAMP NOT NULL,
+    deploy_status TEXT NOT NULL,
+    deploy_reason TEXT NOT NULL,
+    condition_rank INTEGER NOT NULL,
+    serial_number TEXT NOT NULL,
+    sku_id TEXT NOT NULL,
+    product TEXT NOT NULL,
+    category TEXT NOT NULL,
+    vendor_sku TEXT NOT NULL,
+    assignee_type TEXT NOT NULL,
+    assignee_id TEXT NOT NULL,
+    assignee TEXT NOT NULL,
+    renewal_date TEXT NOT NULL,
+    supplied_by TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    -- The item's JSON, exactly as the API returns it (rendered by the store
+    -- with the API's serializer whenever the row is refreshed), so that a page
+    -- is read and concatenated, not rebuilt.
+    item_json TEXT,
+    CONSTRAINT inventory_listing_item_fkey FOREIGN KEY (organization_id, item_id)
+        REFERENCES inventory_items (organization_id, id) ON DELETE CASCADE
+);
+CREATE INDEX inventory_listing_created_idx ON inventory_listing (organization_id, created_at, item_id);
+CREATE INDEX inventory_listing_updated_idx ON inventory_listing (organization_id, updated_at, item_id);
+CREATE INDEX inventory_listing_product_idx ON inventory_listing (organization_id, product, item_id);
+CREATE INDEX inventory_listing_category_idx ON inventory_listing (organization_id, category, product, item_id);
+CREATE INDEX inventory_listing_sku_idx ON inventory_listing (organization_id, sku_id, item_id);
+CREATE INDEX inventory_listing_serial_idx ON inventory_listing (organization_id, serial_number, item_id);
+CREATE INDEX inventory_listing_vendor_sku_idx ON inventory_listing (organization_id, vendor_sku);
+CREATE INDEX inventory_listing_assignee_idx ON inventory_listing (organization_id, assignee_id, created_at);
+
+-- Substring search: an FTS5 trigram index over search_text.
+CREATE VIRTUAL TABLE inventory_search USING fts5(
+    search_text, content = 'inventory_listing', content_rowid = 'row_id', tokenize = 'trigram'
+);
+CREATE TRIGGER inventory_listing_search_insert AFTER INSERT ON inventory_listing BEGIN
+    INSERT INTO inventory_search (rowid, search_text) VALUES (new.row_id, new.search_text);
+END;
+CREATE TRIGGER inventory_listing_search_delete AFTER DELETE ON inventory_listing BEGIN
+    INSERT INTO inventory_search (inventory_search, rowid, search_text)
+        VALUES ('delete', old.row_id, old.search_text);
+END;
+CREATE TRIGGER inventory_listing_search_update AFTER UPDATE OF search_text ON inventory_listing BEGIN
+    INSERT INTO inventory_search (inventory_search, rowid, search_text)
+        VALUES ('delete', old.row_id, old.search_text);
+    INSERT INTO inventory_search (rowid, search_text) VALUES (new.row_id, new.search_text);
+END;
+
+-- Item counts per (organization, status, category), maintained by triggers, so
+-- that totalRecords of the common listings is a sum over a few rows instead of
+-- a count over up to millions.
+CREATE TABLE inventory_counts (
+    organization_id TEXT NOT NULL,
+    deploy_status TEXT NOT NULL,
+    category TEXT NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (organization_id, deploy_status, category)
+);
+CREATE TRIGGER inventory_listing_count_insert AFTER INSERT ON inventory_listing BEGIN
+    INSERT INTO inventory_counts (organization_id, deploy_status, category, n)
+        VALUES (new.organization_id, new.deploy_status, new.category, 1)
+        ON CONFLICT (organization_id, deploy_status, category) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER inventory_listing_count_delete AFTER DELETE ON inventory_listing BEGIN
+    UPDATE inventory_counts SET n = n - 1
+        WHERE organization_id = old.organization_id AND deploy_status = old.deploy_status
+          AND category = old.category;
+END;
+CREATE TRIGGER inventory_listing_count_update AFTER UPDATE OF deploy_status, category ON inventory_listing BEGIN
+    UPDATE inventory_counts SET n = n - 1
+        WHERE organization_id = old.organization_id AND deploy_status = old.deploy_status
+          AND category = old.category;
+    INSERT INTO inventory_counts (organization_id, deploy_status, category, n)
+        VALUES (new.organization_id, new.deploy_status, new.category, 1)
+        ON CONFLICT (organization_id, deploy_status, category) DO UPDATE SET n = n + 1;
+END;
+
+-- A counter per organization, bumped by every refresh of its listing rows (in
+-- the same transaction): the store remembers where deep pages start (keyset
+-- positions) only for as long as the listing has not changed.
+CREATE TABLE inventory_listing_versions (
+    organization_id TEXT NOT NULL PRIMARY KEY,
+    version BIGINT NOT NULL
+);
+
+-- A status filter in the default order (newest first): the page walks this
+-- index alone instead of the creation-time index plus every row's status.
+CREATE INDEX inventory_listing_status_created_idx
+    ON inventory_listing (organization_id, deploy_status, created_at, item_id);
+
+-- One index per sort key the listing offers and no index served yet: a deep
+-- page in that order walks the index (skipping OFFSET entries) instead of
+-- sorting every item of the organization (docs/performance.md).
+CREATE INDEX inventory_listing_sort_status_idx ON inventory_listing (organization_id, deploy_status, item_id);
+CREATE INDEX inventory_listing_sort_reason_idx ON inventory_listing (organization_id, deploy_reason, item_id);
+CREATE INDEX inventory_listing_sort_condition_idx ON inventory_listing (organization_id, condition_rank, item_id);
+CREATE INDEX inventory_listing_sort_assignee_idx ON inventory_listing (organization_id, assignee, item_id);
+CREATE INDEX inventory_listing_sort_renewal_idx ON inventory_listing (organization_id, renewal_date, item_id);
+CREATE INDEX inventory_listing_sort_supplied_idx ON inventory_listing (organization_id, supplied_by, item_id);
+-- Statistics for the new indexes at once: without them SQLite's planner takes
+-- an index it knows nothing about over the ones it has figures for.
+ANALYZE inventory_listing;
+
+-- ==========================================================================
+-- Health
+-- ==========================================================================
+
+-- The readiness probe's write check (crates/persistence/src/repositories/health.rs):
+-- a write that matches no row of this one-row table fails on a read-only
+-- database; rewriting its one row with its own value shows that a write fits
+-- on the disk.
+CREATE TABLE health_probe (
+    id INTEGER NOT NULL PRIMARY KEY,
+    written_at TIMESTAMP NOT NULL
+);
+INSERT INTO health_probe (id, written_at) VALUES (1, CURRENT_TIMESTAMP);

@@ -1,3 +1,10 @@
+-- Drops everything the baseline creates (triggers go with their tables).
+DROP TABLE health_probe;
+DROP TABLE inventory_listing_versions;
+DROP TABLE inventory_counts;
+DROP TABLE inventory_search;
+DROP TABLE inventory_listing;
+DROP TABLE people_active_counts;
 DROP TABLE outbox_messages;
 DROP TABLE reminders;
 DROP TABLE inventory_levels;
