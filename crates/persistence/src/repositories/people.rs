@@ -99,7 +99,7 @@ fn load_one(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Person
 }
 
 /// The number of active people of `org`, kept by triggers in
-/// `people_active_counts` (migration `2026-11-26-100000_people_active_counts`).
+/// `people_active_counts` (see the baseline migrations).
 fn active_people(conn: &mut DbConnection, org: &str) -> DbResult<u64> {
     let n: Option<i64> = people_active_counts::table
         .filter(people_active_counts::organization_id.eq(org))

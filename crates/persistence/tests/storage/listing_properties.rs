@@ -12,9 +12,8 @@
 //! orders) are read in order, then again in a random order, and must be the
 //! same.
 //!
-//! Run: `cargo test -p equip-persistence --features test-support --test listing_properties`.
+//! Run: `cargo test -p equip-persistence --test storage listing_properties`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use proptest::prelude::*;
