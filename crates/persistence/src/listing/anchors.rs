@@ -13,11 +13,10 @@ use std::sync::Mutex;
 
 use chrono::NaiveDateTime;
 
-use crate::connection::DbConnection;
-use crate::error::DbResult;
-use crate::sql_builder::Sql;
+use diesel::prelude::*;
 
-use super::CountRow;
+use crate::connection::{on_inner, DbConnection};
+use crate::error::DbResult;
 
 /// Deep pages start at least this far in before their keyset positions are
 /// remembered.
@@ -82,10 +81,16 @@ impl Anchors {
 
 /// The organization's listing version (0 before its first listing change).
 pub(super) fn listing_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
-    let mut st = Sql::default();
-    st.push_sql("SELECT version AS n FROM inventory_listing_versions WHERE organization_id = ")
-        .push_bind(org);
-    Ok(st.load::<CountRow>(c)?.first().map_or(0, |r| r.n))
+    use crate::schema::inventory_listing_versions::dsl::{
+        inventory_listing_versions, organization_id, version,
+    };
+    // On the backend's own connection, so that it is prepared once per connection.
+    let found: Option<i64> = on_inner!(c, |c| inventory_listing_versions
+        .filter(organization_id.eq(org))
+        .select(version)
+        .first(c)
+        .optional())?;
+    Ok(found.unwrap_or(0))
 }
 
 #[cfg(test)]

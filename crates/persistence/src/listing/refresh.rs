@@ -9,11 +9,14 @@
 //! chunk for the JSON, then a bump of the organization's listing version (which
 //! retires the remembered deep-page positions, see `listing/anchors.rs`).
 
+use diesel::prelude::*;
+
 use equip_domain::inventory::Condition;
 use equip_domain::inventory_json::ListedItem;
 
-use crate::connection::{fold_function, Backend, DbConnection};
+use crate::connection::{fold_function, on_inner, Backend, DbConnection};
 use crate::error::{DbError, DbResult};
+use crate::schema::inventory_listing_versions::dsl as versions;
 use crate::sql_builder::Sql;
 
 use super::views::load_views;
@@ -129,14 +132,17 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
         Scope::Skus(_) | Scope::Assignees(_) => render(c, org, &items)?,
     }
     // Deep-page positions remembered for the old listing no longer hold.
-    let mut bump = Sql::default();
-    bump.push_sql("INSERT INTO inventory_listing_versions (organization_id, version) VALUES (")
-        .push_bind(org)
-        .push_sql(
-            ", 1) ON CONFLICT (organization_id) DO UPDATE \
-               SET version = inventory_listing_versions.version + 1",
-        );
-    bump.execute(c)?;
+    on_inner!(c, |c| diesel::insert_into(
+        versions::inventory_listing_versions
+    )
+    .values((
+        versions::organization_id.eq(org),
+        versions::version.eq(1_i64)
+    ))
+    .on_conflict(versions::organization_id)
+    .do_update()
+    .set(versions::version.eq(versions::version + 1_i64))
+    .execute(c))?;
     Ok(())
 }
 

@@ -2,9 +2,7 @@
 
 use crate::support::*;
 
-storage_tests!(
-    write_sessions_commit_each_write_and_reset_their_connection,
-);
+storage_tests!(write_sessions_commit_each_write_and_reset_their_connection,);
 
 #[test]
 fn sqlite_pragmas_are_set_on_pooled_connections() {

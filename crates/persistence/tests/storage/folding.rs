@@ -2,9 +2,7 @@
 
 use crate::support::*;
 
-storage_tests!(
-    non_ascii_text_folds_like_the_reference,
-);
+storage_tests!(non_ascii_text_folds_like_the_reference,);
 
 /// An organization holding SKUs, labels, serials and people whose texts
 /// differ only in the case of non-ASCII letters (`Éb` / `éa` sort apart only

@@ -2,10 +2,7 @@
 
 use crate::support::*;
 
-storage_tests!(
-    ping_answers,
-    fresh_databases_are_writable,
-);
+storage_tests!(ping_answers, fresh_databases_are_writable,);
 
 fn ping_answers(_db: &TestDatabase, store: &Store) {
     store.ping().unwrap();

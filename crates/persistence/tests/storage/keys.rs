@@ -2,10 +2,7 @@
 
 use crate::support::*;
 
-storage_tests!(
-    organizations_round_trip,
-    api_keys_insert_find_revoke,
-);
+storage_tests!(organizations_round_trip, api_keys_insert_find_revoke,);
 
 fn organizations_round_trip(_db: &TestDatabase, store: &Store) {
     assert_eq!(store.count_organizations().unwrap(), 0);

@@ -14,7 +14,6 @@
 //!
 //! Run: `cargo test -p equip-persistence --test storage listing_properties`.
 
-
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use proptest::prelude::*;
 use proptest::sample::select;

@@ -2,9 +2,7 @@
 
 use crate::support::*;
 
-storage_tests!(
-    unfiltered_people_totals_follow_every_write,
-);
+storage_tests!(unfiltered_people_totals_follow_every_write,);
 
 /// The total of an unfiltered people list comes from a count kept by
 /// triggers (`people_active_counts`); after creates, offboardings, a person

@@ -2,9 +2,7 @@
 
 use crate::support::*;
 
-storage_tests!(
-    migrations_are_idempotent,
-);
+storage_tests!(migrations_are_idempotent,);
 
 fn migrations_are_idempotent(db: &TestDatabase, store: &Store) {
     assert_eq!(store.run_migrations().unwrap(), Vec::<String>::new());
@@ -158,5 +156,8 @@ fn sqlite_and_postgres_schemas_agree() {
         "SQLite only: {only_sqlite:?}\nPostgreSQL only: {only_postgres:?}"
     );
     // The comparison saw the schema, not an empty database.
-    assert!(on_sqlite.contains(&("column".to_owned(), "inventory_listing.item_json".to_owned())));
+    assert!(on_sqlite.contains(&(
+        "column".to_owned(),
+        "inventory_listing.item_json".to_owned()
+    )));
 }

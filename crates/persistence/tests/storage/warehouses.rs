@@ -2,9 +2,7 @@
 
 use crate::support::*;
 
-storage_tests!(
-    warehouses_owned_shared_and_foreign,
-);
+storage_tests!(warehouses_owned_shared_and_foreign,);
 
 fn warehouses_owned_shared_and_foreign(_db: &TestDatabase, store: &Store) {
     let a = new_org(store, "A");
