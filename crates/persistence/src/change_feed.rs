@@ -6,13 +6,10 @@
 //! [`crate::Store::watch_changes`], the store keeps the keys it read in a
 //! [`Memo`] and answers from it while it is known to be current:
 //!
-//! - Triggers on `api_keys` (migration `2026-11-24-090000_change_notifications`)
-//!   send the organization id on the channel [`CHANNEL`] with every change;
-//!   PostgreSQL delivers a notification when its transaction commits. (It
-//!   also held each organization's inventory listing version, for the
-//!   listing response cache; migration
-//!   `2026-11-26-090000_drop_response_cache_versions` removed those triggers
-//!   with the cache.)
+//! - Triggers on `api_keys` (PostgreSQL baseline migration, "Change
+//!   notifications") send the organization id on the channel [`CHANNEL`]
+//!   with every change; PostgreSQL delivers a notification when its
+//!   transaction commits.
 //! - A listener thread holds its own connection, `LISTEN`s, and drops the
 //!   memo's entries of each notified organization. It polls the connection
 //!   (Diesel offers no blocking wait on it): every millisecond while

@@ -50,6 +50,7 @@ mod models;
 mod people_filter;
 mod repositories;
 mod schema;
+mod sql_builder;
 mod store;
 #[cfg(feature = "test-support")]
 pub mod test_support;

@@ -248,6 +248,64 @@ diesel::table! {
     }
 }
 
+// The inventory listing's read model (docs/storage.md): kept by
+// `listing::refresh` and, for the counts, by triggers. Mostly reached through
+// hand-written SQL (`crate::sql_builder`); declared here so that the schema is
+// complete and simple statements can use the DSL.
+
+diesel::table! {
+    /// One row per item with its filter and sort keys and its rendered JSON.
+    /// On SQLite the table also has `row_id`, the FTS index's stable rowid,
+    /// which only SQLite-specific SQL uses.
+    inventory_listing (item_id) {
+        item_id -> Text,
+        organization_id -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deploy_status -> Text,
+        deploy_reason -> Text,
+        condition_rank -> Integer,
+        serial_number -> Text,
+        sku_id -> Text,
+        product -> Text,
+        category -> Text,
+        vendor_sku -> Text,
+        assignee_type -> Text,
+        assignee_id -> Text,
+        assignee -> Text,
+        renewal_date -> Text,
+        supplied_by -> Text,
+        search_text -> Text,
+        item_json -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    /// Items per (organization, status, category), kept by triggers.
+    inventory_counts (organization_id, deploy_status, category) {
+        organization_id -> Text,
+        deploy_status -> Text,
+        category -> Text,
+        n -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// A counter per organization, bumped by every listing refresh.
+    inventory_listing_versions (organization_id) {
+        organization_id -> Text,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// The readiness probe's one-row table.
+    health_probe (id) {
+        id -> Integer,
+        written_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(return_order_items -> return_orders (return_order_id));
 diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
 

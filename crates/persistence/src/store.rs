@@ -1,5 +1,7 @@
-//! [`Store`]: the r2d2 pool and migrations. The repository traits are
+//! [`Store`]: the r2d2 pool (migrations: `store/migrate.rs`). The repository traits are
 //! implemented in `crate::repositories`, one module per port.
+
+mod migrate;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -7,7 +9,6 @@ use std::time::Duration;
 
 use diesel::prelude::*;
 use diesel::r2d2::{Pool, PooledConnection, R2D2Connection};
-use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
 use equip_domain::error::StoreResult;
 
@@ -16,13 +17,6 @@ use crate::connection::{
     write_transaction, Backend, DbConnection, Losses, Manager, SqlitePragmas, Target,
 };
 use crate::error::{DbError, DbResult, PersistenceError};
-
-const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
-const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
-
-/// Key of the PostgreSQL advisory lock held while migrating, so that several
-/// `equip` instances starting together migrate one after the other.
-const MIGRATION_LOCK_KEY: i64 = 0x6571_7569_705f_6d69; // "equip_mi"
 
 /// Key of the PostgreSQL advisory lock held while [`Store::refresh_statistics`]
 /// analyzes, so that several instances do not analyze the same tables twice.
@@ -177,39 +171,6 @@ impl std::fmt::Debug for Store {
 
 type Conn = PooledConnection<Manager>;
 
-enum MigrateError {
-    Diesel(diesel::result::Error),
-    Migration(String),
-}
-
-impl From<diesel::result::Error> for MigrateError {
-    fn from(err: diesel::result::Error) -> Self {
-        Self::Diesel(err)
-    }
-}
-
-fn apply_migrations<DB, C>(
-    conn: &mut C,
-    source: EmbeddedMigrations,
-) -> Result<Vec<String>, MigrateError>
-where
-    DB: diesel::backend::Backend,
-    C: MigrationHarness<DB>,
-{
-    let pending = conn
-        .pending_migrations(source)
-        .map_err(|e| MigrateError::Migration(e.to_string()))?;
-    let mut applied = Vec::with_capacity(pending.len());
-    for migration in pending {
-        let name = migration.name().to_string();
-        conn.run_migration(&*migration)
-            .map_err(|e| MigrateError::Migration(format!("{name}: {e}")))?;
-        log::info!("applied migration {name}");
-        applied.push(name);
-    }
-    Ok(applied)
-}
-
 impl Store {
     /// Opens a pool for `database_url` (`postgres://…` / `postgresql://…`, or a
     /// SQLite `sqlite://path`, `sqlite:path` or plain path; a missing SQLite file
@@ -251,45 +212,6 @@ impl Store {
             unwritable: Arc::default(),
             losses,
         })
-    }
-
-    /// Applies the pending migrations of the backend, all in one transaction
-    /// (on PostgreSQL under an advisory lock, so concurrent starters wait for
-    /// each other). Returns the names of the migrations applied now; empty when
-    /// the schema was up to date. Then renders the item JSON of inventory
-    /// listing rows that have none (rows written before that column existed),
-    /// in batches of their own transactions.
-    ///
-    /// # Errors
-    /// [`PersistenceError::Migration`] (nothing of this run is kept), or the
-    /// pool's errors.
-    pub fn run_migrations(&self) -> Result<Vec<String>, PersistenceError> {
-        let mut conn = self
-            .pool
-            .get()
-            .map_err(|e| PersistenceError::Unavailable(e.to_string()))?;
-        let result = write_transaction(&mut conn, |conn| match conn {
-            DbConnection::Sqlite(c) => apply_migrations(c, SQLITE_MIGRATIONS),
-            DbConnection::Postgres(c) => {
-                diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
-                    .bind::<diesel::sql_types::BigInt, _>(MIGRATION_LOCK_KEY)
-                    .execute(c)?;
-                apply_migrations(c, POSTGRES_MIGRATIONS)
-            }
-        });
-        let applied = result.map_err(|e| match e {
-            MigrateError::Diesel(e) => PersistenceError::Migration(e.to_string()),
-            MigrateError::Migration(m) => PersistenceError::Migration(m),
-        })?;
-        let rendered = crate::listing::render_missing(&mut conn)
-            .map_err(|e| PersistenceError::Migration(format!("rendering listing JSON: {e:?}")))?;
-        if rendered > 0 {
-            log::info!("inventory listing: rendered the JSON of {rendered} stored items");
-            if rendered >= crate::import::ANALYZE_AFTER {
-                crate::import::refresh_statistics(&mut conn);
-            }
-        }
-        Ok(applied)
     }
 
     /// Which database this store talks to.

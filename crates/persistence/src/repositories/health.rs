@@ -24,17 +24,15 @@ impl From<diesel::result::Error> for Probe {
     }
 }
 
-/// A write that matches no row of Diesel's small migrations table: refused
+/// A write that matches no row of the one-row `health_probe` table: refused
 /// before it runs by a read-only SQLite file or connection (`SQLITE_READONLY`;
 /// in WAL mode `BEGIN IMMEDIATE` alone succeeds there) and by a read-only
 /// PostgreSQL (25006).
-const NO_OP_WRITE: &str =
-    "UPDATE __diesel_schema_migrations SET run_on = run_on WHERE version IS NULL";
+const NO_OP_WRITE: &str = "UPDATE health_probe SET written_at = written_at WHERE id <> 1";
 
-/// A write that rewrites one row of that table with its own value: it needs
-/// the disk to take a (tiny) write, and adds nothing to the database.
-const ONE_ROW_WRITE: &str = "UPDATE __diesel_schema_migrations SET run_on = run_on \
-     WHERE version = (SELECT MAX(version) FROM __diesel_schema_migrations)";
+/// A write that rewrites the one row of that table with its own value: it
+/// needs the disk to take a (tiny) write, and adds nothing to the database.
+const ONE_ROW_WRITE: &str = "UPDATE health_probe SET written_at = written_at WHERE id = 1";
 
 /// Takes the write lock (`BEGIN IMMEDIATE` on SQLite), runs a write that
 /// matches nothing, and rolls back: fails on a read-only SQLite file or

@@ -18,10 +18,11 @@ use crate::error::DbResult;
 use crate::models::{
     db_time, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
 };
-use crate::people_filter::{from_where, order_and_page, Bind, Sql};
+use crate::people_filter::{from_where, order_and_page};
 use crate::schema::{
     inventory_items, people, people_active_counts, person_emails, return_order_items, return_orders,
 };
+use crate::sql_builder::Sql;
 
 use crate::store::Store;
 
@@ -67,42 +68,6 @@ struct CountRow {
     n: i64,
 }
 
-/// Runs `sql` with its binds on whichever backend `conn` is.
-macro_rules! load_sql {
-    ($conn:expr, $sql:expr, $row:ty) => {{
-        let sql: &Sql = $sql;
-        on_inner_load!($conn, sql, $row)
-    }};
-}
-
-macro_rules! on_inner_load {
-    ($conn:expr, $sql:expr, $row:ty) => {
-        match &mut *$conn {
-            DbConnection::Sqlite(c) => {
-                let mut q =
-                    diesel::sql_query($sql.text.as_str()).into_boxed::<diesel::sqlite::Sqlite>();
-                for b in &$sql.binds {
-                    q = bind_one!(q, b);
-                }
-                q.load::<$row>(c)
-            }
-            DbConnection::Postgres(c) => crate::people_filter::Prepared($sql).load::<$row>(c),
-        }
-    };
-}
-
-macro_rules! bind_one {
-    ($q:expr, $b:expr) => {
-        match $b {
-            Bind::Text(s) => $q.bind::<Text, _>(s.clone()),
-            Bind::Bool(v) => $q.bind::<diesel::sql_types::Bool, _>(*v),
-            Bind::Time(t) => $q.bind::<diesel::sql_types::Timestamp, _>(*t),
-            Bind::Date(d) => $q.bind::<diesel::sql_types::Date, _>(*d),
-            Bind::BigInt(n) => $q.bind::<BigInt, _>(*n),
-        }
-    };
-}
-
 /// One person and their emails, in one statement (joined), so no transaction
 /// is needed for a consistent read; the statement is prepared once per connection.
 fn load_one(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Person>> {
@@ -134,7 +99,7 @@ fn load_one(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Person
 }
 
 /// The number of active people of `org`, kept by triggers in
-/// `people_active_counts` (migration `2026-11-26-100000_people_active_counts`).
+/// `people_active_counts` (see the baseline migrations).
 fn active_people(conn: &mut DbConnection, org: &str) -> DbResult<u64> {
     let n: Option<i64> = people_active_counts::table
         .filter(people_active_counts::organization_id.eq(org))
@@ -236,10 +201,11 @@ impl PersonRepository for Store {
                         // Every active person: the maintained count.
                         return active_people(c, &org);
                     }
-                    let mut count = Sql::new(backend);
-                    count.push("SELECT COUNT(*) AS n");
-                    from_where(&mut count, &org, query);
-                    Ok(load_sql!(c, &count, CountRow)?
+                    let mut count = Sql::default();
+                    count.push_sql("SELECT COUNT(*) AS n");
+                    from_where(&mut count, backend, &org, query);
+                    Ok(count
+                        .load::<CountRow>(c)?
                         .first()
                         .map_or(0, |r| u64::try_from(r.n).unwrap_or(0)))
                 };
@@ -249,14 +215,11 @@ impl PersonRepository for Store {
                         people: Vec::new(),
                     });
                 }
-                let mut page = Sql::new(backend);
-                page.push("SELECT p.id AS id");
-                from_where(&mut page, &org, query);
-                order_and_page(&mut page, query);
-                let ids: Vec<String> = load_sql!(c, &page, IdRow)?
-                    .into_iter()
-                    .map(|r| r.id)
-                    .collect();
+                let mut page = Sql::default();
+                page.push_sql("SELECT p.id AS id");
+                from_where(&mut page, backend, &org, query);
+                order_and_page(&mut page, backend, query);
+                let ids: Vec<String> = page.load::<IdRow>(c)?.into_iter().map(|r| r.id).collect();
                 // A first page that is not full holds every match: no COUNT
                 // needed (Okta's lookup by userName before each create).
                 crate::error::still_wanted()?;

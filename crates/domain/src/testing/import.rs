@@ -1,0 +1,177 @@
+//! The import in memory: the domain's rules against stored rows
+//! (`crate::import::stored`) over the state, then upserts.
+
+use super::*;
+
+impl ImportRepository for InMemoryStore {
+    fn import_batch(
+        &self,
+        organization: OrganizationId,
+        batch: &ImportBatch,
+        external: &[ExternalReference],
+        progress: &mut dyn FnMut(usize),
+    ) -> StoreResult<Result<ImportSummary, ImportError>> {
+        let mut s = self.state();
+        for r in external {
+            let id = r.id;
+            let found = match r.kind {
+                ReferenceKind::Sku => s
+                    .skus
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Package => s
+                    .packages
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Person => s
+                    .people
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Office => s
+                    .offices
+                    .iter()
+                    .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Warehouse => s.warehouses.iter().any(|w| {
+                    *w.id.as_uuid() == id
+                        && w.is_accessible_to(
+                            organization,
+                            s.grants.contains(&(w.id, organization)),
+                        )
+                }),
+            };
+            if !found {
+                return Ok(Err(ImportError::new(
+                    r.entry.clone(),
+                    format!("{} {id} not found", r.kind.as_str()),
+                )));
+            }
+        }
+        let facts = stored_facts(&s, organization, batch);
+        if let Err(e) = check_against_stored(organization, batch, &facts) {
+            return Ok(Err(e));
+        }
+        let mut done = 0;
+        for w in &batch.warehouses {
+            upsert(&mut s.warehouses, w, |x| x.id);
+            if w.owner == crate::location::WarehouseOwner::Shared {
+                s.grants.insert((w.id, organization));
+            }
+        }
+        done += batch.warehouses.len();
+        for o in &batch.offices {
+            upsert(&mut s.offices, o, |x| x.id);
+        }
+        for x in &batch.skus {
+            upsert(&mut s.skus, x, |x| x.id);
+        }
+        for x in &batch.packages {
+            upsert(&mut s.packages, x, |x| x.id);
+        }
+        for x in &batch.people {
+            upsert(&mut s.people, x, |x| x.id);
+        }
+        for x in &batch.inventory {
+            upsert(&mut s.inventory, x, |x| x.id);
+        }
+        for x in &batch.inventory_levels {
+            upsert(&mut s.inventory_levels, x, |x| x.id);
+        }
+        done += batch.len() - batch.warehouses.len();
+        progress(done);
+        Ok(Ok(ImportSummary {
+            warehouses: batch.warehouses.len(),
+            offices: batch.offices.len(),
+            skus: batch.skus.len(),
+            packages: batch.packages.len(),
+            people: batch.people.len(),
+            inventory: batch.inventory.len(),
+            inventory_levels: batch.inventory_levels.len(),
+        }))
+    }
+}
+
+/// What the store holds that `organization`'s import of `batch` touches.
+fn stored_facts(s: &State, organization: OrganizationId, batch: &ImportBatch) -> StoredFacts {
+    let keys = StoredKeys::of(batch);
+    let mut facts = StoredFacts::default();
+    for w in s
+        .warehouses
+        .iter()
+        .filter(|w| keys.warehouses.contains(&w.id))
+    {
+        let granted = s.grants.contains(&(w.id, organization));
+        let stored = StoredWarehouse {
+            warehouse: w.clone(),
+            granted,
+        };
+        facts.warehouses.insert(w.id, stored);
+    }
+    for o in s.offices.iter().filter(|o| keys.offices.contains(&o.id)) {
+        facts.offices.insert(o.id, o.organization_id);
+    }
+    for k in s.skus.iter().filter(|k| keys.skus.contains(&k.id)) {
+        facts.skus.insert(k.id, k.organization_id);
+    }
+    for p in &s.packages {
+        if keys.packages.contains(&p.id) {
+            let stored = StoredPackage {
+                organization: p.organization_id,
+                slug: p.slug.clone(),
+            };
+            facts.packages.insert(p.id, stored);
+        }
+        if p.organization_id == organization && keys.package_slugs.contains(&p.slug) {
+            facts.packages_with_batch_slugs.push((p.id, p.slug.clone()));
+        }
+    }
+    for p in &s.people {
+        let key = crate::text::identifier_key(&p.user_name);
+        let active = p.status == PersonStatus::Active;
+        if p.organization_id == organization && active && keys.active_user_name_keys.contains(&key)
+        {
+            facts
+                .active_people_with_batch_names
+                .push((p.id, key.clone()));
+        }
+        if keys.people.contains(&p.id) {
+            let stored = StoredPerson {
+                organization: p.organization_id,
+                user_name_key: key,
+                status: p.status,
+            };
+            facts.people.insert(p.id, stored);
+        }
+    }
+    for i in &s.inventory {
+        if keys.items.contains(&i.id) {
+            facts.items.insert(i.id, i.organization_id);
+        }
+        if let Some(r) = &i.return_order {
+            facts.return_orders.insert(r.id, i.organization_id);
+            let line = StoredReturnLine {
+                organization: i.organization_id,
+                item: i.id,
+            };
+            facts.return_lines.insert(r.return_order_item_id, line);
+        }
+    }
+    for l in &s.inventory_levels {
+        let active = l.deactivated_at.is_none();
+        if keys.levels.contains(&l.id) {
+            let stored = StoredLevel {
+                organization: l.organization_id,
+                sku: l.sku_id,
+                warehouse: l.warehouse_id,
+                active,
+            };
+            facts.levels.insert(l.id, stored);
+        }
+        if l.organization_id == organization && active && keys.active_level_skus.contains(&l.sku_id)
+        {
+            facts
+                .active_levels_of_batch_skus
+                .push((l.id, l.sku_id, l.warehouse_id));
+        }
+    }
+    facts
+}

@@ -1,0 +1,103 @@
+//! Inventory items in memory; the listing is filtered and sorted by `inventory_filter`.
+
+use super::inventory_filter::{listed, matches_filter, sort_key};
+use super::*;
+
+impl InventoryRepository for InMemoryStore {
+    fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.inventory.iter().any(|i| i.id == item.id) {
+            return Err(StoreError::Duplicate {
+                entity: "inventoryItem",
+                detail: item.id.to_string(),
+            });
+        }
+        s.inventory.push(item.clone());
+        Ok(())
+    }
+
+    fn update_inventory_item(
+        &self,
+        item: &InventoryItem,
+        expected_updated_at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        match s.inventory.iter_mut().find(|i| {
+            i.id == item.id
+                && i.organization_id == item.organization_id
+                && i.updated_at == expected_updated_at
+        }) {
+            Some(slot) => {
+                *slot = item.clone();
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn list_inventory(
+        &self,
+        organization: OrganizationId,
+        query: &InventoryQuery,
+    ) -> StoreResult<InventoryPage> {
+        let s = self.state();
+        let mut views: Vec<InventoryItemView> = s
+            .inventory
+            .iter()
+            .filter(|i| i.organization_id == organization)
+            .filter_map(|i| listed(&s, i))
+            .filter(|v| matches_filter(&s, v, query.filter()))
+            .collect();
+        views.sort_by(|a, b| {
+            let order = sort_key(a, query.sort())
+                .cmp(&sort_key(b, query.sort()))
+                .then_with(|| a.item.id.to_string().cmp(&b.item.id.to_string()));
+            match query.direction() {
+                SortDirection::Asc => order,
+                SortDirection::Desc => order.reverse(),
+            }
+        });
+        let total_records = views.len() as u64;
+        let items = views
+            .iter()
+            .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
+            .take(query.size() as usize)
+            .map(ListedItem::render)
+            .collect::<Result<_, _>>()
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
+        Ok(InventoryPage {
+            items,
+            total_records,
+        })
+    }
+
+    fn find_inventory_views(
+        &self,
+        organization: OrganizationId,
+        ids: &[InventoryItemId],
+    ) -> StoreResult<Vec<InventoryItemView>> {
+        let s = self.state();
+        Ok(ids
+            .iter()
+            .filter_map(|id| {
+                s.inventory
+                    .iter()
+                    .find(|i| i.id == *id && i.organization_id == organization)
+            })
+            .filter_map(|i| listed(&s, i))
+            .collect())
+    }
+
+    fn find_inventory_item(
+        &self,
+        organization: OrganizationId,
+        id: InventoryItemId,
+    ) -> StoreResult<Option<InventoryItem>> {
+        Ok(self
+            .state()
+            .inventory
+            .iter()
+            .find(|i| i.id == id && i.organization_id == organization)
+            .cloned())
+    }
+}

@@ -1,0 +1,70 @@
+//! Warehouses (owned and shared, with grants) and offices in memory.
+
+use super::*;
+
+impl WarehouseRepository for InMemoryStore {
+    fn find_accessible_warehouse(
+        &self,
+        organization: OrganizationId,
+        id: WarehouseId,
+    ) -> StoreResult<Option<Warehouse>> {
+        let s = self.state();
+        Ok(s.warehouses
+            .iter()
+            .find(|w| {
+                w.id == id
+                    && w.is_accessible_to(organization, s.grants.contains(&(id, organization)))
+            })
+            .cloned())
+    }
+}
+
+impl crate::ports::WarehouseGrants for InMemoryStore {
+    fn find_any_warehouse(&self, id: WarehouseId) -> StoreResult<Option<Warehouse>> {
+        Ok(self.state().warehouses.iter().find(|w| w.id == id).cloned())
+    }
+
+    fn grant_warehouse(
+        &self,
+        id: WarehouseId,
+        organization: OrganizationId,
+        _at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        Ok(self.state().grants.insert((id, organization)))
+    }
+
+    fn warehouse_in_use(&self, id: WarehouseId, organization: OrganizationId) -> StoreResult<bool> {
+        let s = self.state();
+        Ok(s.inventory_levels
+            .iter()
+            .any(|l| l.organization_id == organization && l.warehouse_id == id)
+            || s.inventory.iter().any(|i| {
+                i.organization_id == organization
+                    && i.assignment
+                        .is_some_and(|a| a.assignee == Assignee::Warehouse(id))
+            }))
+    }
+
+    fn revoke_warehouse_grant(
+        &self,
+        id: WarehouseId,
+        organization: OrganizationId,
+    ) -> StoreResult<bool> {
+        Ok(self.state().grants.remove(&(id, organization)))
+    }
+}
+
+impl OfficeRepository for InMemoryStore {
+    fn find_office(
+        &self,
+        organization: OrganizationId,
+        id: OfficeId,
+    ) -> StoreResult<Option<Office>> {
+        Ok(self
+            .state()
+            .offices
+            .iter()
+            .find(|o| o.id == id && o.organization_id == organization)
+            .cloned())
+    }
+}

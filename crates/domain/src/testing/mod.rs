@@ -1,0 +1,99 @@
+//! In-memory implementations of every port, for unit tests and for services that
+//! embed the domain without a database. Not tuned for size: everything lives in
+//! one mutex-guarded set of vectors.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard};
+
+use chrono::{DateTime, Utc};
+
+use crate::api_key::ApiKey;
+use crate::catalog::{Package, Sku};
+use crate::error::{StoreError, StoreResult};
+use crate::ids::{
+    ApiKeyId, InventoryItemId, InventoryLevelId, OfficeId, OrganizationId, PersonId, SkuId,
+    WarehouseId,
+};
+use crate::import::stored::{
+    check_against_stored, StoredFacts, StoredKeys, StoredLevel, StoredPackage, StoredPerson,
+    StoredReturnLine, StoredWarehouse,
+};
+use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind};
+use crate::inventory::{Assignee, InventoryItem};
+use crate::inventory_level::InventoryLevel;
+use crate::inventory_query::{
+    AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
+    SortDirection, SortKey,
+};
+use crate::location::{Office, Warehouse};
+use crate::organization::Organization;
+use crate::person::{Person, PersonStatus};
+use crate::ports::{
+    ApiKeyRepository, CatalogRepository, HealthCheck, ImportRepository, InventoryLevelRepository,
+    InventoryRepository, OfficeRepository, OrganizationRepository, PersonRepository,
+    WarehouseRepository,
+};
+use crate::wire::item::ListedItem;
+
+mod catalog;
+pub mod fixtures;
+mod import;
+mod inventory;
+mod inventory_filter;
+mod levels;
+mod locations;
+mod organizations;
+mod people;
+mod reminders;
+
+/// Everything the in-memory store holds.
+#[derive(Debug, Default, Clone)]
+pub struct State {
+    /// Organizations.
+    pub organizations: Vec<Organization>,
+    /// API key records.
+    pub api_keys: Vec<ApiKey>,
+    /// Warehouses.
+    pub warehouses: Vec<Warehouse>,
+    /// (warehouse, organization) access grants for shared warehouses.
+    pub grants: HashSet<(WarehouseId, OrganizationId)>,
+    /// Offices.
+    pub offices: Vec<Office>,
+    /// SKUs.
+    pub skus: Vec<Sku>,
+    /// Packages.
+    pub packages: Vec<Package>,
+    /// People.
+    pub people: Vec<Person>,
+    /// Inventory items.
+    pub inventory: Vec<InventoryItem>,
+    /// Inventory levels.
+    pub inventory_levels: Vec<InventoryLevel>,
+    /// New-joiner reminders.
+    pub reminders: Vec<crate::reminder::Reminder>,
+    /// The email outbox.
+    pub outbox: Vec<crate::reminder::OutboxMessage>,
+}
+
+/// An in-memory implementation of every repository trait.
+#[derive(Debug, Default)]
+pub struct InMemoryStore {
+    state: Mutex<State>,
+}
+
+impl InMemoryStore {
+    /// Locks the state (recovering from a poisoned lock: the data is plain values).
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn upsert<T: Clone, K: PartialEq>(list: &mut Vec<T>, item: &T, key: impl Fn(&T) -> K) {
+    let k = key(item);
+    match list.iter_mut().find(|x| key(x) == k) {
+        Some(slot) => *slot = item.clone(),
+        None => list.push(item.clone()),
+    }
+}

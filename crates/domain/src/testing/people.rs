@@ -1,0 +1,159 @@
+//! People in memory, with the database's unique userName and package checks.
+
+use super::*;
+
+impl PersonRepository for InMemoryStore {
+    fn find_person(
+        &self,
+        organization: OrganizationId,
+        id: PersonId,
+    ) -> StoreResult<Option<Person>> {
+        Ok(self
+            .state()
+            .people
+            .iter()
+            .find(|p| p.id == id && p.organization_id == organization)
+            .cloned())
+    }
+
+    fn list_people(
+        &self,
+        organization: OrganizationId,
+        query: &crate::person_query::PersonQuery,
+    ) -> StoreResult<crate::person_query::PersonPage> {
+        let mut people: Vec<Person> = self
+            .state()
+            .people
+            .iter()
+            .filter(|p| p.organization_id == organization && p.is_provisioned())
+            .filter(|p| query.filter.as_ref().is_none_or(|f| f.matches(p)))
+            .cloned()
+            .collect();
+        crate::person_query::sort_people(&mut people, query);
+        let total = people.len() as u64;
+        let skip = usize::try_from(query.start_index.saturating_sub(1)).unwrap_or(usize::MAX);
+        let people = people
+            .into_iter()
+            .skip(skip)
+            .take(query.count as usize)
+            .collect();
+        Ok(crate::person_query::PersonPage { total, people })
+    }
+
+    fn insert_person(&self, person: &Person) -> StoreResult<()> {
+        let mut s = self.state();
+        check_package(&s, person)?;
+        if person_name_taken(&s, person) {
+            return Err(StoreError::Duplicate {
+                entity: "person",
+                detail: "userName".into(),
+            });
+        }
+        s.people.push(person.clone());
+        Ok(())
+    }
+
+    fn update_person(
+        &self,
+        person: &Person,
+        expected_version: i64,
+    ) -> StoreResult<crate::ports::PersonWrite> {
+        use crate::ports::PersonWrite;
+        let mut s = self.state();
+        check_package(&s, person)?;
+        let taken = person_name_taken(&s, person);
+        let Some(slot) = s.people.iter_mut().find(|p| {
+            p.id == person.id && p.organization_id == person.organization_id && p.is_provisioned()
+        }) else {
+            return Ok(PersonWrite::Missing);
+        };
+        if slot.version != expected_version {
+            return Ok(PersonWrite::Stale {
+                current: slot.version,
+            });
+        }
+        if taken {
+            return Err(StoreError::Duplicate {
+                entity: "person",
+                detail: "userName".into(),
+            });
+        }
+        *slot = person.clone();
+        Ok(PersonWrite::Done)
+    }
+
+    fn offboard_person(
+        &self,
+        organization: OrganizationId,
+        id: PersonId,
+        expected_version: Option<i64>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<crate::ports::Offboarding> {
+        use crate::inventory::{DeployStatus, ReturnInfo, ReturnStatus};
+        use crate::ports::Offboarding;
+        let mut s = self.state();
+        let Some(p) = s
+            .people
+            .iter_mut()
+            .find(|p| p.id == id && p.organization_id == organization && p.is_provisioned())
+        else {
+            return Ok(Offboarding::Missing);
+        };
+        if expected_version.is_some_and(|v| v != p.version) {
+            return Ok(Offboarding::Stale { current: p.version });
+        }
+        p.status = crate::person::PersonStatus::Offboarding;
+        p.version += 1;
+        p.updated_at = at;
+        let order = crate::ids::ReturnOrderId::new();
+        let mut returns = 0;
+        for item in s.inventory.iter_mut().filter(|i| {
+            i.organization_id == organization
+                && i.deploy_status == DeployStatus::Deployed
+                && i.return_order.is_none()
+                && i.assignment
+                    .is_some_and(|a| a.assignee == Assignee::Person(id))
+        }) {
+            item.return_order = Some(ReturnInfo {
+                id: order,
+                status: ReturnStatus::Pending,
+                created_at: at,
+                return_order_item_id: crate::ids::ReturnOrderItemId::new(),
+                return_order_item_status: ReturnStatus::Pending,
+                retrieval: None,
+            });
+            returns += 1;
+        }
+        Ok(Offboarding::Started { returns })
+    }
+}
+
+/// The foreign key of a person's package, as the database enforces it.
+fn check_package(s: &State, person: &Person) -> StoreResult<()> {
+    match person.package_id {
+        Some(id)
+            if !s
+                .packages
+                .iter()
+                .any(|p| p.id == id && p.organization_id == person.organization_id) =>
+        {
+            Err(StoreError::MissingReference {
+                entity: "person",
+                detail: "packageId".into(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether another provisioned person of the organization has `person`'s
+/// userName (case-insensitively).
+fn person_name_taken(s: &State, person: &Person) -> bool {
+    person.is_provisioned()
+        && s.people.iter().any(|p| {
+            p.id != person.id
+                && p.organization_id == person.organization_id
+                && p.is_provisioned()
+                && crate::text::same_identifier(&p.user_name, &person.user_name)
+        })
+}

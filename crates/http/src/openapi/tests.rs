@@ -1,0 +1,150 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+use std::collections::BTreeSet;
+
+use super::*;
+
+/// `(path, METHOD)` pairs.
+type Operations = BTreeSet<(String, String)>;
+
+fn documented() -> Operations {
+    let doc = document();
+    let mut out = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            if method != "parameters" {
+                out.insert((path.clone(), method.to_ascii_uppercase()));
+            }
+        }
+    }
+    out
+}
+
+fn routed() -> Operations {
+    let mut out = BTreeSet::new();
+    for (path, allow) in crate::routes::table() {
+        if path.starts_with("/scim/") {
+            continue; // SCIM describes itself (/scim/v2/Schemas …).
+        }
+        for method in allow.split(',') {
+            out.insert((path.to_owned(), method.trim().to_owned()));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_document_names_exactly_the_routed_paths_and_methods() {
+    let (documented, routed) = (documented(), routed());
+    let undocumented: Vec<_> = routed.difference(&documented).collect();
+    let unrouted: Vec<_> = documented.difference(&routed).collect();
+    assert!(
+        undocumented.is_empty() && unrouted.is_empty(),
+        "routed but not in the OpenAPI document: {undocumented:?}; \
+         documented but not routed: {unrouted:?} (crates/http/src/openapi.rs)"
+    );
+    assert!(routed.len() >= 14, "{routed:?}");
+}
+
+#[test]
+fn docs_openapi_json_is_the_served_document() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
+    let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        on_disk == document_text(),
+        "docs/openapi.json differs from the document equip serves; regenerate it with\n  \
+         cargo run -q -p equip-server -- openapi > docs/openapi.json"
+    );
+}
+
+fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("$ref", Value::String(r)) => out.push(r),
+                    _ => refs(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_document_is_well_formed() {
+    let doc = document();
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "0.1.0");
+    let mut all = Vec::new();
+    refs(&doc, &mut all);
+    assert!(all.len() > 40);
+    for r in all {
+        let pointer = r.strip_prefix('#').expect("local reference");
+        assert!(doc.pointer(pointer).is_some(), "{r} does not resolve");
+    }
+    let mut ids = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let declared: BTreeSet<&str> = item["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["in"] == "path")
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        let in_path: BTreeSet<&str> = path
+            .split('/')
+            .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+            .collect();
+        assert_eq!(declared, in_path, "path parameters of {path}");
+        for (method, op) in item.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            let id = op["operationId"].as_str().unwrap();
+            assert!(ids.insert(id.to_owned()), "operationId {id} twice");
+            assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()));
+        }
+    }
+}
+
+#[test]
+fn text_limits_come_from_the_domain() {
+    let doc = document();
+    let create = &doc["components"]["schemas"]["InventoryItemCreate"]["properties"];
+    let update = &doc["components"]["schemas"]["InventoryItemPatch"]["properties"];
+    for props in [create, update] {
+        assert_eq!(props["description"]["maxLength"], LONG_TEXT_MAX, "{props}");
+    }
+    assert_eq!(create["serialNumber"]["maxLength"], SHORT_TEXT_MAX);
+    assert_eq!(create["procurementMethod"]["maxLength"], SHORT_TEXT_MAX);
+}
+
+#[test]
+fn enums_come_from_the_domain() {
+    let doc = document();
+    let statuses =
+        &doc["components"]["schemas"]["InventoryItem"]["properties"]["deployStatus"]["enum"];
+    assert_eq!(statuses.as_array().unwrap().len(), DeployStatus::ALL.len());
+    let reasons =
+        &doc["components"]["schemas"]["InventoryItem"]["properties"]["deployReason"]["enum"];
+    // Every reason, and null.
+    assert_eq!(
+        reasons.as_array().unwrap().len(),
+        DeployReason::ALL.len() + 1
+    );
+}
+
+#[test]
+fn the_listing_documents_exactly_the_parameters_the_route_reads() {
+    let doc = document();
+    for path in ["/api/v1/inventory", "/api/inventory"] {
+        let params = doc["paths"][path]["get"]["parameters"].as_array().unwrap();
+        let documented: Vec<&str> = params.iter().map(|p| p["name"].as_str().unwrap()).collect();
+        let table: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+        assert_eq!(documented, table, "{path}");
+        for (p, doc) in PARAMS.iter().zip(params) {
+            assert_eq!(doc["schema"]["type"] == "array", p.is_list(), "{}", p.name);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Connections: URLs, SQLite files and pragmas, write sessions.
+
+use crate::support::*;
+
+storage_tests!(write_sessions_commit_each_write_and_reset_their_connection,);
+
+#[test]
+fn sqlite_pragmas_are_set_on_pooled_connections() {
+    let db = TestDatabase::sqlite();
+    let store = db.store();
+    let n = 4;
+    assert_eq!(store.pooled_sqlite_pragma("foreign_keys", n), vec!["1"; n]);
+    assert_eq!(
+        store.pooled_sqlite_pragma("journal_mode", n),
+        vec!["wal"; n]
+    );
+    assert_eq!(
+        store.pooled_sqlite_pragma("busy_timeout", n),
+        vec!["5000"; n]
+    );
+    // synchronous = NORMAL is 1.
+    assert_eq!(store.pooled_sqlite_pragma("synchronous", n), vec!["1"; n]);
+}
+
+#[test]
+fn sqlite_file_and_directory_are_created() {
+    let db = TestDatabase::sqlite();
+    let nested = std::path::Path::new(db.url())
+        .parent()
+        .unwrap()
+        .join("a/b/equip.db");
+    let url = format!("sqlite://{}", nested.display());
+    let store = Store::connect(&url, equip_persistence::PoolOptions::default()).unwrap();
+    let applied = store.run_migrations().unwrap();
+    assert_eq!(
+        applied.first().map(String::as_str),
+        Some("2026-11-21-000000_baseline")
+    );
+    assert!(nested.exists());
+    assert!(store.run_migrations().unwrap().is_empty());
+}
+
+#[test]
+fn unsupported_urls_are_refused() {
+    let err = Store::connect(
+        "mysql://localhost/db",
+        equip_persistence::PoolOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        equip_persistence::PersistenceError::InvalidUrl(_)
+    ));
+}
+
+fn write_sessions_commit_each_write_and_reset_their_connection(_db: &TestDatabase, store: &Store) {
+    let session = store.session().unwrap();
+    let postgres = store.backend() == Backend::Postgres;
+    if postgres {
+        assert_eq!(
+            session.postgres_setting("synchronous_commit").as_deref(),
+            Some("off")
+        );
+        // The other connections keep waiting for durability.
+        assert_eq!(
+            store.postgres_setting("synchronous_commit").as_deref(),
+            Some("on")
+        );
+    }
+    // A session of a session is the same connection.
+    let nested = session.session().unwrap();
+    let now = Utc::now();
+    let org = Organization {
+        id: OrganizationId::new(),
+        name: OrganizationName::parse("Session Org").unwrap(),
+        created_at: now,
+    };
+    nested.insert_organization(&org).unwrap();
+    // Committed on its own: visible to another connection before any flush.
+    assert!(store.find_organization(org.id).unwrap().is_some());
+    session.flush().unwrap();
+    drop(nested);
+    drop(session);
+    if postgres {
+        let settings = store.pooled_postgres_setting("synchronous_commit", 4);
+        assert_eq!(settings, ["on", "on", "on", "on"], "reset before reuse");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Non-ASCII case folding
+// ---------------------------------------------------------------------------

@@ -1,0 +1,176 @@
+//! Migrations: applied once, idempotent, under concurrent starters.
+
+use crate::support::*;
+
+storage_tests!(
+    migrations_are_idempotent,
+    a_database_of_another_build_is_refused_by_name,
+);
+
+/// A database whose recorded migrations this build does not know (one made by
+/// a pre-release build, before the migrations became one baseline, or by a
+/// newer build) is refused with a message saying so, not half-migrated.
+fn a_database_of_another_build_is_refused_by_name(db: &TestDatabase, store: &Store) {
+    db.execute("INSERT INTO __diesel_schema_migrations (version) VALUES ('20261124090000')");
+    let err = store.run_migrations().unwrap_err().to_string();
+    assert!(err.contains("20261124090000"), "{err}");
+    assert!(err.contains("another build"), "{err}");
+}
+
+fn migrations_are_idempotent(db: &TestDatabase, store: &Store) {
+    assert_eq!(store.run_migrations().unwrap(), Vec::<String>::new());
+    // A second store on the same database finds nothing to do either.
+    let again = Store::connect(db.url(), equip_persistence::PoolOptions::default()).unwrap();
+    assert!(again.run_migrations().unwrap().is_empty());
+    // Every table exists and is empty.
+    for table in [
+        "organizations",
+        "api_keys",
+        "warehouses",
+        "warehouse_grants",
+        "offices",
+        "skus",
+        "packages",
+        "people",
+        "person_emails",
+        "inventory_items",
+        "inventory_item_pricing",
+        "inventory_item_tags",
+        "return_orders",
+        "return_order_items",
+        "inventory_levels",
+        "reminders",
+        "outbox_messages",
+    ] {
+        assert_eq!(db.count_rows(table), 0, "{table}");
+    }
+}
+
+#[test]
+fn postgres_fresh_database_is_migrated_once() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let store = Store::connect(db.url(), equip_persistence::PoolOptions::default()).unwrap();
+    assert_eq!(store.backend(), Backend::Postgres);
+    // Several starters at once: one applies the schema, the others wait for it.
+    let handles: Vec<_> = (0..3)
+        .map(|_| {
+            let store = store.clone();
+            std::thread::spawn(move || store.run_migrations().unwrap())
+        })
+        .collect();
+    let mut applied: Vec<Vec<String>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    applied.sort();
+    assert!(
+        applied[0].is_empty() && applied[1].is_empty(),
+        "{applied:?}"
+    );
+    assert_eq!(
+        applied[2].first().map(String::as_str),
+        Some("2026-11-21-000000_baseline"),
+        "one starter applies every migration"
+    );
+}
+
+/// Schema objects present on one backend only, each for a reason.
+const SQLITE_ONLY: &[(&str, &str)] = &[
+    // SQLite's substring search is an FTS5 trigram index over the listing
+    // (a virtual table and its shadow tables); PostgreSQL's is the GIN index
+    // `inventory_listing_search_idx`.
+    ("table", "inventory_search"),
+    ("table", "inventory_search_config"),
+    ("table", "inventory_search_data"),
+    ("table", "inventory_search_docsize"),
+    ("table", "inventory_search_idx"),
+    // The FTS index addresses listing rows by a stable integer rowid.
+    ("column", "inventory_listing.row_id"),
+];
+
+const POSTGRES_ONLY: &[(&str, &str)] = &[
+    // See SQLITE_ONLY: PostgreSQL's trigram index for the listing search.
+    ("index", "inventory_listing_search_idx"),
+];
+
+#[derive(diesel::QueryableByName)]
+struct Name {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    kind: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    name: String,
+}
+
+fn names<C>(c: &mut C, sql: &str) -> std::collections::BTreeSet<(String, String)>
+where
+    C: diesel::Connection,
+    Name: diesel::QueryableByName<C::Backend>,
+    diesel::query_builder::SqlQuery: diesel::query_dsl::LoadQuery<'static, C, Name>,
+{
+    use diesel::RunQueryDsl;
+    diesel::sql_query(sql)
+        .load::<Name>(c)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.kind, r.name))
+        .collect()
+}
+
+/// After migrating both, SQLite and PostgreSQL have the same tables, the same
+/// columns per table and the same index names (indexes that back a primary
+/// key or unique constraint aside: SQLite names those itself), except for
+/// the intended differences above.
+#[test]
+fn sqlite_and_postgres_schemas_agree() {
+    use diesel::Connection;
+    let Some(pg) = TestDatabase::postgres() else {
+        return;
+    };
+    let lite = TestDatabase::sqlite();
+    drop((lite.store(), pg.store()));
+    let mut sqlite = diesel::sqlite::SqliteConnection::establish(lite.url()).unwrap();
+    let mut postgres = diesel::pg::PgConnection::establish(pg.url()).unwrap();
+    let mut on_sqlite = names(
+        &mut sqlite,
+        "SELECT 'table' AS kind, name FROM sqlite_master
+             WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+         UNION ALL SELECT 'column', m.name || '.' || c.name
+             FROM sqlite_master m, pragma_table_info(m.name) c
+             WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
+                AND m.name NOT LIKE 'inventory_search%'
+         UNION ALL SELECT 'index', name FROM sqlite_master
+             WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%'",
+    );
+    let mut on_postgres = names(
+        &mut postgres,
+        "SELECT 'table' AS kind, table_name::text AS name FROM information_schema.tables
+             WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+         UNION ALL SELECT 'column', table_name || '.' || column_name
+             FROM information_schema.columns WHERE table_schema = 'public'
+         UNION ALL SELECT 'index', indexname::text FROM pg_indexes
+             WHERE schemaname = 'public'
+                AND indexname NOT IN (SELECT conname FROM pg_constraint)",
+    );
+    for (kind, name) in SQLITE_ONLY {
+        assert!(
+            on_sqlite.remove(&((*kind).to_owned(), (*name).to_owned())),
+            "{kind} {name} is no longer on SQLite: drop it from SQLITE_ONLY"
+        );
+    }
+    for (kind, name) in POSTGRES_ONLY {
+        assert!(
+            on_postgres.remove(&((*kind).to_owned(), (*name).to_owned())),
+            "{kind} {name} is no longer on PostgreSQL: drop it from POSTGRES_ONLY"
+        );
+    }
+    let only_sqlite: Vec<_> = on_sqlite.difference(&on_postgres).collect();
+    let only_postgres: Vec<_> = on_postgres.difference(&on_sqlite).collect();
+    assert!(
+        only_sqlite.is_empty() && only_postgres.is_empty(),
+        "SQLite only: {only_sqlite:?}\nPostgreSQL only: {only_postgres:?}"
+    );
+    // The comparison saw the schema, not an empty database.
+    assert!(on_sqlite.contains(&(
+        "column".to_owned(),
+        "inventory_listing.item_json".to_owned()
+    )));
+}

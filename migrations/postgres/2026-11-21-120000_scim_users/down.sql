@@ -1,1 +1,0 @@
-DROP INDEX people_active_created_idx;

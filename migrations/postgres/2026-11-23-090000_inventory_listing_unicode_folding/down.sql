@@ -1,2 +1,0 @@
--- Nothing to undo: the keys stay fully folded.
-SELECT 1;

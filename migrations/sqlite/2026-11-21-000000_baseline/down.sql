@@ -1,0 +1,24 @@
+-- Drops everything the baseline creates (triggers go with their tables).
+DROP TABLE health_probe;
+DROP TABLE inventory_listing_versions;
+DROP TABLE inventory_counts;
+DROP TABLE inventory_search;
+DROP TABLE inventory_listing;
+DROP TABLE people_active_counts;
+DROP TABLE outbox_messages;
+DROP TABLE reminders;
+DROP TABLE inventory_levels;
+DROP TABLE return_order_items;
+DROP TABLE return_orders;
+DROP TABLE inventory_item_tags;
+DROP TABLE inventory_item_pricing;
+DROP TABLE inventory_items;
+DROP TABLE person_emails;
+DROP TABLE people;
+DROP TABLE packages;
+DROP TABLE skus;
+DROP TABLE offices;
+DROP TABLE warehouse_grants;
+DROP TABLE warehouses;
+DROP TABLE api_keys;
+DROP TABLE organizations;

@@ -1,3 +1,0 @@
-DROP TABLE inventory_counts;
-DROP TABLE inventory_search;
-DROP TABLE inventory_listing;

@@ -1,2 +1,0 @@
-DROP INDEX inventory_listing_unrendered_idx;
-DROP INDEX inventory_listing_status_created_idx;

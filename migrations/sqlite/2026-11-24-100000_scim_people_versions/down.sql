@@ -1,7 +1,0 @@
-DROP TRIGGER person_emails_scim_version_delete;
-DROP TRIGGER person_emails_scim_version_update;
-DROP TRIGGER person_emails_scim_version_insert;
-DROP TRIGGER people_scim_version_delete;
-DROP TRIGGER people_scim_version_update;
-DROP TRIGGER people_scim_version_insert;
-DROP TABLE scim_people_versions;

@@ -1,6 +1,0 @@
-DROP INDEX inventory_listing_sort_status_idx;
-DROP INDEX inventory_listing_sort_reason_idx;
-DROP INDEX inventory_listing_sort_condition_idx;
-DROP INDEX inventory_listing_sort_assignee_idx;
-DROP INDEX inventory_listing_sort_renewal_idx;
-DROP INDEX inventory_listing_sort_supplied_idx;
