@@ -22,7 +22,11 @@
 #   BINS="before=/path/to/equip after=target/release/equip" scripts/bench-listing.sh
 #   BACKENDS=sqlite DURATION=10s scripts/bench-listing.sh 200000
 #   PARTS=wrk BINS=... scripts/bench-listing.sh      # only the wrk runs
-#   DATA_DIR=/var/tmp/equip-bench (default) keeps the data sets between runs.
+#   DATA_DIR=/var/tmp/equip-bench (default) keeps the data sets between runs;
+#   PG_DB names the PostgreSQL data set (default equip_bench_listing_ITEMS).
+#   Binaries whose migrations differ (a database made by one is refused by
+#   the other) each need their own DATA_DIR and PG_DB: run the script once per
+#   binary.
 #
 # A script, not a test: run it on a quiet machine; wrk and the server share
 # its cores.
@@ -90,7 +94,7 @@ wrk_line() { # label extra-args...
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; items $ITEMS; $URLS URLs; wrk -c$CONNS -d$DURATION; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for backend in $BACKENDS; do
-  db=equip_bench_listing_$ITEMS
+  db=${PG_DB:-equip_bench_listing_$ITEMS}
   case $backend in
     sqlite) url="$DATA_DIR/listing-$ITEMS.db" ;;
     postgres) url="${PG_ADMIN%/*}/$db" ;;

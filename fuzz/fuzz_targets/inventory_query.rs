@@ -13,7 +13,8 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use equip_domain::error::DomainError;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::{
-    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, InventoryItem, SuppliedBy,
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, InventoryItem,
+    SuppliedBy,
 };
 use equip_domain::inventory_query::{
     InventoryQuery, RawInventoryQuery, SortDirection, DEFAULT_PAGE_SIZE, MAX_LIST_VALUES, MAX_PAGE,
@@ -55,7 +56,10 @@ fn store() -> &'static (InMemoryStore, OrganizationId) {
                 billing_end_date: None,
                 procurement_method: None,
                 assignment: Some(Assignment {
-                    assignee: Assignee::new(AssigneeType::Warehouse, *seeded.warehouse.id.as_uuid()),
+                    assignee: Assignee::new(
+                        AssigneeType::Warehouse,
+                        *seeded.warehouse.id.as_uuid(),
+                    ),
                     assigned_at: None,
                 }),
                 tags: vec![],

@@ -299,15 +299,7 @@ pub(crate) fn run(
     write(c, batch, &rows, &stored, &mut progress)?;
     refresh_listing(c, &org, &rows, &stored)?;
     progress.finish();
-    Ok(ImportSummary {
-        warehouses: batch.warehouses.len(),
-        offices: batch.offices.len(),
-        skus: batch.skus.len(),
-        packages: batch.packages.len(),
-        people: batch.people.len(),
-        inventory: batch.inventory.len(),
-        inventory_levels: batch.inventory_levels.len(),
-    })
+    Ok(ImportSummary::of(batch))
 }
 
 /// Rewrites the inventory listing rows the import changed: its items, and the

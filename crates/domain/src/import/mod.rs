@@ -166,6 +166,22 @@ pub struct ImportSummary {
     pub inventory_levels: usize,
 }
 
+impl ImportSummary {
+    /// What writing all of `batch` writes.
+    #[must_use]
+    pub fn of(batch: &ImportBatch) -> Self {
+        Self {
+            warehouses: batch.warehouses.len(),
+            offices: batch.offices.len(),
+            skus: batch.skus.len(),
+            packages: batch.packages.len(),
+            people: batch.people.len(),
+            inventory: batch.inventory.len(),
+            inventory_levels: batch.inventory_levels.len(),
+        }
+    }
+}
+
 fn check_unique<K: Eq + std::hash::Hash>(
     kind: &str,
     keys: impl Iterator<Item = (K, String)>,

@@ -78,15 +78,7 @@ impl ImportRepository for InMemoryStore {
         }
         done += batch.len() - batch.warehouses.len();
         progress(done);
-        Ok(Ok(ImportSummary {
-            warehouses: batch.warehouses.len(),
-            offices: batch.offices.len(),
-            skus: batch.skus.len(),
-            packages: batch.packages.len(),
-            people: batch.people.len(),
-            inventory: batch.inventory.len(),
-            inventory_levels: batch.inventory_levels.len(),
-        }))
+        Ok(Ok(ImportSummary::of(batch)))
     }
 }
 
