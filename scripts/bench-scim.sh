@@ -16,7 +16,7 @@
 # current one ignores EQUIP_SCIM_CACHE_MIB);
 # PG_URL (postgres://postgres@127.0.0.1:5432) is the server in which a fresh
 # database is created and dropped; BEFORE_BIN=<an older equip binary> runs it
-# first on the same data, as "before".
+# first, as "before", on a database of its own seeded the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -177,21 +177,23 @@ rows="$work/rows.md"
 notes="$work/notes.md"
 : >"$rows"; : >"$notes"
 for backend in $backends; do
-  case $backend in
-    sqlite) export DATABASE_URL="$work/equip.db" ;;
-    postgres)
-      pg_db="equip_bench_scim_$$"
-      psql -X -q "$pg_url/postgres" -c "CREATE DATABASE $pg_db" >/dev/null
-      export DATABASE_URL="$pg_url/$pg_db" ;;
-    *) echo "bench-scim: unknown backend $backend" >&2; exit 1 ;;
-  esac
-  org=$("$bin" org create --name "SCIM bench" 2>/dev/null)
-  key=$("$bin" key create --org "$org" --scope scim 2>/dev/null)
-  seeded=""
   binaries="after:$bin"
   [ -n "$before_bin" ] && binaries="before:$before_bin $binaries"
   for entry in $binaries; do
     which=${entry%%:*}; exe=${entry#*:}
+    # Each binary on a database of its own, made by itself: binaries whose
+    # migrations differ cannot share one (docs/storage.md, "Migrations").
+    case $backend in
+      sqlite) export DATABASE_URL="$work/equip-$which.db" ;;
+      postgres)
+        pg_db="equip_bench_scim_$$_$which"
+        psql -X -q "$pg_url/postgres" -c "CREATE DATABASE $pg_db" >/dev/null
+        export DATABASE_URL="$pg_url/$pg_db" ;;
+      *) echo "bench-scim: unknown backend $backend" >&2; exit 1 ;;
+    esac
+    org=$("$exe" org create --name "SCIM bench" 2>/dev/null)
+    key=$("$exe" key create --org "$org" --scope scim 2>/dev/null)
+    seeded=""
     for cache in $caches; do
       mib=0; [ "$cache" = on ] && mib=16
       equip_port=$(free_port)
@@ -228,11 +230,11 @@ for backend in $backends; do
       echo "equip on $backend ($which, cache $cache): resident ${rss} MB after the runs, peak ${hwm} MB." >>"$notes"
       kill "$equip_pid"; wait "$equip_pid" 2>/dev/null || true
     done
+    if [ "$backend" = postgres ]; then
+      psql -X -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null
+      pg_db=""
+    fi
   done
-  if [ "$backend" = postgres ]; then
-    psql -X -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $pg_db WITH (FORCE)" >/dev/null
-    pg_db=""
-  fi
 done
 
 echo

@@ -63,7 +63,10 @@ type SessionSource = dyn Fn() -> StoreResult<Arc<dyn Ports>> + Send + Sync;
 
 impl AppState {
     /// State over a store implementing every port; a request that makes many
-    /// writes makes them through the same ports (each durable on commit).
+    /// writes makes them through the same ports, each waiting for its own
+    /// durability. A store that opens write sessions (equip's database store)
+    /// belongs in [`AppState::with_write_sessions`] instead, or SCIM Bulk and
+    /// CSV uploads wait for durability once per write.
     pub fn new<S: Ports + 'static>(store: Arc<S>) -> Self {
         let source: Arc<dyn Ports> = store;
         let ports = Arc::clone(&source);

@@ -26,6 +26,8 @@ use diesel::upsert::excluded;
 
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::stored::{check_against_stored, StoredChanges};
+
+use crate::import_facts::texts;
 use equip_domain::import::{
     ExternalReference, ImportBatch, ImportError, ImportSummary, ReferenceKind,
 };
@@ -43,8 +45,7 @@ use crate::schema::{
     warehouses,
 };
 
-/// Ids per `IN (…)` list.
-const ID_CHUNK: usize = 900;
+use crate::sql_builder::ID_CHUNK;
 
 /// Bind parameters per statement: below SQLite's 32,766 and PostgreSQL's 65,535.
 const MAX_BINDS: usize = 30_000;
@@ -238,45 +239,6 @@ impl Rows {
     }
 }
 
-/// What the checks learnt about stored rows, needed by the writes.
-/// [`StoredChanges`] as the rows' text ids.
-struct Stored {
-    /// Batch people stored with another (active) userName: parked before the upsert.
-    people_to_park: Vec<String>,
-    /// Batch people already stored (their emails are replaced).
-    people: Vec<String>,
-    /// Batch packages stored with another slug: parked before the upsert.
-    packages_to_park: Vec<String>,
-    /// Batch items already stored (their tags, pricing and returns are replaced).
-    items: Vec<String>,
-    /// Batch SKUs already stored: the listing rows of their items are rewritten.
-    skus: Vec<String>,
-    /// Batch warehouses and offices already stored: the listing rows of the items
-    /// assigned to them are rewritten (people: see `people`).
-    places: Vec<String>,
-    /// Batch levels stored active that become inactive or change key: parked.
-    levels_to_park: Vec<String>,
-}
-
-impl From<&StoredChanges> for Stored {
-    fn from(changes: &StoredChanges) -> Self {
-        fn texts<T: ToString>(ids: &[T]) -> Vec<String> {
-            ids.iter().map(ToString::to_string).collect()
-        }
-        let mut places = texts(&changes.warehouses);
-        places.extend(texts(&changes.offices));
-        Self {
-            people_to_park: texts(&changes.people_to_park),
-            people: texts(&changes.people),
-            packages_to_park: texts(&changes.packages_to_park),
-            items: texts(&changes.items),
-            skus: texts(&changes.skus),
-            places,
-            levels_to_park: texts(&changes.levels_to_park),
-        }
-    }
-}
-
 /// Writes `batch` for `organization`. Must run inside a write transaction.
 pub(crate) fn run(
     c: &mut DbConnection,
@@ -290,31 +252,32 @@ pub(crate) fn run(
     let rows = Rows::build(batch, &org)?;
     let facts = crate::import_facts::read(c, &org, batch)?;
     let changes = check_against_stored(organization, batch, &facts).map_err(DbError::Import)?;
-    let stored = Stored::from(&changes);
     let mut progress = Progress {
         done: 0,
         reported: 0,
         report,
     };
-    write(c, batch, &rows, &stored, &mut progress)?;
-    refresh_listing(c, &org, &rows, &stored)?;
+    write(c, batch, &rows, &changes, &mut progress)?;
+    refresh_listing(c, &org, &rows, &changes)?;
     progress.finish();
     Ok(ImportSummary::of(batch))
 }
 
 /// Rewrites the inventory listing rows the import changed: its items, and the
 /// items of stored SKUs, people, warehouses and offices it may have renamed.
-fn refresh_listing(c: &mut DbConnection, org: &str, rows: &Rows, stored: &Stored) -> DbResult<()> {
+fn refresh_listing(
+    c: &mut DbConnection,
+    org: &str,
+    rows: &Rows,
+    changes: &StoredChanges,
+) -> DbResult<()> {
     use crate::listing::{refresh, Scope};
     let items = ids_of(&rows.items, |i| i.item.id.clone());
     refresh(c, org, Scope::Items(&items))?;
-    refresh(c, org, Scope::Skus(&stored.skus))?;
-    let assignees: Vec<String> = stored
-        .people
-        .iter()
-        .chain(&stored.places)
-        .cloned()
-        .collect();
+    refresh(c, org, Scope::Skus(&texts(&changes.skus)))?;
+    let mut assignees = texts(&changes.people);
+    assignees.extend(texts(&changes.warehouses));
+    assignees.extend(texts(&changes.offices));
     refresh(c, org, Scope::Assignees(&assignees))
 }
 
@@ -405,7 +368,7 @@ fn write(
     c: &mut DbConnection,
     batch: &ImportBatch,
     rows: &Rows,
-    stored: &Stored,
+    changes: &StoredChanges,
     progress: &mut Progress<'_>,
 ) -> DbResult<()> {
     // Warehouses, and grants for the shared ones. On PostgreSQL the WHERE
@@ -480,7 +443,7 @@ fn write(
     progress.advance(rows.skus.len());
 
     // Packages: park changing slugs first so that two packages can swap slugs.
-    for chunk in stored.packages_to_park.chunks(ID_CHUNK) {
+    for chunk in texts(&changes.packages_to_park).chunks(ID_CHUNK) {
         diesel::update(packages::table.filter(packages::id.eq_any(chunk)))
             .set(packages::slug.eq(packages::id.concat(PARKED)))
             .execute(c)?;
@@ -490,7 +453,7 @@ fn write(
     progress.advance(rows.packages.len());
 
     // People, then their emails (replaced for stored people).
-    for chunk in stored.people_to_park.chunks(ID_CHUNK) {
+    for chunk in texts(&changes.people_to_park).chunks(ID_CHUNK) {
         diesel::update(people::table.filter(people::id.eq_any(chunk)))
             .set(people::user_name_lower.eq(people::id.concat(PARKED)))
             .execute(c)?;
@@ -522,7 +485,7 @@ fn write(
     );
     all_written("people", written, person_rows.len())?;
     drop(person_rows);
-    delete_where_in!(c, person_emails, person_id, stored.people);
+    delete_where_in!(c, person_emails, person_id, texts(&changes.people));
     let emails: Vec<PersonEmailRow> = rows
         .people
         .iter()
@@ -532,13 +495,14 @@ fn write(
     progress.advance(batch.people.len());
 
     // Inventory items, in slices so that progress moves on big files.
+    let stored_items: HashSet<String> = texts(&changes.items).into_iter().collect();
     for slice in rows.items.chunks(5_000) {
-        write_items(c, slice, stored)?;
+        write_items(c, slice, &stored_items)?;
         progress.advance(slice.len());
     }
 
     // Inventory levels: park active levels that change key or deactivate.
-    for chunk in stored.levels_to_park.chunks(ID_CHUNK) {
+    for chunk in texts(&changes.levels_to_park).chunks(ID_CHUNK) {
         diesel::update(inventory_levels::table.filter(inventory_levels::id.eq_any(chunk)))
             .set(inventory_levels::deactivated_at.eq(Some(db_time(Utc::now()))))
             .execute(c)?;
@@ -562,7 +526,13 @@ fn write(
 }
 
 /// Writes a slice of items with their tags, pricing and active returns.
-fn write_items(c: &mut DbConnection, slice: &[ItemRows], stored: &Stored) -> DbResult<()> {
+/// `stored_items`: the batch items already stored (their tags, pricing and
+/// returns are replaced).
+fn write_items(
+    c: &mut DbConnection,
+    slice: &[ItemRows],
+    stored_items: &HashSet<String>,
+) -> DbResult<()> {
     let item_rows: Vec<_> = slice.iter().map(|i| i.item.clone()).collect();
     let written = upsert_by_id!(
         c,
@@ -599,7 +569,6 @@ fn write_items(c: &mut DbConnection, slice: &[ItemRows], stored: &Stored) -> DbR
     all_written("inventory", written, item_rows.len())?;
 
     // Children of items that were already stored are replaced.
-    let stored_items: HashSet<&str> = stored.items.iter().map(String::as_str).collect();
     let existing: Vec<String> = slice
         .iter()
         .map(|i| &i.item.id)

@@ -25,10 +25,10 @@ use crate::schema::{
     return_orders, skus, warehouse_grants, warehouses,
 };
 
-/// Keys per `IN (…)` list.
-const CHUNK: usize = 900;
+use crate::sql_builder::ID_CHUNK as CHUNK;
 
-fn texts<T: ToString>(keys: &[T]) -> Vec<String> {
+/// Ids as the rows store them.
+pub(crate) fn texts<T: ToString>(keys: &[T]) -> Vec<String> {
     keys.iter().map(ToString::to_string).collect()
 }
 

@@ -27,6 +27,10 @@ use diesel::sqlite::Sqlite;
 
 use crate::connection::{on_inner, DbConnection};
 
+/// Ids per `IN (…)` list: under SQLite's default limit of 999 bind
+/// parameters, with room for the statement's own.
+pub(crate) const ID_CHUNK: usize = 900;
+
 /// `IN` lists longer than this make a statement uncacheable: their shapes
 /// are open-ended, and each would stay prepared on every connection.
 pub(crate) const CACHED_LIST_MAX: usize = 8;

@@ -9,6 +9,10 @@
 //! which decides without I/O. Every store (the database one, the in-memory one,
 //! an embedder's) therefore enforces the same rules, and they are unit-tested
 //! here without a database. The store writes nothing when this refuses.
+//!
+//! Over 500 lines on purpose: the facts a store reads and the rules over them
+//! are one contract between the domain and every store; each rule reads the
+//! facts' definitions above it.
 
 use std::collections::{HashMap, HashSet};
 

@@ -4,7 +4,11 @@ use chrono::Utc;
 
 use super::*;
 use crate::catalog::Package;
-use crate::ids::{InventoryLevelId, OrganizationId, PackageId, SkuId, WarehouseId};
+use crate::ids::{
+    InventoryItemId, InventoryLevelId, OrganizationId, PackageId, ReturnOrderId, ReturnOrderItemId,
+    SkuId, WarehouseId,
+};
+use crate::inventory::InventoryItem;
 use crate::inventory_level::InventoryLevel;
 use crate::location::{Warehouse, WarehouseOwner};
 use crate::person::tests::person;
@@ -315,4 +319,105 @@ fn the_keys_to_read_come_from_the_batch_without_repeats() {
     );
     assert_eq!(keys.levels.len(), 3);
     assert_eq!(keys.active_level_skus, vec![sku]);
+}
+
+fn item_with_return(
+    organization: OrganizationId,
+    order: ReturnOrderId,
+    line: ReturnOrderItemId,
+) -> InventoryItem {
+    use crate::inventory::{Condition, DeployStatus, ReturnInfo, ReturnStatus, SuppliedBy};
+    let now = Utc::now();
+    InventoryItem {
+        id: InventoryItemId::new(),
+        organization_id: organization,
+        sku_id: SkuId::new(),
+        serial_number: None,
+        imei: vec![],
+        deploy_status: DeployStatus::Available,
+        deploy_reason: None,
+        condition: Condition::New,
+        renewal_date: None,
+        renewal_date_updated_by: None,
+        billing_start_date: None,
+        billing_end_date: None,
+        procurement_method: None,
+        assignment: None,
+        tags: vec![],
+        pricing: None,
+        description: None,
+        erp_invoice_id: None,
+        hold_start_date: None,
+        unlock_date: None,
+        itad_requested: None,
+        device_program: None,
+        supplied_by: SuppliedBy::Organization,
+        return_order: Some(ReturnInfo {
+            id: order,
+            status: ReturnStatus::Pending,
+            created_at: now,
+            return_order_item_id: line,
+            return_order_item_status: ReturnStatus::Pending,
+            retrieval: None,
+        }),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+#[test]
+fn a_return_line_is_named_once_stays_with_its_item_and_in_its_organization() {
+    let (me, other) = (org(), org());
+    let (order, line) = (ReturnOrderId::new(), ReturnOrderItemId::new());
+    let first = item_with_return(me, order, line);
+    let line_entry = "inventory[1].returnOrder.returnOrderItemId";
+
+    // The same line on two items of the batch.
+    let batch = ImportBatch {
+        inventory: vec![first.clone(), item_with_return(me, order, line)],
+        ..ImportBatch::default()
+    };
+    let (entry, message) = refused(check_against_stored(me, &batch, &StoredFacts::default()));
+    assert_eq!(
+        (entry.as_str(), message.as_str()),
+        (line_entry, "also used by inventory[0]")
+    );
+
+    let batch = ImportBatch {
+        inventory: vec![
+            item_with_return(me, ReturnOrderId::new(), ReturnOrderItemId::new()),
+            first.clone(),
+        ],
+        ..ImportBatch::default()
+    };
+    // The return order is another organization's.
+    let mut facts = StoredFacts::default();
+    facts.return_orders.insert(order, other);
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!(
+        (entry.as_str(), message.as_str()),
+        ("inventory[1].returnOrder", FOREIGN)
+    );
+
+    // The line is another organization's.
+    let mut facts = StoredFacts::default();
+    let stored_line = |organization, item| StoredReturnLine { organization, item };
+    facts
+        .return_lines
+        .insert(line, stored_line(other, first.id));
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!((entry.as_str(), message.as_str()), (line_entry, FOREIGN));
+
+    // The line returns another item.
+    facts
+        .return_lines
+        .insert(line, stored_line(me, InventoryItemId::new()));
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!(entry, line_entry);
+    assert!(message.contains("another inventory item"), "{message}");
+
+    // Restated with its own item: accepted.
+    facts.return_lines.insert(line, stored_line(me, first.id));
+    facts.return_orders.insert(order, me);
+    assert!(check_against_stored(me, &batch, &facts).is_ok());
 }

@@ -2,6 +2,9 @@
 //! [`InventoryQuery`] out, or a [`DomainError::Invalid`] naming the parameter.
 //! Storage translates the validated query into SQL; nothing is filtered or sorted
 //! in memory.
+//!
+//! About 500 lines: the raw query, the validated one and `parse` between them
+//! change together whenever a parameter is added.
 
 pub mod params;
 
@@ -15,6 +18,10 @@ use crate::ids::{InvalidId, OfficeId, PersonId, SkuId, WarehouseId};
 use crate::inventory::{DeployStatus, InventoryItem};
 use crate::wire::item::ListedItem;
 
+/// The first page, and the page when none is asked for.
+pub const FIRST_PAGE: u32 = 1;
+/// The deploy status a filter may name that no item has (deprecated).
+pub const VOIDED: &str = "VOIDED";
 /// Default page size.
 pub const DEFAULT_PAGE_SIZE: u32 = 100;
 /// Largest page size.
@@ -240,8 +247,14 @@ impl InventoryQuery {
     /// # Errors
     /// [`DomainError::Invalid`] naming the first bad parameter.
     pub fn parse(raw: &RawInventoryQuery) -> Result<Self, DomainError> {
-        let page = NonZeroU32::new(parse_int(raw.page.as_deref(), "page", 1, 1, MAX_PAGE)?)
-            .ok_or_else(|| DomainError::invalid("page", "page must be at least 1"))?;
+        let page = NonZeroU32::new(parse_int(
+            raw.page.as_deref(),
+            "page",
+            FIRST_PAGE,
+            FIRST_PAGE,
+            MAX_PAGE,
+        )?)
+        .ok_or_else(|| DomainError::invalid("page", "page must be at least 1"))?;
         let size = parse_int(
             raw.size.as_deref(),
             "size",
@@ -283,13 +296,13 @@ impl InventoryQuery {
                         ),
                     ))
                 }
-                "VOIDED" => named_voided = true,
+                VOIDED => named_voided = true,
                 _ => {
                     let status = DeployStatus::parse(&value).map_err(|_| {
                         DomainError::invalid(
                             "deployStatuses",
                             format!(
-                                "unknown deploy status '{value}'; expected one of {}, VOIDED",
+                                "unknown deploy status '{value}'; expected one of {}, {VOIDED}",
                                 DeployStatus::ALL
                                     .iter()
                                     .map(|s| s.as_str())

@@ -9,8 +9,8 @@
 use thiserror::Error;
 
 use super::{
-    RawInventoryQuery, SortDirection, SortKey, DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE,
-    MAX_SEARCH_CHARS,
+    RawInventoryQuery, SortDirection, SortKey, DEFAULT_PAGE_SIZE, FIRST_PAGE, MAX_PAGE,
+    MAX_PAGE_SIZE, MAX_SEARCH_CHARS, VOIDED,
 };
 use crate::inventory::DeployStatus;
 
@@ -86,7 +86,7 @@ fn deploy_filter_values() -> Vec<&'static str> {
     DeployStatus::ALL
         .iter()
         .map(|s| s.as_str())
-        .chain(["VOIDED"])
+        .chain([VOIDED])
         .collect()
 }
 
@@ -103,7 +103,7 @@ pub const PARAMS: &[Param] = &[
     Param {
         name: "page",
         slot: Slot::Single(|r| &mut r.page),
-        schema: ValueSchema::Integer { min: 1, max: MAX_PAGE, default: 1 },
+        schema: ValueSchema::Integer { min: FIRST_PAGE, max: MAX_PAGE, default: FIRST_PAGE },
         description: "1-based page number.",
     },
     Param {

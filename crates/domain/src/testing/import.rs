@@ -138,6 +138,9 @@ fn stored_facts(s: &State, organization: OrganizationId, batch: &ImportBatch) ->
         if keys.items.contains(&i.id) {
             facts.items.insert(i.id, i.organization_id);
         }
+        // Only each item's current return is held here; the database also
+        // keeps lines an item no longer holds, so it knows (and refuses to
+        // move) lines this store has forgotten.
         if let Some(r) = &i.return_order {
             facts.return_orders.insert(r.id, i.organization_id);
             let line = StoredReturnLine {

@@ -38,7 +38,7 @@ pub(crate) fn push_filter(
         office_id,
         categories,
         deploy_statuses,
-        // Answered without SQL (`services::inventory::list_inventory`).
+        // Answered without SQL (`services::inventory::list_inventory_page`).
         matches_nothing: _,
         sku_ids,
         search,

@@ -41,8 +41,7 @@ pub(crate) use views::views_by_id;
 use anchors::{listing_version, Anchor, ANCHOR_MIN_OFFSET};
 use page::{page_statement, PageSql, Start};
 
-/// Ids per `IN (…)` list.
-const ID_CHUNK: usize = 900;
+use crate::sql_builder::ID_CHUNK;
 
 #[derive(QueryableByName)]
 struct IdRow {

@@ -5,7 +5,7 @@ use crate::support::*;
 /// 100,000 items (with tags, pricing on half, an active return on a tenth) and
 /// 1,000 people, imported, then imported again (all upserts); each round must
 /// take well under a minute. Ignored by default (slow in debug builds); run with
-/// `cargo test -p equip-persistence --features test-support --release -- --ignored --nocapture`.
+/// `cargo test -p equip-persistence --test storage --release -- --ignored --nocapture`.
 #[test]
 #[ignore = "benchmark; run explicitly"]
 fn sqlite_import_100k_items_benchmark() {

@@ -1,4 +1,7 @@
 //! The fixed part of the demo: places, products, packages and name pools.
+//!
+//! Over 500 lines on purpose: most of it is the demo's data (names, products,
+//! places) as constant tables.
 
 /// A country the demo's people and warehouses are in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
