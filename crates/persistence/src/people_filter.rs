@@ -22,15 +22,7 @@ use equip_domain::person_query::{
 
 use crate::connection::{fold_function, Backend};
 use crate::models::db_time;
-use crate::sql_builder::{Bind, Sql};
-
-/// `COLLATE "C"` where the backend needs it for byte order.
-fn collate(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Sqlite => "",
-        Backend::Postgres => " COLLATE \"C\"",
-    }
-}
+use crate::sql_builder::{byte_order as collate, Bind, Sql};
 
 /// Whether a query's statements come in a bounded number of shapes and are
 /// worth keeping prepared: one condition, in the default order.

@@ -25,7 +25,25 @@ use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, Bool, Date, HasSqlType, Text, Timestamp, Untyped};
 use diesel::sqlite::Sqlite;
 
-use crate::connection::{on_inner, DbConnection};
+use crate::connection::{on_inner, Backend, DbConnection};
+
+/// `COLLATE "C"` where the backend needs it for byte order (PostgreSQL; SQLite
+/// compares text bytewise by default), with its leading space. The text
+/// indexes are built in that order, so comparisons and sorts written with it
+/// can use them.
+pub(crate) fn byte_order(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "",
+        Backend::Postgres => " COLLATE \"C\"",
+    }
+}
+
+/// The row of a `SELECT COUNT(*) AS n` statement.
+#[derive(QueryableByName)]
+pub(crate) struct CountRow {
+    #[diesel(sql_type = BigInt)]
+    pub(crate) n: i64,
+}
 
 /// Ids per `IN (…)` list: under SQLite's default limit of 999 bind
 /// parameters, with room for the statement's own.

@@ -10,7 +10,7 @@ use crate::error::DbResult;
 use crate::sql_builder::Sql;
 
 use super::filter::push_filter;
-use super::CountRow;
+use crate::sql_builder::CountRow;
 
 /// How many items match `filter`.
 pub(super) fn count(

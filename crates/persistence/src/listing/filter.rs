@@ -19,7 +19,7 @@ use equip_domain::inventory_query::{AssigneeFilter, InventoryFilter};
 use crate::connection::{on_inner, Backend, DbConnection};
 use crate::error::DbResult;
 use crate::schema::person_emails;
-use crate::sql_builder::Sql;
+use crate::sql_builder::{byte_order, Sql};
 
 /// Appends the conditions of `f` (each ` AND …`) to `st`.
 pub(crate) fn push_filter(
@@ -47,10 +47,7 @@ pub(crate) fn push_filter(
         serial_numbers,
         vendor_skus,
     } = f;
-    let keyed = |col: &str| match backend {
-        Backend::Sqlite => col.to_owned(),
-        Backend::Postgres => format!("{col} COLLATE \"C\""),
-    };
+    let keyed = |col: &str| format!("{col}{}", byte_order(backend));
     if !deploy_statuses.is_empty() {
         let statuses: Vec<&str> = deploy_statuses.iter().map(|s| s.as_str()).collect();
         st.push_sql(" AND l.deploy_status").push_any_of(&statuses);

@@ -64,12 +64,6 @@ struct JsonRow {
     total: Option<i64>,
 }
 
-#[derive(QueryableByName)]
-struct CountRow {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
-}
-
 /// One page of the listing, with the total of matches.
 pub(crate) fn page(
     c: &mut DbConnection,

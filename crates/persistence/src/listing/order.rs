@@ -10,6 +10,7 @@
 use equip_domain::inventory_query::{SortDirection, SortKey};
 
 use crate::connection::Backend;
+use crate::sql_builder::byte_order;
 
 /// `ORDER BY` for a sort key and direction; ties broken by id.
 pub(crate) fn order_by(
@@ -19,9 +20,10 @@ pub(crate) fn order_by(
     unindexed: bool,
 ) -> String {
     let text = |col: &str| match backend {
+        // `+col` keeps SQLite from choosing a text index for the order where
+        // a filter's index is the better start.
         Backend::Sqlite if unindexed => format!("+{col}"),
-        Backend::Sqlite => col.to_owned(),
-        Backend::Postgres => format!("{col} COLLATE \"C\""),
+        _ => format!("{col}{}", byte_order(backend)),
     };
     // Non-text columns: no collation.
     let plain = |col: &str| match backend {

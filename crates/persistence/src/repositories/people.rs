@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::Text;
 
 use equip_domain::error::StoreResult;
 use equip_domain::ids::{OrganizationId, PersonId};
@@ -22,6 +22,7 @@ use crate::people_filter::{from_where, order_and_page};
 use crate::schema::{
     inventory_items, people, people_active_counts, person_emails, return_order_items, return_orders,
 };
+use crate::sql_builder::CountRow;
 use crate::sql_builder::Sql;
 
 use crate::store::Store;
@@ -60,12 +61,6 @@ fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>>
 struct IdRow {
     #[diesel(sql_type = Text)]
     id: String,
-}
-
-#[derive(QueryableByName)]
-struct CountRow {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
 }
 
 /// One person and their emails, in one statement (joined), so no transaction
