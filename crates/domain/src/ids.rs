@@ -87,6 +87,10 @@ id_type!(
     PersonId
 );
 id_type!(
+    /// Identifies a group of people (a SCIM Group).
+    GroupId
+);
+id_type!(
     /// Identifies an equipment package.
     PackageId
 );

@@ -12,6 +12,8 @@
 //! - [`organization`], [`api_key`]: tenants and their keys and scopes.
 //! - [`person`]: the people provisioned over SCIM, with their rules.
 //! - [`person_query`]: filters, sorting and paging over people.
+//! - [`group`]: groups of people, their members and the effective package;
+//!   [`group_query`]: filters, sorting and paging over groups.
 //! - [`catalog`]: SKUs and equipment packages.
 //! - [`location`]: warehouses (owned or shared) and offices.
 //! - [`inventory`]: inventory items, their enums and the deploy rules.
@@ -36,6 +38,8 @@ pub mod api_key;
 pub mod catalog;
 pub mod email;
 pub mod error;
+pub mod group;
+pub mod group_query;
 pub mod ids;
 pub mod import;
 pub mod interrupt;

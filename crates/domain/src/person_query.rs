@@ -306,7 +306,7 @@ fn email_value(e: &crate::person::Email, field: EmailField) -> Option<FilterValu
     }
 }
 
-fn compare(
+pub(crate) fn compare(
     kind: FieldKind,
     actual: Option<FilterValue>,
     op: CompareOp,
@@ -396,7 +396,7 @@ pub fn sort_people(people: &mut [Person], query: &PersonQuery) {
 }
 
 /// Absent values sort last in ascending order.
-fn cmp_opt(a: &Option<FilterValue>, b: &Option<FilterValue>) -> std::cmp::Ordering {
+pub(crate) fn cmp_opt(a: &Option<FilterValue>, b: &Option<FilterValue>) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     match (a, b) {
         (None, None) => Ordering::Equal,

@@ -8,6 +8,7 @@
 
 mod api_keys;
 mod catalog;
+mod groups;
 mod health;
 mod import;
 mod inventory;
@@ -20,6 +21,7 @@ mod sessions;
 
 pub use api_keys::ApiKeyRepository;
 pub use catalog::CatalogRepository;
+pub use groups::{GroupChange, GroupRepository, GroupWrite};
 pub use health::HealthCheck;
 pub use import::ImportRepository;
 pub use inventory::InventoryRepository;

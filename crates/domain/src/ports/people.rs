@@ -79,8 +79,9 @@ pub trait PersonRepository: Send + Sync {
     fn update_person(&self, person: &Person, expected_version: i64) -> StoreResult<PersonWrite>;
 
     /// Starts offboarding a provisioned person in one transaction: status
-    /// OFFBOARDING, version increased, and a return order (PENDING) for every
-    /// item DEPLOYED to them that has no active return yet. With
+    /// OFFBOARDING, version increased, a return order (PENDING) for every
+    /// item DEPLOYED to them that has no active return yet, and they leave
+    /// every group (each group's version increases). With
     /// `expected_version`, only if the stored version is that one.
     ///
     /// # Errors

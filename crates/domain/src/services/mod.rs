@@ -4,6 +4,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod groups;
 pub mod import;
 pub mod inventory;
 pub mod inventory_levels;

@@ -37,6 +37,7 @@ use crate::wire::item::ListedItem;
 
 mod catalog;
 pub mod fixtures;
+mod groups;
 mod import;
 mod inventory;
 mod inventory_filter;
@@ -65,6 +66,10 @@ pub struct State {
     pub packages: Vec<Package>,
     /// People.
     pub people: Vec<Person>,
+    /// Groups.
+    pub groups: Vec<crate::group::Group>,
+    /// Memberships: (group, person).
+    pub memberships: std::collections::BTreeSet<(crate::ids::GroupId, PersonId)>,
     /// Inventory items.
     pub inventory: Vec<InventoryItem>,
     /// Inventory levels.

@@ -105,6 +105,7 @@ impl PersonRepository for InMemoryStore {
         p.status = crate::person::PersonStatus::Offboarding;
         p.version += 1;
         p.updated_at = at;
+        super::groups::leave_every_group(&mut s, organization, id, at);
         let order = crate::ids::ReturnOrderId::new();
         let mut returns = 0;
         for item in s.inventory.iter_mut().filter(|i| {

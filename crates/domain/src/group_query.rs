@@ -1,0 +1,263 @@
+//! Queries over groups: a filter over a group's fields and its members, a
+//! sort order and a page. SCIM's filter grammar becomes a [`GroupFilter`] in
+//! `equip-scim`; the stores turn it into their query language. A condition
+//! on members asks whether some member satisfies it, answered from the
+//! membership index, never by reading a group's members.
+
+use crate::error::DomainError;
+use crate::group::Group;
+use crate::ids::PersonId;
+use crate::person_query::{
+    check_filter_text, cmp_opt, compare, fold_text, CompareOp, FieldKind, FilterValue, SortOrder,
+};
+
+/// Largest page a list of groups returns.
+pub const MAX_PAGE_SIZE: u32 = 50;
+
+/// A field of a group that can be filtered on or sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GroupField {
+    /// The id (exact).
+    Id,
+    /// The identity provider's id (exact).
+    ExternalId,
+    /// Name (an identifier: compared as uniqueness compares it).
+    DisplayName,
+    /// Creation time.
+    Created,
+    /// Last change.
+    LastModified,
+}
+
+impl GroupField {
+    /// How the field compares.
+    #[must_use]
+    pub const fn kind(self) -> FieldKind {
+        match self {
+            Self::Id | Self::ExternalId => FieldKind::Text { case_exact: true },
+            Self::DisplayName => FieldKind::Identifier,
+            Self::Created | Self::LastModified => FieldKind::Time,
+        }
+    }
+}
+
+/// A condition on one member's id (`members.value`, exact text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberFilter {
+    /// `value op text`.
+    Compare(CompareOp, FilterValue),
+    /// The member has a value (every member has).
+    Present,
+    /// Both hold.
+    And(Box<MemberFilter>, Box<MemberFilter>),
+    /// Either holds.
+    Or(Box<MemberFilter>, Box<MemberFilter>),
+    /// Does not hold.
+    Not(Box<MemberFilter>),
+}
+
+/// A condition on a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GroupFilter {
+    /// `field op value`. Absent fields never match, except with `ne`.
+    Compare(GroupField, CompareOp, FilterValue),
+    /// The field has a value.
+    Present(GroupField),
+    /// Some member satisfies the condition (`members.value eq "…"`,
+    /// `members[value eq "…"]`, `members pr`).
+    AnyMember(MemberFilter),
+    /// Both hold.
+    And(Box<GroupFilter>, Box<GroupFilter>),
+    /// Either holds.
+    Or(Box<GroupFilter>, Box<GroupFilter>),
+    /// Does not hold.
+    Not(Box<GroupFilter>),
+}
+
+/// The member id's comparison: exact text.
+pub const MEMBER_VALUE_KIND: FieldKind = FieldKind::Text { case_exact: true };
+
+impl MemberFilter {
+    /// Checks every text value (no NUL).
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] (`filter`).
+    pub fn validate(&self) -> Result<(), DomainError> {
+        match self {
+            Self::Compare(_, FilterValue::Text(s)) => check_filter_text(s),
+            Self::Compare(..) | Self::Present => Ok(()),
+            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
+            Self::Not(a) => a.validate(),
+        }
+    }
+
+    /// Whether the member `id` satisfies the condition.
+    #[must_use]
+    pub fn matches(&self, id: PersonId) -> bool {
+        match self {
+            Self::Compare(op, v) => compare(
+                MEMBER_VALUE_KIND,
+                Some(FilterValue::Text(id.to_string())),
+                *op,
+                v,
+            ),
+            Self::Present => true,
+            Self::And(a, b) => a.matches(id) && b.matches(id),
+            Self::Or(a, b) => a.matches(id) || b.matches(id),
+            Self::Not(a) => !a.matches(id),
+        }
+    }
+}
+
+impl GroupFilter {
+    /// Checks every text value (no NUL).
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] (`filter`).
+    pub fn validate(&self) -> Result<(), DomainError> {
+        match self {
+            Self::Compare(_, _, FilterValue::Text(s)) => check_filter_text(s),
+            Self::Compare(..) | Self::Present(_) => Ok(()),
+            Self::AnyMember(m) => m.validate(),
+            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
+            Self::Not(a) => a.validate(),
+        }
+    }
+
+    /// Whether `group`, with `members`, satisfies the condition (the
+    /// reference semantics: the in-memory store uses it, the SQL must agree).
+    #[must_use]
+    pub fn matches(&self, group: &Group, members: &[PersonId]) -> bool {
+        match self {
+            Self::Compare(f, op, v) => compare(f.kind(), group_value(group, *f), *op, v),
+            Self::Present(f) => group_value(group, *f).is_some(),
+            Self::AnyMember(m) => members.iter().any(|id| m.matches(*id)),
+            Self::And(a, b) => a.matches(group, members) && b.matches(group, members),
+            Self::Or(a, b) => a.matches(group, members) || b.matches(group, members),
+            Self::Not(a) => !a.matches(group, members),
+        }
+    }
+}
+
+/// A field's value on a group.
+#[must_use]
+pub fn group_value(g: &Group, field: GroupField) -> Option<FilterValue> {
+    match field {
+        GroupField::Id => Some(FilterValue::Text(g.id.to_string())),
+        GroupField::ExternalId => g.external_id.clone().map(FilterValue::Text),
+        GroupField::DisplayName => Some(FilterValue::Text(g.display_name.clone())),
+        GroupField::Created => Some(FilterValue::Time(g.created_at)),
+        GroupField::LastModified => Some(FilterValue::Time(g.updated_at)),
+    }
+}
+
+/// What to list: groups of one organization matching `filter`, ordered by
+/// `sort` (then by creation time and id), from the 1-based `start_index`, at
+/// most `count` of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupQuery {
+    /// Condition, or all.
+    pub filter: Option<GroupFilter>,
+    /// Sort field; creation order when absent.
+    pub sort: Option<GroupField>,
+    /// Direction of `sort`.
+    pub order: SortOrder,
+    /// 1-based index of the first group of the page.
+    pub start_index: u64,
+    /// Page size, at most [`MAX_PAGE_SIZE`]; 0 counts only.
+    pub count: u32,
+}
+
+impl Default for GroupQuery {
+    fn default() -> Self {
+        Self {
+            filter: None,
+            sort: None,
+            order: SortOrder::Ascending,
+            start_index: 1,
+            count: MAX_PAGE_SIZE,
+        }
+    }
+}
+
+/// One page of groups (without their members).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupPage {
+    /// Every group matching the filter.
+    pub total: u64,
+    /// The page, in order.
+    pub groups: Vec<Group>,
+}
+
+/// Orders groups for `query` (sort field, then creation time and id).
+pub fn sort_groups(groups: &mut [Group], query: &GroupQuery) {
+    groups.sort_by(|a, b| {
+        let by_field = query.sort.map_or(std::cmp::Ordering::Equal, |f| {
+            let key = |g: &Group| {
+                group_value(g, f).map(|v| match v {
+                    FilterValue::Text(s) => FilterValue::Text(fold_text(f.kind(), &s)),
+                    other => other,
+                })
+            };
+            let o = cmp_opt(&key(a), &key(b));
+            match query.order {
+                SortOrder::Ascending => o,
+                SortOrder::Descending => o.reverse(),
+            }
+        });
+        by_field
+            .then(a.created_at.cmp(&b.created_at))
+            .then(a.id.to_string().cmp(&b.id.to_string()))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::group::GroupFields;
+    use crate::ids::{GroupId, OrganizationId};
+
+    fn group(name: &str) -> Group {
+        Group::new(
+            GroupId::new(),
+            OrganizationId::new(),
+            GroupFields {
+                external_id: Some("EXT-1".into()),
+                display_name: name.into(),
+                package_id: None,
+                precedence: 0,
+            },
+            chrono::Utc::now(),
+        )
+    }
+
+    #[test]
+    fn display_name_compares_case_insensitively_external_id_exactly() {
+        let g = group("Engineering");
+        let f = |field, op, v: &str| {
+            GroupFilter::Compare(field, op, FilterValue::Text(v.into())).matches(&g, &[])
+        };
+        assert!(f(GroupField::DisplayName, CompareOp::Eq, "ENGINEERING"));
+        assert!(f(GroupField::DisplayName, CompareOp::Sw, "eng"));
+        assert!(f(GroupField::ExternalId, CompareOp::Eq, "EXT-1"));
+        assert!(!f(GroupField::ExternalId, CompareOp::Eq, "ext-1"));
+    }
+
+    #[test]
+    fn member_conditions_hold_on_one_member() {
+        let g = group("Engineering");
+        let (a, b) = (PersonId::new(), PersonId::new());
+        let has = |id: PersonId| {
+            GroupFilter::AnyMember(MemberFilter::Compare(
+                CompareOp::Eq,
+                FilterValue::Text(id.to_string()),
+            ))
+        };
+        assert!(has(a).matches(&g, &[a, b]));
+        assert!(!has(a).matches(&g, &[b]));
+        assert!(GroupFilter::AnyMember(MemberFilter::Present).matches(&g, &[b]));
+        assert!(!GroupFilter::AnyMember(MemberFilter::Present).matches(&g, &[]));
+        assert!(GroupFilter::Not(Box::new(has(a))).matches(&g, &[]));
+    }
+}
