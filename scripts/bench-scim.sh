@@ -60,45 +60,8 @@ print(t / os.sysconf("SC_CLK_TCK"))' "$@"; }
 pg_pids() { [ -n "$pg_db" ] && psql -X -At "$pg_url/$pg_db" -c "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()" 2>/dev/null | tr '\n' ' '; }
 pg_cpu() { local ps; ps=$(pg_pids); [ -n "$ps" ] && cpu_of $ps || echo 0; }
 
-# Seeds USERS users with 16 client threads; prints the ids, one a line.
-seed() { # base_url auth_header out_file
-  python3 - "$1" "$2" "$users" >"$3" <<'PY'
-import http.client, json, sys, threading, urllib.parse
-base, auth, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-u = urllib.parse.urlparse(base)
-ids, lock, errors = [], threading.Lock(), []
-def work(start):
-    c = http.client.HTTPConnection(u.hostname, u.port)
-    for i in range(start, n, 16):
-        name = f"user{i}@bench.example"
-        body = json.dumps({
-            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
-            "userName": name, "name": {"givenName": f"Given{i}", "familyName": f"Family{i}"},
-            "emails": [{"value": name, "type": "work", "primary": True}], "active": True})
-        h = {"Content-Type": "application/scim+json"}
-        if auth:
-            h["Authorization"] = auth
-        for attempt in range(5):
-            try:
-                c.request("POST", u.path + "/Users", body, h)
-                r = c.getresponse(); data = r.read()
-                break
-            except (ConnectionError, http.client.HTTPException):
-                # scim2-server's development server drops kept-alive connections now and then.
-                c.close(); c = http.client.HTTPConnection(u.hostname, u.port)
-        else:
-            errors.append("connection kept failing"); return
-        if r.status != 201:
-            errors.append(f"{r.status} {data[:200]!r}"); return
-        with lock:
-            ids.append(json.loads(data)["id"])
-threads = [threading.Thread(target=work, args=(s,)) for s in range(16)]
-[t.start() for t in threads]; [t.join() for t in threads]
-if errors:
-    sys.exit(f"seeding failed: {errors[0]}")
-print("\n".join(ids))
-PY
-}
+# Seeds USERS users (16 client threads); prints the ids, one a line.
+seed() { python3 scripts/lib/seed_users.py "$1" "$2" "$users" >"$3"; }
 
 cat >"$work/bench.lua" <<'LUA'
 -- MODE: get | filter | list | post. IDS: a file of ids. AUTH: the Authorization header.

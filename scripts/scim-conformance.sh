@@ -2,7 +2,8 @@
 # SCIM conformance: runs two independent SCIM checkers against a real `equip serve`
 # on a temporary SQLite database and fails on any failed check.
 #   - scim2-tester (through scim2-cli: `scim2 ... test`): RFC 7643/7644 checks;
-#   - scim-sanity (`scim-sanity probe`): a User lifecycle, search and error probe.
+#   - scim-sanity (`scim-sanity probe`): the User and Group lifecycles, search and
+#     error probes.
 # The checkers live in a venv cached outside the clone
 # (${XDG_CACHE_HOME:-$HOME/.cache}/equip/scim-venv), created on first use.
 # Where a checker is stricter than RFC 7644, docs/scim.md explains the choice.
@@ -109,7 +110,7 @@ tester_ok=$(sed -n 's/^TESTER ok=\([0-9]*\).*/\1/p' "$work/tester-summary.txt")
 [ "${tester_ok:-0}" -ge 60 ] || fail "scim2-tester ran only ${tester_ok:-0} successful checks"
 
 echo "== scim-sanity probe"
-"$venv/bin/scim-sanity" probe "$url" --token "$key" --resource User --i-accept-side-effects \
+"$venv/bin/scim-sanity" probe "$url" --token "$key" --i-accept-side-effects \
   --json-output >"$work/sanity.json" 2>"$work/sanity.err" || true
 python3 - "$work/sanity.json" "$work/sanity.err" <<'PY' > "$work/sanity.txt" || true
 import json, sys
@@ -125,6 +126,11 @@ for r in results:
     counts[st] = counts.get(st, 0) + 1
     if st not in ("pass", "passed", "skip", "skipped", "warn", "warning"):
         print("FAIL", r.get("phase", ""), r.get("name", r.get("test", "")), r.get("message", r.get("detail", "")))
+# The Group lifecycle must have run and passed, not been skipped.
+group = [r for r in results if "group" in str(r.get("phase", "")).lower()]
+if not group or any(str(r.get("status", "")).lower() not in ("pass", "passed") for r in group):
+    print("FAIL group-lifecycle", json.dumps(group)[:2000])
+print("GROUP", len(group), "checks")
 print("COUNTS", json.dumps(counts, sort_keys=True))
 PY
 cat "$work/sanity.txt"
