@@ -312,6 +312,12 @@ fn check_external(c: &mut DbConnection, org: &str, external: &[ExternalReference
                     .filter(people::id.eq_any(chunk))
                     .select(people::id)
                     .load(c)?,
+                ReferenceKind::Member => people::table
+                    .filter(people::organization_id.eq(org))
+                    .filter(people::id.eq_any(chunk))
+                    .filter(people::status.eq("ACTIVE"))
+                    .select(people::id)
+                    .load(c)?,
                 ReferenceKind::Office => offices::table
                     .filter(offices::organization_id.eq(org))
                     .filter(offices::id.eq_any(chunk))

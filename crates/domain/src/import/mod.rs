@@ -8,6 +8,8 @@ use uuid::Uuid;
 
 use crate::catalog::{Package, Sku};
 use crate::error::DomainError;
+use crate::group::{Group, MAX_MEMBERS};
+use crate::ids::PersonId;
 use crate::inventory::{Assignee, InventoryItem};
 use crate::inventory_level::InventoryLevel;
 use crate::location::{Office, Warehouse, WarehouseOwner};
@@ -33,6 +35,18 @@ pub struct ImportBatch {
     pub inventory: Vec<InventoryItem>,
     /// Inventory levels.
     pub inventory_levels: Vec<InventoryLevel>,
+    /// Groups with their members (an imported group's members replace the
+    /// stored ones).
+    pub groups: Vec<ImportedGroup>,
+}
+
+/// A group of an import with its members.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedGroup {
+    /// The group (version 1 when new; a stored group's version increases).
+    pub group: Group,
+    /// Its members: provisioned people of the batch or of the organization.
+    pub members: Vec<PersonId>,
 }
 
 /// A bad entry of an import: nothing was written.
@@ -114,6 +128,8 @@ pub enum ReferenceKind {
     Package,
     /// A person of the organization.
     Person,
+    /// A provisioned (ACTIVE) person of the organization: a group member.
+    Member,
     /// An office of the organization.
     Office,
     /// A warehouse accessible to the organization.
@@ -128,6 +144,7 @@ impl ReferenceKind {
             Self::Sku => "sku",
             Self::Package => "package",
             Self::Person => "person",
+            Self::Member => "provisioned user",
             Self::Office => "office",
             Self::Warehouse => "warehouse",
         }
@@ -164,6 +181,8 @@ pub struct ImportSummary {
     pub inventory: usize,
     /// Inventory levels written.
     pub inventory_levels: usize,
+    /// Groups written.
+    pub groups: usize,
 }
 
 impl ImportSummary {
@@ -178,6 +197,7 @@ impl ImportSummary {
             people: batch.people.len(),
             inventory: batch.inventory.len(),
             inventory_levels: batch.inventory_levels.len(),
+            groups: batch.groups.len(),
         }
     }
 }
@@ -225,6 +245,7 @@ impl ImportBatch {
             + self.people.len()
             + self.inventory.len()
             + self.inventory_levels.len()
+            + self.groups.len()
     }
 
     /// Whether the batch is empty.
@@ -300,6 +321,23 @@ impl ImportBatch {
                 .map(|l| (l.id, l.id.to_string())),
             "id",
         )?;
+        check_unique(
+            "groups",
+            self.groups
+                .iter()
+                .map(|g| (g.group.id, g.group.id.to_string())),
+            "id",
+        )?;
+        check_unique(
+            "groups",
+            self.groups.iter().map(|g| {
+                (
+                    crate::text::identifier_key(&g.group.display_name),
+                    format!("'{}'", g.group.display_name),
+                )
+            }),
+            "displayName",
+        )?;
 
         let foreign = |entry: String| ImportError::new(entry, "belongs to another organization");
         for (i, w) in self.warehouses.iter().enumerate() {
@@ -335,6 +373,11 @@ impl ImportBatch {
         let skus = ids(&mut self.skus.iter().map(|s| *s.id.as_uuid()));
         let packages = ids(&mut self.packages.iter().map(|p| *p.id.as_uuid()));
         let people = ids(&mut self.people.iter().map(|p| *p.id.as_uuid()));
+        let provisioned = ids(&mut self
+            .people
+            .iter()
+            .filter(|p| p.is_provisioned())
+            .map(|p| *p.id.as_uuid()));
         let offices = ids(&mut self.offices.iter().map(|o| *o.id.as_uuid()));
         let warehouses = ids(&mut self.warehouses.iter().map(|w| *w.id.as_uuid()));
         let mut external = Vec::new();
@@ -343,6 +386,7 @@ impl ImportBatch {
                 ReferenceKind::Sku => &skus,
                 ReferenceKind::Package => &packages,
                 ReferenceKind::Person => &people,
+                ReferenceKind::Member => &provisioned,
                 ReferenceKind::Office => &offices,
                 ReferenceKind::Warehouse => &warehouses,
             };
@@ -401,6 +445,23 @@ impl ImportBatch {
                 *l.warehouse_id.as_uuid(),
             );
         }
+        for (i, g) in self.groups.iter().enumerate() {
+            self.check_group(i, g, org, &people, &provisioned)?;
+            if let Some(pkg) = g.group.package_id {
+                resolve(
+                    format!("groups[{i}].packageId"),
+                    ReferenceKind::Package,
+                    *pkg.as_uuid(),
+                );
+            }
+            for (j, m) in g.members.iter().enumerate() {
+                resolve(
+                    format!("groups[{i}].members[{j}]"),
+                    ReferenceKind::Member,
+                    *m.as_uuid(),
+                );
+            }
+        }
         let mut active: HashMap<(Uuid, Uuid), usize> = HashMap::new();
         for (i, l) in self
             .inventory_levels
@@ -417,6 +478,54 @@ impl ImportBatch {
             }
         }
         Ok(external)
+    }
+}
+
+impl ImportBatch {
+    /// One group entry's own rules: the organization, the group's fields,
+    /// members without repeats and within the limit, and no member who is in
+    /// the batch but not provisioned.
+    fn check_group(
+        &self,
+        i: usize,
+        g: &ImportedGroup,
+        org: crate::ids::OrganizationId,
+        people: &HashSet<Uuid>,
+        provisioned: &HashSet<Uuid>,
+    ) -> Result<(), ImportError> {
+        if g.group.organization_id != org {
+            return Err(ImportError::new(
+                format!("groups[{i}]"),
+                "belongs to another organization",
+            ));
+        }
+        g.group
+            .fields()
+            .validate()
+            .map_err(|e| rule(format!("groups[{i}]"), e))?;
+        if g.members.len() as u64 > MAX_MEMBERS {
+            return Err(ImportError::new(
+                format!("groups[{i}].members"),
+                format!("a group holds at most {MAX_MEMBERS} members"),
+            ));
+        }
+        let mut seen = HashSet::new();
+        for (j, m) in g.members.iter().enumerate() {
+            if !seen.insert(*m) {
+                return Err(ImportError::new(
+                    format!("groups[{i}].members[{j}]"),
+                    format!("duplicate member {m}"),
+                ));
+            }
+            let id = m.as_uuid();
+            if people.contains(id) && !provisioned.contains(id) {
+                return Err(ImportError::new(
+                    format!("groups[{i}].members[{j}]"),
+                    format!("person {m} is not provisioned (ACTIVE); only provisioned users can be members"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ids::{
-    InventoryItemId, InventoryLevelId, OfficeId, OrganizationId, PackageId, PersonId,
+    GroupId, InventoryItemId, InventoryLevelId, OfficeId, OrganizationId, PackageId, PersonId,
     ReturnOrderId, ReturnOrderItemId, SkuId, WarehouseId,
 };
 use crate::location::{Warehouse, WarehouseOwner};
@@ -56,6 +56,15 @@ pub struct StoredPerson {
     pub user_name_key: String,
     /// Its provisioning status.
     pub status: PersonStatus,
+}
+
+/// A stored group the batch names by id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredGroup {
+    /// Its organization.
+    pub organization: OrganizationId,
+    /// Its displayName folded as identifiers are compared ([`identifier_key`]).
+    pub display_name_key: String,
 }
 
 /// A stored return order line the batch names by id.
@@ -111,6 +120,11 @@ pub struct StoredFacts {
     /// The organization's active levels (any id) for one of the SKUs of the
     /// batch's active levels.
     pub active_levels_of_batch_skus: Vec<(InventoryLevelId, SkuId, WarehouseId)>,
+    /// Stored groups by batch id.
+    pub groups: HashMap<GroupId, StoredGroup>,
+    /// The organization's groups (any id) whose folded displayName is one of
+    /// the batch's.
+    pub groups_with_batch_names: Vec<(GroupId, String)>,
 }
 
 /// The keys a store looks up to fill [`StoredFacts`] for a batch.
@@ -140,6 +154,10 @@ pub struct StoredKeys {
     pub levels: Vec<InventoryLevelId>,
     /// SKUs of the batch's active levels.
     pub active_level_skus: Vec<SkuId>,
+    /// Group ids of the batch.
+    pub groups: Vec<GroupId>,
+    /// Folded displayNames of the batch's groups.
+    pub group_name_keys: Vec<String>,
 }
 
 impl StoredKeys {
@@ -181,6 +199,13 @@ impl StoredKeys {
                     .filter(|l| l.deactivated_at.is_none())
                     .map(|l| l.sku_id),
             ),
+            groups: distinct(batch.groups.iter().map(|g| g.group.id)),
+            group_name_keys: distinct(
+                batch
+                    .groups
+                    .iter()
+                    .map(|g| identifier_key(&g.group.display_name)),
+            ),
         }
     }
 }
@@ -206,13 +231,18 @@ pub struct StoredChanges {
     pub offices: Vec<OfficeId>,
     /// Batch levels stored active that become inactive or change key: parked first.
     pub levels_to_park: Vec<InventoryLevelId>,
+    /// Batch groups already stored (their members are replaced).
+    pub groups: Vec<GroupId>,
+    /// Batch groups stored with another displayName: parked first.
+    pub groups_to_park: Vec<GroupId>,
 }
 
 /// Checks `batch`, imported by `organization`, against what is stored.
 ///
 /// # Errors
 /// The first refused entry, in the order: warehouses, offices, SKUs,
-/// packages, people, inventory (and its return orders), inventory levels.
+/// packages, people, inventory (and its return orders), inventory levels,
+/// groups.
 pub fn check_against_stored(
     organization: OrganizationId,
     batch: &ImportBatch,
@@ -244,6 +274,9 @@ pub fn check_against_stored(
     changes.items = stored_ids(item_ids(), &facts.items);
     check_returns(organization, batch, facts)?;
     changes.levels_to_park = check_levels(organization, batch, facts)?;
+    let (groups, groups_to_park) = check_groups(organization, batch, facts)?;
+    changes.groups = groups;
+    changes.groups_to_park = groups_to_park;
     Ok(changes)
 }
 
@@ -542,6 +575,54 @@ fn check_levels(
         })
         .map(|l| l.id)
         .collect())
+}
+
+/// Ownership, then displayNames held by stored groups outside the batch;
+/// returns the stored batch groups, and those stored under another name.
+fn check_groups(
+    organization: OrganizationId,
+    batch: &ImportBatch,
+    facts: &StoredFacts,
+) -> Result<(Vec<GroupId>, Vec<GroupId>), ImportError> {
+    let owners: HashMap<GroupId, OrganizationId> = facts
+        .groups
+        .iter()
+        .map(|(id, g)| (*id, g.organization))
+        .collect();
+    let ids = || batch.groups.iter().map(|g| g.group.id);
+    check_owner("groups", ids(), &owners, organization)?;
+    let batch_ids: HashSet<GroupId> = ids().collect();
+    let names: HashMap<String, usize> = batch
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (identifier_key(&g.group.display_name), i))
+        .collect();
+    let stored = facts
+        .groups_with_batch_names
+        .iter()
+        .map(|(id, name)| (*id, name));
+    if let Some((i, _)) = first_clash(&batch_ids, &names, stored) {
+        return Err(ImportError::new(
+            format!("groups[{i}].displayName"),
+            format!(
+                "displayName '{}' is already used by another group of the organization",
+                batch.groups[i].group.display_name
+            ),
+        ));
+    }
+    let to_park = batch
+        .groups
+        .iter()
+        .filter(|g| {
+            facts
+                .groups
+                .get(&g.group.id)
+                .is_some_and(|s| s.display_name_key != identifier_key(&g.group.display_name))
+        })
+        .map(|g| g.group.id)
+        .collect();
+    Ok((stored_ids(ids(), &facts.groups), to_park))
 }
 
 #[cfg(test)]

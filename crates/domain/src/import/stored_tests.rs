@@ -5,8 +5,8 @@ use chrono::Utc;
 use super::*;
 use crate::catalog::Package;
 use crate::ids::{
-    InventoryItemId, InventoryLevelId, OrganizationId, PackageId, ReturnOrderId, ReturnOrderItemId,
-    SkuId, WarehouseId,
+    GroupId, InventoryItemId, InventoryLevelId, OrganizationId, PackageId, ReturnOrderId,
+    ReturnOrderItemId, SkuId, WarehouseId,
 };
 use crate::inventory::InventoryItem;
 use crate::inventory_level::InventoryLevel;
@@ -420,4 +420,102 @@ fn a_return_line_is_named_once_stays_with_its_item_and_in_its_organization() {
     facts.return_lines.insert(line, stored_line(me, first.id));
     facts.return_orders.insert(order, me);
     assert!(check_against_stored(me, &batch, &facts).is_ok());
+}
+
+fn imported_group(organization: OrganizationId, name: &str) -> super::super::ImportedGroup {
+    super::super::ImportedGroup {
+        group: crate::group::Group::new(
+            GroupId::new(),
+            organization,
+            crate::group::GroupFields {
+                external_id: None,
+                display_name: name.into(),
+                package_id: None,
+                precedence: 0,
+            },
+            Utc::now(),
+        ),
+        members: Vec::new(),
+    }
+}
+
+#[test]
+fn a_group_name_held_outside_the_batch_is_refused_and_a_renamed_group_is_parked() {
+    let me = org();
+    let batch = ImportBatch {
+        groups: vec![
+            imported_group(me, "Engineering"),
+            imported_group(me, "Sales"),
+        ],
+        ..ImportBatch::default()
+    };
+    let keys = StoredKeys::of(&batch);
+    assert_eq!(keys.group_name_keys, vec!["engineering", "sales"]);
+    // Another stored group holds "ENGINEERING" (names compare as identifiers).
+    let mut facts = StoredFacts::default();
+    facts
+        .groups_with_batch_names
+        .push((GroupId::new(), "engineering".into()));
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!(entry, "groups[0].displayName");
+    assert!(message.contains("Engineering"), "{message}");
+    // The batch's own stored group renamed: parked first, members replaced.
+    let sales = batch.groups[1].group.id;
+    let mut facts = StoredFacts::default();
+    facts.groups.insert(
+        sales,
+        StoredGroup {
+            organization: me,
+            display_name_key: "old sales".into(),
+        },
+    );
+    let changes = check_against_stored(me, &batch, &facts).unwrap();
+    assert_eq!(changes.groups, vec![sales]);
+    assert_eq!(changes.groups_to_park, vec![sales]);
+    // Another organization's group id.
+    facts.groups.insert(
+        sales,
+        StoredGroup {
+            organization: org(),
+            display_name_key: "sales".into(),
+        },
+    );
+    let (entry, message) = refused(check_against_stored(me, &batch, &facts));
+    assert_eq!((entry.as_str(), message.as_str()), ("groups[1]", FOREIGN));
+}
+
+#[test]
+fn group_members_are_provisioned_people_named_once() {
+    let me = crate::organization::Organization {
+        id: org(),
+        name: crate::organization::OrganizationName::parse("Acme").unwrap(),
+        created_at: Utc::now(),
+    };
+    let mut ada = person("ada@example.com");
+    ada.organization_id = me.id;
+    let mut gone = person("gone@example.com");
+    gone.organization_id = me.id;
+    gone.status = crate::person::PersonStatus::Offboarded;
+    let outside = crate::ids::PersonId::new();
+    let mut g = imported_group(me.id, "Engineering");
+    g.members = vec![ada.id, outside];
+    let mut batch = ImportBatch {
+        people: vec![ada.clone(), gone.clone()],
+        groups: vec![g],
+        ..ImportBatch::default()
+    };
+    let external = batch.validate(&me).unwrap();
+    assert_eq!(external.len(), 1);
+    assert_eq!(external[0].kind, super::super::ReferenceKind::Member);
+    assert_eq!(external[0].entry, "groups[0].members[1]");
+    batch.groups[0].members = vec![ada.id, ada.id];
+    let err = batch.validate(&me).unwrap_err();
+    assert_eq!(err.entry, "groups[0].members[1]");
+    batch.groups[0].members = vec![gone.id];
+    let err = batch.validate(&me).unwrap_err();
+    assert_eq!(err.entry, "groups[0].members[0]");
+    batch.groups[0].members = vec![];
+    batch.groups.push(imported_group(me.id, "ENGINEERING"));
+    let err = batch.validate(&me).unwrap_err();
+    assert_eq!(err.entry, "groups[1]");
 }

@@ -27,6 +27,9 @@ impl ImportRepository for InMemoryStore {
                     .people
                     .iter()
                     .any(|x| *x.id.as_uuid() == id && x.organization_id == organization),
+                ReferenceKind::Member => s.people.iter().any(|x| {
+                    *x.id.as_uuid() == id && x.organization_id == organization && x.is_provisioned()
+                }),
                 ReferenceKind::Office => s
                     .offices
                     .iter()
@@ -75,6 +78,18 @@ impl ImportRepository for InMemoryStore {
         }
         for x in &batch.inventory_levels {
             upsert(&mut s.inventory_levels, x, |x| x.id);
+        }
+        for x in &batch.groups {
+            let mut group = x.group.clone();
+            if let Some(stored) = s.groups.iter().find(|g| g.id == group.id) {
+                group.version = stored.version + 1;
+                group.created_at = stored.created_at;
+            }
+            upsert(&mut s.groups, &group, |g| g.id);
+            s.memberships.retain(|(g, _)| *g != group.id);
+            for m in &x.members {
+                s.memberships.insert((group.id, *m));
+            }
         }
         done += batch.len() - batch.warehouses.len();
         progress(done);
@@ -166,6 +181,19 @@ fn stored_facts(s: &State, organization: OrganizationId, batch: &ImportBatch) ->
             facts
                 .active_levels_of_batch_skus
                 .push((l.id, l.sku_id, l.warehouse_id));
+        }
+    }
+    for g in &s.groups {
+        let key = crate::text::identifier_key(&g.display_name);
+        if g.organization_id == organization && keys.group_name_keys.contains(&key) {
+            facts.groups_with_batch_names.push((g.id, key.clone()));
+        }
+        if keys.groups.contains(&g.id) {
+            let stored = crate::import::stored::StoredGroup {
+                organization: g.organization_id,
+                display_name_key: key,
+            };
+            facts.groups.insert(g.id, stored);
         }
     }
     facts

@@ -1,5 +1,5 @@
 //! The small kinds of the import document: warehouses, offices, SKUs,
-//! packages and inventory levels, and the members a person (a SCIM user) may
+//! packages, inventory levels and groups, and the members a person (a SCIM user) may
 //! have. Inventory items are [`super::import_item`]. Every kind refuses a
 //! member it does not know, so that a typo is not silently dropped.
 
@@ -9,8 +9,9 @@ use serde::Deserialize;
 
 use super::import_entry::Entry;
 use crate::catalog::{Package, Sku};
+use crate::group::{Group, GroupFields};
 use crate::ids::OrganizationId;
-use crate::import::ImportError;
+use crate::import::{ImportError, ImportedGroup};
 use crate::inventory_level::InventoryLevel;
 use crate::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
 
@@ -165,6 +166,55 @@ pub fn package(
         organization_id: organization,
         slug: p.slug,
         name: p.name,
+    })
+}
+
+/// A group: `id`, `displayName`, `externalId`, `members` (user ids),
+/// `packageId`, `precedence` (default 0).
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a group object"
+)]
+pub struct WireGroup {
+    id: String,
+    display_name: String,
+    #[serde(default)]
+    external_id: Option<String>,
+    #[serde(default)]
+    members: Vec<String>,
+    #[serde(default)]
+    package_id: Option<String>,
+    #[serde(default)]
+    precedence: Option<i32>,
+}
+
+/// Converts a group entry; `now` is its creation time when new.
+///
+/// # Errors
+/// A bad id, named by entry and field (`members[3]` for a member).
+pub fn group(
+    entry: &Entry,
+    g: WireGroup,
+    organization: OrganizationId,
+    now: DateTime<Utc>,
+) -> Result<ImportedGroup, ImportError> {
+    let members = g
+        .members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| entry.id(&format!("members[{i}]"), m))
+        .collect::<Result<Vec<_>, _>>()?;
+    let fields = GroupFields {
+        external_id: super::import_entry::non_empty(g.external_id.as_deref()).map(str::to_owned),
+        display_name: g.display_name,
+        package_id: entry.opt_id("packageId", g.package_id.as_deref())?,
+        precedence: g.precedence.unwrap_or(0),
+    };
+    Ok(ImportedGroup {
+        group: Group::new(entry.id("id", &g.id)?, organization, fields, now),
+        members,
     })
 }
 

@@ -48,6 +48,7 @@ pub fn describe(summary: &ImportSummary) -> String {
         (summary.people, "people"),
         (summary.inventory, "inventory items"),
         (summary.inventory_levels, "inventory levels"),
+        (summary.groups, "groups"),
     ]
     .iter()
     .map(|(n, what)| format!("{n} {what}"))

@@ -19,11 +19,15 @@ use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
 use equip_domain::catalog::{Package, Sku};
-use equip_domain::ids::{OfficeId, OrganizationId, PackageId, SkuId, WarehouseId};
-use equip_domain::import::{ImportBatch, ImportSummary};
+use equip_domain::group::{Group, GroupFields};
+use equip_domain::ids::{
+    GroupId, OfficeId, OrganizationId, PackageId, PersonId, SkuId, WarehouseId,
+};
+use equip_domain::import::{ImportBatch, ImportSummary, ImportedGroup};
 use equip_domain::inventory::{InventoryItem, Tag};
 use equip_domain::inventory_level::InventoryLevel;
 use equip_domain::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
+use equip_domain::person::Person;
 use equip_domain::services::import::{run_import, ImportFailure, ImportPorts};
 
 pub use prng::{IdSpace, SplitMix64};
@@ -43,6 +47,7 @@ mod kind {
     pub const RETURN_ORDER: u64 = 9;
     pub const RETURN_ITEM: u64 = 10;
     pub const RETRIEVAL: u64 = 11;
+    pub const GROUP: u64 = 12;
 }
 
 /// What to generate.
@@ -201,6 +206,7 @@ impl Generator {
         let package_ids: Vec<PackageId> = packages.iter().map(|p| p.id).collect();
         let people = people::generate(self, &package_ids);
         let inventory_levels = self.levels();
+        let groups = self.groups(&people, &package_ids);
         ImportBatch {
             warehouses,
             offices,
@@ -209,7 +215,42 @@ impl Generator {
             people,
             inventory: Vec::new(),
             inventory_levels,
+            groups,
         }
+    }
+
+    /// The demo's groups ([`GROUPS`]): the provisioned people split between
+    /// the department groups by their position, and everyone in "Everyone".
+    fn groups(&mut self, people: &[Person], packages: &[PackageId]) -> Vec<ImportedGroup> {
+        let provisioned: Vec<PersonId> = people
+            .iter()
+            .filter(|p| p.is_provisioned())
+            .map(|p| p.id)
+            .collect();
+        let departments = GROUPS.iter().filter(|g| g.department).count().max(1);
+        GROUPS
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let members = provisioned
+                    .iter()
+                    .enumerate()
+                    .filter(|(n, _)| !g.department || n % departments == i)
+                    .map(|(_, id)| *id)
+                    .collect();
+                let fields = GroupFields {
+                    external_id: Some(format!("demo-group-{i}")),
+                    display_name: g.name.to_owned(),
+                    package_id: g.package.and_then(|p| packages.get(p).copied()),
+                    precedence: g.precedence,
+                };
+                let id = GroupId::from_uuid(self.ids.id(kind::GROUP, i as u64));
+                ImportedGroup {
+                    group: Group::new(id, self.config.organization, fields, self.config.now),
+                    members,
+                }
+            })
+            .collect()
     }
 
     /// Up to `max` more inventory items; empty once all were made. Call
@@ -326,7 +367,40 @@ pub fn add(total: &mut ImportSummary, more: &ImportSummary) {
     total.people += more.people;
     total.inventory += more.inventory;
     total.inventory_levels += more.inventory_levels;
+    total.groups += more.groups;
 }
+
+/// A demo group.
+struct DemoGroup {
+    name: &'static str,
+    /// Index into the packages.
+    package: Option<usize>,
+    precedence: i32,
+    /// A department (people split between them) or everyone.
+    department: bool,
+}
+
+/// The demo's groups: two departments with their kits, and everyone.
+const GROUPS: &[DemoGroup] = &[
+    DemoGroup {
+        name: "Engineering",
+        package: Some(0),
+        precedence: 10,
+        department: true,
+    },
+    DemoGroup {
+        name: "Sales",
+        package: Some(2),
+        precedence: 10,
+        department: true,
+    },
+    DemoGroup {
+        name: "Everyone",
+        package: None,
+        precedence: 100,
+        department: false,
+    },
+];
 
 /// Inventory levels: (SKU index, warehouse index, minimum, target, active).
 const LEVELS: &[(usize, usize, i32, i32, bool)] = &[

@@ -1,6 +1,6 @@
 //! The import document of `equip import` (docs/import.md): one JSON object with
 //! the optional arrays `warehouses`, `offices`, `skus`, `packages`, `people`,
-//! `inventory` and `inventoryLevels`, converted into the domain's
+//! `inventory`, `inventoryLevels` and `groups`, converted into the domain's
 //! [`ImportBatch`].
 //!
 //! The top level is read with each entry kept as raw JSON text, and every entry
@@ -43,6 +43,8 @@ struct RawDocument<'a> {
     inventory: Option<Vec<&'a RawValue>>,
     #[serde(borrow, default)]
     inventory_levels: Option<Vec<&'a RawValue>>,
+    #[serde(borrow, default)]
+    groups: Option<Vec<&'a RawValue>>,
 }
 
 impl<'a> RawDocument<'a> {
@@ -62,6 +64,7 @@ impl<'a> RawDocument<'a> {
             "people" => self.people.as_deref(),
             "inventory" => self.inventory.as_deref(),
             "inventoryLevels" => self.inventory_levels.as_deref(),
+            "groups" => self.groups.as_deref(),
             _ => None,
         }
     }
@@ -111,6 +114,9 @@ pub fn parse_document(
         })?,
         inventory_levels: convert("inventoryLevels", doc.inventory_levels, |e, r| {
             import::inventory_level(e, fields::parse(e, r)?, org, now)
+        })?,
+        groups: convert("groups", doc.groups, |e, r| {
+            import::group(e, fields::parse(e, r)?, org, now)
         })?,
     })
 }

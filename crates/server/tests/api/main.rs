@@ -22,6 +22,7 @@ mod http_reminders;
 mod http_scim;
 mod http_scim_bulk;
 mod http_scim_csv;
+mod http_scim_groups;
 mod instances;
 mod lost_connection;
 mod nul_text;
