@@ -145,11 +145,12 @@ impl Generator {
             + data::PACKAGES.len()
             + self.people_count()
             + LEVELS.len()
+            + GROUPS.len()
             + self.config.items
     }
 
     /// Everything but the inventory: warehouses, offices, SKUs, packages,
-    /// people and inventory levels.
+    /// people, inventory levels and groups.
     pub fn base(&mut self) -> ImportBatch {
         let org = self.config.organization;
         let warehouses = self.warehouses_batch();

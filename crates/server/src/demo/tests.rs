@@ -138,7 +138,25 @@ fn the_default_demo_is_realistic_and_obeys_the_rules() {
     let summary = load(&store, config(org.id, 400), CHUNK, &mut |_| calls += 1).unwrap();
     assert_eq!(summary.inventory, 400);
     assert_eq!(summary.people, 40);
+    assert_eq!(summary.groups, 3);
     assert_eq!(store.state().inventory.len(), 400);
+    // Every provisioned person is in "Everyone" and in one department.
+    let s = store.state();
+    let provisioned = s.people.iter().filter(|p| p.is_provisioned()).count();
+    let everyone = s
+        .groups
+        .iter()
+        .find(|g| g.display_name == "Everyone")
+        .unwrap();
+    let members_of = |id| s.memberships.iter().filter(|(g, _)| *g == id).count();
+    assert_eq!(members_of(everyone.id), provisioned);
+    let departments: usize = s
+        .groups
+        .iter()
+        .filter(|g| g.package_id.is_some())
+        .map(|g| members_of(g.id))
+        .sum();
+    assert_eq!(departments, provisioned);
     assert!(calls > 0);
 }
 

@@ -183,6 +183,7 @@ fn the_sample_uses_every_item_field_and_kind() {
         "people",
         "inventory",
         "inventoryLevels",
+        "groups",
     ] {
         assert!(!doc[kind].as_array().unwrap().is_empty(), "{kind}");
     }
@@ -197,6 +198,7 @@ fn the_sample_imports_twice_into_the_in_memory_store() {
     let summary = run_import(&store, org.id, &batch, &mut |_| calls += 1).unwrap();
     assert_eq!(summary.inventory, 8);
     assert_eq!(summary.people, 3);
+    assert_eq!(summary.groups, 2);
     let again = run_import(&store, org.id, &batch, &mut |_| {}).unwrap();
     assert_eq!(again, summary, "an upsert of the same ids");
     assert_eq!(store.state().inventory.len(), 8);
