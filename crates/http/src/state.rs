@@ -12,8 +12,9 @@ use crate::blocking::Admission;
 use crate::limits::Limits;
 use crate::public_url::PublicUrl;
 use equip_domain::ports::{
-    ApiKeyRepository, CatalogRepository, Durability, HealthCheck, InventoryLevelRepository,
-    InventoryRepository, PersonRepository, WarehouseRepository, WriteSessions,
+    ApiKeyRepository, CatalogRepository, Durability, GroupRepository, HealthCheck,
+    InventoryLevelRepository, InventoryRepository, PersonRepository, WarehouseRepository,
+    WriteSessions,
 };
 
 /// Every port the web layer uses. A storage adapter implementing all of them
@@ -28,6 +29,7 @@ pub trait Ports:
     + InventoryLevelRepository
     + InventoryRepository
     + PersonRepository
+    + GroupRepository
     + HealthCheck
     + Durability
 {
@@ -43,6 +45,7 @@ impl<T> Ports for T where
         + InventoryLevelRepository
         + InventoryRepository
         + PersonRepository
+        + GroupRepository
         + HealthCheck
         + Durability
 {

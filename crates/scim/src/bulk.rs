@@ -66,8 +66,8 @@ pub struct BulkOperation {
     pub method: BulkMethod,
     /// The client's transient id (required on POST).
     pub bulk_id: Option<String>,
-    /// The resource path, e.g. `/Users` or `/Users/<id>` (`<id>` may be a
-    /// `bulkId:` reference).
+    /// The resource path, e.g. `/Users`, `/Users/<id>`, `/Groups` or
+    /// `/Groups/<id>` (`<id>` may be a `bulkId:` reference).
     pub path: String,
     /// The expected resource version (`If-Match` of the operation).
     pub version: Option<String>,
@@ -259,29 +259,48 @@ impl BulkRequest {
 /// What an operation's (resolved) path names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BulkTarget<'a> {
-    /// `/Users`: the endpoint a POST creates under.
+    /// `/Users`: the endpoint a POST creates users under.
     Users,
     /// `/Users/<id>`: one user.
     User(&'a str),
+    /// `/Groups`: the endpoint a POST creates groups under.
+    Groups,
+    /// `/Groups/<id>`: one group.
+    Group(&'a str),
 }
 
 impl<'a> BulkTarget<'a> {
-    /// Parses `/Users` or `/Users/<id>` (the leading `/` optional, `Users`
-    /// matched case-insensitively); `None` for anything else.
+    /// Parses `/Users`, `/Users/<id>`, `/Groups` or `/Groups/<id>` (the
+    /// leading `/` optional, the resource type matched case-insensitively);
+    /// `None` for anything else.
     #[must_use]
     pub fn parse(path: &'a str) -> Option<Self> {
         let path = path.trim();
         let path = path.strip_prefix('/').unwrap_or(path);
-        let head = path.get(..5)?;
-        if !head.eq_ignore_ascii_case("Users") {
+        let (kind, rest) = match path.find('/') {
+            Some(at) => (&path[..at], &path[at..]),
+            None => (path, ""),
+        };
+        let users = if kind.eq_ignore_ascii_case("Users") {
+            true
+        } else if kind.eq_ignore_ascii_case("Groups") {
+            false
+        } else {
             return None;
-        }
-        match path.get(5..)?.trim_end_matches('/') {
-            "" => Some(Self::Users),
+        };
+        match rest.trim_end_matches('/') {
+            "" if users => Some(Self::Users),
+            "" => Some(Self::Groups),
             id => id
                 .strip_prefix('/')
                 .filter(|id| !id.is_empty() && !id.contains('/'))
-                .map(Self::User),
+                .map(|id| {
+                    if users {
+                        Self::User(id)
+                    } else {
+                        Self::Group(id)
+                    }
+                }),
         }
     }
 }

@@ -3,8 +3,9 @@
 
 use serde_json::{json, Value};
 
+use crate::resource_schema::{AttrDef, ResourceSchema};
 use crate::schemas;
-use crate::user_schema::{AttrDef, CORE, EXTENSION};
+use crate::{group_schema, user_schema};
 
 /// ServiceProviderConfig schema URN.
 pub const SPC_SCHEMA: &str = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
@@ -46,6 +47,30 @@ pub fn service_provider_config(base_url: &str) -> Value {
     })
 }
 
+/// Every resource type: User and Group.
+#[must_use]
+pub fn resource_types(base_url: &str) -> Vec<Value> {
+    vec![user_resource_type(base_url), group_resource_type(base_url)]
+}
+
+/// The Group resource type.
+#[must_use]
+pub fn group_resource_type(base_url: &str) -> Value {
+    json!({
+        "schemas": [RESOURCE_TYPE_SCHEMA],
+        "id": "Group",
+        "name": "Group",
+        "endpoint": "/Groups",
+        "description": "Groups of users, and the equipment package their members receive",
+        "schema": schemas::GROUP,
+        "schemaExtensions": [{"schema": schemas::EQUIP_GROUP_EXTENSION, "required": false}],
+        "meta": {
+            "resourceType": "ResourceType",
+            "location": format!("{}/ResourceTypes/Group", base(base_url)),
+        }
+    })
+}
+
 /// The User resource type.
 #[must_use]
 pub fn user_resource_type(base_url: &str) -> Value {
@@ -79,7 +104,11 @@ fn attr_json(a: &AttrDef) -> Value {
         v["uniqueness"] = json!(a.uniqueness);
     }
     if a.ty == "reference" {
-        v["referenceTypes"] = json!(["uri"]);
+        v["referenceTypes"] = if a.reference_types.is_empty() {
+            json!(["uri"])
+        } else {
+            json!(a.reference_types)
+        };
     }
     if !a.sub.is_empty() {
         v["subAttributes"] = Value::Array(a.sub.iter().map(attr_json).collect());
@@ -87,37 +116,71 @@ fn attr_json(a: &AttrDef) -> Value {
     v
 }
 
-/// The two schemas: core User (the attributes equip supports) and the equip extension.
-#[must_use]
-pub fn schemas(base_url: &str) -> Vec<Value> {
-    let core: Vec<Value> = CORE
+fn schema_json(
+    base_url: &str,
+    id: &str,
+    name: &str,
+    description: &str,
+    attributes: Vec<Value>,
+) -> Value {
+    json!({
+        "schemas": [SCHEMA_SCHEMA],
+        "id": id,
+        "name": name,
+        "description": description,
+        "attributes": attributes,
+        "meta": {
+            "resourceType": "Schema",
+            "location": format!("{}/Schemas/{id}", base(base_url)),
+        }
+    })
+}
+
+/// A resource's core attributes as its schema lists them (without the
+/// common `id` and `meta`, RFC 7643 §3.1).
+fn core_attributes(resource: &ResourceSchema) -> Vec<Value> {
+    resource
+        .core
         .iter()
         .filter(|a| !matches!(a.name, "id" | "meta"))
         .map(attr_json)
-        .collect();
+        .collect()
+}
+
+/// The four schemas: core User (the attributes equip supports), the equip
+/// User extension, core Group and the equip Group extension.
+#[must_use]
+pub fn schemas(base_url: &str) -> Vec<Value> {
+    let (user, group) = (&user_schema::USER_RESOURCE, &group_schema::GROUP_RESOURCE);
     vec![
-        json!({
-            "schemas": [SCHEMA_SCHEMA],
-            "id": schemas::USER,
-            "name": "User",
-            "description": "User Account",
-            "attributes": core,
-            "meta": {
-                "resourceType": "Schema",
-                "location": format!("{}/Schemas/{}", base(base_url), schemas::USER),
-            }
-        }),
-        json!({
-            "schemas": [SCHEMA_SCHEMA],
-            "id": schemas::EQUIP_USER_EXTENSION,
-            "name": "EquipUser",
-            "description": "equip's User extension",
-            "attributes": EXTENSION.iter().map(attr_json).collect::<Vec<_>>(),
-            "meta": {
-                "resourceType": "Schema",
-                "location": format!("{}/Schemas/{}", base(base_url), schemas::EQUIP_USER_EXTENSION),
-            }
-        }),
+        schema_json(
+            base_url,
+            schemas::USER,
+            "User",
+            "User Account",
+            core_attributes(user),
+        ),
+        schema_json(
+            base_url,
+            schemas::EQUIP_USER_EXTENSION,
+            "EquipUser",
+            "equip's User extension",
+            user.extension.iter().map(attr_json).collect(),
+        ),
+        schema_json(
+            base_url,
+            schemas::GROUP,
+            "Group",
+            "Group",
+            core_attributes(group),
+        ),
+        schema_json(
+            base_url,
+            schemas::EQUIP_GROUP_EXTENSION,
+            "EquipGroup",
+            "equip's Group extension",
+            group.extension.iter().map(attr_json).collect(),
+        ),
     ]
 }
 
@@ -128,15 +191,40 @@ mod tests {
     #[test]
     fn schemas_describe_core_and_extension() {
         let s = schemas("http://x");
-        assert_eq!(s.len(), 2);
+        assert_eq!(s.len(), 4);
         assert_eq!(s[0]["id"], schemas::USER);
-        assert!(s[0]["attributes"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|x| x["name"] == "userName")));
+        let attr = |schema: &Value, name: &str| {
+            schema["attributes"]
+                .as_array()
+                .and_then(|a| a.iter().find(|x| x["name"] == name).cloned())
+                .unwrap_or(Value::Null)
+        };
+        assert_eq!(attr(&s[0], "userName")["required"], true);
+        assert_eq!(attr(&s[0], "groups")["mutability"], "readOnly");
+        assert_eq!(
+            attr(&s[0], "groups")["subAttributes"][1]["referenceTypes"],
+            json!(["Group"])
+        );
         assert_eq!(s[1]["id"], schemas::EQUIP_USER_EXTENSION);
+        assert_eq!(attr(&s[1], "effectivePackageId")["mutability"], "readOnly");
+        assert_eq!(s[2]["id"], schemas::GROUP);
+        assert_eq!(attr(&s[2], "displayName")["required"], true);
+        assert_eq!(attr(&s[2], "members")["multiValued"], true);
+        assert_eq!(
+            s[2]["meta"]["location"],
+            format!("http://x/scim/v2/Schemas/{}", schemas::GROUP)
+        );
+        assert_eq!(s[3]["id"], schemas::EQUIP_GROUP_EXTENSION);
+        assert_eq!(attr(&s[3], "precedence")["type"], "integer");
         assert_eq!(
             user_resource_type("http://x")["schemaExtensions"][0]["schema"],
             schemas::EQUIP_USER_EXTENSION
+        );
+        let types = resource_types("http://x");
+        assert_eq!(types[1]["endpoint"], "/Groups");
+        assert_eq!(
+            types[1]["schemaExtensions"],
+            json!([{"schema": schemas::EQUIP_GROUP_EXTENSION, "required": false}])
         );
         assert_eq!(
             service_provider_config("http://x")["patch"]["supported"],

@@ -1,6 +1,7 @@
 //! List and search requests on `/Users` (RFC 7644 §3.4.2, §3.4.3): the filter
 //! translated into the domain's [`PersonFilter`], sorting, paging, and the
-//! ListResponse.
+//! ListResponse. The inputs ([`ListInputs`]) and the ListResponse serve
+//! `/Groups` too ([`crate::group_list`]).
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Value};
@@ -31,7 +32,7 @@ pub enum ListError {
     },
 }
 
-fn filter_err(message: impl Into<String>) -> ListError {
+pub(crate) fn filter_err(message: impl Into<String>) -> ListError {
     ListError::Filter(message.into())
 }
 
@@ -75,7 +76,7 @@ enum Field {
     Email(EmailField),
 }
 
-fn op(op: CompareOp) -> DCompareOp {
+pub(crate) fn op(op: CompareOp) -> DCompareOp {
     match op {
         CompareOp::Eq => DCompareOp::Eq,
         CompareOp::Ne => DCompareOp::Ne,
@@ -90,12 +91,14 @@ fn op(op: CompareOp) -> DCompareOp {
 }
 
 /// What a comparison becomes: a comparison, or presence for `eq null` / `ne null`.
-enum Cond {
+pub(crate) enum Cond {
     Compare(DCompareOp, FilterValue),
     Present(bool),
 }
 
-fn condition(
+/// The comparison of a field of `kind` with `v` by `o`, checked (the value's
+/// type, the operators the kind allows).
+pub(crate) fn condition(
     path: &AttrPath,
     kind: FieldKind,
     o: CompareOp,
@@ -321,6 +324,26 @@ impl ListInputs {
     /// [`ListError::Filter`] for the filter; [`ListError::Param`] for a
     /// non-integer `startIndex` / `count`, an unknown `sortBy` or `sortOrder`.
     pub fn query(&self) -> Result<PersonQuery, ListError> {
+        let (start_index, count) = self.page(MAX_PAGE_SIZE)?;
+        let filter = match self.filter.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => Some(parse_person_filter(raw)?),
+        };
+        let sort = match self.sort_by.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => Some(sort_field(raw)?),
+        };
+        Ok(PersonQuery {
+            filter,
+            sort,
+            order: self.order()?,
+            start_index,
+            count,
+        })
+    }
+
+    /// `startIndex` and `count`, the page at most `max` long.
+    pub(crate) fn page(&self, max: u32) -> Result<(u64, u32), ListError> {
         let int = |param: &'static str, raw: &Option<String>| -> Result<Option<i64>, ListError> {
             match raw.as_deref().map(str::trim) {
                 None | Some("") => Ok(None),
@@ -333,34 +356,25 @@ impl ListInputs {
         // RFC 7644 §3.4.2.4: startIndex < 1 means 1; a negative count means 0.
         let start_index = int("startIndex", &self.start_index)?.unwrap_or(1).max(1);
         let count = int("count", &self.count)?
-            .unwrap_or(i64::from(MAX_PAGE_SIZE))
-            .clamp(0, i64::from(MAX_PAGE_SIZE));
-        let filter = match self.filter.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(raw) => Some(parse_person_filter(raw)?),
-        };
-        let sort = match self.sort_by.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(raw) => Some(sort_field(raw)?),
-        };
-        let order = match self.sort_order.as_deref().map(str::trim) {
-            None | Some("") => SortOrder::Ascending,
-            Some(s) if s.eq_ignore_ascii_case("ascending") => SortOrder::Ascending,
-            Some(s) if s.eq_ignore_ascii_case("descending") => SortOrder::Descending,
-            Some(s) => {
-                return Err(ListError::Param {
-                    param: "sortOrder",
-                    message: format!("'{s}' is neither ascending nor descending"),
-                })
-            }
-        };
-        Ok(PersonQuery {
-            filter,
-            sort,
-            order,
-            start_index: u64::try_from(start_index).unwrap_or(1),
-            count: u32::try_from(count).unwrap_or(MAX_PAGE_SIZE),
-        })
+            .unwrap_or(i64::from(max))
+            .clamp(0, i64::from(max));
+        Ok((
+            u64::try_from(start_index).unwrap_or(1),
+            u32::try_from(count).unwrap_or(max),
+        ))
+    }
+
+    /// `sortOrder`.
+    pub(crate) fn order(&self) -> Result<SortOrder, ListError> {
+        match self.sort_order.as_deref().map(str::trim) {
+            None | Some("") => Ok(SortOrder::Ascending),
+            Some(s) if s.eq_ignore_ascii_case("ascending") => Ok(SortOrder::Ascending),
+            Some(s) if s.eq_ignore_ascii_case("descending") => Ok(SortOrder::Descending),
+            Some(s) => Err(ListError::Param {
+                param: "sortOrder",
+                message: format!("'{s}' is neither ascending nor descending"),
+            }),
+        }
     }
 }
 

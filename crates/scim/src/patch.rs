@@ -16,16 +16,17 @@
 //! ignored, as on create, and so are the sub-attributes RFC 7643 defines that
 //! equip does not store (`name.formatted`, `emails[type eq "work"].display`,
 //! `addresses[type eq "other"].formatted`: Entra's default mapping of
-//! `physicalDeliveryOfficeName`), in any case; `id`, `meta` and the extension `status` are read-only
-//! (`mutability`). The caller turns the patched JSON back into a person, which
-//! re-checks every rule.
+//! `physicalDeliveryOfficeName`), in any case; `id`, `meta`, `groups` and
+//! the extension's `status` and `effectivePackageId` are read-only
+//! (`mutability` by path, ignored in a path-less value). The caller turns
+//! the patched JSON back into a person, which re-checks every rule.
 
 use equip_domain::text::{identifier_key, same_identifier};
 use serde_json::{Map, Value};
 
 use crate::filter::{parse_path, AttrPath, CompValue, CompareOp, Filter, PatchPath};
 use crate::schemas;
-use crate::user_schema::{is_rfc7643_sub_attribute, resolve, AttrDef, Resolved, Schema};
+use crate::user_schema::{is_rfc7643_sub_attribute, resolve, AttrDef, Schema};
 
 /// The PatchOp message URN.
 pub const PATCH_OP: &str = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -229,7 +230,7 @@ fn apply_key(
     match parse_path(key) {
         Ok(path) if path.filter.is_none() => {
             // Read-only attributes inside a path-less value are ignored.
-            if resolve(&path.attr).is_some_and(|r| is_read_only(&r)) {
+            if resolve(&path.attr).is_some_and(|r| r.is_read_only()) {
                 return Ok(());
             }
             apply_path(root, kind, &path, Some(v))
@@ -237,11 +238,6 @@ fn apply_key(
         // Keys that are not attribute names: nothing equip stores.
         _ => Ok(()),
     }
-}
-
-fn is_read_only(r: &Resolved) -> bool {
-    r.attr.is_some_and(|a| a.mutability == "readOnly")
-        || r.sub.is_some_and(|s| s.mutability == "readOnly")
 }
 
 fn container(root: &mut Map<String, Value>, schema: Schema) -> &mut Map<String, Value> {
@@ -329,7 +325,7 @@ fn apply_path(
             (_, None) => Ok(()),
         };
     };
-    if is_read_only(&r) {
+    if r.is_read_only() {
         return Err(PatchError::Mutability(format!(
             "{} is read-only",
             path.attr

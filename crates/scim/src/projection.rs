@@ -1,44 +1,52 @@
 //! `attributes` and `excludedAttributes` (RFC 7644 §3.4.2.5) applied to a
-//! resource's JSON. `id`, `userName` and `schemas` are always returned; names
-//! are matched case-insensitively, with or without the schema URN; names equip
-//! does not know are ignored.
+//! resource's JSON. `schemas` and the attributes returned always (`id`, and a
+//! User's `userName`) are always returned; names are matched
+//! case-insensitively, with or without the schema URN; names equip does not
+//! know are ignored. [`returns`] tells beforehand whether an attribute will be
+//! in the answer, so that what it would cost to read (a group's members) is
+//! read only then.
 
 use serde_json::{Map, Value};
 
-use crate::schemas;
-use crate::user_schema::{resolve_str, Resolved, Schema};
+use crate::resource_schema::{Resolved, ResourceSchema, Schema};
+use crate::user_schema::USER_RESOURCE;
 
-const ALWAYS: [&str; 3] = ["schemas", "id", "userName"];
-
-fn names(list: Option<&str>) -> Vec<Resolved> {
+fn names(resource: &ResourceSchema, list: Option<&str>) -> Vec<Resolved> {
     list.unwrap_or_default()
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .filter_map(resolve_str)
+        .filter_map(|n| resource.resolve_str(n))
         .collect()
 }
 
 /// The container object of a resolved attribute (top level, or the extension object).
-fn container(obj: &mut Map<String, Value>, schema: Schema) -> Option<&mut Map<String, Value>> {
+fn container<'a>(
+    resource: &ResourceSchema,
+    obj: &'a mut Map<String, Value>,
+    schema: Schema,
+) -> Option<&'a mut Map<String, Value>> {
     match schema {
         Schema::Core => Some(obj),
         Schema::Extension => obj
-            .get_mut(schemas::EQUIP_USER_EXTENSION)
+            .get_mut(resource.extension_urn)
             .and_then(Value::as_object_mut),
     }
 }
 
-fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, r: &Resolved) {
+fn copy(
+    resource: &ResourceSchema,
+    from: &Map<String, Value>,
+    to: &mut Map<String, Value>,
+    r: &Resolved,
+) {
     let (src, dst) = match r.schema {
         Schema::Core => (Some(from), to),
         Schema::Extension => {
-            let src = from
-                .get(schemas::EQUIP_USER_EXTENSION)
-                .and_then(Value::as_object);
+            let src = from.get(resource.extension_urn).and_then(Value::as_object);
             let Some(src) = src else { return };
             let dst = to
-                .entry(schemas::EQUIP_USER_EXTENSION)
+                .entry(resource.extension_urn)
                 .or_insert_with(|| Value::Object(Map::new()));
             let Some(dst) = dst.as_object_mut() else {
                 return;
@@ -87,36 +95,74 @@ fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, r: &Resolved) {
     }
 }
 
-/// Applies the two lists to `resource` (a JSON object). `attributes` wins when
-/// both are given (RFC 7644 allows only one).
+/// Applies the two lists to `resource` (a User's JSON object). `attributes`
+/// wins when both are given (RFC 7644 allows only one).
 #[must_use]
 pub fn project(resource: Value, attributes: Option<&str>, excluded: Option<&str>) -> Value {
-    let Value::Object(full) = resource else {
-        return resource;
+    project_resource(&USER_RESOURCE, resource, attributes, excluded)
+}
+
+/// Whether the core attribute `attr` (canonical name) of `resource` is in an
+/// answer projected with these lists (as [`project_resource`] projects it):
+/// `attributes` names it or one of its sub-attributes, or, without
+/// `attributes`, `excludedAttributes` does not name it whole.
+#[must_use]
+pub fn returns(
+    resource: &ResourceSchema,
+    attributes: Option<&str>,
+    excluded: Option<&str>,
+    attr: &str,
+) -> bool {
+    let names_it =
+        |r: &Resolved| r.schema == Schema::Core && r.attr.is_some_and(|a| a.name == attr);
+    if resource.always_returned().any(|a| a == attr) {
+        return true;
+    }
+    let wanted = names(resource, attributes);
+    if !wanted.is_empty() {
+        return wanted.iter().any(names_it);
+    }
+    !names(resource, excluded)
+        .iter()
+        .any(|r| names_it(r) && r.sub.is_none())
+}
+
+/// Applies the two lists to `value`, a JSON object of the resource type
+/// `resource`. `attributes` wins when both are given (RFC 7644 allows only
+/// one).
+#[must_use]
+pub fn project_resource(
+    resource: &ResourceSchema,
+    value: Value,
+    attributes: Option<&str>,
+    excluded: Option<&str>,
+) -> Value {
+    let Value::Object(full) = value else {
+        return value;
     };
-    let wanted = names(attributes);
+    let wanted = names(resource, attributes);
     if !wanted.is_empty() {
         let mut out = Map::new();
-        for key in ALWAYS {
+        for key in resource.always_returned() {
             if let Some(v) = full.get(key) {
                 out.insert(key.to_owned(), v.clone());
             }
         }
         for r in &wanted {
-            copy(&full, &mut out, r);
+            copy(resource, &full, &mut out, r);
         }
         return Value::Object(out);
     }
     let mut out = full;
-    for r in names(excluded) {
+    for r in names(resource, excluded) {
         let Some(attr) = r.attr else {
-            out.remove(schemas::EQUIP_USER_EXTENSION);
+            out.remove(resource.extension_urn);
             continue;
         };
-        if r.schema == Schema::Core && ALWAYS.contains(&attr.name) {
+        if r.schema == Schema::Core && resource.always_returned().any(|a| a == attr.name) {
             continue;
         }
-        let Some(c) = container(&mut out, r.schema) else {
+        let Some(c) = container(resource, &mut out, r.schema) else {
             continue;
         };
         match r.sub {
@@ -144,6 +190,8 @@ pub fn project(resource: Value, attributes: Option<&str>, excluded: Option<&str>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::group_schema::GROUP_RESOURCE;
+    use crate::schemas;
     use serde_json::json;
 
     fn user() -> Value {
@@ -180,5 +228,54 @@ mod tests {
         assert!(!o.contains_key("emails") && !o.contains_key("meta"));
         assert!(!o.contains_key(schemas::EQUIP_USER_EXTENSION));
         assert_eq!(v["name"], json!({"givenName": "Ada"}));
+    }
+
+    fn group() -> Value {
+        json!({
+            "schemas": [schemas::GROUP, schemas::EQUIP_GROUP_EXTENSION],
+            "id": "g", "displayName": "Engineering",
+            "members": [{"value": "u", "display": "a@b.example", "type": "User"}],
+            schemas::EQUIP_GROUP_EXTENSION: {"precedence": 1}
+        })
+    }
+
+    #[test]
+    fn members_are_returned_only_when_the_lists_keep_them() {
+        let r = |a: Option<&str>, e: Option<&str>| returns(&GROUP_RESOURCE, a, e, "members");
+        assert!(r(None, None));
+        assert!(!r(None, Some("members")));
+        assert!(!r(None, Some("displayName, MEMBERS")));
+        assert!(r(None, Some("members.display")));
+        assert!(r(None, Some("displayName")));
+        assert!(r(Some("members"), None));
+        assert!(r(Some("members.value"), Some("members")));
+        assert!(!r(Some("displayName"), None));
+        // A list of names equip does not know selects nothing: everything is returned.
+        assert!(r(Some("nickName"), None));
+        // What `returns` says is what the projection does.
+        for (a, e) in [
+            (None, Some("members")),
+            (Some("displayName"), None),
+            (Some("members.value"), None),
+            (None, None),
+        ] {
+            let v = project_resource(&GROUP_RESOURCE, group(), a, e);
+            assert_eq!(v.get("members").is_some(), r(a, e), "{a:?} {e:?}");
+            assert_eq!(v["id"], "g");
+        }
+        let v = project_resource(
+            &GROUP_RESOURCE,
+            group(),
+            Some("urn:ietf:params:scim:schemas:extension:equip:1.0:Group:precedence"),
+            None,
+        );
+        assert_eq!(
+            v,
+            json!({
+                "schemas": [schemas::GROUP, schemas::EQUIP_GROUP_EXTENSION],
+                "id": "g",
+                schemas::EQUIP_GROUP_EXTENSION: {"precedence": 1}
+            })
+        );
     }
 }

@@ -4,6 +4,10 @@
 pub const USER: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
 /// equip's User extension schema (also the key of the extension object).
 pub const EQUIP_USER_EXTENSION: &str = "urn:ietf:params:scim:schemas:extension:equip:1.0:User";
+/// Core Group schema.
+pub const GROUP: &str = "urn:ietf:params:scim:schemas:core:2.0:Group";
+/// equip's Group extension schema (also the key of the extension object).
+pub const EQUIP_GROUP_EXTENSION: &str = "urn:ietf:params:scim:schemas:extension:equip:1.0:Group";
 /// Error message.
 pub const ERROR: &str = "urn:ietf:params:scim:api:messages:2.0:Error";
 /// List response message.

@@ -9,7 +9,8 @@
 //! stored or echoed), `active`, `primary` and `skipUserActivation` accept JSON
 //! booleans as well as the strings `"True"`/`"False"` in any case (Microsoft
 //! Entra ID sends `"active": "False"`), and empty strings count as absent.
-//! Outgoing users ([`from_person`]) omit absent optional attributes.
+//! Outgoing users ([`from_person`]) omit absent optional attributes, and show
+//! the person's groups and effective package ([`Belonging`]), read-only.
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -18,6 +19,7 @@ use uuid::Uuid;
 
 use equip_domain::ids::{OrganizationId, PackageId, PersonId};
 use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
+use equip_domain::services::groups::Belonging;
 
 use crate::schemas;
 
@@ -413,6 +415,19 @@ struct OutExtension<'a> {
     skip_user_activation: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cpf_number: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    effective_package_id: Option<String>,
+}
+
+/// One entry of a user's `groups`.
+#[derive(Serialize)]
+struct OutGroupRef<'a> {
+    value: String,
+    #[serde(rename = "$ref")]
+    reference: String,
+    display: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 #[derive(Serialize)]
@@ -434,12 +449,14 @@ struct OutUser<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     addresses: Vec<OutAddress<'a>>,
     active: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    groups: Vec<OutGroupRef<'a>>,
     meta: OutMeta,
     #[serde(rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User")]
     extension: OutExtension<'a>,
 }
 
-fn timestamp(t: DateTime<Utc>) -> String {
+pub(crate) fn timestamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
@@ -457,22 +474,24 @@ pub fn user_location(base_url: &str, id: PersonId) -> String {
 }
 
 /// The SCIM representation of `person`, with `meta.location` under `base_url`
-/// (e.g. `https://equip.example.com`, no trailing slash needed). Absent optional
-/// attributes and empty multi-valued attributes are omitted.
+/// (e.g. `https://equip.example.com`, no trailing slash needed), its groups
+/// and effective package from `belonging` (read-only: `groups` and the
+/// extension's `effectivePackageId`). Absent optional attributes and empty
+/// multi-valued attributes are omitted.
 #[must_use]
-pub fn from_person(person: &Person, base_url: &str) -> Value {
+pub fn from_person(person: &Person, belonging: &Belonging, base_url: &str) -> Value {
     // Serializing plain strings, booleans and numbers into a Value cannot fail.
-    serde_json::to_value(out_user(person, base_url)).unwrap_or(Value::Null)
+    serde_json::to_value(out_user(person, belonging, base_url)).unwrap_or(Value::Null)
 }
 
 /// [`from_person`] serialized straight to JSON text, without building a
 /// [`Value`] tree first (the common case: no `attributes` selection).
 #[must_use]
-pub fn person_json(person: &Person, base_url: &str) -> String {
-    serde_json::to_string(&out_user(person, base_url)).unwrap_or_default()
+pub fn person_json(person: &Person, belonging: &Belonging, base_url: &str) -> String {
+    serde_json::to_string(&out_user(person, belonging, base_url)).unwrap_or_default()
 }
 
-fn out_user<'a>(person: &'a Person, base_url: &str) -> OutUser<'a> {
+fn out_user<'a>(person: &'a Person, belonging: &'a Belonging, base_url: &str) -> OutUser<'a> {
     let name = (person.given_name.is_some() || person.family_name.is_some()).then_some(OutName {
         given_name: person.given_name.as_deref(),
         family_name: person.family_name.as_deref(),
@@ -516,6 +535,16 @@ fn out_user<'a>(person: &'a Person, base_url: &str) -> OutUser<'a> {
             })
             .collect(),
         active: person.active,
+        groups: belonging
+            .groups
+            .iter()
+            .map(|g| OutGroupRef {
+                value: g.group_id.to_string(),
+                reference: crate::group::group_location(base_url, g.group_id),
+                display: &g.display_name,
+                kind: "direct",
+            })
+            .collect(),
         meta: OutMeta {
             resource_type: "User",
             created: timestamp(person.created_at),
@@ -529,6 +558,7 @@ fn out_user<'a>(person: &'a Person, base_url: &str) -> OutUser<'a> {
             status: person.status.as_str(),
             skip_user_activation: person.skip_user_activation,
             cpf_number: person.cpf_number.as_deref(),
+            effective_package_id: belonging.effective_package.map(|p| p.to_string()),
         },
     }
 }

@@ -4,54 +4,9 @@
 //! and `attributes` / `excludedAttributes`.
 
 use crate::filter::AttrPath;
+use crate::resource_schema::{b, s, ResourceSchema, META_SUB};
+pub use crate::resource_schema::{AttrDef, Resolved, Schema};
 use crate::schemas;
-
-/// One attribute definition (RFC 7643 §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AttrDef {
-    /// Canonical name.
-    pub name: &'static str,
-    /// `string`, `boolean`, `complex`, `dateTime`, `reference`.
-    pub ty: &'static str,
-    /// Multi-valued.
-    pub multi: bool,
-    /// Required.
-    pub required: bool,
-    /// Case-exact comparison.
-    pub case_exact: bool,
-    /// `readOnly`, `readWrite`, `immutable`, `writeOnly`.
-    pub mutability: &'static str,
-    /// `always`, `default`, `never`.
-    pub returned: &'static str,
-    /// `none`, `server`.
-    pub uniqueness: &'static str,
-    /// Description.
-    pub description: &'static str,
-    /// Sub-attributes of a complex attribute.
-    pub sub: &'static [AttrDef],
-}
-
-const fn s(name: &'static str, description: &'static str) -> AttrDef {
-    AttrDef {
-        name,
-        ty: "string",
-        multi: false,
-        required: false,
-        case_exact: false,
-        mutability: "readWrite",
-        returned: "default",
-        uniqueness: "none",
-        description,
-        sub: &[],
-    }
-}
-
-const fn b(name: &'static str, description: &'static str) -> AttrDef {
-    AttrDef {
-        ty: "boolean",
-        ..s(name, description)
-    }
-}
 
 const MULTI_SUB: &[AttrDef] = &[
     s("value", "The value."),
@@ -75,38 +30,6 @@ const ADDRESS_SUB: &[AttrDef] = &[
         "country",
         "ISO 3166-1 alpha-2 country code; BR requires cpfNumber.",
     ),
-];
-
-const META_SUB: &[AttrDef] = &[
-    AttrDef {
-        case_exact: true,
-        mutability: "readOnly",
-        ..s("resourceType", "Always User.")
-    },
-    AttrDef {
-        ty: "dateTime",
-        mutability: "readOnly",
-        ..s("created", "Creation time.")
-    },
-    AttrDef {
-        ty: "dateTime",
-        mutability: "readOnly",
-        ..s("lastModified", "Last change.")
-    },
-    AttrDef {
-        ty: "reference",
-        case_exact: true,
-        mutability: "readOnly",
-        ..s("location", "URI of the resource.")
-    },
-    AttrDef {
-        case_exact: true,
-        mutability: "readOnly",
-        ..s(
-            "version",
-            "Weak entity tag of the resource, as the ETag header.",
-        )
-    },
 ];
 
 /// Core User attributes equip supports (plus the common `id`, `externalId`, `meta`).
@@ -172,9 +95,43 @@ pub static CORE: &[AttrDef] = &[
     },
     AttrDef {
         ty: "complex",
+        multi: true,
+        mutability: "readOnly",
+        sub: GROUPS_SUB,
+        ..s(
+            "groups",
+            "The groups the user is a member of (set through /Groups).",
+        )
+    },
+    AttrDef {
+        ty: "complex",
         mutability: "readOnly",
         sub: META_SUB,
         ..s("meta", "Resource metadata.")
+    },
+];
+
+/// The sub-attributes of a user's `groups` (RFC 7643 §4.1.2).
+const GROUPS_SUB: &[AttrDef] = &[
+    AttrDef {
+        case_exact: true,
+        mutability: "readOnly",
+        ..s("value", "The group's id.")
+    },
+    AttrDef {
+        ty: "reference",
+        case_exact: true,
+        mutability: "readOnly",
+        reference_types: &["Group"],
+        ..s("$ref", "URI of the group.")
+    },
+    AttrDef {
+        mutability: "readOnly",
+        ..s("display", "The group's displayName.")
+    },
+    AttrDef {
+        mutability: "readOnly",
+        ..s("type", "Always direct: equip has no nested groups.")
     },
 ];
 
@@ -201,7 +158,24 @@ pub static EXTENSION: &[AttrDef] = &[
         "cpfNumber",
         "Brazilian CPF number; mandatory with an address in BR.",
     ),
+    AttrDef {
+        case_exact: true,
+        mutability: "readOnly",
+        ..s(
+            "effectivePackageId",
+            "The package the user receives: their own packageId, else the package of \
+             their group of lowest precedence that has one.",
+        )
+    },
 ];
+
+/// The User resource: [`CORE`] and [`EXTENSION`] under their URNs.
+pub static USER_RESOURCE: ResourceSchema = ResourceSchema {
+    core_urn: schemas::USER,
+    extension_urn: schemas::EQUIP_USER_EXTENSION,
+    core: CORE,
+    extension: EXTENSION,
+};
 
 /// Sub-attributes RFC 7643 (§4.1.1, §4.1.2) defines for the core User's
 /// complex attributes, by attribute (lowercase). Those in equip's table
@@ -256,92 +230,17 @@ pub fn is_rfc7643_sub_attribute(attr: &str, sub: &str) -> bool {
         .is_some_and(|(_, subs)| subs.iter().any(|s| s.eq_ignore_ascii_case(sub)))
 }
 
-/// Which schema an attribute belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Schema {
-    /// `urn:ietf:params:scim:schemas:core:2.0:User` (and common attributes).
-    Core,
-    /// `urn:ietf:params:scim:schemas:extension:equip:1.0:User`.
-    Extension,
-}
-
-/// A resolved attribute path: canonical names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Resolved {
-    /// The schema.
-    pub schema: Schema,
-    /// The attribute; `None` for the whole extension object.
-    pub attr: Option<&'static AttrDef>,
-    /// The sub-attribute.
-    pub sub: Option<&'static AttrDef>,
-}
-
-fn find(list: &'static [AttrDef], name: &str) -> Option<&'static AttrDef> {
-    list.iter().find(|a| a.name.eq_ignore_ascii_case(name))
-}
-
-/// Resolves a path to canonical attributes, case-insensitively. `None` when the
-/// attribute is not part of equip's User (unknown attributes, other extensions).
+/// Resolves a path against the User's attributes ([`ResourceSchema::resolve`]).
 #[must_use]
 pub fn resolve(path: &AttrPath) -> Option<Resolved> {
-    let (schema, attr_name, sub_name) = match path.uri.as_deref() {
-        None => {
-            // A bare extension URN key split as uri "…:1.0" + attr "User".
-            (Schema::Core, path.attr.as_str(), path.sub_attr.as_deref())
-        }
-        Some(uri) if uri.eq_ignore_ascii_case(schemas::USER) => {
-            (Schema::Core, path.attr.as_str(), path.sub_attr.as_deref())
-        }
-        Some(uri) if uri.eq_ignore_ascii_case(schemas::EQUIP_USER_EXTENSION) => (
-            Schema::Extension,
-            path.attr.as_str(),
-            path.sub_attr.as_deref(),
-        ),
-        Some(uri) => {
-            let whole = format!("{uri}:{}", path.attr);
-            if whole.eq_ignore_ascii_case(schemas::EQUIP_USER_EXTENSION) && path.sub_attr.is_none()
-            {
-                return Some(Resolved {
-                    schema: Schema::Extension,
-                    attr: None,
-                    sub: None,
-                });
-            }
-            return None;
-        }
-    };
-    let list = match schema {
-        Schema::Core => CORE,
-        Schema::Extension => EXTENSION,
-    };
-    let attr = find(list, attr_name)?;
-    let sub = match sub_name {
-        None => None,
-        Some(n) => Some(find(attr.sub, n)?),
-    };
-    Some(Resolved {
-        schema,
-        attr: Some(attr),
-        sub,
-    })
+    USER_RESOURCE.resolve(path)
 }
 
-/// Resolves a plain string path (`name.givenName`, a URN-prefixed name, or the
-/// extension URN itself).
+/// Resolves a plain string path against the User's attributes
+/// ([`ResourceSchema::resolve_str`]).
 #[must_use]
 pub fn resolve_str(raw: &str) -> Option<Resolved> {
-    let raw = raw.trim();
-    if raw.eq_ignore_ascii_case(schemas::EQUIP_USER_EXTENSION) {
-        return Some(Resolved {
-            schema: Schema::Extension,
-            attr: None,
-            sub: None,
-        });
-    }
-    crate::filter::parse_path(raw)
-        .ok()
-        .filter(|p| p.filter.is_none())
-        .and_then(|p| resolve(&p.attr))
+    USER_RESOURCE.resolve_str(raw)
 }
 
 #[cfg(test)]

@@ -151,9 +151,9 @@ const SCIM: Scopes = &[
     ("DELETE", Scim),
 ];
 
-/// `/scim/v2`: Users, Bulk, CSV upload and discovery.
+/// `/scim/v2`: Users, Groups, Bulk, CSV upload and discovery.
 fn register_scim(s: &mut impl Sink) {
-    use scim::{bulk, csv, discovery, users};
+    use scim::{bulk, csv, discovery, groups, users};
     add(s, "/scim/v2/Users", "GET, POST", SCIM, |r| {
         r.route(get().to(users::list))
             .route(web::post().to(users::create))
@@ -185,6 +185,25 @@ fn register_scim(s: &mut impl Sink) {
                 .route(web::put().to(users::replace))
                 .route(web::patch().to(users::patch))
                 .route(web::delete().to(users::delete))
+        },
+    );
+    add(s, "/scim/v2/Groups", "GET, POST", SCIM, |r| {
+        r.route(get().to(groups::list))
+            .route(web::post().to(groups::create))
+    });
+    add(s, "/scim/v2/Groups/.search", "POST", SCIM, |r| {
+        r.route(web::post().to(groups::search))
+    });
+    add(
+        s,
+        "/scim/v2/Groups/{id}",
+        "GET, PUT, PATCH, DELETE",
+        SCIM,
+        |r| {
+            r.route(get().to(groups::get))
+                .route(web::put().to(groups::replace))
+                .route(web::patch().to(groups::patch))
+                .route(web::delete().to(groups::delete))
         },
     );
     add(s, "/scim/v2/ServiceProviderConfig", "GET", SCIM, |r| {

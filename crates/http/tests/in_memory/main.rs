@@ -15,6 +15,8 @@ use equip_domain::services::admin::issue_api_key;
 use equip_domain::testing::{fixtures, InMemoryStore};
 use equip_http::AppState;
 
+mod groups;
+
 /// A store with one seeded organization, and a key of it with `scopes`.
 fn world(scopes: Scopes) -> (Arc<InMemoryStore>, fixtures::Seeded, String) {
     let store = Arc::new(InMemoryStore::default());

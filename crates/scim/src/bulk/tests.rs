@@ -100,7 +100,7 @@ fn more_than_max_operations_is_413() {
 }
 
 #[test]
-fn targets_are_users_or_one_user() {
+fn targets_are_users_groups_or_one_of_them() {
     assert_eq!(BulkTarget::parse("/Users"), Some(BulkTarget::Users));
     assert_eq!(BulkTarget::parse("users/"), Some(BulkTarget::Users));
     assert_eq!(
@@ -111,9 +111,15 @@ fn targets_are_users_or_one_user() {
         BulkTarget::parse("/Users/abc/"),
         Some(BulkTarget::User("abc"))
     );
+    assert_eq!(BulkTarget::parse("/Groups"), Some(BulkTarget::Groups));
+    assert_eq!(BulkTarget::parse("groups/"), Some(BulkTarget::Groups));
+    assert_eq!(
+        BulkTarget::parse("/GROUPS/bulkId:g"),
+        Some(BulkTarget::Group("bulkId:g"))
+    );
     for bad in [
-        "/Groups",
-        "/Groups/1",
+        "/Groupsx",
+        "/Groups/a/b",
         "/Users/a/b",
         "/Usersx",
         "/",
@@ -150,6 +156,31 @@ fn resolves_references_in_paths_filters_and_values() {
         Err(UnresolvedBulkId("later".into()))
     );
     assert_eq!(ids.resolve_str("no reference").unwrap(), "no reference");
+}
+
+#[test]
+fn resolves_references_in_the_members_of_a_group() {
+    let mut ids = BulkIds::default();
+    ids.record("u1", "6f1c2f4e".into());
+    ids.record("u2", "0a9b8c7d".into());
+    let mut group = json!({
+        "displayName": "Engineering",
+        "members": [{"value": "bulkId:u1"}, {"value": "bulkId:u2", "display": "x"}]
+    });
+    ids.resolve_value(&mut group).unwrap();
+    assert_eq!(group["members"][0]["value"], "6f1c2f4e");
+    assert_eq!(group["members"][1]["value"], "0a9b8c7d");
+    let mut patch = json!({"Operations": [
+        {"op": "add", "path": "members", "value": [[{"value": "bulkId:u1"}], {"value": "bulkId:u2"}]}
+    ]});
+    ids.resolve_value(&mut patch).unwrap();
+    assert_eq!(patch["Operations"][0]["value"][0][0]["value"], "6f1c2f4e");
+    assert_eq!(patch["Operations"][0]["value"][1]["value"], "0a9b8c7d");
+    let mut unresolved = json!({"members": [{"value": "bulkId:u3"}]});
+    assert_eq!(
+        ids.resolve_value(&mut unresolved),
+        Err(UnresolvedBulkId("u3".into()))
+    );
 }
 
 #[test]

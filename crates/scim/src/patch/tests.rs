@@ -198,3 +198,42 @@ fn remove_sub_attribute_and_extension_attribute() {
     assert!(u["name"].get("familyName").is_none());
     assert_eq!(u[schemas::EQUIP_USER_EXTENSION]["startDate"], "2031-01-02");
 }
+
+#[test]
+fn groups_and_effective_package_are_read_only() {
+    for path in [
+        "groups",
+        "groups[value eq \"g\"]",
+        "groups.display",
+        "urn:ietf:params:scim:schemas:extension:equip:1.0:User:effectivePackageId",
+    ] {
+        for op in ["add", "replace", "remove"] {
+            let mut u = user();
+            let err = patch(
+                &mut u,
+                json!({"Operations": [{"op": op, "path": path, "value": [{"value": "g"}]}]}),
+            );
+            assert!(
+                matches!(err, Err(PatchError::Mutability(_))),
+                "{op} {path}: {err:?}"
+            );
+        }
+    }
+    // In a path-less value they are ignored, and the rest applies.
+    let mut u = user();
+    patch(
+        &mut u,
+        json!({"Operations": [{"op": "replace", "value": {
+            "groups": [{"value": "g"}],
+            "displayName": "Ada",
+            schemas::EQUIP_USER_EXTENSION: {"effectivePackageId": "p", "startDate": "2031-01-02"}
+        }}]}),
+    )
+    .unwrap();
+    assert!(u.get("groups").is_none());
+    assert_eq!(u["displayName"], "Ada");
+    assert!(u[schemas::EQUIP_USER_EXTENSION]
+        .get("effectivePackageId")
+        .is_none());
+    assert_eq!(u[schemas::EQUIP_USER_EXTENSION]["startDate"], "2031-01-02");
+}

@@ -1,4 +1,6 @@
 use super::*;
+use equip_domain::group::PersonGroup;
+use equip_domain::ids::GroupId;
 use serde_json::json;
 
 fn org() -> OrganizationId {
@@ -187,7 +189,7 @@ fn outgoing_user_has_meta_schemas_and_extension() {
         .into_person(org(), pid(), Utc::now())
         .unwrap();
     p.version = 7;
-    let v = from_person(&p, "https://equip.example.com/");
+    let v = from_person(&p, &Belonging::default(), "https://equip.example.com/");
     assert_eq!(
         v["schemas"],
         json!([schemas::USER, schemas::EQUIP_USER_EXTENSION])
@@ -227,8 +229,9 @@ fn json_text_and_value_agree() {
     let p = parse(full_user())
         .into_person(org(), pid(), Utc::now())
         .unwrap();
-    let text: Value = serde_json::from_str(&person_json(&p, "http://x")).unwrap();
-    assert_eq!(text, from_person(&p, "http://x"));
+    let text: Value =
+        serde_json::from_str(&person_json(&p, &Belonging::default(), "http://x")).unwrap();
+    assert_eq!(text, from_person(&p, &Belonging::default(), "http://x"));
 }
 
 #[test]
@@ -238,7 +241,7 @@ fn absent_optionals_are_omitted() {
     )
     .into_person(org(), pid(), Utc::now())
     .unwrap();
-    let v = from_person(&p, "http://localhost:8080");
+    let v = from_person(&p, &Belonging::default(), "http://localhost:8080");
     let obj = v.as_object().unwrap();
     for absent in [
         "externalId",
@@ -258,9 +261,56 @@ fn absent_optionals_are_omitted() {
 fn round_trip_keeps_the_person() {
     let now = Utc::now();
     let original = parse(full_user()).into_person(org(), pid(), now).unwrap();
-    let shown = from_person(&original, "https://equip.example.com");
+    let shown = from_person(
+        &original,
+        &Belonging::default(),
+        "https://equip.example.com",
+    );
     let mut back = parse(shown).into_person(org(), pid(), now).unwrap();
     // meta is the server's: what comes back carries the caller's time and version.
     back.version = original.version;
     assert_eq!(back, original);
+}
+
+#[test]
+fn groups_and_effective_package_are_shown_read_only() {
+    let p = parse(full_user())
+        .into_person(org(), pid(), Utc::now())
+        .unwrap();
+    let gid = GroupId::parse("1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b").unwrap();
+    let kit = PackageId::parse("2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b").unwrap();
+    let belonging = Belonging {
+        groups: vec![PersonGroup {
+            group_id: gid,
+            display_name: "Engineering".into(),
+            package_id: Some(kit),
+            precedence: 1,
+        }],
+        effective_package: Some(kit),
+    };
+    let v = from_person(&p, &belonging, "https://equip.example.com");
+    assert_eq!(
+        v["groups"],
+        json!([{
+            "value": gid.to_string(),
+            "$ref": format!("https://equip.example.com/scim/v2/Groups/{gid}"),
+            "display": "Engineering",
+            "type": "direct"
+        }])
+    );
+    let ext = &v[schemas::EQUIP_USER_EXTENSION];
+    assert_eq!(ext["effectivePackageId"], kit.to_string());
+    assert_eq!(ext["packageId"], "9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b");
+    let text: Value =
+        serde_json::from_str(&person_json(&p, &belonging, "https://equip.example.com")).unwrap();
+    assert_eq!(text, v);
+    // Sent back (PUT of what GET showed), they are read past: the person is the same.
+    let back = parse(v).into_person(org(), pid(), p.created_at).unwrap();
+    assert_eq!(back.package_id, p.package_id);
+    // Without groups, neither is shown.
+    let v = from_person(&p, &Belonging::default(), "http://x");
+    assert!(v.get("groups").is_none());
+    assert!(v[schemas::EQUIP_USER_EXTENSION]
+        .get("effectivePackageId")
+        .is_none());
 }

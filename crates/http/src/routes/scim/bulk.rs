@@ -1,9 +1,12 @@
 //! `POST /scim/v2/Bulk` (RFC 7644 §3.7): the request is checked whole before
 //! any operation runs ([`BulkRequest::parse`]); then the operations run in
-//! order, each through the same user operations as the single-user endpoints
-//! ([`super::provisioning`]) and each atomic on its own, until the end or until
-//! `failOnErrors` operations have failed. The answer is 200 with the
-//! BulkResponse, one result per operation that ran.
+//! order, each through the same user or group operations as the single-resource
+//! endpoints ([`super::provisioning`], [`super::group_provisioning`]) and each
+//! atomic on its own, until the end or until `failOnErrors` operations have
+//! failed. The answer is 200 with the BulkResponse, one result per operation
+//! that ran. A `bulkId:` reference (in a path, or in the data, such as a
+//! group's `"members": [{"value": "bulkId:u1"}]`) names the resource an
+//! earlier POST of the request created.
 //!
 //! A lost database connection fails the operation it interrupts (503); the
 //! write session goes on with a fresh connection. When three operations in
@@ -14,16 +17,17 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::ids::OrganizationId;
-use equip_domain::person::Person;
 use equip_scim::bulk::{
     BulkIds, BulkMethod, BulkOperation, BulkOperationResult, BulkRequest, BulkRequestError,
     BulkResponseWriter, BulkTarget,
 };
 use equip_scim::error::{ScimErrorBody, ScimType};
+use equip_scim::group::group_location;
 use equip_scim::patch::parse_patch;
 use equip_scim::user::{user_location, version_tag};
 use serde_json::Value;
 
+use super::group_provisioning::{create_group, delete_group, group_id, patch_group, replace_group};
 use super::provisioning::{
     create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
 };
@@ -89,10 +93,42 @@ fn not_run(method: BulkMethod, bulk_id: Option<String>) -> BulkOperationResult {
     }
 }
 
-/// What one operation did to which user.
+/// What one operation did to which resource.
 struct Done {
     status: StatusCode,
-    person: Option<Person>,
+    written: Option<Written>,
+}
+
+/// The resource an operation wrote.
+struct Written {
+    /// Its id.
+    id: String,
+    /// Its URL.
+    location: String,
+    /// Its version after the operation.
+    version: i64,
+}
+
+impl Done {
+    /// `status` with the resource written.
+    fn wrote(status: StatusCode, id: impl ToString, location: String, version: i64) -> Self {
+        Self {
+            status,
+            written: Some(Written {
+                id: id.to_string(),
+                location,
+                version,
+            }),
+        }
+    }
+
+    /// A delete: 204, nothing left to show.
+    fn deleted() -> Self {
+        Self {
+            status: StatusCode::NO_CONTENT,
+            written: None,
+        }
+    }
 }
 
 impl<'a> BulkRun<'a> {
@@ -172,15 +208,12 @@ impl<'a> BulkRun<'a> {
         }
         let result = match outcome {
             Ok(done) => {
-                let (location, version) = match &done.person {
-                    Some(p) => {
+                let (location, version) = match done.written {
+                    Some(w) => {
                         if let (BulkMethod::Post, Some(bulk_id)) = (op.method, &op.bulk_id) {
-                            self.ids.record(bulk_id, p.id.to_string());
+                            self.ids.record(bulk_id, w.id);
                         }
-                        (
-                            Some(user_location(self.base, p.id)),
-                            Some(version_tag(p.version)),
-                        )
+                        (Some(w.location), Some(version_tag(w.version)))
                     }
                     None => (location, None),
                 };
@@ -206,7 +239,8 @@ impl<'a> BulkRun<'a> {
     }
 
     /// Resolves `bulkId` references, then runs the operation. `location` is
-    /// set as soon as the target user is known (a failed PUT still names it).
+    /// set as soon as the target resource is known (a failed PUT still names
+    /// it).
     fn perform(
         &self,
         op: &BulkOperation,
@@ -235,40 +269,58 @@ impl<'a> BulkRun<'a> {
             )
             .with_scim_type(ScimType::InvalidPath)
         };
-        let target = BulkTarget::parse(&path);
-        if op.method == BulkMethod::Post {
-            if target != Some(BulkTarget::Users) {
-                return Err(invalid_path("/Users"));
-            }
-            let person = create_user(self.ports, self.org, data)?;
-            return Ok(Done {
-                status: StatusCode::CREATED,
-                person: Some(person),
-            });
-        }
-        let Some(BulkTarget::User(raw_id)) = target else {
-            return Err(invalid_path("/Users/<id>"));
-        };
-        let id = person_id(raw_id)?;
-        *location = Some(user_location(self.base, id));
         let if_match = IfMatch::from_version(op.version.as_deref());
-        let (status, person) = match op.method {
-            BulkMethod::Put => (
-                StatusCode::OK,
-                Some(replace_user(self.ports, self.org, id, &data, &if_match)?),
-            ),
-            BulkMethod::Patch => {
-                let ops = parse_patch(&data).map_err(patch_error)?;
-                let p = patch_user(self.ports, self.org, id, &ops, self.base, &if_match)?;
-                (StatusCode::OK, Some(p))
+        let (ports, org, base) = (self.ports, self.org, self.base);
+        match (op.method, BulkTarget::parse(&path)) {
+            (BulkMethod::Post, Some(BulkTarget::Users)) => {
+                let p = create_user(ports, org, data)?;
+                let at = user_location(base, p.id);
+                Ok(Done::wrote(StatusCode::CREATED, p.id, at, p.version))
             }
-            // POST returned above.
-            BulkMethod::Delete | BulkMethod::Post => {
-                delete_user(self.ports, self.org, id, &if_match)?;
-                (StatusCode::NO_CONTENT, None)
+            (BulkMethod::Post, Some(BulkTarget::Groups)) => {
+                let g = create_group(ports, org, data)?;
+                let at = group_location(base, g.id);
+                Ok(Done::wrote(StatusCode::CREATED, g.id, at, g.version))
             }
-        };
-        Ok(Done { status, person })
+            (BulkMethod::Post, _) => Err(invalid_path("/Users or /Groups")),
+            (method, Some(BulkTarget::User(raw_id))) => {
+                let id = person_id(raw_id)?;
+                let at = user_location(base, id);
+                *location = Some(at.clone());
+                let p = match method {
+                    BulkMethod::Put => replace_user(ports, org, id, &data, &if_match)?,
+                    BulkMethod::Patch => {
+                        let ops = parse_patch(&data).map_err(patch_error)?;
+                        patch_user(ports, org, id, &ops, base, &if_match)?
+                    }
+                    // POST matched above.
+                    BulkMethod::Delete | BulkMethod::Post => {
+                        delete_user(ports, org, id, &if_match)?;
+                        return Ok(Done::deleted());
+                    }
+                };
+                Ok(Done::wrote(StatusCode::OK, p.id, at, p.version))
+            }
+            (method, Some(BulkTarget::Group(raw_id))) => {
+                let id = group_id(raw_id)?;
+                let at = group_location(base, id);
+                *location = Some(at.clone());
+                let g = match method {
+                    BulkMethod::Put => replace_group(ports, org, id, &data, &if_match)?,
+                    BulkMethod::Patch => {
+                        let ops = parse_patch(&data).map_err(patch_error)?;
+                        patch_group(ports, org, id, &ops, &if_match)?
+                    }
+                    // POST matched above.
+                    BulkMethod::Delete | BulkMethod::Post => {
+                        delete_group(ports, org, id, &if_match)?;
+                        return Ok(Done::deleted());
+                    }
+                };
+                Ok(Done::wrote(StatusCode::OK, g.id, at, g.version))
+            }
+            (_, _) => Err(invalid_path("/Users/<id> or /Groups/<id>")),
+        }
     }
 
     /// The BulkResponse body.

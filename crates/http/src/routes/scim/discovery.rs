@@ -37,8 +37,11 @@ pub async fn resource_types(
     _key: Authenticated,
     req: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
-    let all = vec![discovery::user_resource_type(&base_url(&req))];
-    Ok(scim_response(StatusCode::OK, &list_response(1, 1, all)))
+    let all = discovery::resource_types(&base_url(&req));
+    Ok(scim_response(
+        StatusCode::OK,
+        &list_response(all.len() as u64, 1, all),
+    ))
 }
 
 /// `GET /scim/v2/ResourceTypes/{id}`.
@@ -47,13 +50,11 @@ pub async fn resource_type(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    if id.as_str() != "User" {
-        return Err(not_found("resource type"));
-    }
-    Ok(scim_response(
-        StatusCode::OK,
-        &discovery::user_resource_type(&base_url(&req)),
-    ))
+    discovery::resource_types(&base_url(&req))
+        .into_iter()
+        .find(|t| t["id"].as_str() == Some(id.as_str()))
+        .map(|t| scim_response(StatusCode::OK, &t))
+        .ok_or_else(|| not_found("resource type"))
 }
 
 /// `GET /scim/v2/Schemas`.

@@ -1,17 +1,23 @@
-//! `/scim/v2`: Users (RFC 7644 §3) and the discovery endpoints (§4). Every
-//! response is `application/scim+json`; every error is the RFC 7644 error body
-//! with its `scimType`.
+//! `/scim/v2`: Users and Groups (RFC 7644 §3), Bulk, the CSV upload of users
+//! and the discovery endpoints (§4). Every response is
+//! `application/scim+json`; every error is the RFC 7644 error body with its
+//! `scimType`.
 
 pub mod bulk;
 pub mod csv;
 pub mod discovery;
+mod group_provisioning;
+pub mod groups;
 mod provisioning;
 pub mod users;
+
+use std::collections::HashMap;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
 use equip_scim::error::ScimType;
+use equip_scim::list::ListError;
 use equip_scim::schemas::MEDIA_TYPE;
 use serde_json::Value;
 
@@ -26,6 +32,24 @@ pub(crate) fn base_url(req: &HttpRequest) -> String {
             || crate::public_url::PublicUrl::from_host().base(req),
             |state| state.public_url().base(req),
         )
+}
+
+/// The query parameters of a request.
+pub(crate) type Query = actix_web::web::Query<HashMap<String, String>>;
+
+/// The query parameter `name`, matched case-insensitively.
+pub(crate) fn param<'a>(q: &'a HashMap<String, String>, name: &str) -> Option<&'a str> {
+    q.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// A list input that cannot be used: 400 `invalidFilter` or `invalidValue`.
+pub(crate) fn list_error(e: ListError) -> HttpError {
+    match e {
+        ListError::Filter(m) => bad(ScimType::InvalidFilter, "filter", m),
+        ListError::Param { param, message } => bad(ScimType::InvalidValue, param, message),
+    }
 }
 
 /// A SCIM JSON response.

@@ -9,6 +9,7 @@ use actix_web::http::StatusCode;
 use chrono::Utc;
 use equip_domain::ids::{OrganizationId, PersonId};
 use equip_domain::person::Person;
+use equip_domain::services::groups::Belonging;
 use equip_domain::services::people;
 use equip_scim::error::ScimType;
 use equip_scim::patch::{apply_patch, PatchError, PatchOperation};
@@ -62,25 +63,37 @@ impl IfMatch {
         version.map_or(Self::Absent, Self::parse)
     }
 
-    /// Whether `current` satisfies a stated precondition: `Ok(false)` when
-    /// there is none, `Ok(true)` when it holds, 412 when it does not.
-    fn check(&self, current: i64) -> Result<bool, HttpError> {
+    /// Whether `current`, the version of a `resource` (`user`, `group`),
+    /// satisfies a stated precondition: `Ok(false)` when there is none,
+    /// `Ok(true)` when it holds, 412 when it does not.
+    pub(crate) fn check(&self, current: i64, resource: &str) -> Result<bool, HttpError> {
         match self {
             Self::Absent => Ok(false),
             Self::Any => Ok(true),
             Self::Versions(v) if v.contains(&current) => Ok(true),
-            Self::Versions(_) => Err(precondition_failed()),
+            Self::Versions(_) => Err(precondition_failed(resource)),
+        }
+    }
+
+    /// Whether a `GET` with this `If-None-Match` is answered 304 for
+    /// `current`.
+    pub(crate) fn not_modified(&self, current: i64) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Versions(v) => v.contains(&current),
+            Self::Absent => false,
         }
     }
 }
 
-/// 412: the stated version is not the stored one.
-pub(crate) fn precondition_failed() -> HttpError {
+/// 412: the stated version of the `resource` (`user`, `group`) is not the
+/// stored one.
+pub(crate) fn precondition_failed(resource: &str) -> HttpError {
     HttpError::new(
         Area::Scim,
         StatusCode::PRECONDITION_FAILED,
         "If-Match",
-        "the user was changed: its version no longer matches If-Match",
+        format!("the {resource} was changed: its version no longer matches If-Match"),
     )
 }
 
@@ -137,11 +150,11 @@ fn update(
 ) -> Result<Person, HttpError> {
     for _ in 0..5 {
         let cur = people::get_person(ports, org, id).map_err(domain)?;
-        let conditional = if_match.check(cur.version)?;
+        let conditional = if_match.check(cur.version, "user")?;
         let replacement = change(&cur)?;
         match people::replace_person(ports, &cur, replacement, Utc::now()).map_err(domain)? {
             Ok(p) => return Ok(p),
-            Err(_) if conditional => return Err(precondition_failed()),
+            Err(_) if conditional => return Err(precondition_failed("user")),
             Err(_) => continue,
         }
     }
@@ -177,7 +190,10 @@ pub(crate) fn patch_user(
     if_match: &IfMatch,
 ) -> Result<Person, HttpError> {
     update(ports, org, id, if_match, |cur| {
-        let mut doc = from_person(cur, base);
+        // The document the operations apply to; its read-only groups and
+        // effective package would be ignored or refused (`mutability`), so
+        // they are not read for it.
+        let mut doc = from_person(cur, &Belonging::default(), base);
         apply_patch(&mut doc, ops).map_err(patch_error)?;
         to_person(doc, org, id)
     })
@@ -195,13 +211,13 @@ pub(crate) fn delete_user(
         IfMatch::Absent | IfMatch::Any => None,
         IfMatch::Versions(_) => {
             let current = people::get_person(ports, org, id).map_err(domain)?;
-            if_match.check(current.version)?;
+            if_match.check(current.version, "user")?;
             // Offboarded only if still at the version that matched.
             Some(current.version)
         }
     };
     match people::offboard_person(ports, org, id, expected, Utc::now()).map_err(domain)? {
         Ok(_) => Ok(()),
-        Err(_) => Err(precondition_failed()),
+        Err(_) => Err(precondition_failed("user")),
     }
 }

@@ -1,14 +1,17 @@
 //! `/scim/v2/Users`: list, search, create, get, replace, patch, delete.
+//! Every user answered shows its groups and effective package, read with
+//! [`groups::belonging_of`] (once per page for a list).
 
 use std::collections::HashMap;
 
 use actix_web::http::header;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
+use equip_domain::ids::OrganizationId;
 use equip_domain::person::Person;
+use equip_domain::services::groups::{self, Belonging};
 use equip_domain::services::people;
-use equip_scim::error::ScimType;
-use equip_scim::list::{list_response_text, ListError, ListInputs};
+use equip_scim::list::{list_response_text, ListInputs};
 use equip_scim::patch::parse_patch;
 use equip_scim::projection::project;
 use equip_scim::user::{from_person, person_json, user_location, version_tag};
@@ -17,38 +20,39 @@ use serde_json::Value;
 use super::provisioning::{
     create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
 };
-use super::{bad, base_url, domain, run, with_etag};
+use super::{base_url, domain, list_error, param, run, with_etag, Query};
 use crate::auth::Authenticated;
 use crate::error::HttpError;
-use crate::state::AppState;
+use crate::state::{AppState, Ports};
 
-type Query = web::Query<HashMap<String, String>>;
+/// A person with their groups and effective package, as a user is shown.
+type Shown = (Person, Belonging);
 
-fn param<'a>(q: &'a HashMap<String, String>, name: &str) -> Option<&'a str> {
-    q.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
-}
-
-fn list_error(e: ListError) -> HttpError {
-    match e {
-        ListError::Filter(m) => bad(ScimType::InvalidFilter, "filter", m),
-        ListError::Param { param, message } => bad(ScimType::InvalidValue, param, message),
-    }
+/// `person` with their groups and effective package.
+fn with_belonging(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    person: Person,
+) -> Result<Shown, HttpError> {
+    let belonging = groups::belonging_of(ports, org, &[&person])
+        .map_err(domain)?
+        .remove(&person.id)
+        .unwrap_or_default();
+    Ok((person, belonging))
 }
 
 /// The user response: 200/201 with the projected resource and its `ETag`.
 fn user_response(
     status: StatusCode,
-    person: &Person,
+    (person, belonging): &Shown,
     base: &str,
     q: &HashMap<String, String>,
 ) -> HttpResponse {
     let (attributes, excluded) = (param(q, "attributes"), param(q, "excludedAttributes"));
     let body = if attributes.is_some() || excluded.is_some() {
-        project(from_person(person, base), attributes, excluded).to_string()
+        project(from_person(person, belonging, base), attributes, excluded).to_string()
     } else {
-        person_json(person, base)
+        person_json(person, belonging, base)
     };
     let resp = HttpResponse::build(status)
         .content_type(equip_scim::schemas::MEDIA_TYPE)
@@ -73,20 +77,27 @@ async fn run_list(
     let start = query.start_index;
     let body = run(state, key, move |ports, org| {
         let page = people::list_people(ports, org, query).map_err(domain)?;
+        let page_people: Vec<&Person> = page.people.iter().collect();
+        let mut belonging = if page_people.is_empty() {
+            HashMap::new()
+        } else {
+            groups::belonging_of(ports, org, &page_people).map_err(domain)?
+        };
         let selected = inputs.attributes.is_some() || inputs.excluded_attributes.is_some();
         let resources: Vec<String> = page
             .people
             .iter()
             .map(|p| {
+                let b = belonging.remove(&p.id).unwrap_or_default();
                 if selected {
                     project(
-                        from_person(p, &base),
+                        from_person(p, &b, &base),
                         inputs.attributes.as_deref(),
                         inputs.excluded_attributes.as_deref(),
                     )
                     .to_string()
                 } else {
-                    person_json(p, &base)
+                    person_json(p, &b, &base)
                 }
             })
             .collect();
@@ -129,7 +140,11 @@ pub async fn create(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let body = body.into_inner();
-    let created = run(&state, key, move |ports, org| create_user(ports, org, body)).await?;
+    let created = run(&state, key, move |ports, org| {
+        let person = create_user(ports, org, body)?;
+        with_belonging(ports, org, person)
+    })
+    .await?;
     Ok(user_response(
         StatusCode::CREATED,
         &created,
@@ -147,22 +162,22 @@ pub async fn get(
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let id = person_id(&id)?;
-    let person = run(&state, key, move |ports, org| {
-        people::get_person(ports, org, id).map_err(domain)
+    let if_none_match = IfMatch::from_header(req.headers(), header::IF_NONE_MATCH);
+    let shown = run(&state, key, move |ports, org| {
+        let person = people::get_person(ports, org, id).map_err(domain)?;
+        if if_none_match.not_modified(person.version) {
+            return Ok(Err(person.version));
+        }
+        with_belonging(ports, org, person).map(Ok)
     })
     .await?;
-    let not_modified = match IfMatch::from_header(req.headers(), header::IF_NONE_MATCH) {
-        IfMatch::Any => true,
-        IfMatch::Versions(v) => v.contains(&person.version),
-        IfMatch::Absent => false,
-    };
-    if not_modified {
-        return Ok(with_etag(
+    match shown {
+        Err(version) => Ok(with_etag(
             HttpResponse::NotModified().finish(),
-            &version_tag(person.version),
-        ));
+            &version_tag(version),
+        )),
+        Ok(shown) => Ok(user_response(StatusCode::OK, &shown, &base_url(&req), &q)),
     }
-    Ok(user_response(StatusCode::OK, &person, &base_url(&req), &q))
 }
 
 /// `PUT /scim/v2/Users/{id}`: 200 with the replaced user.
@@ -178,7 +193,8 @@ pub async fn replace(
     let body = body.into_inner();
     let if_match = IfMatch::from_header(req.headers(), header::IF_MATCH);
     let person = run(&state, key, move |ports, org| {
-        replace_user(ports, org, id, &body, &if_match)
+        let person = replace_user(ports, org, id, &body, &if_match)?;
+        with_belonging(ports, org, person)
     })
     .await?;
     Ok(user_response(StatusCode::OK, &person, &base_url(&req), &q))
@@ -199,7 +215,8 @@ pub async fn patch(
     let doc_base = base.clone();
     let if_match = IfMatch::from_header(req.headers(), header::IF_MATCH);
     let person = run(&state, key, move |ports, org| {
-        patch_user(ports, org, id, &ops, &doc_base, &if_match)
+        let person = patch_user(ports, org, id, &ops, &doc_base, &if_match)?;
+        with_belonging(ports, org, person)
     })
     .await?;
     Ok(user_response(StatusCode::OK, &person, &base, &q))

@@ -1,0 +1,189 @@
+//! List and search requests on `/Groups` (RFC 7644 §3.4.2, §3.4.3): the
+//! filter translated into the domain's [`GroupFilter`], sorting and paging.
+//! The inputs are the same [`ListInputs`] as `/Users`.
+//!
+//! Filterable: `id`, `externalId`, `displayName`, `meta.created`,
+//! `meta.lastModified`, and the members' ids as `members.value` (or
+//! `members`), `members[value …]` and `members pr`. A condition on members
+//! asks whether some member satisfies it; `members.value ne "x"` holds when
+//! no member is `x` (as `emails.value ne` does for users).
+
+use equip_domain::group_query::{
+    GroupField, GroupFilter, GroupQuery, MemberFilter, MAX_PAGE_SIZE, MEMBER_VALUE_KIND,
+};
+use equip_domain::person_query::CompareOp as DCompareOp;
+
+use crate::filter::{parse_filter, AttrPath, Filter};
+use crate::group_schema::GROUP_RESOURCE;
+use crate::list::{condition, filter_err, Cond, ListError, ListInputs};
+use crate::resource_schema::Schema;
+
+/// What a filter's attribute names.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Group(GroupField),
+    /// A member's id.
+    MemberValue,
+}
+
+fn group_field(path: &AttrPath) -> Result<Field, ListError> {
+    let r = GROUP_RESOURCE.resolve(path).ok_or_else(|| {
+        filter_err(format!(
+            "'{path}' is not an attribute of Group that equip supports"
+        ))
+    })?;
+    let attr = r.attr.map(|a| a.name);
+    let sub = r.sub.map(|a| a.name);
+    Ok(match (r.schema, attr, sub) {
+        (Schema::Core, Some("id"), None) => Field::Group(GroupField::Id),
+        (Schema::Core, Some("externalId"), None) => Field::Group(GroupField::ExternalId),
+        (Schema::Core, Some("displayName"), None) => Field::Group(GroupField::DisplayName),
+        (Schema::Core, Some("meta"), Some("created")) => Field::Group(GroupField::Created),
+        (Schema::Core, Some("meta"), Some("lastModified")) => {
+            Field::Group(GroupField::LastModified)
+        }
+        (Schema::Core, Some("members"), None | Some("value")) => Field::MemberValue,
+        _ => {
+            return Err(filter_err(format!(
+                "filtering on '{path}' is not supported; groups filter on id, externalId, \
+                 displayName, meta.created, meta.lastModified and members.value"
+            )))
+        }
+    })
+}
+
+/// A condition inside `members[…]`, whose names are the member's
+/// sub-attributes (only `value` can be filtered on).
+fn member_filter(f: &Filter) -> Result<MemberFilter, ListError> {
+    Ok(match f {
+        Filter::And(a, b) => {
+            MemberFilter::And(Box::new(member_filter(a)?), Box::new(member_filter(b)?))
+        }
+        Filter::Or(a, b) => {
+            MemberFilter::Or(Box::new(member_filter(a)?), Box::new(member_filter(b)?))
+        }
+        Filter::Not(a) => MemberFilter::Not(Box::new(member_filter(a)?)),
+        Filter::ValuePath(..) => return Err(filter_err("value filters cannot be nested")),
+        Filter::Present(p) | Filter::Compare(p, ..) => {
+            if p.uri.is_some() || p.sub_attr.is_some() || !p.attr.eq_ignore_ascii_case("value") {
+                return Err(filter_err(format!(
+                    "'{p}': inside members[…] only value can be filtered on"
+                )));
+            }
+            match f {
+                Filter::Compare(_, o, v) => match condition(p, MEMBER_VALUE_KIND, *o, v)? {
+                    Cond::Compare(o, v) => MemberFilter::Compare(o, v),
+                    Cond::Present(true) => MemberFilter::Present,
+                    Cond::Present(false) => MemberFilter::Not(Box::new(MemberFilter::Present)),
+                },
+                _ => MemberFilter::Present,
+            }
+        }
+    })
+}
+
+/// Translates a parsed filter into the domain's [`GroupFilter`].
+///
+/// # Errors
+/// [`ListError::Filter`] for attributes equip does not filter groups on, and
+/// values of the wrong type.
+pub fn to_group_filter(f: &Filter) -> Result<GroupFilter, ListError> {
+    Ok(match f {
+        Filter::And(a, b) => {
+            GroupFilter::And(Box::new(to_group_filter(a)?), Box::new(to_group_filter(b)?))
+        }
+        Filter::Or(a, b) => {
+            GroupFilter::Or(Box::new(to_group_filter(a)?), Box::new(to_group_filter(b)?))
+        }
+        Filter::Not(a) => GroupFilter::Not(Box::new(to_group_filter(a)?)),
+        Filter::ValuePath(path, inner) => match group_field(path) {
+            Ok(Field::MemberValue) if path.sub_attr.is_none() => {
+                GroupFilter::AnyMember(member_filter(inner)?)
+            }
+            _ => {
+                return Err(filter_err(format!(
+                    "value filters are supported on members only, not on '{path}'"
+                )))
+            }
+        },
+        Filter::Present(path) => match group_field(path)? {
+            Field::Group(g) => GroupFilter::Present(g),
+            Field::MemberValue => GroupFilter::AnyMember(MemberFilter::Present),
+        },
+        Filter::Compare(path, o, v) => match group_field(path)? {
+            Field::Group(g) => match condition(path, g.kind(), *o, v)? {
+                Cond::Compare(o, v) => GroupFilter::Compare(g, o, v),
+                Cond::Present(true) => GroupFilter::Present(g),
+                Cond::Present(false) => GroupFilter::Not(Box::new(GroupFilter::Present(g))),
+            },
+            Field::MemberValue => match condition(path, MEMBER_VALUE_KIND, *o, v)? {
+                // "no member is x" for ne: every member differs.
+                Cond::Compare(DCompareOp::Ne, v) => GroupFilter::Not(Box::new(
+                    GroupFilter::AnyMember(MemberFilter::Compare(DCompareOp::Eq, v)),
+                )),
+                Cond::Compare(o, v) => GroupFilter::AnyMember(MemberFilter::Compare(o, v)),
+                Cond::Present(true) => GroupFilter::AnyMember(MemberFilter::Present),
+                Cond::Present(false) => {
+                    GroupFilter::Not(Box::new(GroupFilter::AnyMember(MemberFilter::Present)))
+                }
+            },
+        },
+    })
+}
+
+/// Parses and translates a filter string on groups.
+///
+/// # Errors
+/// [`ListError::Filter`].
+pub fn parse_group_filter(raw: &str) -> Result<GroupFilter, ListError> {
+    let f = parse_filter(raw).map_err(|e| filter_err(e.to_string()))?;
+    to_group_filter(&f)
+}
+
+fn sort_field(raw: &str) -> Result<GroupField, ListError> {
+    let bad = || ListError::Param {
+        param: "sortBy",
+        message: format!(
+            "cannot sort groups by '{raw}'; sortable: id, externalId, displayName, \
+             meta.created, meta.lastModified"
+        ),
+    };
+    let path = crate::filter::parse_path(raw).map_err(|_| bad())?;
+    if path.filter.is_some() {
+        return Err(bad());
+    }
+    match group_field(&path.attr) {
+        Ok(Field::Group(g)) => Ok(g),
+        _ => Err(bad()),
+    }
+}
+
+impl ListInputs {
+    /// The domain query on groups.
+    ///
+    /// # Errors
+    /// [`ListError::Filter`] for the filter; [`ListError::Param`] for a
+    /// non-integer `startIndex` / `count`, an unknown `sortBy` or `sortOrder`.
+    pub fn group_query(&self) -> Result<GroupQuery, ListError> {
+        let (start_index, count) = self.page(MAX_PAGE_SIZE)?;
+        let filter = match self.filter.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => Some(parse_group_filter(raw)?),
+        };
+        let sort = match self.sort_by.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(raw) => Some(sort_field(raw)?),
+        };
+        Ok(GroupQuery {
+            filter,
+            sort,
+            order: self.order()?,
+            start_index,
+            count,
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;
