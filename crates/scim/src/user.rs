@@ -460,11 +460,44 @@ pub(crate) fn timestamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// The weak entity tag of a person's version, as `meta.version` and the `ETag`
+/// The weak entity tag of a version, as `meta.version` and the `ETag`
 /// header show it: `W/"<version>"`.
 #[must_use]
 pub fn version_tag(version: i64) -> String {
     format!("W/\"{version}\"")
+}
+
+/// The entity tag of a user as shown with `belonging`: `W/"<version>"` for a
+/// user in no group, else `W/"<version>.<digest>"`, where the digest covers
+/// the groups (ids and names) and the effective package. A user's `groups`
+/// and `effectivePackageId` change without a change of the person (a PATCH of
+/// a group, a group's package), so the tag follows them: a client holding an
+/// older tag gets the new representation, not a 304. Preconditions of writes
+/// (`If-Match`) compare only the version before the dot: the user's own
+/// attributes are what a write changes.
+#[must_use]
+pub fn user_tag(person: &Person, belonging: &Belonging) -> String {
+    if belonging.groups.is_empty() {
+        return version_tag(person.version);
+    }
+    // FNV-1a (64 bits): stable across builds and instances, unlike std's hasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        hash ^= 0xff;
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for g in &belonging.groups {
+        eat(g.group_id.as_uuid().as_bytes());
+        eat(g.display_name.as_bytes());
+    }
+    if let Some(p) = belonging.effective_package {
+        eat(p.as_uuid().as_bytes());
+    }
+    format!("W/\"{}.{hash:016x}\"", person.version)
 }
 
 /// The location of a user resource: `{base_url}/scim/v2/Users/{id}`.
@@ -550,7 +583,7 @@ fn out_user<'a>(person: &'a Person, belonging: &'a Belonging, base_url: &str) ->
             created: timestamp(person.created_at),
             last_modified: timestamp(person.updated_at),
             location: user_location(base_url, person.id),
-            version: version_tag(person.version),
+            version: user_tag(person, belonging),
         },
         extension: OutExtension {
             package_id: person.package_id.map(|p| p.to_string()),

@@ -314,3 +314,41 @@ fn groups_and_effective_package_are_shown_read_only() {
         .get("effectivePackageId")
         .is_none());
 }
+
+#[test]
+fn the_entity_tag_follows_groups_and_the_effective_package() {
+    let user: ScimUser = serde_json::from_value(full_user()).unwrap();
+    let person = user.into_person(org(), pid(), Utc::now()).unwrap();
+    let none = Belonging::default();
+    assert_eq!(
+        user_tag(&person, &none),
+        format!("W/\"{}\"", person.version)
+    );
+    let group = PersonGroup {
+        group_id: GroupId::parse("11111111-2222-4333-8444-555555555555").unwrap(),
+        display_name: "Engineering".into(),
+        package_id: None,
+        precedence: 0,
+    };
+    let one = Belonging {
+        groups: vec![group.clone()],
+        effective_package: None,
+    };
+    let tag = user_tag(&person, &one);
+    assert!(
+        tag.starts_with(&format!("W/\"{}.", person.version)),
+        "{tag}"
+    );
+    assert_eq!(tag, user_tag(&person, &one), "stable");
+    let mut renamed = one.clone();
+    renamed.groups[0].display_name = "Platform".into();
+    assert_ne!(tag, user_tag(&person, &renamed));
+    let mut packaged = one.clone();
+    packaged.effective_package = Some(PackageId::new());
+    assert_ne!(tag, user_tag(&person, &packaged));
+    // The rendered meta.version is the tag.
+    assert_eq!(
+        from_person(&person, &one, "http://x")["meta"]["version"],
+        tag
+    );
+}

@@ -40,6 +40,8 @@ on_both_backends!(
     discovery_describes_what_equip_supports,
 );
 
+const GROUP_EXT: &str = "urn:ietf:params:scim:schemas:extension:equip:1.0:Group";
+
 struct Resp {
     status: StatusCode,
     headers: HeaderMap,
@@ -915,19 +917,34 @@ async fn discovery_describes_what_equip_supports(app: TestApp) {
     assert_eq!(r.body["bulk"]["maxOperations"], 1000);
     assert_eq!(r.body["bulk"]["maxPayloadSize"], 1_048_576);
     let r = send(&app, w.a.get("/scim/v2/ResourceTypes")).await;
-    assert_eq!(r.body["totalResults"], 1);
+    assert_eq!(r.body["totalResults"], 2);
     assert_eq!(r.body["Resources"][0]["schemaExtensions"][0]["schema"], EXT);
+    assert_eq!(r.body["Resources"][1]["endpoint"], "/Groups");
+    assert_eq!(
+        r.body["Resources"][1]["schemaExtensions"][0]["schema"],
+        GROUP_EXT
+    );
     let r = send(&app, w.a.get("/scim/v2/ResourceTypes/User")).await;
     assert_eq!(r.body["endpoint"], "/Users");
+    let r = send(&app, w.a.get("/scim/v2/ResourceTypes/Group")).await;
+    assert_eq!(r.body["endpoint"], "/Groups");
     let r = send(&app, w.a.get("/scim/v2/Schemas")).await;
-    assert_eq!(r.body["totalResults"], 2);
+    assert_eq!(r.body["totalResults"], 4);
     let ids: Vec<&str> = r.body["Resources"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["urn:ietf:params:scim:schemas:core:2.0:User", EXT]);
+    assert_eq!(
+        ids,
+        [
+            "urn:ietf:params:scim:schemas:core:2.0:User",
+            EXT,
+            "urn:ietf:params:scim:schemas:core:2.0:Group",
+            GROUP_EXT
+        ]
+    );
     let r = send(&app, w.a.get(&format!("/scim/v2/Schemas/{EXT}"))).await;
     assert_eq!(r.status, StatusCode::OK);
     let attrs: Vec<&str> = r.body["attributes"]
@@ -943,7 +960,8 @@ async fn discovery_describes_what_equip_supports(app: TestApp) {
             "startDate",
             "status",
             "skipUserActivation",
-            "cpfNumber"
+            "cpfNumber",
+            "effectivePackageId"
         ]
     );
     let r = send(&app, w.a.get("/scim/v2/Schemas/urn:nothing")).await;

@@ -106,10 +106,34 @@ async fn group_lifecycle_with_members(app: TestApp) {
     assert_eq!(created["members"][0]["value"], ada.as_str());
     assert_eq!(created["members"][0]["display"], "ada@acme.example");
     assert_eq!(created["members"][0]["type"], "User");
-    // The user shows the group.
+    // The user shows the group, and the user's tag changed with it: a client
+    // holding the tag from before gets the new representation, not a 304.
     let (_, u) = app.call(a.get(&format!("/scim/v2/Users/{ada}"))).await;
     assert_eq!(u["groups"][0]["value"], id.as_str());
     assert_eq!(u["groups"][0]["display"], "Engineering");
+    let tag = u["meta"]["version"].as_str().unwrap().to_owned();
+    assert!(tag.starts_with("W/\"1."), "{tag}");
+    for (sent, want) in [
+        ("W/\"1\"", StatusCode::OK),
+        (tag.as_str(), StatusCode::NOT_MODIFIED),
+    ] {
+        let (s, _) = app
+            .call(
+                a.get(&format!("/scim/v2/Users/{ada}"))
+                    .insert_header(("If-None-Match", sent)),
+            )
+            .await;
+        assert_eq!(s, want, "{sent}");
+    }
+    // A write's precondition compares the user's own version.
+    let ops = patch(json!([{"op": "replace", "path": "displayName", "value": "Ada L."}]));
+    let (s, body) = app
+        .call(
+            a.scim_patch(&format!("/scim/v2/Users/{ada}"), &ops)
+                .insert_header(("If-Match", tag.as_str())),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
     // PUT replaces the members.
     let (s, put) = app
         .call(a.scim_put(

@@ -66,7 +66,7 @@ fn expected_version(
     match if_match {
         // `*` needs the group to exist, which every write checks.
         IfMatch::Absent | IfMatch::Any => Ok(None),
-        IfMatch::Versions(_) => {
+        IfMatch::Tags(_) => {
             let current = groups::get_group(ports, org, id).map_err(domain)?;
             if_match.check(current.version, "group")?;
             Ok(Some(current.version))

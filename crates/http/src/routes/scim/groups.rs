@@ -223,7 +223,7 @@ pub async fn get(
     let read = selection.clone();
     let shown = run(&state, key, move |ports, org| {
         let group = groups::get_group(ports, org, id).map_err(domain)?;
-        if if_none_match.not_modified(group.version) {
+        if if_none_match.not_modified(&version_tag(group.version)) {
             return Ok(Err(group.version));
         }
         with_members(ports, org, group, &read).map(Ok)

@@ -28,8 +28,10 @@ pub(crate) enum IfMatch {
     Absent,
     /// `*`: the resource must exist.
     Any,
-    /// One of these versions (unparseable tags are versions that never match).
-    Versions(Vec<i64>),
+    /// One of these entity tags, each its opaque text without `W/` and the
+    /// quotes: a version (`3`), or a user's version and membership digest
+    /// (`3.1f…`, [`equip_scim::user::user_tag`]).
+    Tags(Vec<String>),
 }
 
 impl IfMatch {
@@ -39,15 +41,29 @@ impl IfMatch {
         if raw == "*" {
             return Self::Any;
         }
-        Self::Versions(
+        Self::Tags(
             raw.split(',')
-                .filter_map(|t| {
+                .map(|t| {
                     let t = t.trim();
-                    let t = t.strip_prefix("W/").unwrap_or(t);
-                    t.trim_matches('"').parse::<i64>().ok()
+                    t.strip_prefix("W/")
+                        .unwrap_or(t)
+                        .trim_matches('"')
+                        .to_owned()
                 })
+                .filter(|t| !t.is_empty())
                 .collect(),
         )
+    }
+
+    /// The versions the tags name: each tag's number before any `.`
+    /// (unparseable tags name no version and never match).
+    fn versions(tags: &[String]) -> impl Iterator<Item = i64> + '_ {
+        tags.iter().filter_map(|t| {
+            t.split_once('.')
+                .map_or(t.as_str(), |(v, _)| v)
+                .parse::<i64>()
+                .ok()
+        })
     }
 
     /// The precondition in header `name` (`If-Match` / `If-None-Match`).
@@ -70,17 +86,21 @@ impl IfMatch {
         match self {
             Self::Absent => Ok(false),
             Self::Any => Ok(true),
-            Self::Versions(v) if v.contains(&current) => Ok(true),
-            Self::Versions(_) => Err(precondition_failed(resource)),
+            Self::Tags(t) if Self::versions(t).any(|v| v == current) => Ok(true),
+            Self::Tags(_) => Err(precondition_failed(resource)),
         }
     }
 
-    /// Whether a `GET` with this `If-None-Match` is answered 304 for
-    /// `current`.
-    pub(crate) fn not_modified(&self, current: i64) -> bool {
+    /// Whether a `GET` with this `If-None-Match` is answered 304 for the
+    /// current entity tag `current` (as shown: `W/"3"`).
+    pub(crate) fn not_modified(&self, current: &str) -> bool {
+        let opaque = current
+            .strip_prefix("W/")
+            .unwrap_or(current)
+            .trim_matches('"');
         match self {
             Self::Any => true,
-            Self::Versions(v) => v.contains(&current),
+            Self::Tags(t) => t.iter().any(|x| x == opaque),
             Self::Absent => false,
         }
     }
@@ -209,7 +229,7 @@ pub(crate) fn delete_user(
 ) -> Result<(), HttpError> {
     let expected = match if_match {
         IfMatch::Absent | IfMatch::Any => None,
-        IfMatch::Versions(_) => {
+        IfMatch::Tags(_) => {
             let current = people::get_person(ports, org, id).map_err(domain)?;
             if_match.check(current.version, "user")?;
             // Offboarded only if still at the version that matched.

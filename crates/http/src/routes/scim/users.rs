@@ -14,7 +14,7 @@ use equip_domain::services::people;
 use equip_scim::list::{list_response_text, ListInputs};
 use equip_scim::patch::parse_patch;
 use equip_scim::projection::project;
-use equip_scim::user::{from_person, person_json, user_location, version_tag};
+use equip_scim::user::{from_person, person_json, user_location, user_tag};
 use serde_json::Value;
 
 use super::provisioning::{
@@ -57,7 +57,7 @@ fn user_response(
     let resp = HttpResponse::build(status)
         .content_type(equip_scim::schemas::MEDIA_TYPE)
         .body(body);
-    let mut resp = with_etag(resp, &version_tag(person.version));
+    let mut resp = with_etag(resp, &user_tag(person, belonging));
     if status == StatusCode::CREATED {
         if let Ok(v) = header::HeaderValue::from_str(&user_location(base, person.id)) {
             resp.headers_mut().insert(header::LOCATION, v);
@@ -165,17 +165,17 @@ pub async fn get(
     let if_none_match = IfMatch::from_header(req.headers(), header::IF_NONE_MATCH);
     let shown = run(&state, key, move |ports, org| {
         let person = people::get_person(ports, org, id).map_err(domain)?;
-        if if_none_match.not_modified(person.version) {
-            return Ok(Err(person.version));
+        // The tag covers the groups and the effective package too.
+        let shown = with_belonging(ports, org, person)?;
+        let tag = user_tag(&shown.0, &shown.1);
+        if if_none_match.not_modified(&tag) {
+            return Ok(Err(tag));
         }
-        with_belonging(ports, org, person).map(Ok)
+        Ok(Ok(shown))
     })
     .await?;
     match shown {
-        Err(version) => Ok(with_etag(
-            HttpResponse::NotModified().finish(),
-            &version_tag(version),
-        )),
+        Err(tag) => Ok(with_etag(HttpResponse::NotModified().finish(), &tag)),
         Ok(shown) => Ok(user_response(StatusCode::OK, &shown, &base_url(&req), &q)),
     }
 }
