@@ -214,25 +214,27 @@ fn apply_members(
     group: &str,
     change: &MembersChange,
 ) -> Result<usize, Abort> {
-    let (inserted, deleted) = match change {
-        MembersChange::Keep => (0, 0),
+    match change {
+        MembersChange::Keep => Ok(0),
         MembersChange::Delta { add, remove } => {
             let deleted = remove_members(c, group, &texts(remove))?;
-            (add_members(c, org, group, &texts(add))?, deleted)
+            let inserted = add_members(c, org, group, &texts(add))?;
+            if inserted > 0 && member_count(c, group)? > MAX_MEMBERS {
+                return refuse(GroupWrite::TooManyMembers);
+            }
+            Ok(inserted + deleted)
         }
+        // The members become exactly the set (checked people): its size is
+        // the count.
         MembersChange::Replace(set) => {
             if set.len() as u64 > MAX_MEMBERS {
                 return refuse(GroupWrite::TooManyMembers);
             }
             let ids = texts(set);
             let deleted = remove_members_except(c, group, &ids)?;
-            (add_members(c, org, group, &ids)?, deleted)
+            Ok(add_members(c, org, group, &ids)? + deleted)
         }
-    };
-    if inserted > 0 && member_count(c, group)? > MAX_MEMBERS {
-        return refuse(GroupWrite::TooManyMembers);
     }
-    Ok(inserted + deleted)
 }
 
 /// Offboarding, in the caller's transaction: removes `person` from every
