@@ -79,8 +79,8 @@ fn bind_value(kind: FieldKind, v: &FilterValue) -> Bind {
     }
 }
 
-/// `col op value`, two-valued.
-fn compare(
+/// `col op value`, two-valued (also the group filter's, `crate::group_filter`).
+pub(crate) fn compare(
     sql: &mut Sql,
     backend: Backend,
     col: &str,

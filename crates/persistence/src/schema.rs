@@ -242,6 +242,32 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// Groups of people (SCIM Groups); `display_name_key` is the folded name,
+    /// unique per organization.
+    groups (id) {
+        id -> Text,
+        organization_id -> Text,
+        external_id -> Nullable<Text>,
+        display_name -> Text,
+        display_name_key -> Text,
+        package_id -> Nullable<Text>,
+        precedence -> Integer,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// One row per membership of a person in a group.
+    group_members (group_id, person_id) {
+        organization_id -> Text,
+        group_id -> Text,
+        person_id -> Text,
+    }
+}
+
+diesel::table! {
     people_active_counts (organization_id) {
         organization_id -> Text,
         n -> BigInt,
@@ -308,6 +334,7 @@ diesel::table! {
 
 diesel::joinable!(return_order_items -> return_orders (return_order_id));
 diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
+diesel::joinable!(group_members -> groups (group_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     organizations,
@@ -327,4 +354,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     inventory_levels,
     reminders,
     outbox_messages,
+    groups,
+    group_members,
 );

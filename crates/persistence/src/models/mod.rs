@@ -32,6 +32,7 @@ use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
 use crate::error::{DbError, DbResult};
 
 mod catalog;
+mod groups;
 mod inventory;
 mod levels;
 mod locations;
@@ -39,6 +40,7 @@ mod organizations;
 mod people;
 
 pub(crate) use catalog::*;
+pub(crate) use groups::*;
 pub(crate) use inventory::*;
 pub(crate) use levels::*;
 pub(crate) use locations::*;

@@ -46,7 +46,7 @@ static PEOPLE_INSERTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU
 /// (docs/performance.md, "SCIM", "WAL checkpoints off the creates' writer section").
 const CHECKPOINT_EVERY: u64 = 300;
 
-fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>> {
+pub(super) fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>> {
     match c {
         DbConnection::Sqlite(_) => Some(
             SQLITE_WRITER
@@ -364,6 +364,9 @@ impl PersonRepository for Store {
                         None => Offboarding::Missing,
                     });
                 }
+                // An offboarded person is in no group (before the early
+                // return below: also when nothing is deployed to them).
+                super::groups::leave_every_group(c, &org, &id, now)?;
                 // Items deployed to the person without an active return.
                 let active_returns = return_order_items::table
                     .filter(return_order_items::organization_id.eq(&org))

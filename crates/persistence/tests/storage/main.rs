@@ -44,6 +44,7 @@ mod support;
 mod benchmarks;
 mod connection;
 mod folding;
+mod groups;
 mod health;
 mod import;
 mod import_rules;

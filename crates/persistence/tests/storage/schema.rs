@@ -41,6 +41,8 @@ fn migrations_are_idempotent(db: &TestDatabase, store: &Store) {
         "inventory_levels",
         "reminders",
         "outbox_messages",
+        "groups",
+        "group_members",
     ] {
         assert_eq!(db.count_rows(table), 0, "{table}");
     }

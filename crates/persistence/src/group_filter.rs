@@ -1,0 +1,199 @@
+//! The domain's [`GroupFilter`] and sort order as SQL over `groups` (alias
+//! `g`) and `group_members` (alias `gm`), with bind parameters, agreeing with
+//! the in-memory reference (`GroupFilter::matches`, `sort_groups`).
+//!
+//! - `displayName` compares `display_name_key` (the name's identifier key,
+//!   the column of the unique index `groups_display_name_key`) with the
+//!   value's key: `eq` is served by that index; `co` / `sw` / `ew` and the
+//!   orderings work on the key too. `id` and `externalId` compare exactly,
+//!   `meta.created` / `meta.lastModified` as times.
+//! - Leaves are [`crate::people_filter::compare`]'s: two-valued, an absent
+//!   field matches only `ne`, orderings in byte order. A value of another
+//!   type than the field's, or `co` / `sw` / `ew` on a time, matches nothing
+//!   but an absent field with `ne` (as in the reference, also under `not`).
+//! - `present` is `IS NOT NULL` (the reference: the field has a value).
+//! - A condition on members is `EXISTS (SELECT 1 FROM group_members gm
+//!   WHERE gm.group_id = g.id AND …)`: answered from the primary key
+//!   `(group_id, person_id)`, never by reading a group's members.
+
+use equip_domain::group_query::{
+    GroupField, GroupFilter, GroupQuery, MemberFilter, MEMBER_VALUE_KIND,
+};
+use equip_domain::person_query::{CompareOp, FieldKind, FilterValue, SortOrder};
+
+use crate::connection::Backend;
+use crate::people_filter::compare;
+use crate::sql_builder::{byte_order, Bind, Sql};
+
+/// Whether a query's statements come in a bounded number of shapes and are
+/// worth keeping prepared (PostgreSQL): one condition, in the default order.
+fn bounded_shape(query: &GroupQuery) -> bool {
+    let leaf = match &query.filter {
+        None => false,
+        Some(GroupFilter::Compare(..) | GroupFilter::Present(_)) => true,
+        Some(GroupFilter::AnyMember(m)) => {
+            matches!(m, MemberFilter::Compare(..) | MemberFilter::Present)
+        }
+        Some(_) => false,
+    };
+    leaf && query.sort.is_none()
+}
+
+/// Column of a group field (`display_name_key` for the name: the folded form
+/// it compares and sorts in).
+fn column(f: GroupField) -> &'static str {
+    match f {
+        GroupField::Id => "g.id",
+        GroupField::ExternalId => "g.external_id",
+        GroupField::DisplayName => "g.display_name_key",
+        GroupField::Created => "g.created_at",
+        GroupField::LastModified => "g.updated_at",
+    }
+}
+
+/// Whether `v` is a value `op` compares a field of `kind` with. Otherwise the
+/// reference's comparison holds only for `ne` on an absent field.
+fn fits(kind: FieldKind, op: CompareOp, v: &FilterValue) -> bool {
+    let substring = matches!(op, CompareOp::Co | CompareOp::Sw | CompareOp::Ew);
+    match (kind, v) {
+        (FieldKind::Text { .. } | FieldKind::Identifier, FilterValue::Text(_)) => true,
+        (FieldKind::Time, FilterValue::Time(_))
+        | (FieldKind::Bool, FilterValue::Bool(_))
+        | (FieldKind::Date, FilterValue::Date(_)) => !substring,
+        _ => false,
+    }
+}
+
+fn leaf(
+    sql: &mut Sql,
+    backend: Backend,
+    col: &str,
+    kind: FieldKind,
+    op: CompareOp,
+    v: &FilterValue,
+) {
+    if fits(kind, op, v) {
+        compare(sql, backend, col, kind, op, v);
+    } else if op == CompareOp::Ne {
+        sql.push_sql("(").push_sql(col).push_sql(" IS NULL)");
+    } else {
+        sql.push_sql("(1 = 0)");
+    }
+}
+
+fn member_sql(sql: &mut Sql, backend: Backend, m: &MemberFilter) {
+    match m {
+        MemberFilter::Compare(op, v) => {
+            leaf(sql, backend, "gm.person_id", MEMBER_VALUE_KIND, *op, v)
+        }
+        // Every member has an id.
+        MemberFilter::Present => {
+            sql.push_sql("(1 = 1)");
+        }
+        MemberFilter::And(a, b) => {
+            sql.push_sql("(");
+            member_sql(sql, backend, a);
+            sql.push_sql(" AND ");
+            member_sql(sql, backend, b);
+            sql.push_sql(")");
+        }
+        MemberFilter::Or(a, b) => {
+            sql.push_sql("(");
+            member_sql(sql, backend, a);
+            sql.push_sql(" OR ");
+            member_sql(sql, backend, b);
+            sql.push_sql(")");
+        }
+        MemberFilter::Not(a) => {
+            sql.push_sql("(NOT ");
+            member_sql(sql, backend, a);
+            sql.push_sql(")");
+        }
+    }
+}
+
+/// Appends the condition of `f` on the row alias `g`.
+fn filter_sql(sql: &mut Sql, backend: Backend, f: &GroupFilter) {
+    match f {
+        GroupFilter::Compare(field, op, v) => {
+            leaf(sql, backend, column(*field), field.kind(), *op, v)
+        }
+        GroupFilter::Present(field) => {
+            sql.push_sql("(")
+                .push_sql(column(*field))
+                .push_sql(" IS NOT NULL)");
+        }
+        GroupFilter::AnyMember(m) => {
+            sql.push_sql("EXISTS (SELECT 1 FROM group_members gm WHERE gm.group_id = g.id AND ");
+            member_sql(sql, backend, m);
+            sql.push_sql(")");
+        }
+        GroupFilter::And(a, b) => {
+            sql.push_sql("(");
+            filter_sql(sql, backend, a);
+            sql.push_sql(" AND ");
+            filter_sql(sql, backend, b);
+            sql.push_sql(")");
+        }
+        GroupFilter::Or(a, b) => {
+            sql.push_sql("(");
+            filter_sql(sql, backend, a);
+            sql.push_sql(" OR ");
+            filter_sql(sql, backend, b);
+            sql.push_sql(")");
+        }
+        GroupFilter::Not(a) => {
+            sql.push_sql("(NOT ");
+            filter_sql(sql, backend, a);
+            sql.push_sql(")");
+        }
+    }
+}
+
+/// `FROM groups g WHERE g.organization_id = ? [AND <filter>]`.
+pub(crate) fn from_where(sql: &mut Sql, backend: Backend, organization: &str, query: &GroupQuery) {
+    // As people_filter: kept prepared on PostgreSQL for the bounded shapes only.
+    if backend == Backend::Sqlite || !bounded_shape(query) {
+        sql.uncached();
+    }
+    sql.push_sql(" FROM groups g WHERE g.organization_id = ");
+    sql.push_bind(organization);
+    if let Some(f) = &query.filter {
+        sql.push_sql(" AND ");
+        filter_sql(sql, backend, f);
+    }
+}
+
+/// `ORDER BY …` (absent values last when ascending, first when descending,
+/// texts in byte order), then creation time and id, then `LIMIT` / `OFFSET`.
+pub(crate) fn order_and_page(sql: &mut Sql, backend: Backend, query: &GroupQuery) {
+    sql.push_sql(" ORDER BY ");
+    if let Some(field) = query.sort {
+        let col = column(field);
+        let dir = match query.order {
+            SortOrder::Ascending => " ASC",
+            SortOrder::Descending => " DESC",
+        };
+        sql.push_sql("(")
+            .push_sql(col)
+            .push_sql(" IS NULL)")
+            .push_sql(dir)
+            .push_sql(", ")
+            .push_sql(col);
+        if matches!(field.kind(), FieldKind::Text { .. } | FieldKind::Identifier) {
+            sql.push_sql(byte_order(backend));
+        }
+        sql.push_sql(dir).push_sql(", ");
+    }
+    // Lowercase hyphenated UUIDs order alike in every collation, so the
+    // index groups_organization_created_idx serves the default order.
+    sql.push_sql("g.created_at ASC, g.id ASC LIMIT ");
+    sql.push_bind(i64::from(query.count));
+    sql.push_sql(" OFFSET ");
+    sql.push_bind(Bind::BigInt(
+        i64::try_from(query.start_index.saturating_sub(1)).unwrap_or(i64::MAX),
+    ));
+}
+
+#[cfg(test)]
+mod tests;
