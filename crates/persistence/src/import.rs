@@ -15,7 +15,7 @@
 //!
 //! Any error returns before commit, so nothing is written.
 //!
-//! Over 500 lines on purpose: the upserts of seven kinds and their child rows,
+//! Over 500 lines on purpose: the upserts of eight kinds and their child rows,
 //! in dependency order, are one transaction's sequence and share its macros.
 
 use std::collections::{HashMap, HashSet};
@@ -36,13 +36,14 @@ use equip_domain::location::WarehouseOwner;
 use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::models::{
-    db_time, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow, PersonRows, PricingRow,
-    ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow, WarehouseRow,
+    db_time, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow, PersonRows,
+    PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
+    WarehouseRow,
 };
 use crate::schema::{
-    inventory_item_pricing, inventory_item_tags, inventory_items, inventory_levels, offices,
-    packages, people, person_emails, return_order_items, return_orders, skus, warehouse_grants,
-    warehouses,
+    group_members, groups, inventory_item_pricing, inventory_item_tags, inventory_items,
+    inventory_levels, offices, packages, people, person_emails, return_order_items, return_orders,
+    skus, warehouse_grants, warehouses,
 };
 
 use crate::sql_builder::ID_CHUNK;
@@ -69,7 +70,8 @@ pub(crate) const ANALYZE_AFTER: usize = 1_000;
 /// Tables an import writes.
 const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, packages, people, \
      person_emails, inventory_items, inventory_item_pricing, inventory_item_tags, return_orders, \
-     return_order_items, inventory_levels, inventory_listing, inventory_counts";
+     return_order_items, inventory_levels, inventory_listing, inventory_counts, groups, \
+     group_members";
 
 /// After a bulk import, refreshes the query planner's statistics (PostgreSQL:
 /// `ANALYZE`; SQLite: `PRAGMA optimize`, and the search index's segments are
@@ -204,6 +206,17 @@ struct Rows {
     people: Vec<PersonRows>,
     items: Vec<ItemRows>,
     levels: Vec<LevelRow>,
+    groups: Vec<GroupRow>,
+    members: Vec<GroupMemberRow>,
+}
+
+/// One membership of an imported group.
+#[derive(Insertable)]
+#[diesel(table_name = group_members)]
+struct GroupMemberRow {
+    organization_id: String,
+    group_id: String,
+    person_id: String,
 }
 
 impl Rows {
@@ -235,6 +248,23 @@ impl Rows {
                 .map(ItemRows::from_domain)
                 .collect::<DbResult<_>>()?,
             levels: batch.inventory_levels.iter().map(LevelRow::from).collect(),
+            groups: batch
+                .groups
+                .iter()
+                .map(|g| GroupRow::from(&g.group))
+                .collect(),
+            members: batch
+                .groups
+                .iter()
+                .flat_map(|g| {
+                    let group = g.group.id.to_string();
+                    g.members.iter().map(move |m| GroupMemberRow {
+                        organization_id: org.to_owned(),
+                        group_id: group.clone(),
+                        person_id: m.to_string(),
+                    })
+                })
+                .collect(),
         })
     }
 }
@@ -528,6 +558,36 @@ fn write(
     );
     all_written("inventoryLevels", written, rows.levels.len())?;
     progress.advance(rows.levels.len());
+
+    // Groups: park changing names first so that two groups can swap names;
+    // a stored group's version increases and its members are replaced.
+    for chunk in texts(&changes.groups_to_park).chunks(ID_CHUNK) {
+        diesel::update(groups::table.filter(groups::id.eq_any(chunk)))
+            .set(groups::display_name_key.eq(groups::id.concat(PARKED)))
+            .execute(c)?;
+    }
+    let written = upsert_by_id!(
+        c,
+        groups,
+        rows.groups,
+        [
+            external_id,
+            display_name,
+            display_name_key,
+            package_id,
+            precedence,
+            updated_at,
+        ]
+    );
+    all_written("groups", written, rows.groups.len())?;
+    for chunk in texts(&changes.groups).chunks(ID_CHUNK) {
+        diesel::update(groups::table.filter(groups::id.eq_any(chunk)))
+            .set(groups::version.eq(groups::version + 1))
+            .execute(c)?;
+    }
+    delete_where_in!(c, group_members, group_id, texts(&changes.groups));
+    insert_all!(c, group_members, rows.members, 3);
+    progress.advance(rows.groups.len());
     Ok(())
 }
 

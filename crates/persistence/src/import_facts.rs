@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::stored::{
-    StoredFacts, StoredKeys, StoredLevel, StoredPackage, StoredPerson, StoredReturnLine,
-    StoredWarehouse,
+    StoredFacts, StoredGroup, StoredKeys, StoredLevel, StoredPackage, StoredPerson,
+    StoredReturnLine, StoredWarehouse,
 };
 use equip_domain::import::ImportBatch;
 use equip_domain::person::PersonStatus;
@@ -21,7 +21,7 @@ use crate::connection::DbConnection;
 use crate::error::{DbError, DbResult};
 use crate::models::{parse_id, WarehouseRow};
 use crate::schema::{
-    inventory_items, inventory_levels, offices, packages, people, return_order_items,
+    groups, inventory_items, inventory_levels, offices, packages, people, return_order_items,
     return_orders, skus, warehouse_grants, warehouses,
 };
 
@@ -72,7 +72,44 @@ pub(crate) fn read(
     read_people(c, organization, &keys, &mut facts)?;
     read_return_lines(c, &keys, &mut facts)?;
     read_levels(c, organization, &keys, &mut facts)?;
+    read_groups(c, organization, &keys, &mut facts)?;
     Ok(facts)
+}
+
+fn read_groups(
+    c: &mut DbConnection,
+    organization: &str,
+    keys: &StoredKeys,
+    facts: &mut StoredFacts,
+) -> DbResult<()> {
+    for chunk in texts(&keys.groups).chunks(CHUNK) {
+        let rows: Vec<(String, String, String)> = groups::table
+            .filter(groups::id.eq_any(chunk))
+            .select((
+                groups::id,
+                groups::organization_id,
+                groups::display_name_key,
+            ))
+            .load(c)?;
+        for (id, o, display_name_key) in rows {
+            let stored = StoredGroup {
+                organization: parse_id(&o)?,
+                display_name_key,
+            };
+            facts.groups.insert(typed(&id)?, stored);
+        }
+    }
+    for chunk in keys.group_name_keys.chunks(CHUNK) {
+        let rows: Vec<(String, String)> = groups::table
+            .filter(groups::organization_id.eq(organization))
+            .filter(groups::display_name_key.eq_any(chunk))
+            .select((groups::id, groups::display_name_key))
+            .load(c)?;
+        for (id, key) in rows {
+            facts.groups_with_batch_names.push((typed(&id)?, key));
+        }
+    }
+    Ok(())
 }
 
 fn read_warehouses(

@@ -12,6 +12,7 @@ use proptest::test_runner::{Config, TestRunner};
 use equip_domain::group::{Group, GroupFields, Member, MembersChange, PersonGroup, MAX_MEMBERS};
 use equip_domain::group_query::{GroupField, GroupFilter, GroupQuery, MemberFilter};
 use equip_domain::ids::GroupId;
+use equip_domain::import::ImportedGroup;
 use equip_domain::person_query::{CompareOp, FilterValue, SortOrder};
 use equip_domain::ports::{GroupChange, GroupRepository, GroupWrite, Offboarding};
 use equip_domain::testing::InMemoryStore;
@@ -30,6 +31,7 @@ storage_tests!(
     listing_agrees_with_the_reference,
     the_member_limit_counts_the_members_after_the_change,
     concurrent_member_additions_from_two_stores_all_land,
+    an_import_writes_groups_and_replaces_their_members,
 );
 
 // ---------------------------------------------------------------------------
@@ -1088,5 +1090,61 @@ fn listing_agrees_with_the_reference(_db: &TestDatabase, store: &Store) {
             text(&people[0].id.to_string())
         ))),
         8
+    );
+}
+
+/// `equip import` of groups: members and package written, a re-import
+/// replaces the members and moves the version, two groups may swap names,
+/// another organization's people are refused and nothing is written.
+fn an_import_writes_groups_and_replaces_their_members(db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Acme");
+    let other = new_org(store, "Other");
+    let crew = people(store, &org, 3);
+    let stranger = people(store, &other, 1);
+    let kit = package(store, &org, "kit");
+    let mut eng = group(&org, "Engineering", Utc::now());
+    eng.package_id = Some(kit);
+    let sales = group(&org, "Sales", Utc::now());
+    let mut batch = ImportBatch {
+        groups: vec![
+            ImportedGroup {
+                group: eng.clone(),
+                members: vec![crew[0].id, crew[1].id],
+            },
+            ImportedGroup {
+                group: sales.clone(),
+                members: vec![crew[2].id],
+            },
+        ],
+        ..ImportBatch::default()
+    };
+    let summary = import(store, &org, &batch).unwrap();
+    assert_eq!(summary.groups, 2);
+    let stored = store.find_group(org.id, eng.id).unwrap().unwrap();
+    assert_eq!((stored.version, stored.package_id), (1, Some(kit)));
+    assert_eq!(
+        member_ids(store, &org, eng.id),
+        sorted(vec![crew[0].id, crew[1].id])
+    );
+    // Again, with other members and the names swapped.
+    batch.groups[0].members = vec![crew[2].id];
+    batch.groups[0].group.display_name = "Sales".into();
+    batch.groups[1].group.display_name = "Engineering".into();
+    import(store, &org, &batch).unwrap();
+    let stored = store.find_group(org.id, eng.id).unwrap().unwrap();
+    assert_eq!((stored.version, stored.display_name.as_str()), (2, "Sales"));
+    assert_eq!(member_ids(store, &org, eng.id), vec![crew[2].id]);
+    assert_eq!(db.count_rows("group_members"), 2);
+    // A person of another organization: refused, nothing written.
+    batch.groups[0].members = vec![stranger[0].id];
+    let err = import(store, &org, &batch).unwrap_err();
+    assert!(
+        format!("{err:?}").contains("groups[0].members[0]"),
+        "{err:?}"
+    );
+    assert_eq!(member_ids(store, &org, eng.id), vec![crew[2].id]);
+    assert_eq!(
+        store.find_group(org.id, eng.id).unwrap().unwrap().version,
+        2
     );
 }

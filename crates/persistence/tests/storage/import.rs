@@ -225,6 +225,7 @@ fn full_batch(org: &Organization) -> ImportBatch {
         people: vec![ada, leaving],
         inventory: vec![full, label, physical, not_chosen],
         inventory_levels: levels,
+        groups: Vec::new(),
     }
 }
 
@@ -243,6 +244,7 @@ fn import_round_trip_keeps_every_field(db: &TestDatabase, store: &Store) {
             people: 2,
             inventory: 4,
             inventory_levels: 3,
+            groups: 0,
         }
     );
     for w in &batch.warehouses {

@@ -163,7 +163,7 @@ async fn each_operation_follows_the_single_user_rules_and_fails_alone(app: TestA
                 "schemas": [PATCH_OP], "Operations": [{"op": "explode", "path": "active"}]
             }},
             {"method": "PUT", "path": "/Users/not-a-uuid", "data": okta_user("q@acme.example")},
-            {"method": "POST", "bulkId": "9", "path": "/Groups", "data": {}}
+            {"method": "POST", "bulkId": "9", "path": "/Devices", "data": {}}
         ])),
     )
     .await;
