@@ -110,6 +110,9 @@ fn attr_json(a: &AttrDef) -> Value {
             json!(a.reference_types)
         };
     }
+    if !a.canonical_values.is_empty() {
+        v["canonicalValues"] = json!(a.canonical_values);
+    }
     if !a.sub.is_empty() {
         v["subAttributes"] = Value::Array(a.sub.iter().map(attr_json).collect());
     }
@@ -210,6 +213,10 @@ mod tests {
         assert_eq!(s[2]["id"], schemas::GROUP);
         assert_eq!(attr(&s[2], "displayName")["required"], true);
         assert_eq!(attr(&s[2], "members")["multiValued"], true);
+        assert_eq!(
+            attr(&s[2], "members")["subAttributes"][3]["canonicalValues"],
+            json!(["User"])
+        );
         assert_eq!(
             s[2]["meta"]["location"],
             format!("http://x/scim/v2/Schemas/{}", schemas::GROUP)

@@ -262,13 +262,14 @@ struct OutMeta {
 struct OutExtension {
     #[serde(skip_serializing_if = "Option::is_none")]
     package_id: Option<String>,
-    precedence: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    precedence: Option<i32>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct OutGroup<'a> {
-    schemas: [&'static str; 2],
+    schemas: &'static [&'static str],
     id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     external_id: Option<&'a str>,
@@ -276,13 +277,26 @@ struct OutGroup<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     members: Option<Vec<OutMember<'a>>>,
     meta: OutMeta,
-    #[serde(rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:Group")]
-    extension: OutExtension,
+    #[serde(
+        rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:Group",
+        skip_serializing_if = "Option::is_none"
+    )]
+    extension: Option<OutExtension>,
 }
 
 fn out_group<'a>(group: &'a Group, members: Option<&'a [Member]>, base_url: &str) -> OutGroup<'a> {
+    // The extension is shown when it holds something: a package, or a
+    // precedence other than the default 0 (absent means 0).
+    let extension = (group.package_id.is_some() || group.precedence != 0).then(|| OutExtension {
+        package_id: group.package_id.map(|p| p.to_string()),
+        precedence: (group.precedence != 0).then_some(group.precedence),
+    });
     OutGroup {
-        schemas: [schemas::GROUP, schemas::EQUIP_GROUP_EXTENSION],
+        schemas: if extension.is_some() {
+            &[schemas::GROUP, schemas::EQUIP_GROUP_EXTENSION]
+        } else {
+            &[schemas::GROUP]
+        },
         id: group.id.to_string(),
         external_id: group.external_id.as_deref(),
         display_name: &group.display_name,
@@ -303,10 +317,7 @@ fn out_group<'a>(group: &'a Group, members: Option<&'a [Member]>, base_url: &str
             location: group_location(base_url, group.id),
             version: version_tag(group.version),
         },
-        extension: OutExtension {
-            package_id: group.package_id.map(|p| p.to_string()),
-            precedence: group.precedence,
-        },
+        extension,
     }
 }
 

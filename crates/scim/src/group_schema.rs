@@ -26,6 +26,7 @@ const MEMBERS_SUB: &[AttrDef] = &[
     },
     AttrDef {
         mutability: "immutable",
+        canonical_values: &["User"],
         ..s("type", "Always User: a group's members are users.")
     },
 ];

@@ -33,6 +33,8 @@ pub struct AttrDef {
     pub sub: &'static [AttrDef],
     /// What a `reference` names (`User`, `Group`); empty: a URI.
     pub reference_types: &'static [&'static str],
+    /// The values the attribute takes (`canonicalValues`); empty: any.
+    pub canonical_values: &'static [&'static str],
 }
 
 /// A read-write, optional, single-valued string attribute.
@@ -49,6 +51,7 @@ pub(crate) const fn s(name: &'static str, description: &'static str) -> AttrDef 
         description,
         sub: &[],
         reference_types: &[],
+        canonical_values: &[],
     }
 }
 

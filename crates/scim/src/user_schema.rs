@@ -131,6 +131,7 @@ const GROUPS_SUB: &[AttrDef] = &[
     },
     AttrDef {
         mutability: "readOnly",
+        canonical_values: &["direct"],
         ..s("type", "Always direct: equip has no nested groups.")
     },
 ];

@@ -153,7 +153,7 @@ const SCIM: Scopes = &[
 
 /// `/scim/v2`: Users, Groups, Bulk, CSV upload and discovery.
 fn register_scim(s: &mut impl Sink) {
-    use scim::{bulk, csv, discovery, groups, users};
+    use scim::{bulk, csv, discovery, groups, root_search, users};
     add(s, "/scim/v2/Users", "GET, POST", SCIM, |r| {
         r.route(get().to(users::list))
             .route(web::post().to(users::create))
@@ -171,9 +171,9 @@ fn register_scim(s: &mut impl Sink) {
         ))
         .route(web::post().to(bulk::bulk))
     });
-    // RFC 7644 §3.4.3: a search at the root spans every resource type (Users only).
+    // RFC 7644 §3.4.3: a search at the root spans every resource type.
     add(s, "/scim/v2/.search", "POST", SCIM, |r| {
-        r.route(web::post().to(users::search))
+        r.route(web::post().to(root_search::search))
     });
     add(
         s,

@@ -24,6 +24,7 @@ on_both_backends!(
     concurrent_member_patches_from_two_instances_all_apply,
     bulk_creates_users_and_a_group_referring_to_them,
     etags_and_preconditions_on_groups,
+    root_search_spans_users_and_groups,
 );
 
 const GROUP: &str = "urn:ietf:params:scim:schemas:core:2.0:Group";
@@ -594,4 +595,54 @@ async fn etags_and_preconditions_on_groups(app: TestApp) {
         )
         .await;
     assert_eq!(s, StatusCode::PRECONDITION_FAILED);
+}
+
+async fn root_search_spans_users_and_groups(app: TestApp) {
+    let a = app.world().a;
+    let ada = user(&app, "ada@acme.example").await;
+    user(&app, "bob@acme.example").await;
+    group(&app, "Engineering", &[&ada]).await;
+    let search = |body: Value| a.scim_post("/scim/v2/.search", &body);
+    let req = |filter: Option<&str>, start: u64, count: u64| {
+        let mut body = json!({
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+            "startIndex": start, "count": count
+        });
+        if let Some(f) = filter {
+            body["filter"] = json!(f);
+        }
+        search(body)
+    };
+    // Everything: the users, then the groups, paged as one list.
+    let (s, all) = app.call(req(None, 1, 50)).await;
+    assert_eq!(s, StatusCode::OK, "{all}");
+    assert_eq!(all["totalResults"], 3);
+    let kinds: Vec<&str> = all["Resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["meta"]["resourceType"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["User", "User", "Group"]);
+    let (_, page) = app.call(req(None, 2, 2)).await;
+    let kinds: Vec<&str> = page["Resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["meta"]["resourceType"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        (page["startIndex"].clone(), kinds),
+        (json!(2), vec!["User", "Group"])
+    );
+    // A filter only groups understand selects groups; one neither does is 400.
+    let (s, only) = app
+        .call(req(Some(&format!("members.value eq \"{ada}\"")), 1, 50))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{only}");
+    assert_eq!(only["totalResults"], 1);
+    assert_eq!(only["Resources"][0]["displayName"], "Engineering");
+    let (s, body) = app.call(req(Some("nickName eq \"x\""), 1, 50)).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["scimType"], "invalidFilter");
 }

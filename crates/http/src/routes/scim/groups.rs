@@ -9,6 +9,7 @@ use actix_web::http::header;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::group::{Group, Member};
+use equip_domain::group_query::GroupQuery;
 use equip_domain::ids::{GroupId, OrganizationId};
 use equip_domain::ports::GroupRepository;
 use equip_domain::services::groups;
@@ -25,7 +26,7 @@ use super::provisioning::{patch_error, IfMatch};
 use super::{base_url, domain, list_error, param, run, with_etag, Query};
 use crate::auth::Authenticated;
 use crate::error::HttpError;
-use crate::state::AppState;
+use crate::state::{AppState, Ports};
 
 /// `attributes` and `excludedAttributes` of an answer.
 #[derive(Debug, Clone, Default)]
@@ -127,6 +128,35 @@ fn group_response(
     resp
 }
 
+/// A page of groups for `query` (with their members when the answer shows
+/// them), each rendered as `inputs` select: the number matching in all and
+/// the resources (JSON text). Runs on the blocking pool.
+pub(crate) fn render_page(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    query: GroupQuery,
+    inputs: &ListInputs,
+    base: &str,
+) -> Result<(u64, Vec<String>), HttpError> {
+    let selection = Selection {
+        attributes: inputs.attributes.clone(),
+        excluded: inputs.excluded_attributes.clone(),
+    };
+    let page = groups::list_groups(ports, org, query).map_err(domain)?;
+    let members = members_of_page(ports, org, &page.groups, &selection)?;
+    let resources = page
+        .groups
+        .iter()
+        .map(|g| {
+            let of_group = members
+                .as_ref()
+                .map(|m| m.get(&g.id).map_or(&[][..], Vec::as_slice));
+            selection.render(g, of_group, base)
+        })
+        .collect();
+    Ok((page.total, resources))
+}
+
 /// A list response: the page (and, when shown, its groups' members) read
 /// and rendered on the blocking pool.
 async fn run_list(
@@ -137,24 +167,9 @@ async fn run_list(
 ) -> Result<HttpResponse, HttpError> {
     let query = inputs.group_query().map_err(list_error)?;
     let start = query.start_index;
-    let selection = Selection {
-        attributes: inputs.attributes,
-        excluded: inputs.excluded_attributes,
-    };
     let body = run(state, key, move |ports, org| {
-        let page = groups::list_groups(ports, org, query).map_err(domain)?;
-        let members = members_of_page(ports, org, &page.groups, &selection)?;
-        let resources: Vec<String> = page
-            .groups
-            .iter()
-            .map(|g| {
-                let of_group = members
-                    .as_ref()
-                    .map(|m| m.get(&g.id).map_or(&[][..], Vec::as_slice));
-                selection.render(g, of_group, &base)
-            })
-            .collect();
-        Ok(list_response_text(page.total, start, &resources))
+        let (total, resources) = render_page(ports, org, query, &inputs, &base)?;
+        Ok(list_response_text(total, start, &resources))
     })
     .await?;
     Ok(HttpResponse::Ok()

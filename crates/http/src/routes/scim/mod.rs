@@ -9,6 +9,7 @@ pub mod discovery;
 mod group_provisioning;
 pub mod groups;
 mod provisioning;
+pub mod root_search;
 pub mod users;
 
 use std::collections::HashMap;

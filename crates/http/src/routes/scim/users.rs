@@ -9,6 +9,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::ids::OrganizationId;
 use equip_domain::person::Person;
+use equip_domain::person_query::PersonQuery;
 use equip_domain::services::groups::{self, Belonging};
 use equip_domain::services::people;
 use equip_scim::list::{list_response_text, ListInputs};
@@ -66,6 +67,44 @@ fn user_response(
     resp
 }
 
+/// A page of users for `query`, each rendered as `inputs` select: the
+/// number matching in all and the resources (JSON text). Runs on the
+/// blocking pool.
+pub(crate) fn render_page(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    query: PersonQuery,
+    inputs: &ListInputs,
+    base: &str,
+) -> Result<(u64, Vec<String>), HttpError> {
+    let page = people::list_people(ports, org, query).map_err(domain)?;
+    let page_people: Vec<&Person> = page.people.iter().collect();
+    let mut belonging = if page_people.is_empty() {
+        HashMap::new()
+    } else {
+        groups::belonging_of(ports, org, &page_people).map_err(domain)?
+    };
+    let selected = inputs.attributes.is_some() || inputs.excluded_attributes.is_some();
+    let resources = page
+        .people
+        .iter()
+        .map(|p| {
+            let b = belonging.remove(&p.id).unwrap_or_default();
+            if selected {
+                project(
+                    from_person(p, &b, base),
+                    inputs.attributes.as_deref(),
+                    inputs.excluded_attributes.as_deref(),
+                )
+                .to_string()
+            } else {
+                person_json(p, &b, base)
+            }
+        })
+        .collect();
+    Ok((page.total, resources))
+}
+
 /// A list response: the page read and rendered on the blocking pool.
 async fn run_list(
     state: &AppState,
@@ -76,32 +115,8 @@ async fn run_list(
     let query = inputs.query().map_err(list_error)?;
     let start = query.start_index;
     let body = run(state, key, move |ports, org| {
-        let page = people::list_people(ports, org, query).map_err(domain)?;
-        let page_people: Vec<&Person> = page.people.iter().collect();
-        let mut belonging = if page_people.is_empty() {
-            HashMap::new()
-        } else {
-            groups::belonging_of(ports, org, &page_people).map_err(domain)?
-        };
-        let selected = inputs.attributes.is_some() || inputs.excluded_attributes.is_some();
-        let resources: Vec<String> = page
-            .people
-            .iter()
-            .map(|p| {
-                let b = belonging.remove(&p.id).unwrap_or_default();
-                if selected {
-                    project(
-                        from_person(p, &b, &base),
-                        inputs.attributes.as_deref(),
-                        inputs.excluded_attributes.as_deref(),
-                    )
-                    .to_string()
-                } else {
-                    person_json(p, &b, &base)
-                }
-            })
-            .collect();
-        Ok(list_response_text(page.total, start, &resources))
+        let (total, resources) = render_page(ports, org, query, &inputs, &base)?;
+        Ok(list_response_text(total, start, &resources))
     })
     .await?;
     Ok(HttpResponse::Ok()
@@ -120,7 +135,7 @@ pub async fn list(
     run_list(&state, key, inputs, base_url(&req)).await
 }
 
-/// `POST /scim/v2/Users/.search` (and `/scim/v2/.search`).
+/// `POST /scim/v2/Users/.search`.
 pub async fn search(
     key: Authenticated,
     state: web::Data<AppState>,
