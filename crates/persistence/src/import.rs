@@ -528,6 +528,28 @@ fn write(
         .flat_map(|p| p.emails.iter().cloned())
         .collect();
     insert_all!(c, person_emails, emails, 7);
+    // People the batch stores as no longer provisioned leave every group, as
+    // offboarding does; their groups' versions move.
+    let leaving: Vec<String> = batch
+        .people
+        .iter()
+        .filter(|p| !p.is_provisioned())
+        .map(|p| p.id.to_string())
+        .collect();
+    let now = db_time(Utc::now());
+    for chunk in leaving.chunks(ID_CHUNK) {
+        let their_groups = group_members::table
+            .filter(group_members::person_id.eq_any(chunk))
+            .select(group_members::group_id);
+        diesel::update(groups::table.filter(groups::id.eq_any(their_groups)))
+            .set((
+                groups::version.eq(groups::version + 1),
+                groups::updated_at.eq(now),
+            ))
+            .execute(c)?;
+        diesel::delete(group_members::table.filter(group_members::person_id.eq_any(chunk)))
+            .execute(c)?;
+    }
     progress.advance(batch.people.len());
 
     // Inventory items, in slices so that progress moves on big files.

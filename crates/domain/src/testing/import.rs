@@ -72,6 +72,9 @@ impl ImportRepository for InMemoryStore {
         }
         for x in &batch.people {
             upsert(&mut s.people, x, |x| x.id);
+            if !x.is_provisioned() {
+                super::groups::leave_every_group(&mut s, organization, x.id, Utc::now());
+            }
         }
         for x in &batch.inventory {
             upsert(&mut s.inventory, x, |x| x.id);

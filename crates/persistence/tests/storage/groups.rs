@@ -1147,4 +1147,17 @@ fn an_import_writes_groups_and_replaces_their_members(db: &TestDatabase, store: 
         store.find_group(org.id, eng.id).unwrap().unwrap().version,
         2
     );
+    // A person the import offboards leaves every group, as offboarding does.
+    let mut gone = crew[2].clone();
+    gone.status = equip_domain::person::PersonStatus::Offboarding;
+    let offboard = ImportBatch {
+        people: vec![gone],
+        ..ImportBatch::default()
+    };
+    import(store, &org, &offboard).unwrap();
+    assert!(member_ids(store, &org, eng.id).is_empty());
+    assert_eq!(
+        store.find_group(org.id, eng.id).unwrap().unwrap().version,
+        3
+    );
 }
