@@ -3,7 +3,7 @@
 # against the Python reference server scim2-server 0.8.3, in the same run, with
 # the same requests.
 #   1. USERS users (MEMBERS of them in one group "bench-big", the rest a pool
-#      for PATCHes), then GROUPS groups "team-<i>" of 3 members each;
+#      for PATCHes), then TEAMS groups "team-<i>" of 3 members each;
 #   2. PATCH timing: ROUNDS times, a new group of MEMBERS members, then one
 #      PATCH adding BATCH members to it (median and max milliseconds);
 #   3. wrk for DURATION at CONNECTIONS connections: GET /Users/{random id}
@@ -16,14 +16,14 @@
 # group's picks a distinct resource per request.
 # Prints a Markdown table (requests/s, equip ÷ scim2-server). Needs wrk
 # (apt-get install -y wrk); a venv for scim2-server under ~/.cache/equip.
-# USERS, MEMBERS, GROUPS, BATCH, ROUNDS, DURATION, CONNECTIONS, BACKENDS
+# USERS, MEMBERS, TEAMS, BATCH, ROUNDS, DURATION, CONNECTIONS, BACKENDS
 # ("sqlite postgres") and PG_URL override the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 users="${USERS:-15000}"
 members="${MEMBERS:-10000}"
-groups="${GROUPS:-1000}"
+teams="${TEAMS:-1000}"
 batch="${BATCH:-1000}"
 rounds="${ROUNDS:-5}"
 duration="${DURATION:-10s}"
@@ -125,8 +125,8 @@ prepare() {
   python3 scripts/lib/seed_users.py "$base$prefix" "$auth" "$users" >"$work/$name.ids"
   echo "bench-groups: $name: creating groups ..." >&2
   local t0; t0=$(date +%s.%N)
-  python3 scripts/lib/groups_bench.py setup "$base$prefix" "$auth" "$work/$name.ids" "$members" "$groups" "$work/$name"
-  python3 -c "import time; print(f'$name: creating the $members-member group and $groups groups: {time.time() - $t0:.1f} s')" >>"$work/notes"
+  python3 scripts/lib/groups_bench.py setup "$base$prefix" "$auth" "$work/$name.ids" "$members" "$teams" "$work/$name"
+  python3 -c "import time; print(f'$name: creating the $members-member group and $teams groups: {time.time() - $t0:.1f} s')" >>"$work/notes"
   echo "bench-groups: $name: PATCH timing ..." >&2
   python3 scripts/lib/groups_bench.py patch "$base$prefix" "$auth" "$work/$name.ids" "$members" "$rounds" "$batch" >"$work/$name/patch"
 }
@@ -195,7 +195,7 @@ for backend in $backends; do
 done
 
 echo
-echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)}' /proc/meminfo) GiB; equip release build; wrk -t2 -c$connections -d$duration; $users users, a group of $members members, $groups groups of 3; load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)}' /proc/meminfo) GiB; equip release build; wrk -t2 -c$connections -d$duration; $users users, a group of $members members, $teams groups of 3; load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
 echo "| server | request | median ms | max ms | rounds |"
 echo "|---|---|---|---|---|"
