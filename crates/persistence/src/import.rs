@@ -529,26 +529,12 @@ fn write(
         .collect();
     insert_all!(c, person_emails, emails, 7);
     // People the batch stores as no longer provisioned leave every group, as
-    // offboarding does; their groups' versions move.
-    let leaving: Vec<String> = batch
-        .people
-        .iter()
-        .filter(|p| !p.is_provisioned())
-        .map(|p| p.id.to_string())
-        .collect();
+    // offboarding does (the same step: their groups' versions and member
+    // counts move).
     let now = db_time(Utc::now());
-    for chunk in leaving.chunks(ID_CHUNK) {
-        let their_groups = group_members::table
-            .filter(group_members::person_id.eq_any(chunk))
-            .select(group_members::group_id);
-        diesel::update(groups::table.filter(groups::id.eq_any(their_groups)))
-            .set((
-                groups::version.eq(groups::version + 1),
-                groups::updated_at.eq(now),
-            ))
-            .execute(c)?;
-        diesel::delete(group_members::table.filter(group_members::person_id.eq_any(chunk)))
-            .execute(c)?;
+    for p in batch.people.iter().filter(|p| !p.is_provisioned()) {
+        let (org, id) = (p.organization_id.to_string(), p.id.to_string());
+        crate::repositories::groups::leave_every_group(c, &org, &id, now)?;
     }
     progress.advance(batch.people.len());
 
@@ -609,6 +595,17 @@ fn write(
     }
     delete_where_in!(c, group_members, group_id, texts(&changes.groups));
     insert_all!(c, group_members, rows.members, 3);
+    // The imported groups' member counts, counted once here.
+    let imported = ids_of(&rows.groups, |g| g.id.clone());
+    for chunk in imported.chunks(ID_CHUNK) {
+        let mut sql = crate::sql_builder::Sql::default();
+        sql.push_sql(
+            "UPDATE groups SET member_count = (SELECT COUNT(*) FROM group_members gm \
+             WHERE gm.group_id = groups.id) WHERE id",
+        )
+        .push_any_of(chunk);
+        sql.execute(c)?;
+    }
     progress.advance(rows.groups.len());
     Ok(())
 }

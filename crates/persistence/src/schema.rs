@@ -255,6 +255,7 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         version -> BigInt,
+        member_count -> BigInt,
     }
 }
 

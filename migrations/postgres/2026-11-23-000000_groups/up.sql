@@ -20,6 +20,9 @@ CREATE TABLE groups (
     created_at TIMESTAMP NOT NULL,
     updated_at TIMESTAMP NOT NULL,
     version BIGINT NOT NULL,
+    -- How many rows of group_members the group has, kept in the writing
+    -- transaction: the member limit is checked without counting the rows.
+    member_count BIGINT NOT NULL DEFAULT 0,
     CONSTRAINT groups_organization_id_key UNIQUE (organization_id, id),
     CONSTRAINT groups_display_name_key UNIQUE (organization_id, display_name_key),
     CONSTRAINT groups_package_fkey FOREIGN KEY (organization_id, package_id)

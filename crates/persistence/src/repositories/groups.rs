@@ -196,13 +196,23 @@ fn remove_members_except(c: &mut DbConnection, group: &str, keep: &[String]) -> 
     Ok(sql.execute(c)?)
 }
 
-/// The number of members of the group (over its primary-key range).
-fn member_count(c: &mut DbConnection, group: &str) -> DbResult<u64> {
-    let n: i64 = group_members::table
-        .filter(group_members::group_id.eq(group))
-        .count()
-        .get_result(c)?;
+/// Moves the group's member count by `delta` (inserted minus deleted rows,
+/// in the caller's transaction, the group's row locked); the count after.
+/// The count is kept, never computed: a group of 100,000 members is not
+/// counted to check the limit.
+fn adjust_member_count(c: &mut DbConnection, group: &str, delta: i64) -> DbResult<u64> {
+    let target = groups::table.filter(groups::id.eq(group));
+    if delta != 0 {
+        diesel::update(target)
+            .set(groups::member_count.eq(groups::member_count + delta))
+            .execute(c)?;
+    }
+    let n: i64 = target.select(groups::member_count).first(c)?;
     Ok(u64::try_from(n).unwrap_or(0))
+}
+
+fn signed(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// Applies `change` to the group's members; returns how many membership
@@ -219,7 +229,8 @@ fn apply_members(
         MembersChange::Delta { add, remove } => {
             let deleted = remove_members(c, group, &texts(remove))?;
             let inserted = add_members(c, org, group, &texts(add))?;
-            if inserted > 0 && member_count(c, group)? > MAX_MEMBERS {
+            let count = adjust_member_count(c, group, signed(inserted) - signed(deleted))?;
+            if inserted > 0 && count > MAX_MEMBERS {
                 return refuse(GroupWrite::TooManyMembers);
             }
             Ok(inserted + deleted)
@@ -232,7 +243,9 @@ fn apply_members(
             }
             let ids = texts(set);
             let deleted = remove_members_except(c, group, &ids)?;
-            Ok(add_members(c, org, group, &ids)? + deleted)
+            let inserted = add_members(c, org, group, &ids)?;
+            adjust_member_count(c, group, signed(inserted) - signed(deleted))?;
+            Ok(inserted + deleted)
         }
     }
 }
@@ -242,7 +255,7 @@ fn apply_members(
 /// setting its last change time to `at`. On PostgreSQL the groups are locked
 /// in id order first, so that concurrent offboardings of people sharing
 /// groups cannot deadlock.
-pub(super) fn leave_every_group(
+pub(crate) fn leave_every_group(
     c: &mut DbConnection,
     org: &str,
     person: &str,
@@ -272,6 +285,7 @@ pub(super) fn leave_every_group(
             .set((
                 groups::version.eq(groups::version + 1),
                 groups::updated_at.eq(at),
+                groups::member_count.eq(groups::member_count - 1),
             ))
             .execute(c)?;
     }
@@ -407,7 +421,8 @@ impl GroupRepository for Store {
                 if joining.len() as u64 > MAX_MEMBERS {
                     return refuse(GroupWrite::TooManyMembers);
                 }
-                add_members(c, &row.organization_id, &row.id, &joining)?;
+                let inserted = add_members(c, &row.organization_id, &row.id, &joining)?;
+                adjust_member_count(c, &row.id, signed(inserted))?;
                 Ok(GroupWrite::Done(row.clone().into_domain()?))
             }))
         })

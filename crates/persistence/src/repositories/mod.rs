@@ -2,7 +2,7 @@
 
 mod api_keys;
 mod catalog;
-mod groups;
+pub(crate) mod groups;
 mod health;
 mod import;
 mod inventory;

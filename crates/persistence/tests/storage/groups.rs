@@ -121,6 +121,14 @@ fn member_ids(store: &Store, org: &Organization, g: GroupId) -> Vec<PersonId> {
         .collect()
 }
 
+/// Whether the group's kept member count is its number of membership rows.
+fn count_is_kept(db: &TestDatabase, g: GroupId) -> bool {
+    db.count_rows(&format!(
+        "groups g WHERE g.id = '{g}' AND g.member_count = \
+         (SELECT COUNT(*) FROM group_members m WHERE m.group_id = g.id)"
+    )) == 1
+}
+
 fn sorted(mut v: Vec<PersonId>) -> Vec<PersonId> {
     v.sort();
     v
@@ -301,7 +309,7 @@ fn a_package_of_another_organization_is_a_missing_reference(_db: &TestDatabase, 
 }
 
 fn member_changes_apply_as_deltas_and_move_the_version_only_on_a_change(
-    _db: &TestDatabase,
+    db: &TestDatabase,
     store: &Store,
 ) {
     let org = new_org(store, "Acme");
@@ -364,9 +372,14 @@ fn member_changes_apply_as_deltas_and_move_the_version_only_on_a_change(
     );
     assert_eq!(store.find_group(org.id, g.id).unwrap(), Some(v6.clone()));
     // Replace with nobody empties the group.
+    assert!(
+        count_is_kept(db, g.id),
+        "the kept member count after every shape"
+    );
     let v7 = update(change(MembersChange::Replace(BTreeSet::new()), at(8, 0)));
     assert_eq!(v7.version, 7);
     assert!(members().is_empty());
+    assert!(count_is_kept(db, g.id));
     // The people stay.
     for x in &p {
         assert!(store.find_person(org.id, x.id).unwrap().is_some());
@@ -638,6 +651,9 @@ fn offboarding_leaves_every_group(db: &TestDatabase, store: &Store) {
     assert_eq!(version(&a), (3, at(5, 0)));
     assert_eq!(version(&b), (3, at(5, 0)));
     assert_eq!(version(&c), (1, at(3, 0)));
+    for g in [&a, &b, &c] {
+        assert!(count_is_kept(db, g.id));
+    }
     // They cannot join again.
     assert_eq!(
         store
@@ -688,6 +704,11 @@ fn the_member_limit_counts_the_members_after_the_change(db: &TestDatabase, store
     db.execute(&format!(
         "INSERT INTO group_members (organization_id, group_id, person_id) \
          SELECT organization_id, '{}', id FROM people WHERE organization_id = '{o}' AND id <> '{last}'",
+        g.id
+    ));
+    // The rows went in behind the store's back: their count too.
+    db.execute(&format!(
+        "UPDATE groups SET member_count = {MAX_MEMBERS} WHERE id = '{}'",
         g.id
     ));
     let members = || db.count_rows("group_members");
@@ -799,6 +820,7 @@ fn concurrent_member_additions_from_two_stores_all_land(db: &TestDatabase, store
         store.find_group(org.id, g.id).unwrap().unwrap().version,
         101
     );
+    assert!(count_is_kept(db, g.id), "no count lost to the race");
 }
 
 // ---------------------------------------------------------------------------
@@ -1156,6 +1178,7 @@ fn an_import_writes_groups_and_replaces_their_members(db: &TestDatabase, store: 
     };
     import(store, &org, &offboard).unwrap();
     assert!(member_ids(store, &org, eng.id).is_empty());
+    assert!(count_is_kept(db, eng.id) && count_is_kept(db, sales.id));
     assert_eq!(
         store.find_group(org.id, eng.id).unwrap().unwrap().version,
         3
