@@ -6,7 +6,11 @@
 //! `meta.lastModified`, and the members' ids as `members.value` (or
 //! `members`), `members[value …]` and `members pr`. A condition on members
 //! asks whether some member satisfies it; `members.value ne "x"` holds when
-//! no member is `x` (as `emails.value ne` does for users).
+//! no member is `x` (as `emails.value ne` does for users). Members are
+//! compared with `eq` (`ne` outside brackets) and `pr` only, joined by `and`
+//! / `or`: each such condition is a look-up in the membership index, so a
+//! group's members are never read to filter it; `co`, `sw`, `gt`… or `not`
+//! on members would be (400 `invalidFilter`).
 
 use equip_domain::group_query::{
     GroupField, GroupFilter, GroupQuery, MemberFilter, MAX_PAGE_SIZE, MEMBER_VALUE_KIND,
@@ -52,8 +56,16 @@ fn group_field(path: &AttrPath) -> Result<Field, ListError> {
     })
 }
 
+/// The error of a member condition the membership index cannot answer.
+fn member_op_err(p: &AttrPath) -> ListError {
+    filter_err(format!(
+        "'{p}': members are compared with eq, ne and pr only (each a look-up in the \
+         membership index); co, sw, ew, gt, ge, lt, le and not are not supported on members"
+    ))
+}
+
 /// A condition inside `members[…]`, whose names are the member's
-/// sub-attributes (only `value` can be filtered on).
+/// sub-attributes (only `value` can be filtered on, with `eq` and `pr`).
 fn member_filter(f: &Filter) -> Result<MemberFilter, ListError> {
     Ok(match f {
         Filter::And(a, b) => {
@@ -62,7 +74,11 @@ fn member_filter(f: &Filter) -> Result<MemberFilter, ListError> {
         Filter::Or(a, b) => {
             MemberFilter::Or(Box::new(member_filter(a)?), Box::new(member_filter(b)?))
         }
-        Filter::Not(a) => MemberFilter::Not(Box::new(member_filter(a)?)),
+        Filter::Not(_) => {
+            return Err(filter_err(
+                "not is not supported inside members[…]: members are compared with eq and pr",
+            ))
+        }
         Filter::ValuePath(..) => return Err(filter_err("value filters cannot be nested")),
         Filter::Present(p) | Filter::Compare(p, ..) => {
             if p.uri.is_some() || p.sub_attr.is_some() || !p.attr.eq_ignore_ascii_case("value") {
@@ -72,9 +88,9 @@ fn member_filter(f: &Filter) -> Result<MemberFilter, ListError> {
             }
             match f {
                 Filter::Compare(_, o, v) => match condition(p, MEMBER_VALUE_KIND, *o, v)? {
-                    Cond::Compare(o, v) => MemberFilter::Compare(o, v),
+                    Cond::Compare(DCompareOp::Eq, v) => MemberFilter::Compare(DCompareOp::Eq, v),
                     Cond::Present(true) => MemberFilter::Present,
-                    Cond::Present(false) => MemberFilter::Not(Box::new(MemberFilter::Present)),
+                    _ => return Err(member_op_err(p)),
                 },
                 _ => MemberFilter::Present,
             }
@@ -121,7 +137,10 @@ pub fn to_group_filter(f: &Filter) -> Result<GroupFilter, ListError> {
                 Cond::Compare(DCompareOp::Ne, v) => GroupFilter::Not(Box::new(
                     GroupFilter::AnyMember(MemberFilter::Compare(DCompareOp::Eq, v)),
                 )),
-                Cond::Compare(o, v) => GroupFilter::AnyMember(MemberFilter::Compare(o, v)),
+                Cond::Compare(DCompareOp::Eq, v) => {
+                    GroupFilter::AnyMember(MemberFilter::Compare(DCompareOp::Eq, v))
+                }
+                Cond::Compare(..) => return Err(member_op_err(path)),
                 Cond::Present(true) => GroupFilter::AnyMember(MemberFilter::Present),
                 Cond::Present(false) => {
                     GroupFilter::Not(Box::new(GroupFilter::AnyMember(MemberFilter::Present)))

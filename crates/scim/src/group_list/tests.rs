@@ -100,9 +100,10 @@ fn member_conditions_become_conditions_on_some_member() {
         parse_group_filter(&format!(r#"members.value ne "{ADA}""#)).unwrap(),
         GroupFilter::Not(Box::new(eq.clone()))
     );
+    let bob = "0b0b0b0b-0000-4000-8000-000000000002";
     assert_eq!(
         parse_group_filter(&format!(
-            r#"displayName eq "Eng" and not (members[value eq "{ADA}" or value sw "0"])"#
+            r#"displayName eq "Eng" and not (members[value eq "{ADA}" or value eq "{bob}"])"#
         ))
         .unwrap(),
         GroupFilter::And(
@@ -114,11 +115,22 @@ fn member_conditions_become_conditions_on_some_member() {
             Box::new(GroupFilter::Not(Box::new(GroupFilter::AnyMember(
                 MemberFilter::Or(
                     Box::new(MemberFilter::Compare(DCompareOp::Eq, text(ADA))),
-                    Box::new(MemberFilter::Compare(DCompareOp::Sw, text("0")))
+                    Box::new(MemberFilter::Compare(DCompareOp::Eq, text(bob)))
                 )
             ))))
         )
     );
+    // Conditions the membership index cannot answer are refused.
+    for bad in [
+        r#"members.value sw "0""#,
+        r#"members.value gt "0""#,
+        r#"members[value co "0"]"#,
+        r#"members[not (value eq "0")]"#,
+        r#"members[value ne "0"]"#,
+    ] {
+        let err = parse_group_filter(bad).unwrap_err();
+        assert!(matches!(err, ListError::Filter(_)), "{bad}: {err:?}");
+    }
 }
 
 #[test]
