@@ -81,6 +81,29 @@ pub(super) fn leave_every_group(
     }
 }
 
+/// A member's userName changed: each group showing them gets a new version.
+pub(super) fn member_renamed(
+    s: &mut State,
+    organization: OrganizationId,
+    person: PersonId,
+    at: DateTime<Utc>,
+) {
+    let theirs: Vec<GroupId> = s
+        .memberships
+        .iter()
+        .filter(|(_, p)| *p == person)
+        .map(|(g, _)| *g)
+        .collect();
+    for g in s
+        .groups
+        .iter_mut()
+        .filter(|g| g.organization_id == organization && theirs.contains(&g.id))
+    {
+        g.version += 1;
+        g.updated_at = at;
+    }
+}
+
 impl GroupRepository for InMemoryStore {
     fn find_group(&self, organization: OrganizationId, id: GroupId) -> StoreResult<Option<Group>> {
         Ok(self

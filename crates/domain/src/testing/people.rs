@@ -78,7 +78,17 @@ impl PersonRepository for InMemoryStore {
                 detail: "userName".into(),
             });
         }
+        let renamed = slot.user_name != person.user_name;
         *slot = person.clone();
+        if renamed {
+            // Groups show the userName as their members' display.
+            super::groups::member_renamed(
+                &mut s,
+                person.organization_id,
+                person.id,
+                person.updated_at,
+            );
+        }
         Ok(PersonWrite::Done)
     }
 

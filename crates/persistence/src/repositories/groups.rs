@@ -250,17 +250,17 @@ fn apply_members(
     }
 }
 
-/// Offboarding, in the caller's transaction: removes `person` from every
-/// group of the organization, increasing each of those groups' version and
-/// setting its last change time to `at`. On PostgreSQL the groups are locked
-/// in id order first, so that concurrent offboardings of people sharing
-/// groups cannot deadlock.
-pub(crate) fn leave_every_group(
+/// The groups `person` is in get a new version (last change `at`) and their
+/// member count moves by `count_delta`, in the caller's transaction. On
+/// PostgreSQL the groups are locked in id order first, so that concurrent
+/// writes for people sharing groups cannot deadlock. Whether there were any.
+fn touch_groups_of(
     c: &mut DbConnection,
     org: &str,
     person: &str,
     at: NaiveDateTime,
-) -> DbResult<()> {
+    count_delta: i64,
+) -> DbResult<bool> {
     let theirs = groups::table
         .filter(groups::organization_id.eq(org))
         .filter(
@@ -277,25 +277,48 @@ pub(crate) fn leave_every_group(
         DbConnection::Postgres(pg) => theirs.for_update().load(pg)?,
         DbConnection::Sqlite(lite) => theirs.load(lite)?,
     };
-    if ids.is_empty() {
-        return Ok(());
-    }
     for chunk in ids.chunks(ID_CHUNK) {
         diesel::update(groups::table.filter(groups::id.eq_any(chunk)))
             .set((
                 groups::version.eq(groups::version + 1),
                 groups::updated_at.eq(at),
-                groups::member_count.eq(groups::member_count - 1),
+                groups::member_count.eq(groups::member_count + count_delta),
             ))
             .execute(c)?;
     }
-    diesel::delete(
-        group_members::table
-            .filter(group_members::person_id.eq(person))
-            .filter(group_members::organization_id.eq(org)),
-    )
-    .execute(c)?;
+    Ok(!ids.is_empty())
+}
+
+/// Offboarding, in the caller's transaction: removes `person` from every
+/// group of the organization, increasing each of those groups' version and
+/// setting its last change time to `at`.
+pub(crate) fn leave_every_group(
+    c: &mut DbConnection,
+    org: &str,
+    person: &str,
+    at: NaiveDateTime,
+) -> DbResult<()> {
+    if touch_groups_of(c, org, person, at, -1)? {
+        diesel::delete(
+            group_members::table
+                .filter(group_members::person_id.eq(person))
+                .filter(group_members::organization_id.eq(org)),
+        )
+        .execute(c)?;
+    }
     Ok(())
+}
+
+/// A member's userName changed (in the caller's transaction): each group
+/// showing them (as a member's `display`) gets a new version, so that its
+/// entity tag follows.
+pub(crate) fn member_renamed(
+    c: &mut DbConnection,
+    org: &str,
+    person: &str,
+    at: NaiveDateTime,
+) -> DbResult<()> {
+    touch_groups_of(c, org, person, at, 0).map(|_| ())
 }
 
 impl GroupRepository for Store {

@@ -281,6 +281,13 @@ impl PersonRepository for Store {
             let p = rows.person;
             let _writer = sqlite_writer(c);
             write_transaction(c, |c| {
+                // The groups show the userName as their members' display.
+                let old_name: Option<String> = people::table
+                    .filter(people::id.eq(&p.id))
+                    .filter(people::organization_id.eq(&p.organization_id))
+                    .select(people::user_name)
+                    .first(c)
+                    .optional()?;
                 let n = diesel::update(
                     people::table
                         .filter(people::id.eq(&p.id))
@@ -319,6 +326,9 @@ impl PersonRepository for Store {
                 )
                 .execute(c)?;
                 insert_emails(c, &rows.emails)?;
+                if old_name.as_deref() != Some(p.user_name.as_str()) {
+                    super::groups::member_renamed(c, &p.organization_id, &p.id, p.updated_at)?;
+                }
                 // The inventory listing shows (and sorts by) the assignee's userName.
                 crate::listing::refresh(
                     c,

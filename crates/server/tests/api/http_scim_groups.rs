@@ -135,6 +135,19 @@ async fn group_lifecycle_with_members(app: TestApp) {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{body}");
+    // A member's new userName is a new version of the group (its display).
+    let (_, before) = app.call(a.get(&format!("/scim/v2/Groups/{id}"))).await;
+    let ops = patch(json!([
+        {"op": "replace", "path": "userName", "value": "ada.l@acme.example"},
+        {"op": "replace", "path": "emails[primary eq true].value", "value": "ada.l@acme.example"}
+    ]));
+    let (s, body) = app
+        .call(a.scim_patch(&format!("/scim/v2/Users/{ada}"), &ops))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let (_, after) = app.call(a.get(&format!("/scim/v2/Groups/{id}"))).await;
+    assert_ne!(before["meta"]["version"], after["meta"]["version"]);
+    assert_eq!(after["members"][0]["display"], "ada.l@acme.example");
     // PUT replaces the members.
     let (s, put) = app
         .call(a.scim_put(
@@ -635,6 +648,16 @@ async fn root_search_spans_users_and_groups(app: TestApp) {
         (page["startIndex"].clone(), kinds),
         (json!(2), vec!["User", "Group"])
     );
+    // A sortBy only users have orders the users; the groups still follow.
+    let mut sorted_req = json!({
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+        "sortBy": "userName", "sortOrder": "descending"
+    });
+    let (s, body) = app.call(search(sorted_req.take())).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["totalResults"], 3, "{body}");
+    assert_eq!(body["Resources"][0]["userName"], "bob@acme.example");
+    assert_eq!(body["Resources"][2]["displayName"], "Engineering");
     // A filter only groups understand selects groups; one neither does is 400.
     let (s, only) = app
         .call(req(Some(&format!("members.value eq \"{ada}\"")), 1, 50))

@@ -55,14 +55,18 @@ impl IfMatch {
         )
     }
 
-    /// The versions the tags name: each tag's number before any `.`
-    /// (unparseable tags name no version and never match).
-    fn versions(tags: &[String]) -> impl Iterator<Item = i64> + '_ {
-        tags.iter().filter_map(|t| {
-            t.split_once('.')
-                .map_or(t.as_str(), |(v, _)| v)
-                .parse::<i64>()
-                .ok()
+    /// The versions the tags name (unparseable tags name no version and
+    /// never match). A user's tag may carry a digest of its groups after a
+    /// `.` ([`equip_scim::user::user_tag`]): for a `user` the number before
+    /// it is the version; a group's tags are plain versions.
+    fn versions<'a>(tags: &'a [String], resource: &'a str) -> impl Iterator<Item = i64> + 'a {
+        tags.iter().filter_map(move |t| {
+            let version = match t.split_once('.') {
+                Some((v, _)) if resource == "user" => v,
+                Some(_) => return None,
+                None => t.as_str(),
+            };
+            version.parse::<i64>().ok()
         })
     }
 
@@ -86,7 +90,7 @@ impl IfMatch {
         match self {
             Self::Absent => Ok(false),
             Self::Any => Ok(true),
-            Self::Tags(t) if Self::versions(t).any(|v| v == current) => Ok(true),
+            Self::Tags(t) if Self::versions(t, resource).any(|v| v == current) => Ok(true),
             Self::Tags(_) => Err(precondition_failed(resource)),
         }
     }
@@ -239,5 +243,26 @@ pub(crate) fn delete_user(
     match people::offboard_person(ports, org, id, expected, Utc::now()).map_err(domain)? {
         Ok(_) => Ok(()),
         Err(_) => Err(precondition_failed("user")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IfMatch;
+
+    #[test]
+    fn a_user_tag_matches_by_its_version_a_group_tag_only_as_a_plain_version() {
+        let tagged = IfMatch::parse("W/\"3.00ff00ff00ff00ff\"");
+        assert!(matches!(tagged.check(3, "user"), Ok(true)));
+        assert!(tagged.check(4, "user").is_err());
+        assert!(tagged.check(3, "group").is_err());
+        let plain = IfMatch::parse("\"7\", W/\"3\"");
+        assert!(matches!(plain.check(3, "group"), Ok(true)));
+        assert!(matches!(plain.check(7, "user"), Ok(true)));
+        assert!(matches!(IfMatch::parse("*").check(9, "group"), Ok(true)));
+        assert!(IfMatch::parse("W/\"x\"").check(1, "user").is_err());
+        // If-None-Match compares whole tags.
+        assert!(tagged.not_modified("W/\"3.00ff00ff00ff00ff\""));
+        assert!(!tagged.not_modified("W/\"3\""));
     }
 }

@@ -1,13 +1,14 @@
 //! `POST /scim/v2/.search`: a search at the root spans every resource type
 //! (RFC 7644 §3.4.3): the users, then the groups, as one list that
-//! `startIndex` and `count` page through. A filter or `sortBy` naming an
-//! attribute only one resource type has selects from that type only; one
-//! that neither understands is 400, as on `/Users`.
+//! `startIndex` and `count` page through. A filter naming an attribute only
+//! one resource type has selects from that type only; a `sortBy` only one
+//! type has orders that type and leaves the other in creation order; what
+//! neither understands is 400, as on `/Users`.
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::group_query::GroupQuery;
 use equip_domain::person_query::PersonQuery;
-use equip_scim::list::{list_response_text, ListInputs};
+use equip_scim::list::{list_response_text, ListError, ListInputs};
 use serde_json::Value;
 
 use super::{base_url, list_error, run};
@@ -26,6 +27,19 @@ fn split(start: u64, count: u32, users_total: u64) -> ((u64, u32), (u64, u32)) {
     ((start, from_users), (groups_start, count - from_users))
 }
 
+/// `query`, or (when only its `sortBy` is one the type lacks) `unsorted`.
+fn or_unsorted<Q>(
+    query: Result<Q, ListError>,
+    unsorted: impl FnOnce() -> Result<Q, ListError>,
+) -> Result<Q, ListError> {
+    match query {
+        Err(ListError::Param {
+            param: "sortBy", ..
+        }) => unsorted(),
+        other => other,
+    }
+}
+
 /// `POST /scim/v2/.search`.
 pub async fn search(
     key: Authenticated,
@@ -34,7 +48,17 @@ pub async fn search(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let inputs = ListInputs::from_search_body(&body).map_err(list_error)?;
-    let (users, groups) = (inputs.query(), inputs.group_query());
+    // A `sortBy` one resource type lacks orders that type by creation, as
+    // if absent (its resources still follow the other's); it is not a
+    // reason to leave them out.
+    let unsorted = ListInputs {
+        sort_by: None,
+        ..inputs.clone()
+    };
+    let users = or_unsorted(inputs.query(), || unsorted.query());
+    let groups = or_unsorted(inputs.group_query(), || unsorted.group_query());
+    // A filter naming what only one type has selects from that type; an
+    // error of both (a syntax error, an attribute neither has) is the answer.
     let (users, groups): (Option<PersonQuery>, Option<GroupQuery>) = match (users, groups) {
         (Err(e), Err(_)) => return Err(list_error(e)),
         (u, g) => (u.ok(), g.ok()),
