@@ -342,12 +342,21 @@ fn check_external(c: &mut DbConnection, org: &str, external: &[ExternalReference
                     .filter(people::id.eq_any(chunk))
                     .select(people::id)
                     .load(c)?,
-                ReferenceKind::Member => people::table
-                    .filter(people::organization_id.eq(org))
-                    .filter(people::id.eq_any(chunk))
-                    .filter(people::status.eq("ACTIVE"))
-                    .select(people::id)
-                    .load(c)?,
+                // Group members: provisioned, and on PostgreSQL locked
+                // (FOR SHARE) until the import commits, so that an
+                // offboarding cannot pass between this check and the
+                // membership's insert (as SCIM group writes do).
+                ReferenceKind::Member => {
+                    let provisioned = people::table
+                        .filter(people::organization_id.eq(org))
+                        .filter(people::id.eq_any(chunk))
+                        .filter(people::status.eq("ACTIVE"))
+                        .select(people::id);
+                    match c {
+                        DbConnection::Postgres(pg) => provisioned.for_share().load(pg)?,
+                        DbConnection::Sqlite(lite) => provisioned.load(lite)?,
+                    }
+                }
                 ReferenceKind::Office => offices::table
                     .filter(offices::organization_id.eq(org))
                     .filter(offices::id.eq_any(chunk))

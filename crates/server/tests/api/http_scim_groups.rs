@@ -570,6 +570,20 @@ async fn bulk_creates_users_and_a_group_referring_to_them(app: TestApp) {
         .next()
         .unwrap();
     assert_eq!(members(&app, id).await, sorted(&[ada]));
+    // A Bulk write of a user in a group answers the tag GET shows.
+    let body = json!({
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"],
+        "Operations": [{"method": "PATCH", "path": format!("/Users/{ada}"),
+            "data": patch(json!([{"op": "replace", "path": "displayName", "value": "Ada"}]))}]
+    });
+    let (s, resp) = app.call(a.scim_post("/scim/v2/Bulk", &body)).await;
+    assert_eq!(s, StatusCode::OK, "{resp}");
+    let (_, u) = app.call(a.get(&format!("/scim/v2/Users/{ada}"))).await;
+    assert_eq!(
+        resp["Operations"][0]["version"], u["meta"]["version"],
+        "{resp}"
+    );
+    assert!(u["meta"]["version"].as_str().unwrap().contains('.'));
 }
 
 async fn etags_and_preconditions_on_groups(app: TestApp) {

@@ -17,6 +17,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::ids::OrganizationId;
+use equip_domain::services::groups::Belonging;
 use equip_scim::bulk::{
     BulkIds, BulkMethod, BulkOperation, BulkOperationResult, BulkRequest, BulkRequestError,
     BulkResponseWriter, BulkTarget,
@@ -24,13 +25,14 @@ use equip_scim::bulk::{
 use equip_scim::error::{ScimErrorBody, ScimType};
 use equip_scim::group::group_location;
 use equip_scim::patch::parse_patch;
-use equip_scim::user::{user_location, version_tag};
+use equip_scim::user::{user_location, user_tag, version_tag};
 use serde_json::Value;
 
 use super::group_provisioning::{create_group, delete_group, group_id, patch_group, replace_group};
 use super::provisioning::{
     create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
 };
+use super::users::with_belonging;
 use super::{base_url, run_in_session};
 use crate::auth::Authenticated;
 use crate::error::{Area, HttpError};
@@ -105,19 +107,19 @@ struct Written {
     id: String,
     /// Its URL.
     location: String,
-    /// Its version after the operation.
-    version: i64,
+    /// Its entity tag after the operation (a user's covers its groups).
+    tag: String,
 }
 
 impl Done {
     /// `status` with the resource written.
-    fn wrote(status: StatusCode, id: impl ToString, location: String, version: i64) -> Self {
+    fn wrote(status: StatusCode, id: impl ToString, location: String, tag: String) -> Self {
         Self {
             status,
             written: Some(Written {
                 id: id.to_string(),
                 location,
-                version,
+                tag,
             }),
         }
     }
@@ -213,7 +215,7 @@ impl<'a> BulkRun<'a> {
                         if let (BulkMethod::Post, Some(bulk_id)) = (op.method, &op.bulk_id) {
                             self.ids.record(bulk_id, w.id);
                         }
-                        (Some(w.location), Some(version_tag(w.version)))
+                        (Some(w.location), Some(w.tag))
                     }
                     None => (location, None),
                 };
@@ -275,12 +277,23 @@ impl<'a> BulkRun<'a> {
             (BulkMethod::Post, Some(BulkTarget::Users)) => {
                 let p = create_user(ports, org, data)?;
                 let at = user_location(base, p.id);
-                Ok(Done::wrote(StatusCode::CREATED, p.id, at, p.version))
+                Ok(Done::wrote(
+                    StatusCode::CREATED,
+                    p.id,
+                    at,
+                    // A new user is in no group.
+                    user_tag(&p, &Belonging::default()),
+                ))
             }
             (BulkMethod::Post, Some(BulkTarget::Groups)) => {
                 let g = create_group(ports, org, data)?;
                 let at = group_location(base, g.id);
-                Ok(Done::wrote(StatusCode::CREATED, g.id, at, g.version))
+                Ok(Done::wrote(
+                    StatusCode::CREATED,
+                    g.id,
+                    at,
+                    version_tag(g.version),
+                ))
             }
             (BulkMethod::Post, _) => Err(invalid_path("/Users or /Groups")),
             (method, Some(BulkTarget::User(raw_id))) => {
@@ -299,7 +312,13 @@ impl<'a> BulkRun<'a> {
                         return Ok(Done::deleted());
                     }
                 };
-                Ok(Done::wrote(StatusCode::OK, p.id, at, p.version))
+                let (p, belonging) = with_belonging(ports, org, p)?;
+                Ok(Done::wrote(
+                    StatusCode::OK,
+                    p.id,
+                    at,
+                    user_tag(&p, &belonging),
+                ))
             }
             (method, Some(BulkTarget::Group(raw_id))) => {
                 let id = group_id(raw_id)?;
@@ -317,7 +336,12 @@ impl<'a> BulkRun<'a> {
                         return Ok(Done::deleted());
                     }
                 };
-                Ok(Done::wrote(StatusCode::OK, g.id, at, g.version))
+                Ok(Done::wrote(
+                    StatusCode::OK,
+                    g.id,
+                    at,
+                    version_tag(g.version),
+                ))
             }
             (_, _) => Err(invalid_path("/Users/<id> or /Groups/<id>")),
         }

@@ -30,7 +30,7 @@ use crate::state::{AppState, Ports};
 type Shown = (Person, Belonging);
 
 /// `person` with their groups and effective package.
-fn with_belonging(
+pub(crate) fn with_belonging(
     ports: &dyn Ports,
     org: OrganizationId,
     person: Person,
