@@ -239,16 +239,6 @@ impl MembersChange {
             Self::Replace(set) | Self::Delta { add: set, .. } => set.iter().copied().collect(),
         }
     }
-
-    /// Whether this changes nothing.
-    #[must_use]
-    pub fn is_keep(&self) -> bool {
-        match self {
-            Self::Keep => true,
-            Self::Replace(_) => false,
-            Self::Delta { add, remove } => add.is_empty() && remove.is_empty(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -298,7 +288,7 @@ mod tests {
     fn member_changes_compose_in_order() {
         let (a, b, c) = (PersonId::new(), PersonId::new(), PersonId::new());
         let mut m = MembersChange::Keep;
-        assert!(m.is_keep());
+        assert_eq!(m, MembersChange::Keep);
         m.add([a, b]);
         m.remove([b, c]);
         assert_eq!(
@@ -317,7 +307,7 @@ mod tests {
         let mut only_remove = MembersChange::Keep;
         only_remove.remove([a]);
         assert!(only_remove.joining().is_empty());
-        assert!(!only_remove.is_keep());
+        assert_ne!(only_remove, MembersChange::Keep);
     }
 
     #[test]

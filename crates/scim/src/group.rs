@@ -26,9 +26,6 @@ use crate::user::{timestamp, user_location, version_tag};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScimGroup {
-    /// The group's id, when the client sends one; read-only, ignored.
-    #[serde(default)]
-    pub id: Option<Value>,
     /// The identity provider's id for the group.
     #[serde(default)]
     pub external_id: Option<String>,

@@ -237,13 +237,6 @@ pub fn resolve(path: &AttrPath) -> Option<Resolved> {
     USER_RESOURCE.resolve(path)
 }
 
-/// Resolves a plain string path against the User's attributes
-/// ([`ResourceSchema::resolve_str`]).
-#[must_use]
-pub fn resolve_str(raw: &str) -> Option<Resolved> {
-    USER_RESOURCE.resolve_str(raw)
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -251,26 +244,30 @@ mod tests {
 
     #[test]
     fn names_resolve_case_insensitively_with_or_without_urn() {
-        let r = resolve_str("NAME.givenname").unwrap();
+        let r = USER_RESOURCE.resolve_str("NAME.givenname").unwrap();
         assert_eq!(r.attr.unwrap().name, "name");
         assert_eq!(r.sub.unwrap().name, "givenName");
-        let r = resolve_str("urn:ietf:params:scim:schemas:core:2.0:User:userName").unwrap();
+        let r = USER_RESOURCE
+            .resolve_str("urn:ietf:params:scim:schemas:core:2.0:User:userName")
+            .unwrap();
         assert_eq!(r.attr.unwrap().name, "userName");
-        let r =
-            resolve_str("urn:ietf:params:scim:schemas:extension:equip:1.0:User:PackageId").unwrap();
+        let r = USER_RESOURCE
+            .resolve_str("urn:ietf:params:scim:schemas:extension:equip:1.0:User:PackageId")
+            .unwrap();
         assert_eq!(r.schema, Schema::Extension);
         assert_eq!(r.attr.unwrap().name, "packageId");
-        let r = resolve_str("urn:ietf:params:scim:schemas:extension:equip:1.0:User").unwrap();
+        let r = USER_RESOURCE
+            .resolve_str("urn:ietf:params:scim:schemas:extension:equip:1.0:User")
+            .unwrap();
         assert!(r.attr.is_none());
-        assert!(resolve_str("nickName").is_none());
+        assert!(USER_RESOURCE.resolve_str("nickName").is_none());
         assert!(is_rfc7643_sub_attribute("ADDRESSES", "Formatted"));
         assert!(is_rfc7643_sub_attribute("emails", "DISPLAY"));
         assert!(is_rfc7643_sub_attribute("x509Certificates", "value"));
         assert!(!is_rfc7643_sub_attribute("emails", "formatted"));
         assert!(!is_rfc7643_sub_attribute("displayName", "value"));
-        assert!(resolve_str(
-            "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department"
-        )
-        .is_none());
+        assert!(USER_RESOURCE
+            .resolve_str("urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department")
+            .is_none());
     }
 }
