@@ -122,6 +122,27 @@ impl Group {
     }
 }
 
+/// Most members one list page of groups shows: a page whose groups hold more
+/// ends before the group that would pass it (at least one group is shown),
+/// and the client asks for the next page from there, as RFC 7644 §3.4.2.4
+/// allows (`itemsPerPage` below `count`).
+pub const MAX_MEMBERS_PER_PAGE: u64 = MAX_MEMBERS;
+
+/// How many groups of a page, in order, to show with their members, given
+/// each group's member count: the longest prefix within
+/// [`MAX_MEMBERS_PER_PAGE`] members, and at least one group.
+#[must_use]
+pub fn groups_within_member_limit(member_counts: &[u64]) -> usize {
+    let mut total: u64 = 0;
+    for (i, n) in member_counts.iter().enumerate() {
+        total = total.saturating_add(*n);
+        if total > MAX_MEMBERS_PER_PAGE {
+            return i.max(1);
+        }
+    }
+    member_counts.len()
+}
+
 /// A member of a group as a group shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Member {
@@ -282,6 +303,17 @@ mod tests {
         assert_eq!(effective_package(None, &[a, b]), Some(sales));
         assert_eq!(effective_package(None, &[group("none", 0, None)]), None);
         assert_eq!(effective_package(None, &[]), None);
+    }
+
+    #[test]
+    fn a_page_of_groups_stops_before_the_member_limit() {
+        let max = MAX_MEMBERS_PER_PAGE;
+        assert_eq!(groups_within_member_limit(&[]), 0);
+        assert_eq!(groups_within_member_limit(&[3, 4, 5]), 3);
+        assert_eq!(groups_within_member_limit(&[max - 1, 1, 1]), 2);
+        assert_eq!(groups_within_member_limit(&[10, max, 1]), 1);
+        // One group above the limit is still shown, alone.
+        assert_eq!(groups_within_member_limit(&[max + 1, 1]), 1);
     }
 
     #[test]

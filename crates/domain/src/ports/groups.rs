@@ -74,6 +74,17 @@ pub trait GroupRepository: Send + Sync {
         groups: &[GroupId],
     ) -> StoreResult<Vec<(GroupId, Member)>>;
 
+    /// How many members each of these groups of the organization has (kept
+    /// by the store, not counted).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn member_counts(
+        &self,
+        organization: OrganizationId,
+        groups: &[GroupId],
+    ) -> StoreResult<Vec<(GroupId, u64)>>;
+
     /// Inserts a new group with these members, all or nothing.
     ///
     /// # Errors

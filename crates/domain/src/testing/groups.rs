@@ -173,6 +173,23 @@ impl GroupRepository for InMemoryStore {
         Ok(out)
     }
 
+    fn member_counts(
+        &self,
+        organization: OrganizationId,
+        groups: &[GroupId],
+    ) -> StoreResult<Vec<(GroupId, u64)>> {
+        let s = self.state();
+        Ok(groups
+            .iter()
+            .filter(|g| {
+                s.groups
+                    .iter()
+                    .any(|x| x.id == **g && x.organization_id == organization)
+            })
+            .map(|g| (*g, members(&s, *g).len() as u64))
+            .collect())
+    }
+
     fn insert_group(
         &self,
         group: &Group,

@@ -428,6 +428,29 @@ impl GroupRepository for Store {
         })
     }
 
+    fn member_counts(
+        &self,
+        organization: OrganizationId,
+        groups: &[GroupId],
+    ) -> StoreResult<Vec<(GroupId, u64)>> {
+        let org = organization.to_string();
+        let ids: Vec<String> = groups.iter().map(ToString::to_string).collect();
+        self.read("group", |c| {
+            let mut out = Vec::new();
+            for chunk in ids.chunks(ID_CHUNK) {
+                let rows: Vec<(String, i64)> = groups::table
+                    .filter(groups::organization_id.eq(&org))
+                    .filter(groups::id.eq_any(chunk))
+                    .select((groups::id, groups::member_count))
+                    .load(c)?;
+                for (id, n) in rows {
+                    out.push((parse_id(&id)?, u64::try_from(n).unwrap_or(0)));
+                }
+            }
+            Ok(out)
+        })
+    }
+
     fn insert_group(&self, group: &Group, members: &BTreeSet<PersonId>) -> StoreResult<GroupWrite> {
         let row = GroupRow::from(group);
         let joining = texts(members);

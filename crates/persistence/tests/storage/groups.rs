@@ -376,6 +376,12 @@ fn member_changes_apply_as_deltas_and_move_the_version_only_on_a_change(
         count_is_kept(db, g.id),
         "the kept member count after every shape"
     );
+    assert_eq!(
+        store.member_counts(org.id, &[g.id]).unwrap(),
+        vec![(g.id, members().len() as u64)]
+    );
+    let other = new_org(store, "Other");
+    assert!(store.member_counts(other.id, &[g.id]).unwrap().is_empty());
     let v7 = update(change(MembersChange::Replace(BTreeSet::new()), at(8, 0)));
     assert_eq!(v7.version, 7);
     assert!(members().is_empty());

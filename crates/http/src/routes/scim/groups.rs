@@ -142,7 +142,23 @@ pub(crate) fn render_page(
         attributes: inputs.attributes.clone(),
         excluded: inputs.excluded_attributes.clone(),
     };
-    let page = groups::list_groups(ports, org, query).map_err(domain)?;
+    let mut page = groups::list_groups(ports, org, query).map_err(domain)?;
+    if selection.shows_members() && !page.groups.is_empty() {
+        // Members shown: the page ends before the group that would pass
+        // MAX_MEMBERS_PER_PAGE members (from the kept counts, not the rows).
+        let ids: Vec<GroupId> = page.groups.iter().map(|g| g.id).collect();
+        let counts: HashMap<GroupId, u64> = ports
+            .member_counts(org, &ids)
+            .map_err(|e| domain(e.into()))?
+            .into_iter()
+            .collect();
+        let in_order: Vec<u64> = ids
+            .iter()
+            .map(|id| counts.get(id).copied().unwrap_or(0))
+            .collect();
+        page.groups
+            .truncate(equip_domain::group::groups_within_member_limit(&in_order));
+    }
     let members = members_of_page(ports, org, &page.groups, &selection)?;
     let resources = page
         .groups
@@ -370,6 +386,13 @@ mod tests {
         ) -> StoreResult<Vec<(GroupId, Member)>> {
             self.member_reads.fetch_add(1, Ordering::SeqCst);
             self.store.group_members(o, groups)
+        }
+        fn member_counts(
+            &self,
+            o: OrganizationId,
+            groups: &[GroupId],
+        ) -> StoreResult<Vec<(GroupId, u64)>> {
+            self.store.member_counts(o, groups)
         }
         fn insert_group(&self, g: &Group, m: &BTreeSet<PersonId>) -> StoreResult<GroupWrite> {
             self.store.insert_group(g, m)
