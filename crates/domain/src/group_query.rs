@@ -11,8 +11,9 @@ use crate::person_query::{
     check_filter_text, cmp_opt, compare, fold_text, CompareOp, FieldKind, FilterValue, SortOrder,
 };
 
-/// Largest page a list of groups returns.
-pub const MAX_PAGE_SIZE: u32 = 50;
+/// Largest page a list of groups returns: the same as people's, since SCIM
+/// discovery announces one `maxResults` for every resource type.
+pub const MAX_PAGE_SIZE: u32 = crate::person_query::MAX_PAGE_SIZE;
 
 /// A field of a group that can be filtered on or sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -27,10 +27,7 @@ use crate::schema::{
 
 use crate::sql_builder::ID_CHUNK as CHUNK;
 
-/// Ids as the rows store them.
-pub(crate) fn texts<T: ToString>(keys: &[T]) -> Vec<String> {
-    keys.iter().map(ToString::to_string).collect()
-}
+pub(crate) use crate::sql_builder::texts;
 
 /// `(id, organization)` of the stored rows of `$table` among `$keys`, typed.
 macro_rules! owners {

@@ -292,6 +292,11 @@ where
 
 impl<Conn> RunQueryDsl<Conn> for &Sql {}
 
+/// Ids (or any keys) as the rows store them: their text.
+pub(crate) fn texts<'a, T: ToString + 'a>(keys: impl IntoIterator<Item = &'a T>) -> Vec<String> {
+    keys.into_iter().map(ToString::to_string).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -325,6 +325,28 @@ mod tests {
     }
 
     #[test]
+    fn a_person_the_import_offboards_leaves_every_group() {
+        let store = InMemoryStore::default();
+        let now = Utc::now();
+        let org = crate::services::admin::create_organization(&store, "Acme", now)
+            .unwrap()
+            .id;
+        let mut ada = person("ada@example.com");
+        ada.organization_id = org;
+        let ada = people::create_person(&store, ada, now).unwrap();
+        let g = create_group(&store, org, fields("Eng", None, 0), &[ada.id].into(), now).unwrap();
+        let mut gone = ada.clone();
+        gone.status = crate::person::PersonStatus::Offboarded;
+        let batch = crate::import::ImportBatch {
+            people: vec![gone],
+            ..crate::import::ImportBatch::default()
+        };
+        crate::services::import::run_import(&store, org, &batch, &mut |_| {}).unwrap();
+        assert!(members_of(&store, org, &[g.id]).unwrap().is_empty());
+        assert_eq!(get_group(&store, org, g.id).unwrap().version, 2);
+    }
+
+    #[test]
     fn display_names_are_unique_case_insensitively() {
         let store = InMemoryStore::default();
         let org = OrganizationId::new();

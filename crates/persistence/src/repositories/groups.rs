@@ -34,7 +34,7 @@ use crate::error::{DbError, DbResult};
 use crate::group_filter::{from_where, order_and_page};
 use crate::models::{db_time, parse_id, GroupRow, MemberRow, PersonGroupRow};
 use crate::schema::{group_members, groups, people};
-use crate::sql_builder::{CountRow, Sql, ID_CHUNK};
+use crate::sql_builder::{texts, CountRow, Sql, ID_CHUNK};
 use crate::store::Store;
 
 use super::people::sqlite_writer;
@@ -77,10 +77,6 @@ fn settle(result: Result<GroupWrite, Abort>) -> DbResult<GroupWrite> {
         Err(Abort::Refused(w)) => Ok(*w),
         Err(Abort::Db(e)) => Err(e),
     }
-}
-
-fn texts<'a>(ids: impl IntoIterator<Item = &'a PersonId>) -> Vec<String> {
-    ids.into_iter().map(ToString::to_string).collect()
 }
 
 /// Which of `ids` are not provisioned (ACTIVE) people of the organization,

@@ -519,3 +519,39 @@ fn entry_lines_point_into_the_file() {
     assert_eq!(entry_line(SAMPLE, "document"), None);
     assert_eq!(entry_line(SAMPLE, "inventory[99]"), None);
 }
+
+#[test]
+fn group_entries_convert_and_their_errors_are_named() {
+    let batch = parse_document(SAMPLE, org(), now()).unwrap();
+    let everyone = &batch.groups[1];
+    assert_eq!(everyone.group.display_name, "Everyone");
+    assert_eq!(
+        (everyone.group.precedence, everyone.group.package_id),
+        (0, None)
+    );
+    assert_eq!(everyone.members.len(), 3);
+    assert_eq!(batch.groups[0].group.precedence, 10);
+
+    let mut doc = sample();
+    doc["groups"][0]["members"][1] = json!("not-a-uuid");
+    assert_error(
+        &doc,
+        "groups[0].members[1]",
+        "'not-a-uuid' is not a valid UUID",
+    );
+
+    let mut doc = sample();
+    doc["groups"][1]["owner"] = json!("it");
+    assert_error(&doc, "groups[1].owner", "unknown field");
+
+    let mut doc = sample();
+    doc["groups"][0]["precedence"] = json!("high");
+    assert_error(&doc, "groups[0].precedence", "invalid type");
+
+    let mut doc = sample();
+    doc["groups"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("displayName");
+    assert_error(&doc, "groups[0].displayName", "required");
+}

@@ -19,7 +19,7 @@ use equip_scim::group_patch::interpret;
 use equip_scim::patch::PatchOperation;
 use serde_json::Value;
 
-use super::provisioning::{patch_error, precondition_failed, IfMatch};
+use super::provisioning::{patch_error, precondition_failed, retry_concurrent, IfMatch};
 use super::{bad, domain};
 use crate::error::{Area, HttpError};
 use crate::state::Ports;
@@ -54,24 +54,16 @@ pub(crate) fn create_group(
     groups::create_group(ports, org, fields, &members, Utc::now()).map_err(domain)
 }
 
-/// The version a write must find, for a precondition stated as `if_match`:
-/// with versions, the stored one must be one of them (412 otherwise) and
-/// stay so until the write.
+/// The version a write must find, for a precondition stated as `if_match`.
 fn expected_version(
     ports: &dyn Ports,
     org: OrganizationId,
     id: GroupId,
     if_match: &IfMatch,
 ) -> Result<Option<i64>, HttpError> {
-    match if_match {
-        // `*` needs the group to exist, which every write checks.
-        IfMatch::Absent | IfMatch::Any => Ok(None),
-        IfMatch::Tags(_) => {
-            let current = groups::get_group(ports, org, id).map_err(domain)?;
-            if_match.check(current.version, "group")?;
-            Ok(Some(current.version))
-        }
-    }
+    super::provisioning::expected_version(if_match, "group", || {
+        Ok(groups::get_group(ports, org, id).map_err(domain)?.version)
+    })
 }
 
 /// Replaces the group `id` with the Group document `body` (PUT): its
@@ -110,7 +102,7 @@ pub(crate) fn patch_group(
     ops: &[PatchOperation],
     if_match: &IfMatch,
 ) -> Result<Group, HttpError> {
-    for _ in 0..5 {
+    retry_concurrent("group", || {
         let cur = groups::get_group(ports, org, id).map_err(domain)?;
         let conditional = if_match.check(cur.version, "group")?;
         let patch = interpret(ops, &cur).map_err(patch_error)?;
@@ -121,17 +113,11 @@ pub(crate) fn patch_group(
             at: Utc::now(),
         };
         match groups::change_group(ports, org, id, &change).map_err(domain)? {
-            Ok(g) => return Ok(g),
-            Err(_) if conditional => return Err(precondition_failed("group")),
-            Err(_) => continue,
+            Ok(g) => Ok(Some(g)),
+            Err(_) if conditional => Err(precondition_failed("group")),
+            Err(_) => Ok(None),
         }
-    }
-    Err(HttpError::new(
-        Area::Scim,
-        StatusCode::CONFLICT,
-        "group",
-        "the group is being changed concurrently; retry",
-    ))
+    })
 }
 
 /// Deletes the group `id` (DELETE); its users stay. With versions stated

@@ -162,6 +162,45 @@ pub(crate) fn create_user(
     people::create_person(ports, person, Utc::now()).map_err(domain)
 }
 
+/// Runs `attempt` (read, change, conditional write of a `resource`) until it
+/// writes: `Ok(None)` is a concurrent change, tried again on the new
+/// version; after five, 409.
+pub(crate) fn retry_concurrent<T>(
+    resource: &str,
+    mut attempt: impl FnMut() -> Result<Option<T>, HttpError>,
+) -> Result<T, HttpError> {
+    for _ in 0..5 {
+        if let Some(written) = attempt()? {
+            return Ok(written);
+        }
+    }
+    Err(HttpError::new(
+        Area::Scim,
+        StatusCode::CONFLICT,
+        resource,
+        format!("the {resource} is being changed concurrently; retry"),
+    ))
+}
+
+/// The version a write must still find, for a precondition stated as
+/// `if_match` on a `resource` whose stored version `current` reads: none
+/// without tags; with tags, the stored one (412 when none of them names it).
+pub(crate) fn expected_version(
+    if_match: &IfMatch,
+    resource: &str,
+    current: impl FnOnce() -> Result<i64, HttpError>,
+) -> Result<Option<i64>, HttpError> {
+    match if_match {
+        // `*` needs the resource to exist, which every write checks.
+        IfMatch::Absent | IfMatch::Any => Ok(None),
+        IfMatch::Tags(_) => {
+            let current = current()?;
+            if_match.check(current, resource)?;
+            Ok(Some(current))
+        }
+    }
+}
+
 /// Reads, changes with `change`, and writes the user; without a precondition
 /// a concurrent change is retried on the new version, with one the answer is
 /// 412.
@@ -172,22 +211,16 @@ fn update(
     if_match: &IfMatch,
     change: impl Fn(&Person) -> Result<Person, HttpError>,
 ) -> Result<Person, HttpError> {
-    for _ in 0..5 {
+    retry_concurrent("user", || {
         let cur = people::get_person(ports, org, id).map_err(domain)?;
         let conditional = if_match.check(cur.version, "user")?;
         let replacement = change(&cur)?;
         match people::replace_person(ports, &cur, replacement, Utc::now()).map_err(domain)? {
-            Ok(p) => return Ok(p),
-            Err(_) if conditional => return Err(precondition_failed("user")),
-            Err(_) => continue,
+            Ok(p) => Ok(Some(p)),
+            Err(_) if conditional => Err(precondition_failed("user")),
+            Err(_) => Ok(None),
         }
-    }
-    Err(HttpError::new(
-        Area::Scim,
-        StatusCode::CONFLICT,
-        "user",
-        "the user is being changed concurrently; retry",
-    ))
+    })
 }
 
 /// Replaces the user `id` with the User document `body` (PUT).
@@ -231,15 +264,10 @@ pub(crate) fn delete_user(
     id: PersonId,
     if_match: &IfMatch,
 ) -> Result<(), HttpError> {
-    let expected = match if_match {
-        IfMatch::Absent | IfMatch::Any => None,
-        IfMatch::Tags(_) => {
-            let current = people::get_person(ports, org, id).map_err(domain)?;
-            if_match.check(current.version, "user")?;
-            // Offboarded only if still at the version that matched.
-            Some(current.version)
-        }
-    };
+    // Offboarded only if still at the version that matched.
+    let expected = expected_version(if_match, "user", || {
+        Ok(people::get_person(ports, org, id).map_err(domain)?.version)
+    })?;
     match people::offboard_person(ports, org, id, expected, Utc::now()).map_err(domain)? {
         Ok(_) => Ok(()),
         Err(_) => Err(precondition_failed("user")),
@@ -248,7 +276,25 @@ pub(crate) fn delete_user(
 
 #[cfg(test)]
 mod tests {
-    use super::IfMatch;
+    use super::{retry_concurrent, IfMatch};
+    use actix_web::http::StatusCode;
+
+    #[test]
+    fn a_concurrent_change_is_tried_again_five_times_then_409() {
+        let mut tries = 0;
+        let written = retry_concurrent("group", || {
+            tries += 1;
+            Ok((tries == 3).then_some("written"))
+        });
+        assert_eq!((written.ok(), tries), (Some("written"), 3));
+        let mut tries = 0;
+        let gave_up = retry_concurrent::<()>("group", || {
+            tries += 1;
+            Ok(None)
+        });
+        let err = gave_up.err().map(|e| e.status());
+        assert_eq!((err, tries), (Some(StatusCode::CONFLICT), 5));
+    }
 
     #[test]
     fn a_user_tag_matches_by_its_version_a_group_tag_only_as_a_plain_version() {
