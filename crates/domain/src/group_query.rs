@@ -8,7 +8,7 @@ use crate::error::DomainError;
 use crate::group::Group;
 use crate::ids::PersonId;
 use crate::person_query::{
-    check_filter_text, cmp_opt, compare, fold_text, CompareOp, FieldKind, FilterValue, SortOrder,
+    check_filter_text, compare, sort_by_field, CompareOp, FieldKind, FilterValue, SortOrder,
 };
 
 /// Largest page a list of groups returns: the same as people's, since SCIM
@@ -192,24 +192,12 @@ pub struct GroupPage {
 
 /// Orders groups for `query` (sort field, then creation time and id).
 pub fn sort_groups(groups: &mut [Group], query: &GroupQuery) {
-    groups.sort_by(|a, b| {
-        let by_field = query.sort.map_or(std::cmp::Ordering::Equal, |f| {
-            let key = |g: &Group| {
-                group_value(g, f).map(|v| match v {
-                    FilterValue::Text(s) => FilterValue::Text(fold_text(f.kind(), &s)),
-                    other => other,
-                })
-            };
-            let o = cmp_opt(&key(a), &key(b));
-            match query.order {
-                SortOrder::Ascending => o,
-                SortOrder::Descending => o.reverse(),
-            }
-        });
-        by_field
-            .then(a.created_at.cmp(&b.created_at))
-            .then(a.id.to_string().cmp(&b.id.to_string()))
-    });
+    sort_by_field(
+        groups,
+        query.sort.map(|f| (f.kind(), query.order)),
+        |g| query.sort.and_then(|f| group_value(g, f)),
+        |g| (g.created_at, g.id.to_string()),
+    );
 }
 
 #[cfg(test)]

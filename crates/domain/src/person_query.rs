@@ -375,28 +375,44 @@ impl PersonFilter {
 
 /// Orders people for `query` (sort field, then creation time and id).
 pub fn sort_people(people: &mut [Person], query: &PersonQuery) {
-    people.sort_by(|a, b| {
-        let by_field = query.sort.map_or(std::cmp::Ordering::Equal, |f| {
-            let key = |p: &Person| {
-                person_value(p, f).map(|v| match v {
-                    FilterValue::Text(s) => FilterValue::Text(fold_text(f.kind(), &s)),
+    sort_by_field(
+        people,
+        query.sort.map(|f| (f.kind(), query.order)),
+        |p| query.sort.and_then(|f| person_value(p, f)),
+        |p| (p.created_at, p.id.to_string()),
+    );
+}
+
+/// The reference order of a listing (people, groups): by the sort field's
+/// value (`sort`: how it compares and the direction; texts folded as the
+/// field compares, absent values last when ascending), then by creation
+/// time and id, so that paging is stable.
+pub(crate) fn sort_by_field<T>(
+    items: &mut [T],
+    sort: Option<(FieldKind, SortOrder)>,
+    value: impl Fn(&T) -> Option<FilterValue>,
+    created_and_id: impl Fn(&T) -> (DateTime<Utc>, String),
+) {
+    items.sort_by(|a, b| {
+        let by_field = sort.map_or(std::cmp::Ordering::Equal, |(kind, order)| {
+            let key = |x: &T| {
+                value(x).map(|v| match v {
+                    FilterValue::Text(s) => FilterValue::Text(fold_text(kind, &s)),
                     other => other,
                 })
             };
             let o = cmp_opt(&key(a), &key(b));
-            match query.order {
+            match order {
                 SortOrder::Ascending => o,
                 SortOrder::Descending => o.reverse(),
             }
         });
-        by_field
-            .then(a.created_at.cmp(&b.created_at))
-            .then(a.id.to_string().cmp(&b.id.to_string()))
+        by_field.then_with(|| created_and_id(a).cmp(&created_and_id(b)))
     });
 }
 
 /// Absent values sort last in ascending order.
-pub(crate) fn cmp_opt(a: &Option<FilterValue>, b: &Option<FilterValue>) -> std::cmp::Ordering {
+fn cmp_opt(a: &Option<FilterValue>, b: &Option<FilterValue>) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     match (a, b) {
         (None, None) => Ordering::Equal,
