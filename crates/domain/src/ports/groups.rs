@@ -43,6 +43,25 @@ pub struct GroupChange {
     pub at: DateTime<Utc>,
 }
 
+impl GroupChange {
+    /// `current` with this change's fields (the stored ones when none), or
+    /// the stored version when it is not the expected one (the store then
+    /// answers [`GroupWrite::Stale`]): the rule every store applies before
+    /// writing.
+    ///
+    /// # Errors
+    /// The stored version, when stale.
+    pub fn fields_on(&self, current: &Group) -> Result<Group, i64> {
+        if self.expected_version.is_some_and(|v| v != current.version) {
+            return Err(current.version);
+        }
+        Ok(self
+            .fields
+            .clone()
+            .map_or_else(|| current.clone(), |f| current.with_fields(f)))
+    }
+}
+
 /// Groups. Members are stored one row per membership, indexed by group and
 /// by person: no method reads a group's members unless it returns them.
 pub trait GroupRepository: Send + Sync {

@@ -233,18 +233,10 @@ impl GroupRepository for InMemoryStore {
         else {
             return Ok(GroupWrite::Missing);
         };
-        if change
-            .expected_version
-            .is_some_and(|v| v != current.version)
-        {
-            return Ok(GroupWrite::Stale {
-                current: current.version,
-            });
-        }
-        let mut next = change
-            .fields
-            .clone()
-            .map_or_else(|| current.clone(), |f| current.with_fields(f));
+        let mut next = match change.fields_on(&current) {
+            Ok(next) => next,
+            Err(current) => return Ok(GroupWrite::Stale { current }),
+        };
         check_package(&s, &next)?;
         if name_taken(&s, &next) {
             return Err(StoreError::Duplicate {

@@ -488,18 +488,10 @@ impl GroupRepository for Store {
                     return refuse(GroupWrite::Missing);
                 };
                 let current = row.into_domain()?;
-                if change
-                    .expected_version
-                    .is_some_and(|v| v != current.version)
-                {
-                    return refuse(GroupWrite::Stale {
-                        current: current.version,
-                    });
-                }
-                let mut next = change
-                    .fields
-                    .clone()
-                    .map_or_else(|| current.clone(), |f| current.with_fields(f));
+                let mut next = match change.fields_on(&current) {
+                    Ok(next) => next,
+                    Err(current) => return refuse(GroupWrite::Stale { current }),
+                };
                 let fields_changed = next.fields() != current.fields();
                 if fields_changed {
                     diesel::update(groups::table.filter(groups::id.eq(&gid)))
