@@ -33,6 +33,10 @@ wire_enum! {
         NewJoinersWrite => "new-joiners:write",
         /// Everything under `/scim/v2`.
         Scim => "scim",
+        /// Read the event feed and the histories of items and people.
+        EventsRead => "events:read",
+        /// Create, read and delete webhooks and read their deliveries.
+        WebhooksWrite => "webhooks:write",
     }
 }
 

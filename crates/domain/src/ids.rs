@@ -138,6 +138,14 @@ id_type!(
     /// Identifies an email waiting in (or delivered from) the outbox.
     OutboxMessageId
 );
+id_type!(
+    /// Identifies an event (a recorded change).
+    EventId
+);
+id_type!(
+    /// Identifies a webhook subscription.
+    WebhookId
+);
 
 #[cfg(test)]
 mod tests {

@@ -26,6 +26,8 @@
 //! - [`text`]: identifiers (comparison, characters), email addresses and
 //!   the length limit of every text field.
 //! - [`interrupt`]: whether the caller of a long read still waits for it.
+//! - [`event`]: the record of every change (types, actors, changed fields);
+//!   [`event_feed`]: reading it as a feed and as a subject's history.
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
 //! - [`services`]: use cases that combine rules and ports.
 
@@ -38,6 +40,8 @@ pub mod api_key;
 pub mod catalog;
 pub mod email;
 pub mod error;
+pub mod event;
+pub mod event_feed;
 pub mod group;
 pub mod group_query;
 pub mod ids;

@@ -43,6 +43,7 @@
 mod change_feed;
 mod connection;
 mod error;
+mod events;
 mod group_filter;
 mod import;
 mod import_facts;

@@ -333,12 +333,38 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    event_sequences (organization_id) {
+        organization_id -> Text,
+        last_sequence -> BigInt,
+        pruned_through -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (organization_id, sequence) {
+        organization_id -> Text,
+        sequence -> BigInt,
+        id -> Text,
+        #[sql_name = "type"]
+        kind -> Text,
+        occurred_at -> Timestamp,
+        actor_type -> Text,
+        actor_id -> Nullable<Text>,
+        subject_type -> Text,
+        subject_id -> Text,
+        changes -> Nullable<Text>,
+    }
+}
+
 diesel::joinable!(return_order_items -> return_orders (return_order_id));
 diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
 diesel::joinable!(group_members -> groups (group_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     organizations,
+    event_sequences,
+    events,
     api_keys,
     warehouses,
     warehouse_grants,

@@ -74,6 +74,9 @@ pub struct Store {
     unwritable: Arc<AtomicBool>,
     /// When a connection was last found lost (shared with the pool's manager).
     losses: Arc<Losses>,
+    /// Who this value's writes are attributed to in their events
+    /// ([`equip_domain::ports::Acting`]); `SYSTEM` unless set.
+    pub(crate) actor: equip_domain::event::Actor,
 }
 
 /// The connection of a write session. On PostgreSQL it commits without
@@ -204,6 +207,7 @@ impl Store {
             memo: Arc::default(),
             unwritable: Arc::default(),
             losses,
+            actor: equip_domain::event::Actor::System,
         })
     }
 
@@ -299,6 +303,7 @@ impl Store {
             memo: self.memo.clone(),
             unwritable: self.unwritable.clone(),
             losses: self.losses.clone(),
+            actor: self.actor,
         })
     }
 

@@ -8,6 +8,7 @@
 
 mod api_keys;
 mod catalog;
+mod events;
 mod groups;
 mod health;
 mod import;
@@ -21,6 +22,7 @@ mod sessions;
 
 pub use api_keys::ApiKeyRepository;
 pub use catalog::CatalogRepository;
+pub use events::{Acting, EventRepository};
 pub use groups::{GroupChange, GroupRepository, GroupWrite};
 pub use health::HealthCheck;
 pub use import::ImportRepository;

@@ -2,6 +2,7 @@
 
 mod api_keys;
 mod catalog;
+mod events;
 pub(crate) mod groups;
 mod health;
 mod import;

@@ -43,6 +43,8 @@ fn migrations_are_idempotent(db: &TestDatabase, store: &Store) {
         "outbox_messages",
         "groups",
         "group_members",
+        "event_sequences",
+        "events",
     ] {
         assert_eq!(db.count_rows(table), 0, "{table}");
     }

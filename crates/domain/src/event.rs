@@ -1,0 +1,474 @@
+//! Events: the record of every change, read as a feed, as a subject's history
+//! and by webhooks.
+//!
+//! A store writes an event in the same transaction as the change it records
+//! (docs/events.md). This module holds what an event says and the rules that
+//! decide it: which type a change has, who made it, and which fields changed
+//! ([`changes_between`] over the subject's [`EventView`]). A write that changes
+//! nothing has no event: every builder here returns `None` for it.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::group::Group;
+use crate::ids::{ApiKeyId, EventId, GroupId, OrganizationId, PersonId};
+use crate::inventory::{Assignee, InventoryItem};
+use crate::inventory_level::InventoryLevel;
+use crate::person::Person;
+use crate::reminder::Reminder;
+
+wire_enum! {
+    /// What happened. Names are dotted: the subject, then the change.
+    EventType, field = "types", case = exact, unknown = (|raw: &str| format!(
+        "unknown event type '{raw}'; known types: {}",
+        EventType::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+    )) {
+        /// An inventory item was created.
+        ItemCreated => "inventory.item.created",
+        /// Fields of an inventory item changed (a return order started for
+        /// it included).
+        ItemUpdated => "inventory.item.updated",
+        /// A person was provisioned.
+        PersonCreated => "person.created",
+        /// Fields of a person changed (`active` included).
+        PersonUpdated => "person.updated",
+        /// A person's offboarding started (the SCIM DELETE).
+        PersonOffboardingStarted => "person.offboarding_started",
+        /// A group was created.
+        GroupCreated => "group.created",
+        /// Fields of a group changed.
+        GroupUpdated => "group.updated",
+        /// A group was deleted.
+        GroupDeleted => "group.deleted",
+        /// A person joined a group.
+        GroupMemberAdded => "group.member_added",
+        /// A person left a group.
+        GroupMemberRemoved => "group.member_removed",
+        /// An inventory level was created.
+        LevelCreated => "inventory_level.created",
+        /// An inventory level was deactivated.
+        LevelDeactivated => "inventory_level.deactivated",
+        /// A new-joiner reminder was asked for; its email is queued.
+        ReminderCreated => "reminder.created",
+        /// A reminder's email was delivered.
+        ReminderDelivered => "reminder.delivered",
+        /// A reminder's email failed for good.
+        ReminderFailed => "reminder.failed",
+    }
+}
+
+wire_enum! {
+    /// What an event is about.
+    SubjectType, field = "subject.type", case = exact {
+        /// An inventory item.
+        InventoryItem => "INVENTORY_ITEM",
+        /// A person.
+        Person => "PERSON",
+        /// A group.
+        Group => "GROUP",
+        /// An inventory level.
+        InventoryLevel => "INVENTORY_LEVEL",
+        /// A new-joiner reminder.
+        Reminder => "REMINDER",
+    }
+}
+
+impl EventType {
+    /// The kind of subject events of this type are about.
+    #[must_use]
+    pub const fn subject_type(self) -> SubjectType {
+        match self {
+            Self::ItemCreated | Self::ItemUpdated => SubjectType::InventoryItem,
+            Self::PersonCreated | Self::PersonUpdated | Self::PersonOffboardingStarted => {
+                SubjectType::Person
+            }
+            Self::GroupCreated
+            | Self::GroupUpdated
+            | Self::GroupDeleted
+            | Self::GroupMemberAdded
+            | Self::GroupMemberRemoved => SubjectType::Group,
+            Self::LevelCreated | Self::LevelDeactivated => SubjectType::InventoryLevel,
+            Self::ReminderCreated | Self::ReminderDelivered | Self::ReminderFailed => {
+                SubjectType::Reminder
+            }
+        }
+    }
+}
+
+wire_enum! {
+    /// Who made a change.
+    ActorType, field = "actor.type", case = exact {
+        /// A request authenticated with an API key (the key's id is kept).
+        ApiKey => "API_KEY",
+        /// An administrator's `equip` command.
+        Cli => "CLI",
+        /// equip itself (the mail dispatcher, a background job).
+        System => "SYSTEM",
+    }
+}
+
+/// Who made a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Actor {
+    /// A request with this API key.
+    ApiKey(ApiKeyId),
+    /// An `equip` command.
+    Cli,
+    /// equip itself.
+    System,
+}
+
+impl Actor {
+    /// The actor's type.
+    #[must_use]
+    pub const fn kind(self) -> ActorType {
+        match self {
+            Self::ApiKey(_) => ActorType::ApiKey,
+            Self::Cli => ActorType::Cli,
+            Self::System => ActorType::System,
+        }
+    }
+
+    /// The key's id, for an API key.
+    #[must_use]
+    pub const fn key_id(self) -> Option<ApiKeyId> {
+        match self {
+            Self::ApiKey(id) => Some(id),
+            Self::Cli | Self::System => None,
+        }
+    }
+
+    /// The actor from its stored type and id.
+    ///
+    /// # Errors
+    /// An unknown type, or an API key without a well-formed id.
+    pub fn from_parts(kind: &str, id: Option<&str>) -> Result<Self, crate::DomainError> {
+        Ok(match ActorType::parse(kind)? {
+            ActorType::ApiKey => {
+                let id = id.and_then(|id| ApiKeyId::parse(id).ok()).ok_or_else(|| {
+                    crate::DomainError::invalid("actor.id", "an API key actor needs its key id")
+                })?;
+                Self::ApiKey(id)
+            }
+            ActorType::Cli => Self::Cli,
+            ActorType::System => Self::System,
+        })
+    }
+}
+
+/// What an event is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Subject {
+    /// Its kind.
+    pub kind: SubjectType,
+    /// Its id.
+    pub id: uuid::Uuid,
+}
+
+/// One changed field: its value before and after (`null` when absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// Before.
+    pub from: Value,
+    /// After.
+    pub to: Value,
+}
+
+/// The changed fields of a subject, by wire name (nested fields by dotted
+/// path, as `name.givenName`).
+pub type Changes = BTreeMap<String, Change>;
+
+/// An event before it is stored: the store adds the organization, the
+/// actor, the time, its id and its sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewEvent {
+    /// What happened.
+    pub kind: EventType,
+    /// To what.
+    pub subject: Subject,
+    /// The changed fields (empty for a deletion or a delivery).
+    pub changes: Changes,
+}
+
+/// A stored event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Identifier (the webhook's `Equip-Event-Id`).
+    pub id: EventId,
+    /// Owning organization.
+    pub organization_id: OrganizationId,
+    /// Position in the organization's feed: increases in commit order,
+    /// without gaps.
+    pub sequence: i64,
+    /// What happened.
+    pub kind: EventType,
+    /// When.
+    pub occurred_at: DateTime<Utc>,
+    /// Who did it.
+    pub actor: Actor,
+    /// To what.
+    pub subject: Subject,
+    /// The changed fields.
+    pub changes: Changes,
+}
+
+impl Event {
+    /// The JSON of the feed, the histories and webhook deliveries.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let mut body = json!({
+            "id": self.id,
+            "sequence": self.sequence,
+            "type": self.kind.as_str(),
+            "occurredAt": self.occurred_at.to_rfc3339_opts(SecondsFormat::Micros, true),
+            "actor": match self.actor.key_id() {
+                Some(id) => json!({"type": self.actor.kind().as_str(), "id": id}),
+                None => json!({"type": self.actor.kind().as_str()}),
+            },
+            "subject": {"type": self.subject.kind.as_str(), "id": self.subject.id},
+        });
+        if !self.changes.is_empty() {
+            body["changes"] = serde_json::to_value(&self.changes).unwrap_or(Value::Null);
+        }
+        body
+    }
+}
+
+/// The fields of a subject that its events report: what the subject's API
+/// shows, without times and versions (which change with every write).
+pub trait EventView {
+    /// The subject.
+    fn subject(&self) -> Subject;
+    /// Its fields by wire name.
+    fn event_view(&self) -> Value;
+}
+
+/// The fields that differ between two views, nested objects compared field by
+/// field (named by dotted path), arrays and values as a whole. A field absent
+/// on one side is `null` there.
+#[must_use]
+pub fn changes_between(before: &Value, after: &Value) -> Changes {
+    let mut changes = Changes::new();
+    diff_into(&mut changes, "", before, after);
+    changes
+}
+
+fn diff_into(changes: &mut Changes, prefix: &str, before: &Value, after: &Value) {
+    let empty = Map::new();
+    match (before, after) {
+        (Value::Object(_) | Value::Null, Value::Object(_) | Value::Null)
+            if before.is_object() || after.is_object() =>
+        {
+            let b = before.as_object().unwrap_or(&empty);
+            let a = after.as_object().unwrap_or(&empty);
+            let keys: std::collections::BTreeSet<&String> = b.keys().chain(a.keys()).collect();
+            for key in keys {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                let null = Value::Null;
+                diff_into(
+                    changes,
+                    &path,
+                    b.get(key).unwrap_or(&null),
+                    a.get(key).unwrap_or(&null),
+                );
+            }
+        }
+        _ if before == after => {}
+        _ => {
+            changes.insert(
+                prefix.to_owned(),
+                Change {
+                    from: before.clone(),
+                    to: after.clone(),
+                },
+            );
+        }
+    }
+}
+
+impl NewEvent {
+    /// A creation: every field the subject has, from `null`.
+    #[must_use]
+    pub fn created(kind: EventType, subject: &dyn EventView) -> Self {
+        Self {
+            kind,
+            subject: subject.subject(),
+            changes: changes_between(&Value::Null, &subject.event_view()),
+        }
+    }
+
+    /// An update, or `None` when no reported field changed.
+    #[must_use]
+    pub fn updated(kind: EventType, before: &dyn EventView, after: &dyn EventView) -> Option<Self> {
+        let changes = changes_between(&before.event_view(), &after.event_view());
+        (!changes.is_empty()).then(|| Self {
+            kind,
+            subject: after.subject(),
+            changes,
+        })
+    }
+
+    /// An event with no field changes (a deletion, a delivery).
+    #[must_use]
+    pub fn bare(kind: EventType, subject: Subject) -> Self {
+        Self {
+            kind,
+            subject,
+            changes: Changes::new(),
+        }
+    }
+
+    /// A person joined (`joined`) or left a group.
+    #[must_use]
+    pub fn membership(group: GroupId, person: PersonId, joined: bool) -> Self {
+        let id = Value::String(person.to_string());
+        let (kind, from, to) = if joined {
+            (EventType::GroupMemberAdded, Value::Null, id)
+        } else {
+            (EventType::GroupMemberRemoved, id, Value::Null)
+        };
+        Self {
+            kind,
+            subject: Subject {
+                kind: SubjectType::Group,
+                id: *group.as_uuid(),
+            },
+            changes: Changes::from([("member".to_owned(), Change { from, to })]),
+        }
+    }
+}
+
+fn display(value: Option<impl std::fmt::Display>) -> Value {
+    value.map_or(Value::Null, |v| Value::String(v.to_string()))
+}
+
+impl EventView for InventoryItem {
+    fn subject(&self) -> Subject {
+        Subject {
+            kind: SubjectType::InventoryItem,
+            id: *self.id.as_uuid(),
+        }
+    }
+
+    fn event_view(&self) -> Value {
+        let assigned_to = self.assignment.map_or(Value::Null, |a| {
+            let (kind, id) = match a.assignee {
+                Assignee::Person(id) => ("PERSON", *id.as_uuid()),
+                Assignee::Warehouse(id) => ("WAREHOUSE", *id.as_uuid()),
+                Assignee::Office(id) => ("OFFICE", *id.as_uuid()),
+            };
+            json!({"type": kind, "id": id})
+        });
+        json!({
+            "skuId": self.sku_id,
+            "serialNumber": self.serial_number,
+            "imei": self.imei,
+            "deployStatus": self.deploy_status.as_str(),
+            "deployReason": self.deploy_reason.map(|r| r.as_str()),
+            "condition": self.condition.as_str(),
+            "assignedTo": assigned_to,
+            "tags": self.tags.iter().map(|t| t.label.as_str()).collect::<Vec<_>>(),
+            "renewalDate": display(self.renewal_date),
+            "description": self.description,
+            "procurementMethod": self.procurement_method,
+            "suppliedBy": self.supplied_by.as_str(),
+            "returnOrder": self.return_order.as_ref().map(|r| json!({
+                "id": r.id,
+                "status": r.status.as_str(),
+            })),
+        })
+    }
+}
+
+impl EventView for Person {
+    fn subject(&self) -> Subject {
+        Subject {
+            kind: SubjectType::Person,
+            id: *self.id.as_uuid(),
+        }
+    }
+
+    fn event_view(&self) -> Value {
+        json!({
+            "userName": self.user_name,
+            "externalId": self.external_id,
+            "name": {
+                "givenName": self.given_name,
+                "familyName": self.family_name,
+            },
+            "displayName": self.display_name,
+            "emails": self.emails,
+            "phoneNumbers": self.phone_numbers,
+            "addresses": self.addresses,
+            "active": self.active,
+            "packageId": self.package_id,
+            "startDate": display(self.start_date),
+            "status": self.status.as_str(),
+            "skipUserActivation": self.skip_user_activation,
+            "cpfNumber": self.cpf_number,
+        })
+    }
+}
+
+impl EventView for Group {
+    fn subject(&self) -> Subject {
+        Subject {
+            kind: SubjectType::Group,
+            id: *self.id.as_uuid(),
+        }
+    }
+
+    fn event_view(&self) -> Value {
+        json!({
+            "displayName": self.display_name,
+            "externalId": self.external_id,
+            "packageId": self.package_id,
+            "precedence": self.precedence,
+        })
+    }
+}
+
+impl EventView for InventoryLevel {
+    fn subject(&self) -> Subject {
+        Subject {
+            kind: SubjectType::InventoryLevel,
+            id: *self.id.as_uuid(),
+        }
+    }
+
+    fn event_view(&self) -> Value {
+        json!({
+            "skuId": self.sku_id,
+            "warehouseId": self.warehouse_id,
+            "minimumQuantity": self.minimum_quantity,
+            "targetQuantity": self.target_quantity,
+            "deactivatedAt": self
+                .deactivated_at
+                .map(|t| t.to_rfc3339_opts(SecondsFormat::Micros, true)),
+        })
+    }
+}
+
+impl EventView for Reminder {
+    fn subject(&self) -> Subject {
+        Subject {
+            kind: SubjectType::Reminder,
+            id: *self.id.as_uuid(),
+        }
+    }
+
+    fn event_view(&self) -> Value {
+        json!({
+            "personId": self.person_id,
+            "senderPersonId": self.sender_person_id,
+            "status": self.status.as_str(),
+        })
+    }
+}

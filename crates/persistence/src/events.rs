@@ -1,0 +1,329 @@
+//! Events: written in the transaction of the change they record, read as the
+//! feed and as histories, pruned after their retention.
+//!
+//! # Sequences in commit order
+//!
+//! A writing transaction collects its events in a [`Recorder`] and writes them
+//! as its **last** statements before COMMIT ([`recorded`]): first it takes its
+//! sequences by an upsert of the organization's `event_sequences` row
+//! (`last_sequence = last_sequence + n … RETURNING`), then it inserts the
+//! events. On PostgreSQL the upsert locks the row until the transaction
+//! ends, so a second writer of the same organization waits there until the
+//! first has committed (and then reads its committed `last_sequence`) or
+//! rolled back (and then reuses its numbers). Sequences are therefore given
+//! out in commit order and without gaps: when a reader sees sequence n
+//! committed, every lower sequence was committed before it. On SQLite every
+//! write transaction holds the database's one write lock from `BEGIN
+//! IMMEDIATE`, which gives the same order. docs/events.md has the whole
+//! argument; `crates/server/tests/api/http_events.rs` tests it with two
+//! instances.
+//!
+//! Writers of different organizations never wait for each other here; a
+//! transaction that records events of several organizations (the outbox's
+//! deliveries are one per transaction) takes their rows in organization-id
+//! order, so two of them cannot deadlock.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::upsert::excluded;
+
+use equip_domain::event::{Actor, Change, Changes, Event, EventType, NewEvent, Subject, SubjectType};
+use equip_domain::event_feed::{Cursor, FeedQuery, FeedRead};
+use equip_domain::ids::{EventId, OrganizationId};
+
+use crate::connection::{on_inner, write_transaction, DbConnection};
+use crate::error::{DbError, DbResult};
+use crate::models::{db_time, utc};
+use crate::schema::{event_sequences, events};
+
+/// Rows per multi-row insert of events (10 binds each, under SQLite's
+/// conservative 999 bind limit).
+const INSERT_CHUNK: usize = 90;
+
+/// The events of one write transaction, written just before it commits.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    actor: Actor,
+    pending: Vec<(String, DateTime<Utc>, NewEvent)>,
+}
+
+impl Recorder {
+    pub(crate) fn new(actor: Actor) -> Self {
+        Self {
+            actor,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Records `event` of organization `org` (as stored text), at `at`.
+    pub(crate) fn push(&mut self, org: &str, at: DateTime<Utc>, event: NewEvent) {
+        self.pending.push((org.to_owned(), at, event));
+    }
+
+    /// Records `event` when there is one (an update that changed something).
+    pub(crate) fn push_some(&mut self, org: &str, at: DateTime<Utc>, event: Option<NewEvent>) {
+        if let Some(event) = event {
+            self.push(org, at, event);
+        }
+    }
+
+    /// Writes the collected events: per organization (in id order), the
+    /// sequences, then the rows.
+    fn write(self, c: &mut DbConnection) -> DbResult<()> {
+        let mut by_org: BTreeMap<String, Vec<(DateTime<Utc>, NewEvent)>> = BTreeMap::new();
+        for (org, at, event) in self.pending {
+            by_org.entry(org).or_default().push((at, event));
+        }
+        for (org, events) in by_org {
+            let count = i64::try_from(events.len()).map_err(DbError::corrupt)?;
+            let last = take_sequences(c, &org, count)?;
+            let first = last - count + 1;
+            let rows: Vec<EventRow> = events
+                .into_iter()
+                .zip(first..)
+                .map(|((at, event), sequence)| EventRow::new(&org, sequence, self.actor, at, event))
+                .collect::<DbResult<_>>()?;
+            for chunk in rows.chunks(INSERT_CHUNK) {
+                on_inner!(c, |c| diesel::insert_into(events::table)
+                    .values(chunk)
+                    .execute(c))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A write transaction (as [`write_transaction`]) whose events, collected by
+/// `body` in the [`Recorder`], are written as its last statements, so an
+/// event exists if and only if its change committed.
+pub(crate) fn recorded<T>(
+    c: &mut DbConnection,
+    actor: Actor,
+    body: impl FnOnce(&mut DbConnection, &mut Recorder) -> DbResult<T>,
+) -> DbResult<T> {
+    write_transaction(c, |c| {
+        let mut recorder = Recorder::new(actor);
+        let value = body(c, &mut recorder)?;
+        recorder.write(c)?;
+        Ok(value)
+    })
+}
+
+/// Advances the organization's last sequence by `count`; returns the new
+/// last one. Locks the organization's row until the transaction ends.
+fn take_sequences(c: &mut DbConnection, org: &str, count: i64) -> DbResult<i64> {
+    let last = on_inner!(c, |c| diesel::insert_into(event_sequences::table)
+        .values((
+            event_sequences::organization_id.eq(org),
+            event_sequences::last_sequence.eq(count),
+        ))
+        .on_conflict(event_sequences::organization_id)
+        .do_update()
+        .set(
+            event_sequences::last_sequence
+                .eq(event_sequences::last_sequence + excluded(event_sequences::last_sequence)),
+        )
+        .returning(event_sequences::last_sequence)
+        .get_result::<i64>(c))?;
+    Ok(last)
+}
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = events)]
+struct EventRow {
+    organization_id: String,
+    sequence: i64,
+    id: String,
+    kind: String,
+    occurred_at: chrono::NaiveDateTime,
+    actor_type: String,
+    actor_id: Option<String>,
+    subject_type: String,
+    subject_id: String,
+    changes: Option<String>,
+}
+
+impl EventRow {
+    fn new(org: &str, sequence: i64, actor: Actor, at: DateTime<Utc>, e: NewEvent) -> DbResult<Self> {
+        let changes = if e.changes.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_string(&e.changes).map_err(DbError::corrupt)?)
+        };
+        Ok(Self {
+            organization_id: org.to_owned(),
+            sequence,
+            id: EventId::new().to_string(),
+            kind: e.kind.as_str().to_owned(),
+            occurred_at: db_time(at),
+            actor_type: actor.kind().as_str().to_owned(),
+            actor_id: actor.key_id().map(|id| id.to_string()),
+            subject_type: e.subject.kind.as_str().to_owned(),
+            subject_id: e.subject.id.hyphenated().to_string(),
+            changes,
+        })
+    }
+
+    fn into_domain(self) -> DbResult<Event> {
+        let changes: Changes = match self.changes.as_deref() {
+            None => Changes::new(),
+            Some(text) => {
+                let raw: BTreeMap<String, Change> =
+                    serde_json::from_str::<BTreeMap<String, StoredChange>>(text)
+                        .map_err(DbError::corrupt)?
+                        .into_iter()
+                        .map(|(k, v)| (k, Change { from: v.from, to: v.to }))
+                        .collect();
+                raw
+            }
+        };
+        Ok(Event {
+            id: EventId::parse(&self.id).map_err(DbError::corrupt)?,
+            organization_id: OrganizationId::parse(&self.organization_id)
+                .map_err(DbError::corrupt)?,
+            sequence: self.sequence,
+            kind: EventType::parse(&self.kind).map_err(DbError::corrupt)?,
+            occurred_at: utc(self.occurred_at),
+            actor: Actor::from_parts(&self.actor_type, self.actor_id.as_deref())
+                .map_err(DbError::corrupt)?,
+            subject: Subject {
+                kind: SubjectType::parse(&self.subject_type).map_err(DbError::corrupt)?,
+                id: uuid::Uuid::parse_str(&self.subject_id).map_err(DbError::corrupt)?,
+            },
+            changes,
+        })
+    }
+}
+
+/// A change as stored in `events.changes`.
+#[derive(serde::Deserialize)]
+struct StoredChange {
+    #[serde(default)]
+    from: serde_json::Value,
+    #[serde(default)]
+    to: serde_json::Value,
+}
+
+/// The organization's last sequence and how far it was pruned (0, 0 before
+/// its first event).
+fn positions(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)> {
+    Ok(event_sequences::table
+        .filter(event_sequences::organization_id.eq(org))
+        .select((event_sequences::last_sequence, event_sequences::pruned_through))
+        .first::<(i64, i64)>(c)
+        .optional()?
+        .unwrap_or((0, 0)))
+}
+
+/// The feed: the head first, then the events (see [`FeedRead::Events`]).
+pub(crate) fn read_feed(
+    c: &mut DbConnection,
+    organization: OrganizationId,
+    query: &FeedQuery,
+) -> DbResult<FeedRead> {
+    let org = organization.to_string();
+    let (head, pruned_through) = positions(c, &org)?;
+    if query.after.0 < pruned_through || query.after.0 > head {
+        return Ok(FeedRead::Expired);
+    }
+    let mut select = events::table
+        .filter(events::organization_id.eq(&org))
+        .filter(events::sequence.gt(query.after.0))
+        .into_boxed();
+    if !query.types.is_empty() {
+        let types: Vec<&str> = query.types.iter().map(|t| t.as_str()).collect();
+        select = select.filter(events::kind.eq_any(types));
+    }
+    if let Some(id) = query.subject_id {
+        select = select.filter(events::subject_id.eq(id.hyphenated().to_string()));
+    }
+    let limit = i64::try_from(query.size).map_err(DbError::corrupt)?;
+    let rows: Vec<EventRow> = select
+        .order(events::sequence.asc())
+        .limit(limit)
+        .select(EventRow::as_select())
+        .load(c)?;
+    let events = rows
+        .into_iter()
+        .map(EventRow::into_domain)
+        .collect::<DbResult<_>>()?;
+    Ok(FeedRead::Events { events, head })
+}
+
+/// A subject's events, newest first.
+pub(crate) fn read_history(
+    c: &mut DbConnection,
+    organization: OrganizationId,
+    subject: Subject,
+    before: Option<Cursor>,
+    size: usize,
+) -> DbResult<Vec<Event>> {
+    let mut select = events::table
+        .filter(events::organization_id.eq(organization.to_string()))
+        .filter(events::subject_id.eq(subject.id.hyphenated().to_string()))
+        .filter(events::subject_type.eq(subject.kind.as_str()))
+        .into_boxed();
+    if let Some(before) = before {
+        select = select.filter(events::sequence.lt(before.0));
+    }
+    let limit = i64::try_from(size).map_err(DbError::corrupt)?;
+    select
+        .order(events::sequence.desc())
+        .limit(limit)
+        .select(EventRow::as_select())
+        .load::<EventRow>(c)?
+        .into_iter()
+        .map(EventRow::into_domain)
+        .collect()
+}
+
+/// Deletes, per organization, the oldest events up to the first one at or
+/// after `cutoff` (so what remains has no holes), at most `limit` in all.
+pub(crate) fn prune(c: &mut DbConnection, cutoff: DateTime<Utc>, limit: usize) -> DbResult<usize> {
+    let orgs: Vec<(String, i64)> = event_sequences::table
+        .select((event_sequences::organization_id, event_sequences::pruned_through))
+        .order(event_sequences::organization_id.asc())
+        .load(c)?;
+    let cutoff = db_time(cutoff);
+    let mut deleted = 0;
+    for (org, pruned_through) in orgs {
+        if deleted >= limit {
+            break;
+        }
+        let batch = i64::try_from(limit - deleted).map_err(DbError::corrupt)?;
+        let oldest: Vec<(i64, chrono::NaiveDateTime)> = events::table
+            .filter(events::organization_id.eq(&org))
+            .filter(events::sequence.gt(pruned_through))
+            .order(events::sequence.asc())
+            .limit(batch)
+            .select((events::sequence, events::occurred_at))
+            .load(c)?;
+        let Some(through) = oldest
+            .iter()
+            .take_while(|(_, at)| *at < cutoff)
+            .map(|(sequence, _)| *sequence)
+            .last()
+        else {
+            continue;
+        };
+        deleted += write_transaction(c, |c| -> DbResult<usize> {
+            let n = diesel::delete(
+                events::table
+                    .filter(events::organization_id.eq(&org))
+                    .filter(events::sequence.le(through)),
+            )
+            .execute(c)?;
+            diesel::update(
+                event_sequences::table
+                    .filter(event_sequences::organization_id.eq(&org))
+                    .filter(event_sequences::pruned_through.lt(through)),
+            )
+            .set(event_sequences::pruned_through.eq(through))
+            .execute(c)?;
+            Ok(n)
+        })?;
+    }
+    Ok(deleted)
+}

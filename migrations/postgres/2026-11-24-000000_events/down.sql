@@ -1,0 +1,2 @@
+DROP TABLE events;
+DROP TABLE event_sequences;
