@@ -46,6 +46,7 @@ mod locations;
 mod organizations;
 mod people;
 mod reminders;
+mod webhooks;
 
 /// Everything the in-memory store holds.
 #[derive(Debug, Default, Clone)]
@@ -78,6 +79,10 @@ pub struct State {
     pub reminders: Vec<crate::reminder::Reminder>,
     /// The email outbox.
     pub outbox: Vec<crate::reminder::OutboxMessage>,
+    /// Webhooks.
+    pub webhooks: Vec<crate::webhook::Webhook>,
+    /// The webhooks' delivery log.
+    pub webhook_attempts: Vec<crate::webhook::DeliveryAttempt>,
 }
 
 /// An in-memory implementation of every repository trait.
