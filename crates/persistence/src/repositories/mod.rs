@@ -14,3 +14,4 @@ mod people;
 mod reminders;
 mod sessions;
 mod warehouses;
+mod webhooks;
