@@ -55,3 +55,4 @@ mod people;
 mod schema;
 mod statistics;
 mod warehouses;
+mod webhooks;
