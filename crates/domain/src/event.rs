@@ -14,11 +14,14 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::group::Group;
-use crate::ids::{ApiKeyId, EventId, GroupId, OrganizationId, PersonId};
-use crate::inventory::{Assignee, InventoryItem};
+use crate::ids::{
+    ApiKeyId, EventId, GroupId, InventoryItemId, InventoryLevelId, OrganizationId, PersonId,
+    ReminderId, ReturnOrderId,
+};
+use crate::inventory::{Assignee, InventoryItem, ReturnStatus};
 use crate::inventory_level::InventoryLevel;
-use crate::person::Person;
-use crate::reminder::Reminder;
+use crate::person::{Person, PersonStatus};
+use crate::reminder::{DeliveryStatus, Reminder};
 
 wire_enum! {
     /// What happened. Names are dotted: the subject, then the change.
@@ -51,6 +54,9 @@ wire_enum! {
         LevelCreated => "inventory_level.created",
         /// An inventory level was deactivated.
         LevelDeactivated => "inventory_level.deactivated",
+        /// Fields of an inventory level changed (only an import changes
+        /// them; the API creates and deactivates levels).
+        LevelUpdated => "inventory_level.updated",
         /// A new-joiner reminder was asked for; its email is queued.
         ReminderCreated => "reminder.created",
         /// A reminder's email was delivered.
@@ -90,7 +96,9 @@ impl EventType {
             | Self::GroupDeleted
             | Self::GroupMemberAdded
             | Self::GroupMemberRemoved => SubjectType::Group,
-            Self::LevelCreated | Self::LevelDeactivated => SubjectType::InventoryLevel,
+            Self::LevelCreated | Self::LevelDeactivated | Self::LevelUpdated => {
+                SubjectType::InventoryLevel
+            }
             Self::ReminderCreated | Self::ReminderDelivered | Self::ReminderFailed => {
                 SubjectType::Reminder
             }
@@ -345,6 +353,87 @@ impl NewEvent {
     }
 }
 
+fn field_change(field: &str, from: Value, to: Value) -> Changes {
+    Changes::from([(field.to_owned(), Change { from, to })])
+}
+
+fn time_value(at: DateTime<Utc>) -> Value {
+    Value::String(at.to_rfc3339_opts(SecondsFormat::Micros, true))
+}
+
+impl NewEvent {
+    /// A person's offboarding started: their status moved from ACTIVE to
+    /// OFFBOARDING.
+    #[must_use]
+    pub fn offboarding_started(person: PersonId) -> Self {
+        Self {
+            kind: EventType::PersonOffboardingStarted,
+            subject: Subject {
+                kind: SubjectType::Person,
+                id: *person.as_uuid(),
+            },
+            changes: field_change(
+                "status",
+                json!(PersonStatus::Active.as_str()),
+                json!(PersonStatus::Offboarding.as_str()),
+            ),
+        }
+    }
+
+    /// An item got a (PENDING) return order, as the item's view shows it.
+    #[must_use]
+    pub fn return_started(item: InventoryItemId, order: ReturnOrderId) -> Self {
+        Self {
+            kind: EventType::ItemUpdated,
+            subject: Subject {
+                kind: SubjectType::InventoryItem,
+                id: *item.as_uuid(),
+            },
+            changes: field_change(
+                "returnOrder",
+                Value::Null,
+                json!({"id": order, "status": ReturnStatus::Pending.as_str()}),
+            ),
+        }
+    }
+
+    /// A level was deactivated at `at`.
+    #[must_use]
+    pub fn level_deactivated(level: InventoryLevelId, at: DateTime<Utc>) -> Self {
+        Self {
+            kind: EventType::LevelDeactivated,
+            subject: Subject {
+                kind: SubjectType::InventoryLevel,
+                id: *level.as_uuid(),
+            },
+            changes: field_change("deactivatedAt", Value::Null, time_value(at)),
+        }
+    }
+
+    /// A reminder's email was delivered (`delivered`) or failed for good:
+    /// its status moved from PENDING.
+    #[must_use]
+    pub fn reminder_settled(reminder: ReminderId, delivered: bool) -> Self {
+        let (kind, to) = if delivered {
+            (EventType::ReminderDelivered, DeliveryStatus::Sent)
+        } else {
+            (EventType::ReminderFailed, DeliveryStatus::Dead)
+        };
+        Self {
+            kind,
+            subject: Subject {
+                kind: SubjectType::Reminder,
+                id: *reminder.as_uuid(),
+            },
+            changes: field_change(
+                "status",
+                json!(DeliveryStatus::Pending.as_str()),
+                json!(to.as_str()),
+            ),
+        }
+    }
+}
+
 fn display(value: Option<impl std::fmt::Display>) -> Value {
     value.map_or(Value::Null, |v| Value::String(v.to_string()))
 }
@@ -449,9 +538,7 @@ impl EventView for InventoryLevel {
             "warehouseId": self.warehouse_id,
             "minimumQuantity": self.minimum_quantity,
             "targetQuantity": self.target_quantity,
-            "deactivatedAt": self
-                .deactivated_at
-                .map(|t| t.to_rfc3339_opts(SecondsFormat::Micros, true)),
+            "deactivatedAt": self.deactivated_at.map_or(Value::Null, time_value),
         })
     }
 }

@@ -140,7 +140,7 @@ async fn admit(req: &ServiceRequest, scope: Scope) -> Result<Caller, HttpError> 
     header.presented()?;
     let ports = req
         .app_data::<web::Data<AppState>>()
-        .map(|s| s.ports())
+        .map(|s| s.system_ports())
         .ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
     crate::blocking::block(area, move || header.authenticate(&*ports, scope)).await
 }

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use equip_domain::services::events::HistoryPorts;
 use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
 use equip_domain::services::reminders::ReminderPorts;
@@ -11,8 +12,10 @@ use equip_domain::error::StoreResult;
 use crate::blocking::Admission;
 use crate::limits::Limits;
 use crate::public_url::PublicUrl;
+use equip_domain::api_key::Caller;
+use equip_domain::event::Actor;
 use equip_domain::ports::{
-    ApiKeyRepository, CatalogRepository, Durability, GroupRepository, HealthCheck,
+    Acting, ApiKeyRepository, CatalogRepository, Durability, GroupRepository, HealthCheck,
     InventoryLevelRepository, InventoryRepository, PersonRepository, WarehouseRepository,
     WriteSessions,
 };
@@ -21,6 +24,7 @@ use equip_domain::ports::{
 /// implements this automatically.
 pub trait Ports:
     LevelPorts
+    + HistoryPorts
     + InventoryPorts
     + ReminderPorts
     + ApiKeyRepository
@@ -37,6 +41,7 @@ pub trait Ports:
 
 impl<T> Ports for T where
     T: LevelPorts
+        + HistoryPorts
         + InventoryPorts
         + ReminderPorts
         + ApiKeyRepository
@@ -55,14 +60,18 @@ impl<T> Ports for T where
 #[derive(Clone)]
 pub struct AppState {
     ports: Arc<dyn Ports>,
+    acting: Arc<ActingSource>,
     sessions: Arc<SessionSource>,
     limits: Limits,
     public_url: Arc<PublicUrl>,
     admission: Arc<Admission>,
 }
 
-/// Opens a write session of the store.
-type SessionSource = dyn Fn() -> StoreResult<Arc<dyn Ports>> + Send + Sync;
+/// The store's ports with their writes attributed to an actor.
+type ActingSource = dyn Fn(Actor) -> Arc<dyn Ports> + Send + Sync;
+
+/// Opens a write session of the store, its writes attributed to an actor.
+type SessionSource = dyn Fn(Actor) -> StoreResult<Arc<dyn Ports>> + Send + Sync;
 
 impl AppState {
     /// State over a store implementing every port; a request that makes many
@@ -70,30 +79,37 @@ impl AppState {
     /// durability. A store that opens write sessions (equip's database store)
     /// belongs in [`AppState::with_write_sessions`] instead, or SCIM Bulk and
     /// CSV uploads wait for durability once per write.
-    pub fn new<S: Ports + 'static>(store: Arc<S>) -> Self {
-        let source: Arc<dyn Ports> = store;
-        let ports = Arc::clone(&source);
-        Self::with_sessions(ports, Arc::new(move || Ok(Arc::clone(&source))))
+    pub fn new<S: Ports + Acting + 'static>(store: Arc<S>) -> Self {
+        let source = Arc::clone(&store);
+        Self::with_sessions(
+            store,
+            Arc::new(move |actor| Ok(Arc::new(source.acting_as(actor)) as Arc<dyn Ports>)),
+        )
     }
 
     /// State over a store that also opens write sessions: a request that makes
     /// many writes (SCIM Bulk, a CSV upload) makes them in one session and
     /// waits for their durability once (see [`WriteSessions`]).
-    pub fn with_write_sessions<S: Ports + WriteSessions + 'static>(store: Arc<S>) -> Self {
+    pub fn with_write_sessions<S: Ports + Acting + WriteSessions + 'static>(store: Arc<S>) -> Self {
         let source = Arc::clone(&store);
         Self::with_sessions(
             store,
-            Arc::new(move || {
+            Arc::new(move |actor| {
                 source
                     .write_session()
-                    .map(|s| Arc::new(s) as Arc<dyn Ports>)
+                    .map(|s| Arc::new(s.acting_as(actor)) as Arc<dyn Ports>)
             }),
         )
     }
 
-    fn with_sessions(ports: Arc<dyn Ports>, sessions: Arc<SessionSource>) -> Self {
+    fn with_sessions<S: Ports + Acting + 'static>(
+        store: Arc<S>,
+        sessions: Arc<SessionSource>,
+    ) -> Self {
+        let source = Arc::clone(&store);
         Self {
-            ports,
+            ports: store,
+            acting: Arc::new(move |actor| Arc::new(source.acting_as(actor)) as Arc<dyn Ports>),
             sessions,
             limits: Limits::default(),
             public_url: Arc::new(PublicUrl::from_host()),
@@ -142,19 +158,27 @@ impl AppState {
         self.limits
     }
 
-    /// The ports bound to one connection, for a request that makes many
-    /// writes (see [`WriteSessions`]); call [`Durability::make_durable`]
-    /// before answering.
+    /// The ports bound to one connection, for a request of `caller` that
+    /// makes many writes (see [`WriteSessions`]); call
+    /// [`Durability::make_durable`] before answering.
     ///
     /// # Errors
     /// No connection in time.
-    pub fn write_session(&self) -> StoreResult<Arc<dyn Ports>> {
-        (self.sessions)()
+    pub fn write_session(&self, caller: &Caller) -> StoreResult<Arc<dyn Ports>> {
+        (self.sessions)(Actor::ApiKey(caller.key_id))
     }
 
-    /// The ports, to move into a blocking closure.
+    /// The ports for a request of `caller`, to move into a blocking closure:
+    /// its writes' events name the caller's key.
     #[must_use]
-    pub fn ports(&self) -> Arc<dyn Ports> {
+    pub fn ports(&self, caller: &Caller) -> Arc<dyn Ports> {
+        (self.acting)(Actor::ApiKey(caller.key_id))
+    }
+
+    /// The ports for what no caller has authenticated yet (the key check,
+    /// health): writes through them are equip's own (`SYSTEM`).
+    #[must_use]
+    pub fn system_ports(&self) -> Arc<dyn Ports> {
         Arc::clone(&self.ports)
     }
 }

@@ -98,11 +98,14 @@ impl Recorder {
 /// A write transaction (as [`write_transaction`]) whose events, collected by
 /// `body` in the [`Recorder`], are written as its last statements, so an
 /// event exists if and only if its change committed.
-pub(crate) fn recorded<T>(
+pub(crate) fn recorded<T, E>(
     c: &mut DbConnection,
     actor: Actor,
-    body: impl FnOnce(&mut DbConnection, &mut Recorder) -> DbResult<T>,
-) -> DbResult<T> {
+    body: impl FnOnce(&mut DbConnection, &mut Recorder) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<DbError> + From<diesel::result::Error>,
+{
     write_transaction(c, |c| {
         let mut recorder = Recorder::new(actor);
         let value = body(c, &mut recorder)?;

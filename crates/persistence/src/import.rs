@@ -24,6 +24,7 @@ use chrono::Utc;
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 
+use equip_domain::event::NewEvent;
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::stored::{check_against_stored, StoredChanges};
 
@@ -34,9 +35,10 @@ use equip_domain::import::{
 use equip_domain::location::WarehouseOwner;
 
 use crate::connection::{on_inner, DbConnection};
+use crate::events::Recorder;
 use crate::error::{DbError, DbResult};
 use crate::models::{
-    db_time, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow, PersonRows,
+    db_time, parse_id, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow, PersonRows,
     PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
     WarehouseRow,
 };
@@ -272,6 +274,7 @@ impl Rows {
 /// Writes `batch` for `organization`. Must run inside a write transaction.
 pub(crate) fn run(
     c: &mut DbConnection,
+    events: &mut Recorder,
     organization: OrganizationId,
     batch: &ImportBatch,
     external: &[ExternalReference],
@@ -282,12 +285,17 @@ pub(crate) fn run(
     let rows = Rows::build(batch, &org)?;
     let facts = crate::import_facts::read(c, &org, batch)?;
     let changes = check_against_stored(organization, batch, &facts).map_err(DbError::Import)?;
+    let before = crate::import_events::read(c, organization, batch, &changes)?;
     let mut progress = Progress {
         done: 0,
         reported: 0,
         report,
     };
-    write(c, batch, &rows, &changes, &mut progress)?;
+    write(c, events, batch, &rows, &changes, &mut progress)?;
+    let now = Utc::now();
+    for event in equip_domain::import::events::import_events(batch, &before) {
+        events.push(&org, now, event);
+    }
     refresh_listing(c, &org, &rows, &changes)?;
     progress.finish();
     Ok(ImportSummary::of(batch))
@@ -411,6 +419,7 @@ fn all_written(kind: &str, written: usize, expected: usize) -> DbResult<()> {
 
 fn write(
     c: &mut DbConnection,
+    events: &mut Recorder,
     batch: &ImportBatch,
     rows: &Rows,
     changes: &StoredChanges,
@@ -540,10 +549,14 @@ fn write(
     // People the batch stores as no longer provisioned leave every group, as
     // offboarding does (the same step: their groups' versions and member
     // counts move).
-    let now = db_time(Utc::now());
+    let at = Utc::now();
+    let now = db_time(at);
     for p in batch.people.iter().filter(|p| !p.is_provisioned()) {
         let (org, id) = (p.organization_id.to_string(), p.id.to_string());
-        crate::repositories::groups::leave_every_group(c, &org, &id, now)?;
+        for group in crate::repositories::groups::leave_every_group(c, &org, &id, now)? {
+            let event = NewEvent::membership(parse_id(&group)?, p.id, false);
+            events.push(&org, at, event);
+        }
     }
     progress.advance(batch.people.len());
 

@@ -46,6 +46,7 @@ mod error;
 mod events;
 mod group_filter;
 mod import;
+mod import_events;
 mod import_facts;
 mod listing;
 mod models;

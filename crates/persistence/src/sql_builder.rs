@@ -45,6 +45,13 @@ pub(crate) struct CountRow {
     pub(crate) n: i64,
 }
 
+/// The row of a statement that returns ids (`… AS id`).
+#[derive(QueryableByName)]
+pub(crate) struct IdRow {
+    #[diesel(sql_type = Text)]
+    pub(crate) id: String,
+}
+
 /// Ids per `IN (…)` list: under SQLite's default limit of 999 bind
 /// parameters, with room for the statement's own.
 pub(crate) const ID_CHUNK: usize = 900;

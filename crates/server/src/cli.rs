@@ -88,6 +88,10 @@ pub struct ServeArgs {
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]
     pub no_dispatcher: bool,
+    /// Days events are kept; older ones are deleted in the background
+    /// (docs/events.md, "Retention").
+    #[arg(long, env = "EQUIP_EVENT_RETENTION_DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub event_retention_days: u32,
     /// Seconds a request may take before it is answered 503 (docs/reliability.md).
     #[arg(long, env = "EQUIP_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout: u64,

@@ -11,3 +11,4 @@ pub mod commands;
 pub mod demo;
 pub mod import_document;
 pub mod mail;
+pub mod retention;

@@ -16,6 +16,7 @@ use crate::location::{Office, Warehouse, WarehouseOwner};
 use crate::organization::Organization;
 use crate::person::Person;
 
+pub mod events;
 pub mod stored;
 
 /// Everything one import writes, for one organization.

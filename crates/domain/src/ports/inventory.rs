@@ -1,7 +1,5 @@
 //! Port: Inventory items.
 
-use chrono::{DateTime, Utc};
-
 use crate::error::StoreResult;
 use crate::ids::{InventoryItemId, OrganizationId};
 use crate::inventory::InventoryItem;
@@ -48,15 +46,13 @@ pub trait InventoryRepository: Send + Sync {
     /// [`crate::StoreError::MissingReference`] for a SKU not in the organization.
     fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()>;
 
-    /// Replaces a stored item's fields, tags and listing row if its `updatedAt`
-    /// is still `expected_updated_at` (optimistic concurrency). Returns whether it
-    /// was written.
+    /// Replaces a stored item's fields, tags and listing row with `item` if
+    /// its `updatedAt` is still the one of `current`, the item as the caller
+    /// read it (optimistic concurrency); records the change's event (the
+    /// fields that differ from `current`). Returns whether it was written.
     ///
     /// # Errors
     /// Backend failures.
-    fn update_inventory_item(
-        &self,
-        item: &InventoryItem,
-        expected_updated_at: DateTime<Utc>,
-    ) -> StoreResult<bool>;
+    fn update_inventory_item(&self, current: &InventoryItem, item: &InventoryItem)
+        -> StoreResult<bool>;
 }

@@ -71,12 +71,14 @@ pub trait PersonRepository: Send + Sync {
     /// another organization; backend failures.
     fn insert_person(&self, person: &Person) -> StoreResult<()>;
 
-    /// Replaces a provisioned person (all fields and emails) if their stored
-    /// version is still `expected_version`; `person.version` is the new one.
+    /// Replaces a provisioned person (all fields and emails) with `person` if
+    /// their stored version is still the one of `current`, the person as the
+    /// caller read them; `person.version` is the new one. Records the
+    /// change's event (the fields that differ from `current`).
     ///
     /// # Errors
     /// As [`PersonRepository::insert_person`].
-    fn update_person(&self, person: &Person, expected_version: i64) -> StoreResult<PersonWrite>;
+    fn update_person(&self, current: &Person, person: &Person) -> StoreResult<PersonWrite>;
 
     /// Starts offboarding a provisioned person in one transaction: status
     /// OFFBOARDING, version increased, a return order (PENDING) for every

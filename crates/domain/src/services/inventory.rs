@@ -323,7 +323,7 @@ pub fn update_item(
         return Ok(current_view);
     }
     item.updated_at = now.max(current.updated_at);
-    if !ports.update_inventory_item(&item, current.updated_at)? {
+    if !ports.update_inventory_item(&current, &item)? {
         return Err(DomainError::conflict(
             "inventoryItem",
             "the item was changed by another request; read it again and retry",

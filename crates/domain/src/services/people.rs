@@ -111,14 +111,27 @@ pub fn replace_person(
     replacement.version = current.version + 1;
     replacement.default_primary_email();
     replacement.validate()?;
+    if unchanged(current, &replacement) {
+        // Nothing changed: no write, no event, and the version and
+        // `updatedAt` stay (a client syncing by them sees no change).
+        return Ok(Ok(current.clone()));
+    }
     match ports
-        .update_person(&replacement, current.version)
+        .update_person(current, &replacement)
         .map_err(store_error)?
     {
         PersonWrite::Done => Ok(Ok(replacement)),
         PersonWrite::Stale { current } => Ok(Err(VersionMismatch { current })),
         PersonWrite::Missing => Err(not_found()),
     }
+}
+
+/// Whether `replacement` (built from `current`) changes none of its fields.
+fn unchanged(current: &Person, replacement: &Person) -> bool {
+    let mut same = replacement.clone();
+    same.updated_at = current.updated_at;
+    same.version = current.version;
+    same == *current
 }
 
 /// Starts offboarding (the SCIM DELETE): status OFFBOARDING, return orders for

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::event::{EventType, EventView, NewEvent};
 use crate::group::{Group, Member, MembersChange, PersonGroup, MAX_MEMBERS};
 use crate::group_query::{sort_groups, GroupPage, GroupQuery};
 use crate::ids::GroupId;
@@ -61,7 +62,7 @@ pub(super) fn leave_every_group(
     organization: OrganizationId,
     person: PersonId,
     at: DateTime<Utc>,
-) {
+) -> Vec<GroupId> {
     let left: Vec<GroupId> = s
         .memberships
         .iter()
@@ -79,6 +80,7 @@ pub(super) fn leave_every_group(
         g.version += 1;
         g.updated_at = at;
     }
+    left
 }
 
 /// A member's userName changed: each group showing them gets a new version.
@@ -212,8 +214,11 @@ impl GroupRepository for InMemoryStore {
             return Ok(GroupWrite::TooManyMembers);
         }
         s.groups.push(group.clone());
+        let (org, actor, at) = (group.organization_id, self.actor(), group.updated_at);
+        s.record(org, actor, at, NewEvent::created(EventType::GroupCreated, group));
         for p in joining {
             s.memberships.insert((group.id, p));
+            s.record(org, actor, at, NewEvent::membership(group.id, p, true));
         }
         Ok(GroupWrite::Done(group.clone()))
     }
@@ -276,6 +281,16 @@ impl GroupRepository for InMemoryStore {
         if let Some(slot) = s.groups.iter_mut().find(|g| g.id == id) {
             *slot = next.clone();
         }
+        let (actor, at) = (self.actor(), next.updated_at);
+        if let Some(event) = NewEvent::updated(EventType::GroupUpdated, &current, &next) {
+            s.record(organization, actor, at, event);
+        }
+        for p in after.difference(&before) {
+            s.record(organization, actor, at, NewEvent::membership(id, *p, true));
+        }
+        for p in before.difference(&after) {
+            s.record(organization, actor, at, NewEvent::membership(id, *p, false));
+        }
         Ok(GroupWrite::Done(next))
     }
 
@@ -301,6 +316,8 @@ impl GroupRepository for InMemoryStore {
         }
         s.groups.remove(pos);
         s.memberships.retain(|(g, _)| *g != id);
+        let event = NewEvent::bare(EventType::GroupDeleted, current.subject());
+        s.record(organization, self.actor(), chrono::Utc::now(), event);
         Ok(GroupWrite::Done(current))
     }
 

@@ -53,6 +53,8 @@ impl ImportRepository for InMemoryStore {
         if let Err(e) = check_against_stored(organization, batch, &facts) {
             return Ok(Err(e));
         }
+        let before = stored_before(&s, organization, batch);
+        let (actor, now) = (self.actor(), Utc::now());
         let mut done = 0;
         for w in &batch.warehouses {
             upsert(&mut s.warehouses, w, |x| x.id);
@@ -73,7 +75,10 @@ impl ImportRepository for InMemoryStore {
         for x in &batch.people {
             upsert(&mut s.people, x, |x| x.id);
             if !x.is_provisioned() {
-                super::groups::leave_every_group(&mut s, organization, x.id, Utc::now());
+                for g in super::groups::leave_every_group(&mut s, organization, x.id, now) {
+                    let event = crate::event::NewEvent::membership(g, x.id, false);
+                    s.record(organization, actor, now, event);
+                }
             }
         }
         for x in &batch.inventory {
@@ -94,10 +99,54 @@ impl ImportRepository for InMemoryStore {
                 s.memberships.insert((group.id, *m));
             }
         }
+        for event in crate::import::events::import_events(batch, &before) {
+            s.record(organization, actor, now, event);
+        }
         done += batch.len() - batch.warehouses.len();
         progress(done);
         Ok(Ok(ImportSummary::of(batch)))
     }
+}
+
+/// The stored entries of the batch, before it is written.
+fn stored_before(
+    s: &State,
+    organization: OrganizationId,
+    batch: &ImportBatch,
+) -> crate::import::events::StoredBefore {
+    let mut before = crate::import::events::StoredBefore::default();
+    let ours = |org: OrganizationId| org == organization;
+    for p in &batch.people {
+        if let Some(x) = s.people.iter().find(|x| x.id == p.id && ours(x.organization_id)) {
+            before.people.insert(x.id, x.clone());
+        }
+    }
+    for i in &batch.inventory {
+        if let Some(x) = s.inventory.iter().find(|x| x.id == i.id && ours(x.organization_id)) {
+            before.items.insert(x.id, x.clone());
+        }
+    }
+    for l in &batch.inventory_levels {
+        if let Some(x) = s
+            .inventory_levels
+            .iter()
+            .find(|x| x.id == l.id && ours(x.organization_id))
+        {
+            before.levels.insert(x.id, x.clone());
+        }
+    }
+    for g in &batch.groups {
+        if let Some(x) = s.groups.iter().find(|x| x.id == g.group.id && ours(x.organization_id)) {
+            let members = s
+                .memberships
+                .iter()
+                .filter(|(group, _)| *group == x.id)
+                .map(|(_, p)| *p)
+                .collect();
+            before.groups.insert(x.id, (x.clone(), members));
+        }
+    }
+    before
 }
 
 /// What the store holds that `organization`'s import of `batch` touches.

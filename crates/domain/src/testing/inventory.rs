@@ -2,6 +2,7 @@
 
 use super::inventory_filter::{listed, matches_filter, sort_key};
 use super::*;
+use crate::event::{EventType, NewEvent};
 
 impl InventoryRepository for InMemoryStore {
     fn insert_inventory_item(&self, item: &InventoryItem) -> StoreResult<()> {
@@ -13,22 +14,27 @@ impl InventoryRepository for InMemoryStore {
             });
         }
         s.inventory.push(item.clone());
+        let event = NewEvent::created(EventType::ItemCreated, item);
+        s.record(item.organization_id, self.actor(), item.updated_at, event);
         Ok(())
     }
 
     fn update_inventory_item(
         &self,
+        current: &InventoryItem,
         item: &InventoryItem,
-        expected_updated_at: DateTime<Utc>,
     ) -> StoreResult<bool> {
         let mut s = self.state();
         match s.inventory.iter_mut().find(|i| {
             i.id == item.id
                 && i.organization_id == item.organization_id
-                && i.updated_at == expected_updated_at
+                && i.updated_at == current.updated_at
         }) {
             Some(slot) => {
                 *slot = item.clone();
+                if let Some(event) = NewEvent::updated(EventType::ItemUpdated, current, item) {
+                    s.record(item.organization_id, self.actor(), item.updated_at, event);
+                }
                 Ok(true)
             }
             None => Ok(false),

@@ -19,6 +19,8 @@ impl InventoryLevelRepository for InMemoryStore {
             });
         }
         s.inventory_levels.push(level.clone());
+        let event = crate::event::NewEvent::created(crate::event::EventType::LevelCreated, level);
+        s.record(level.organization_id, self.actor(), level.created_at, event);
         Ok(())
     }
 
@@ -65,6 +67,8 @@ impl InventoryLevelRepository for InMemoryStore {
         {
             Some(l) => {
                 l.deactivated_at = Some(at);
+                let event = crate::event::NewEvent::level_deactivated(id, at);
+                s.record(organization, self.actor(), at, event);
                 Ok(true)
             }
             None => Ok(false),

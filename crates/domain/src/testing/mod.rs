@@ -3,7 +3,7 @@
 //! one mutex-guarded set of vectors.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 
@@ -36,6 +36,7 @@ use crate::ports::{
 use crate::wire::item::ListedItem;
 
 mod catalog;
+mod events;
 pub mod fixtures;
 mod groups;
 mod import;
@@ -83,12 +84,43 @@ pub struct State {
     pub webhooks: Vec<crate::webhook::Webhook>,
     /// The webhooks' delivery log.
     pub webhook_attempts: Vec<crate::webhook::DeliveryAttempt>,
+    /// Recorded events, in sequence order per organization.
+    pub events: Vec<crate::event::Event>,
+    /// Per organization: the last sequence given out and how far events
+    /// were pruned.
+    pub event_heads: std::collections::HashMap<OrganizationId, (i64, i64)>,
+}
+
+impl State {
+    /// Records `event` of `organization` by `actor` at `at` with the next
+    /// sequence (the in-memory store has one writer at a time).
+    pub fn record(
+        &mut self,
+        organization: OrganizationId,
+        actor: crate::event::Actor,
+        at: DateTime<Utc>,
+        event: crate::event::NewEvent,
+    ) {
+        let head = self.event_heads.entry(organization).or_insert((0, 0));
+        head.0 += 1;
+        self.events.push(crate::event::Event {
+            id: crate::ids::EventId::new(),
+            organization_id: organization,
+            sequence: head.0,
+            kind: event.kind,
+            occurred_at: at,
+            actor,
+            subject: event.subject,
+            changes: event.changes,
+        });
+    }
 }
 
 /// An in-memory implementation of every repository trait.
 #[derive(Debug, Default)]
 pub struct InMemoryStore {
-    state: Mutex<State>,
+    state: Arc<Mutex<State>>,
+    actor: Option<crate::event::Actor>,
 }
 
 impl InMemoryStore {
@@ -97,6 +129,20 @@ impl InMemoryStore {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Who this value's writes are attributed to (`SYSTEM` unless set).
+    fn actor(&self) -> crate::event::Actor {
+        self.actor.unwrap_or(crate::event::Actor::System)
+    }
+}
+
+impl crate::ports::Acting for InMemoryStore {
+    fn acting_as(&self, actor: crate::event::Actor) -> Self {
+        Self {
+            state: Arc::clone(&self.state),
+            actor: Some(actor),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! People in memory, with the database's unique userName and package checks.
 
 use super::*;
+use crate::event::{EventType, NewEvent};
 
 impl PersonRepository for InMemoryStore {
     fn find_person(
@@ -50,14 +51,17 @@ impl PersonRepository for InMemoryStore {
             });
         }
         s.people.push(person.clone());
+        let event = NewEvent::created(EventType::PersonCreated, person);
+        s.record(person.organization_id, self.actor(), person.updated_at, event);
         Ok(())
     }
 
     fn update_person(
         &self,
+        current: &Person,
         person: &Person,
-        expected_version: i64,
     ) -> StoreResult<crate::ports::PersonWrite> {
+        let expected_version = current.version;
         use crate::ports::PersonWrite;
         let mut s = self.state();
         check_package(&s, person)?;
@@ -80,6 +84,9 @@ impl PersonRepository for InMemoryStore {
         }
         let renamed = slot.user_name != person.user_name;
         *slot = person.clone();
+        if let Some(event) = NewEvent::updated(EventType::PersonUpdated, current, person) {
+            s.record(person.organization_id, self.actor(), person.updated_at, event);
+        }
         if renamed {
             // Groups show the userName as their members' display.
             super::groups::member_renamed(
@@ -115,9 +122,14 @@ impl PersonRepository for InMemoryStore {
         p.status = crate::person::PersonStatus::Offboarding;
         p.version += 1;
         p.updated_at = at;
-        super::groups::leave_every_group(&mut s, organization, id, at);
+        let actor = self.actor();
+        s.record(organization, actor, at, NewEvent::offboarding_started(id));
+        for group in super::groups::leave_every_group(&mut s, organization, id, at) {
+            s.record(organization, actor, at, NewEvent::membership(group, id, false));
+        }
         let order = crate::ids::ReturnOrderId::new();
         let mut returns = 0;
+        let mut started = Vec::new();
         for item in s.inventory.iter_mut().filter(|i| {
             i.organization_id == organization
                 && i.deploy_status == DeployStatus::Deployed
@@ -134,6 +146,10 @@ impl PersonRepository for InMemoryStore {
                 retrieval: None,
             });
             returns += 1;
+            started.push(item.id);
+        }
+        for item in started {
+            s.record(organization, actor, at, NewEvent::return_started(item, order));
         }
         Ok(Offboarding::Started { returns })
     }

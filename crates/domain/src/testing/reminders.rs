@@ -1,6 +1,7 @@
 //! Health, durability, reminders and the email outbox in memory.
 
 use super::*;
+use crate::event::{EventType, NewEvent};
 
 impl HealthCheck for InMemoryStore {
     fn ping(&self) -> StoreResult<()> {
@@ -49,6 +50,8 @@ impl crate::ports::ReminderRepository for InMemoryStore {
         }
         s.reminders.push(reminder.clone());
         s.outbox.push(message.clone());
+        let event = NewEvent::created(EventType::ReminderCreated, reminder);
+        s.record(org, self.actor(), reminder.created_at, event);
         Ok(())
     }
 
@@ -128,10 +131,12 @@ impl crate::ports::OutboxRepository for InMemoryStore {
         m.status = crate::reminder::DeliveryStatus::Sent;
         m.sent_at = Some(at);
         m.claimed_until = None;
-        let reminder = m.reminder_id;
+        let (reminder, org) = (m.reminder_id, m.organization_id);
         for r in s.reminders.iter_mut().filter(|r| r.id == reminder) {
             r.status = crate::reminder::DeliveryStatus::Sent;
         }
+        let event = NewEvent::reminder_settled(reminder, true);
+        s.record(org, self.actor(), at, event);
         Ok(true)
     }
 
@@ -160,9 +165,13 @@ impl crate::ports::OutboxRepository for InMemoryStore {
             crate::reminder::AfterFailure::Dead => crate::reminder::DeliveryStatus::Dead,
         };
         m.status = status;
-        let reminder = m.reminder_id;
+        let (reminder, org) = (m.reminder_id, m.organization_id);
         for r in s.reminders.iter_mut().filter(|r| r.id == reminder) {
             r.status = status;
+        }
+        if status == crate::reminder::DeliveryStatus::Dead {
+            let event = NewEvent::reminder_settled(reminder, false);
+            s.record(org, self.actor(), Utc::now(), event);
         }
         Ok(true)
     }

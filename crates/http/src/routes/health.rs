@@ -17,7 +17,7 @@ pub async fn healthz() -> HttpResponse {
 /// (`check_writable`: a write that is rolled back, or after a write failed
 /// for a full disk, a committed one-row no-op), 503 otherwise, naming which.
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
-    let ports = state.ports();
+    let ports = state.system_ports();
     let result = web::block(move || {
         ports
             .ping()

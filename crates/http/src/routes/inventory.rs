@@ -59,7 +59,7 @@ pub async fn list(
 ) -> Result<HttpResponse, HttpError> {
     let org = auth.caller.organization_id;
     let raw = raw_query(req.query_string())?;
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let (query, page) =
         blocking::run(Area::Api, move || list_inventory(&*ports, org, &raw)).await?;
     Ok(HttpResponse::Ok()

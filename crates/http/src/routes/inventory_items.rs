@@ -30,7 +30,7 @@ pub async fn get(
 ) -> Result<HttpResponse, HttpError> {
     let org = auth.caller.organization_id;
     let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let view = blocking::run(Area::Api, move || get_item(&*ports, org, id)).await?;
     Ok(HttpResponse::Ok().json(ItemBody::from(&view)))
 }
@@ -63,7 +63,7 @@ pub async fn create(
             .into_option()
             .unwrap_or(SuppliedBy::Organization),
     };
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let view = blocking::run(Area::Api, move || {
         create_item(&*ports, org, new, Utc::now())
     })
@@ -107,7 +107,7 @@ pub async fn update(
         renewal_date: f.input(&RENEWAL_DATE)?.into_change(),
         description: f.input(&DESCRIPTION)?.into_change(),
     };
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let view = blocking::run(Area::Api, move || {
         update_item(&*ports, org, id, changes, Utc::now())
     })

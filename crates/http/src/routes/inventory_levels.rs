@@ -47,7 +47,7 @@ pub async fn create(
         minimum_quantity: fields.i32("minimumQuantity")?,
         target_quantity: fields.i32("targetQuantity")?,
     };
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let level = blocking::run(Area::Api, move || {
         create_inventory_level(&*ports, org, input, Utc::now())
     })
@@ -84,7 +84,7 @@ pub async fn list(
             ))
         }
     };
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let levels = blocking::run(Area::Api, move || {
         list_inventory_levels(&*ports, org, include_inactive)
     })
@@ -102,7 +102,7 @@ pub async fn deactivate(
 ) -> Result<HttpResponse, HttpError> {
     let org = auth.caller.organization_id;
     let id = path_id(Area::Api, "id", &id, InventoryLevelId::parse)?;
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     blocking::run(Area::Api, move || {
         deactivate_inventory_level(&*ports, org, id, Utc::now())
     })

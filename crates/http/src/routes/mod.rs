@@ -4,6 +4,7 @@
 //! [`table`]: the OpenAPI contract test compares that list with the document
 //! (`crate::openapi`), so a route cannot be added without documenting it.
 
+pub mod events;
 pub mod health;
 pub mod inventory;
 pub mod inventory_items;
@@ -15,7 +16,7 @@ pub mod warehouses;
 use actix_web::dev::HttpServiceFactory;
 use actix_web::{guard, web, HttpRequest, Resource, Route};
 use equip_domain::api_key::Scope::{
-    InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim, WarehousesRead,
+    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim, WarehousesRead,
 };
 
 use crate::error::method_not_allowed;
@@ -139,6 +140,16 @@ fn register(s: &mut impl Sink) {
         reminders,
         |r| r.route(get().to(new_joiners::list)),
     );
+    let events = &[("GET", EventsRead)];
+    add(s, "/api/v1/events", "GET", events, |r| {
+        r.route(get().to(events::feed))
+    });
+    add(s, "/api/v1/inventory/{id}/history", "GET", events, |r| {
+        r.route(get().to(events::item_history))
+    });
+    add(s, "/api/v1/people/{id}/history", "GET", events, |r| {
+        r.route(get().to(events::person_history))
+    });
     register_scim(s);
 }
 

@@ -136,7 +136,7 @@ pub async fn remind(
         }
     };
     let sender = sender_of(&req, &body)?;
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let reminder = blocking::run(Area::Api, move || {
         send_reminder(&*ports, org, person, sender, Utc::now())
     })
@@ -156,7 +156,7 @@ pub async fn list(
 ) -> Result<HttpResponse, HttpError> {
     let org = auth.caller.organization_id;
     let person = path_id(Area::Api, "personId", &person_id, PersonId::parse)?;
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let reminders = blocking::run(Area::Api, move || list_reminders(&*ports, org, person)).await?;
     let data: Vec<Value> = reminders.iter().map(delivery_json).collect();
     Ok(HttpResponse::Ok().json(json!({ "data": data })))

@@ -30,7 +30,7 @@ pub async fn get(
 ) -> Result<HttpResponse, HttpError> {
     let org = auth.caller.organization_id;
     let id = path_id(Area::Api, "id", &id, WarehouseId::parse)?;
-    let ports = state.ports();
+    let ports = state.ports(&auth.caller);
     let warehouse = blocking::run(Area::Api, move || get_warehouse(&*ports, org, id)).await?;
     Ok(HttpResponse::Ok().json(warehouse_json(&warehouse)))
 }

@@ -19,22 +19,24 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use chrono::NaiveDateTime;
+use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
+use equip_domain::event::{EventType, EventView, NewEvent};
 use equip_domain::group::{Group, Member, MembersChange, PersonGroup, MAX_MEMBERS};
 use equip_domain::group_query::{GroupPage, GroupQuery};
 use equip_domain::ids::{GroupId, OrganizationId, PersonId};
 use equip_domain::ports::{GroupChange, GroupRepository, GroupWrite};
 use equip_domain::text::identifier_key;
 
-use crate::connection::{write_transaction, Backend, DbConnection};
+use crate::connection::{Backend, DbConnection};
+use crate::events::{recorded, Recorder};
 use crate::error::{DbError, DbResult};
 use crate::group_filter::{from_where, order_and_page};
 use crate::models::{db_time, parse_id, GroupRow, MemberRow, PersonGroupRow};
 use crate::schema::{group_members, groups, people};
-use crate::sql_builder::{texts, CountRow, Sql, ID_CHUNK};
+use crate::sql_builder::{texts, CountRow, IdRow, Sql, ID_CHUNK};
 use crate::store::Store;
 
 use super::people::sqlite_writer;
@@ -120,8 +122,13 @@ fn lock_group(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Grou
 
 /// Adds the people `ids` (checked before) to the group; present ones stay.
 /// Returns how many rows were inserted.
-fn add_members(c: &mut DbConnection, org: &str, group: &str, ids: &[String]) -> DbResult<usize> {
-    let mut inserted = 0;
+fn add_members(
+    c: &mut DbConnection,
+    org: &str,
+    group: &str,
+    ids: &[String],
+) -> DbResult<Vec<String>> {
+    let mut inserted = Vec::new();
     for chunk in ids.chunks(ID_CHUNK) {
         // INSERT … SELECT: one bind per id. The WHERE clause also keeps
         // SQLite from reading ON CONFLICT as a join constraint.
@@ -135,23 +142,26 @@ fn add_members(c: &mut DbConnection, org: &str, group: &str, ids: &[String]) -> 
         .push_bind(org)
         .push_sql(" AND p.id")
         .push_any_of(chunk)
-        .push_sql(" ON CONFLICT DO NOTHING");
-        inserted += sql.execute(c)?;
+        .push_sql(" ON CONFLICT DO NOTHING RETURNING person_id AS id");
+        inserted.extend(sql.load::<IdRow>(c)?.into_iter().map(|r| r.id));
     }
     Ok(inserted)
 }
 
 /// Removes the people `ids` from the group; absent ones are no change.
-/// Returns how many rows were deleted.
-fn remove_members(c: &mut DbConnection, group: &str, ids: &[String]) -> DbResult<usize> {
-    let mut deleted = 0;
+/// Returns the people whose rows were deleted.
+fn remove_members(c: &mut DbConnection, group: &str, ids: &[String]) -> DbResult<Vec<String>> {
+    let mut deleted = Vec::new();
     for chunk in ids.chunks(ID_CHUNK) {
-        deleted += diesel::delete(
-            group_members::table
-                .filter(group_members::group_id.eq(group))
-                .filter(group_members::person_id.eq_any(chunk)),
-        )
-        .execute(c)?;
+        deleted.extend(
+            diesel::delete(
+                group_members::table
+                    .filter(group_members::group_id.eq(group))
+                    .filter(group_members::person_id.eq_any(chunk)),
+            )
+            .returning(group_members::person_id)
+            .get_results::<String>(c)?,
+        );
     }
     Ok(deleted)
 }
@@ -160,11 +170,16 @@ fn remove_members(c: &mut DbConnection, group: &str, ids: &[String]) -> DbResult
 /// as one JSON array (a `NOT IN` cannot be cut into chunks), read by the
 /// backend's JSON table function; the database compares it with the
 /// group's members by the primary key, without sending them back.
-fn remove_members_except(c: &mut DbConnection, group: &str, keep: &[String]) -> DbResult<usize> {
+fn remove_members_except(
+    c: &mut DbConnection,
+    group: &str,
+    keep: &[String],
+) -> DbResult<Vec<String>> {
     if keep.is_empty() {
         return Ok(
             diesel::delete(group_members::table.filter(group_members::group_id.eq(group)))
-                .execute(c)?,
+                .returning(group_members::person_id)
+                .get_results::<String>(c)?,
         );
     }
     let list = serde_json::to_string(keep)
@@ -176,7 +191,7 @@ fn remove_members_except(c: &mut DbConnection, group: &str, keep: &[String]) -> 
                 .push_bind(group)
                 .push_sql(" AND person_id NOT IN (SELECT value FROM json_each(")
                 .push_bind(list)
-                .push_sql("))");
+                .push_sql(")) RETURNING person_id AS id");
         }
         Backend::Postgres => {
             // NOT EXISTS: an anti-join, whatever the planner guesses of the
@@ -186,10 +201,10 @@ fn remove_members_except(c: &mut DbConnection, group: &str, keep: &[String]) -> 
                 .push_bind(group)
                 .push_sql(" AND NOT EXISTS (SELECT 1 FROM json_array_elements_text(CAST(")
                 .push_bind(list)
-                .push_sql(" AS json)) AS k(id) WHERE k.id = gm.person_id)");
+                .push_sql(" AS json)) AS k(id) WHERE k.id = gm.person_id) RETURNING gm.person_id AS id");
         }
     }
-    Ok(sql.execute(c)?)
+    Ok(sql.load::<IdRow>(c)?.into_iter().map(|r| r.id).collect())
 }
 
 /// Moves the group's member count by `delta` (inserted minus deleted rows,
@@ -219,17 +234,17 @@ fn apply_members(
     org: &str,
     group: &str,
     change: &MembersChange,
-) -> Result<usize, Abort> {
+) -> Result<Membership, Abort> {
     match change {
-        MembersChange::Keep => Ok(0),
+        MembersChange::Keep => Ok(Membership::default()),
         MembersChange::Delta { add, remove } => {
-            let deleted = remove_members(c, group, &texts(remove))?;
-            let inserted = add_members(c, org, group, &texts(add))?;
-            let count = adjust_member_count(c, group, signed(inserted) - signed(deleted))?;
-            if inserted > 0 && count > MAX_MEMBERS {
+            let left = remove_members(c, group, &texts(remove))?;
+            let joined = add_members(c, org, group, &texts(add))?;
+            let count = adjust_member_count(c, group, signed(joined.len()) - signed(left.len()))?;
+            if !joined.is_empty() && count > MAX_MEMBERS {
                 return refuse(GroupWrite::TooManyMembers);
             }
-            Ok(inserted + deleted)
+            Ok(Membership { joined, left })
         }
         // The members become exactly the set (checked people): its size is
         // the count.
@@ -238,11 +253,34 @@ fn apply_members(
                 return refuse(GroupWrite::TooManyMembers);
             }
             let ids = texts(set);
-            let deleted = remove_members_except(c, group, &ids)?;
-            let inserted = add_members(c, org, group, &ids)?;
-            adjust_member_count(c, group, signed(inserted) - signed(deleted))?;
-            Ok(inserted + deleted)
+            let left = remove_members_except(c, group, &ids)?;
+            let joined = add_members(c, org, group, &ids)?;
+            adjust_member_count(c, group, signed(joined.len()) - signed(left.len()))?;
+            Ok(Membership { joined, left })
         }
+    }
+}
+
+/// Who joined and who left a group in one write.
+#[derive(Debug, Default)]
+struct Membership {
+    joined: Vec<String>,
+    left: Vec<String>,
+}
+
+impl Membership {
+    fn is_empty(&self) -> bool {
+        self.joined.is_empty() && self.left.is_empty()
+    }
+
+    /// Records a `group.member_added` / `group.member_removed` event per person.
+    fn record(&self, events: &mut Recorder, org: &str, group: GroupId, at: DateTime<Utc>) -> DbResult<()> {
+        for (ids, joined) in [(&self.joined, true), (&self.left, false)] {
+            for id in ids {
+                events.push(org, at, NewEvent::membership(group, parse_id(id)?, joined));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -256,7 +294,7 @@ fn touch_groups_of(
     person: &str,
     at: NaiveDateTime,
     count_delta: i64,
-) -> DbResult<bool> {
+) -> DbResult<Vec<String>> {
     let theirs = groups::table
         .filter(groups::organization_id.eq(org))
         .filter(
@@ -282,19 +320,20 @@ fn touch_groups_of(
             ))
             .execute(c)?;
     }
-    Ok(!ids.is_empty())
+    Ok(ids)
 }
 
 /// Offboarding, in the caller's transaction: removes `person` from every
 /// group of the organization, increasing each of those groups' version and
-/// setting its last change time to `at`.
+/// setting its last change time to `at`. Returns the groups' ids.
 pub(crate) fn leave_every_group(
     c: &mut DbConnection,
     org: &str,
     person: &str,
     at: NaiveDateTime,
-) -> DbResult<()> {
-    if touch_groups_of(c, org, person, at, -1)? {
+) -> DbResult<Vec<String>> {
+    let left = touch_groups_of(c, org, person, at, -1)?;
+    if !left.is_empty() {
         diesel::delete(
             group_members::table
                 .filter(group_members::person_id.eq(person))
@@ -302,7 +341,7 @@ pub(crate) fn leave_every_group(
         )
         .execute(c)?;
     }
-    Ok(())
+    Ok(left)
 }
 
 /// A member's userName changed (in the caller's transaction): each group
@@ -452,7 +491,7 @@ impl GroupRepository for Store {
         let joining = texts(members);
         self.with("group", DUPLICATE_DISPLAY_NAME, |c| {
             let _writer = sqlite_writer(c);
-            settle(write_transaction(c, |c| {
+            settle(recorded(c, self.actor, |c, events| {
                 let missing = not_people(c, &row.organization_id, &joining)?;
                 // Unique name and package of the organization: the
                 // database's constraints (Duplicate, MissingReference).
@@ -463,8 +502,16 @@ impl GroupRepository for Store {
                 if joining.len() as u64 > MAX_MEMBERS {
                     return refuse(GroupWrite::TooManyMembers);
                 }
-                let inserted = add_members(c, &row.organization_id, &row.id, &joining)?;
-                adjust_member_count(c, &row.id, signed(inserted))?;
+                let joined = add_members(c, &row.organization_id, &row.id, &joining)?;
+                adjust_member_count(c, &row.id, signed(joined.len()))?;
+                let org = &row.organization_id;
+                let at = group.updated_at;
+                events.push(org, at, NewEvent::created(EventType::GroupCreated, group));
+                Membership {
+                    joined,
+                    left: Vec::new(),
+                }
+                .record(events, org, group.id, at)?;
                 Ok(GroupWrite::Done(row.clone().into_domain()?))
             }))
         })
@@ -481,7 +528,7 @@ impl GroupRepository for Store {
         let joining = texts(&change.members.joining());
         self.with("group", DUPLICATE_DISPLAY_NAME, |c| {
             let _writer = sqlite_writer(c);
-            settle(write_transaction(c, |c| {
+            settle(recorded(c, self.actor, |c, events| {
                 // People first, then the group (the module's lock order).
                 let missing = not_people(c, &org, &joining)?;
                 let Some(row) = lock_group(c, &org, &gid)? else {
@@ -507,8 +554,8 @@ impl GroupRepository for Store {
                 if !missing.is_empty() {
                     return refuse(GroupWrite::NotPeople(missing));
                 }
-                let rows_changed = apply_members(c, &org, &gid, &change.members)?;
-                if !fields_changed && rows_changed == 0 {
+                let membership = apply_members(c, &org, &gid, &change.members)?;
+                if !fields_changed && membership.is_empty() {
                     return Ok(GroupWrite::Done(current));
                 }
                 let updated_at = db_time(change.at).max(db_time(current.updated_at));
@@ -522,6 +569,9 @@ impl GroupRepository for Store {
                     .execute(c)?;
                 next.version = current.version + 1;
                 next.updated_at = updated_at.and_utc();
+                let event = NewEvent::updated(EventType::GroupUpdated, &current, &next);
+                events.push_some(&org, next.updated_at, event);
+                membership.record(events, &org, id, next.updated_at)?;
                 Ok(GroupWrite::Done(next))
             }))
         })
@@ -537,7 +587,7 @@ impl GroupRepository for Store {
         let gid = id.to_string();
         self.with("group", "", |c| {
             let _writer = sqlite_writer(c);
-            settle(write_transaction(c, |c| {
+            settle(recorded(c, self.actor, |c, events| {
                 let Some(row) = lock_group(c, &org, &gid)? else {
                     return refuse(GroupWrite::Missing);
                 };
@@ -555,6 +605,8 @@ impl GroupRepository for Store {
                         .filter(groups::organization_id.eq(&org)),
                 )
                 .execute(c)?;
+                let event = NewEvent::bare(EventType::GroupDeleted, current.subject());
+                events.push(&org, Utc::now(), event);
                 Ok(GroupWrite::Done(current))
             }))
         })

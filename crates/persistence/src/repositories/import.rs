@@ -5,7 +5,7 @@ use equip_domain::ids::OrganizationId;
 use equip_domain::import::{ExternalReference, ImportBatch, ImportError, ImportSummary};
 use equip_domain::ports::ImportRepository;
 
-use crate::connection::write_transaction;
+use crate::events::recorded;
 use crate::error::DbError;
 
 use crate::store::Store;
@@ -21,8 +21,8 @@ impl ImportRepository for Store {
         let mut conn = self
             .conn()
             .map_err(|e| e.into_store("import", "a row of the import clashes with a stored row"))?;
-        let result = write_transaction(&mut conn, |c| {
-            crate::import::run(c, organization, batch, external, progress)
+        let result = recorded(&mut conn, self.actor, |c, events| {
+            crate::import::run(c, events, organization, batch, external, progress)
         });
         match result {
             Ok(summary) => {

@@ -1,15 +1,16 @@
 //! [`InventoryRepository`] for [`Store`].
 
-use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
+use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
 use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
 use equip_domain::ports::InventoryRepository;
 
-use crate::connection::{on_inner, write_transaction, DbConnection};
+use crate::connection::{on_inner, DbConnection};
+use crate::events::recorded;
 use crate::error::DbResult;
 use crate::listing::{refresh, Scope};
 use crate::models::{
@@ -104,12 +105,15 @@ impl InventoryRepository for Store {
             "an inventory item with this id exists",
             |c| {
                 let rows = ItemRows::from_domain(item)?;
-                write_transaction(c, |c| {
+                recorded(c, self.actor, |c, events| {
                     diesel::insert_into(inventory_items::table)
                         .values(&rows.item)
                         .execute(c)?;
                     write_details(c, &rows)?;
-                    refresh(c, &org, Scope::Items(std::slice::from_ref(&rows.item.id)))
+                    refresh(c, &org, Scope::Items(std::slice::from_ref(&rows.item.id)))?;
+                    let event = NewEvent::created(EventType::ItemCreated, item);
+                    events.push(&org, item.updated_at, event);
+                    Ok(())
                 })
             },
         )
@@ -117,13 +121,14 @@ impl InventoryRepository for Store {
 
     fn update_inventory_item(
         &self,
+        current: &InventoryItem,
         item: &InventoryItem,
-        expected_updated_at: DateTime<Utc>,
     ) -> StoreResult<bool> {
         let org = item.organization_id.to_string();
+        let expected_updated_at = current.updated_at;
         self.with("inventoryItem", "", |c| {
             let rows = ItemRows::from_domain(item)?;
-            write_transaction(c, |c| {
+            recorded(c, self.actor, |c, events| {
                 let changed = diesel::update(
                     inventory_items::table
                         .filter(inventory_items::id.eq(&rows.item.id))
@@ -149,6 +154,8 @@ impl InventoryRepository for Store {
                 .execute(c)?;
                 write_details(c, &rows)?;
                 refresh(c, &org, Scope::Items(std::slice::from_ref(&rows.item.id)))?;
+                let event = NewEvent::updated(EventType::ItemUpdated, current, item);
+                events.push_some(&org, item.updated_at, event);
                 Ok(true)
             })
         })

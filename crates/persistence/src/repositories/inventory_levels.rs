@@ -4,10 +4,13 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
+use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{InventoryLevelId, OrganizationId};
 use equip_domain::inventory_level::InventoryLevel;
 use equip_domain::ports::InventoryLevelRepository;
 
+use crate::error::DbResult;
+use crate::events::recorded;
 use crate::models::{db_time, LevelRow};
 use crate::schema::inventory_levels;
 
@@ -20,10 +23,14 @@ impl InventoryLevelRepository for Store {
             "inventoryLevel",
             "an active inventory level exists for this SKU and warehouse",
             |c| {
-                diesel::insert_into(inventory_levels::table)
-                    .values(&row)
-                    .execute(c)?;
-                Ok(())
+                recorded(c, self.actor, |c, events| -> DbResult<()> {
+                    diesel::insert_into(inventory_levels::table)
+                        .values(&row)
+                        .execute(c)?;
+                    let event = NewEvent::created(EventType::LevelCreated, level);
+                    events.push(&row.organization_id, level.created_at, event);
+                    Ok(())
+                })
             },
         )
     }
@@ -76,16 +83,22 @@ impl InventoryLevelRepository for Store {
         id: InventoryLevelId,
         at: DateTime<Utc>,
     ) -> StoreResult<bool> {
+        let org = organization.to_string();
         self.with("inventoryLevel", "", |c| {
-            let changed = diesel::update(
-                inventory_levels::table
-                    .filter(inventory_levels::id.eq(id.to_string()))
-                    .filter(inventory_levels::organization_id.eq(organization.to_string()))
-                    .filter(inventory_levels::deactivated_at.is_null()),
-            )
-            .set(inventory_levels::deactivated_at.eq(Some(db_time(at))))
-            .execute(c)?;
-            Ok(changed > 0)
+            recorded(c, self.actor, |c, events| -> DbResult<bool> {
+                let changed = diesel::update(
+                    inventory_levels::table
+                        .filter(inventory_levels::id.eq(id.to_string()))
+                        .filter(inventory_levels::organization_id.eq(&org))
+                        .filter(inventory_levels::deactivated_at.is_null()),
+                )
+                .set(inventory_levels::deactivated_at.eq(Some(db_time(at))))
+                .execute(c)?;
+                if changed > 0 {
+                    events.push(&org, at, NewEvent::level_deactivated(id, at));
+                }
+                Ok(changed > 0)
+            })
         })
     }
 }

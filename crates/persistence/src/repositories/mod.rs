@@ -10,7 +10,7 @@ mod inventory;
 mod inventory_levels;
 mod offices;
 mod organizations;
-mod people;
+pub(crate) mod people;
 mod reminders;
 mod sessions;
 mod warehouses;

@@ -5,16 +5,17 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 
 use equip_domain::error::StoreResult;
-use equip_domain::ids::{OrganizationId, PersonId};
+use equip_domain::event::{EventType, NewEvent};
+use equip_domain::ids::{GroupId, InventoryItemId, OrganizationId, PersonId, ReturnOrderId};
 use equip_domain::person::Person;
 use equip_domain::person_query::{PersonPage, PersonQuery};
 use equip_domain::ports::{Offboarding, PersonRepository, PersonWrite};
 
-use crate::connection::{on_inner, write_transaction, DbConnection};
-use crate::error::DbResult;
+use crate::connection::{on_inner, DbConnection};
+use crate::error::{DbError, DbResult};
+use crate::events::recorded;
 use crate::models::{
     db_time, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
 };
@@ -22,7 +23,7 @@ use crate::people_filter::{from_where, order_and_page};
 use crate::schema::{
     inventory_items, people, people_active_counts, person_emails, return_order_items, return_orders,
 };
-use crate::sql_builder::CountRow;
+use crate::sql_builder::{CountRow, IdRow};
 use crate::sql_builder::Sql;
 
 use crate::store::Store;
@@ -55,12 +56,6 @@ pub(super) fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'s
         ),
         DbConnection::Postgres(_) => None,
     }
-}
-
-#[derive(QueryableByName)]
-struct IdRow {
-    #[diesel(sql_type = Text)]
-    id: String,
 }
 
 /// One person and their emails, in one statement (joined), so no transaction
@@ -104,7 +99,7 @@ fn active_people(conn: &mut DbConnection, org: &str) -> DbResult<u64> {
     Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }
 
-fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<Vec<Person>> {
+pub(crate) fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<Vec<Person>> {
     if let [id] = ids {
         // The common case of a filter (Okta's and Entra's lookups).
         return Ok(load_one(conn, org, id)?.into_iter().collect());
@@ -249,11 +244,14 @@ impl PersonRepository for Store {
                 if sqlite {
                     c.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
                 }
-                let written = write_transaction(c, |c| {
+                let written = recorded(c, self.actor, |c, events| -> DbResult<()> {
                     diesel::insert_into(people::table)
                         .values(&rows.person)
                         .execute(c)?;
-                    insert_emails(c, &rows.emails)
+                    insert_emails(c, &rows.emails)?;
+                    let event = NewEvent::created(EventType::PersonCreated, person);
+                    events.push(&rows.person.organization_id, person.updated_at, event);
+                    Ok(())
                 });
                 if sqlite {
                     // SQLite's default, as every connection of the pool has it.
@@ -275,12 +273,13 @@ impl PersonRepository for Store {
         })
     }
 
-    fn update_person(&self, person: &Person, expected_version: i64) -> StoreResult<PersonWrite> {
+    fn update_person(&self, current: &Person, person: &Person) -> StoreResult<PersonWrite> {
+        let expected_version = current.version;
         self.with("person", DUPLICATE_USER_NAME, |c| {
             let rows = PersonRows::from_domain(person)?;
             let p = rows.person;
             let _writer = sqlite_writer(c);
-            write_transaction(c, |c| {
+            recorded(c, self.actor, |c, events| {
                 // The groups show the userName as their members' display.
                 let old_name: Option<String> = people::table
                     .filter(people::id.eq(&p.id))
@@ -335,6 +334,8 @@ impl PersonRepository for Store {
                     &p.organization_id,
                     crate::listing::Scope::Assignees(std::slice::from_ref(&p.id)),
                 )?;
+                let event = NewEvent::updated(EventType::PersonUpdated, current, person);
+                events.push_some(&p.organization_id, person.updated_at, event);
                 Ok(PersonWrite::Done)
             })
         })
@@ -348,11 +349,12 @@ impl PersonRepository for Store {
         at: DateTime<Utc>,
     ) -> StoreResult<Offboarding> {
         let org = organization.to_string();
+        let person = id;
         let id = id.to_string();
         let now = db_time(at);
         self.with("person", "", |c| {
             let _writer = sqlite_writer(c);
-            write_transaction(c, |c| {
+            recorded(c, self.actor, |c, events| {
                 let target = people::table
                     .filter(people::id.eq(&id))
                     .filter(people::organization_id.eq(&org))
@@ -376,7 +378,11 @@ impl PersonRepository for Store {
                 }
                 // An offboarded person is in no group (before the early
                 // return below: also when nothing is deployed to them).
-                super::groups::leave_every_group(c, &org, &id, now)?;
+                events.push(&org, at, NewEvent::offboarding_started(person));
+                for group in super::groups::leave_every_group(c, &org, &id, now)? {
+                    let group = GroupId::parse(&group).map_err(DbError::corrupt)?;
+                    events.push(&org, at, NewEvent::membership(group, person, false));
+                }
                 // Items deployed to the person without an active return.
                 let active_returns = return_order_items::table
                     .filter(return_order_items::organization_id.eq(&org))
@@ -428,6 +434,11 @@ impl PersonRepository for Store {
                     .execute(inner))?;
                 // The listing shows each item's return order.
                 crate::listing::refresh(c, &org, crate::listing::Scope::Items(&items))?;
+                let order = ReturnOrderId::parse(&order_id).map_err(DbError::corrupt)?;
+                for item in &items {
+                    let item = InventoryItemId::parse(item).map_err(DbError::corrupt)?;
+                    events.push(&org, at, NewEvent::return_started(item, order));
+                }
                 Ok(Offboarding::Started {
                     returns: items.len(),
                 })

@@ -17,7 +17,8 @@ use diesel::prelude::*;
 
 use equip_domain::catalog::Package;
 use equip_domain::error::StoreResult;
-use equip_domain::ids::{OrganizationId, OutboxMessageId, PackageId, PersonId};
+use equip_domain::event::{EventType, NewEvent};
+use equip_domain::ids::{OrganizationId, OutboxMessageId, PackageId, PersonId, ReminderId};
 use equip_domain::ports::{OutboxRepository, ReminderRepository};
 use equip_domain::reminder::{
     AfterFailure, DeliveryStatus, OutboxMessage, OutboxStats, Reminder, ReminderDelivery,
@@ -25,6 +26,7 @@ use equip_domain::reminder::{
 
 use crate::connection::{write_transaction, DbConnection};
 use crate::error::{DbError, DbResult};
+use crate::events::{recorded, Recorder};
 use crate::models::{db_time, parse_id, utc, PackageRow};
 use crate::schema::{outbox_messages, packages, reminders};
 use crate::store::Store;
@@ -157,16 +159,19 @@ impl ReminderRepository for Store {
     }
 
     fn insert_reminder(&self, reminder: &Reminder, message: &OutboxMessage) -> StoreResult<()> {
+        let event = NewEvent::created(EventType::ReminderCreated, reminder);
+        let at = reminder.created_at;
         let reminder = ReminderRow::from(reminder);
         let message = OutboxRow::from(message);
         self.with("reminder", "reminder exists", |c| {
-            write_transaction(c, |c| {
+            recorded(c, self.actor, |c, events| {
                 diesel::insert_into(reminders::table)
                     .values(&reminder)
                     .execute(c)?;
                 diesel::insert_into(outbox_messages::table)
                     .values(&message)
                     .execute(c)?;
+                events.push(&reminder.organization_id, at, event);
                 Ok::<_, DbError>(())
             })
         })
@@ -221,15 +226,25 @@ macro_rules! due {
     };
 }
 
-/// Sets the reminder of outbox message `id` to `status`.
-fn set_reminder_status(c: &mut DbConnection, id: &str, status: DeliveryStatus) -> DbResult<()> {
-    let reminder: String = outbox_messages::table
+/// Sets the reminder of outbox message `id` to `status` (SENT or DEAD) and
+/// records its event.
+fn settle_reminder(
+    c: &mut DbConnection,
+    events: &mut Recorder,
+    id: &str,
+    status: DeliveryStatus,
+    at: DateTime<Utc>,
+) -> DbResult<()> {
+    let (reminder, org): (String, String) = outbox_messages::table
         .filter(outbox_messages::id.eq(id))
-        .select(outbox_messages::reminder_id)
+        .select((outbox_messages::reminder_id, outbox_messages::organization_id))
         .first(c)?;
-    diesel::update(reminders::table.filter(reminders::id.eq(reminder)))
+    diesel::update(reminders::table.filter(reminders::id.eq(&reminder)))
         .set(reminders::status.eq(status.as_str()))
         .execute(c)?;
+    let reminder = ReminderId::parse(&reminder).map_err(DbError::corrupt)?;
+    let delivered = status == DeliveryStatus::Sent;
+    events.push(&org, at, NewEvent::reminder_settled(reminder, delivered));
     Ok(())
 }
 
@@ -299,9 +314,10 @@ impl OutboxRepository for Store {
     ) -> StoreResult<bool> {
         let id = id.to_string();
         let lease = db_time(lease);
+        let sent_at = at;
         let at = db_time(at);
         self.with("outboxMessage", "", |c| {
-            write_transaction(c, |c| {
+            recorded(c, self.actor, |c, events| {
                 let changed = diesel::update(
                     outbox_messages::table
                         .filter(outbox_messages::id.eq(&id))
@@ -317,8 +333,8 @@ impl OutboxRepository for Store {
                 if changed == 0 {
                     return Ok(false);
                 }
-                set_reminder_status(c, &id, DeliveryStatus::Sent)?;
-                Ok(true)
+                settle_reminder(c, events, &id, DeliveryStatus::Sent, sent_at)?;
+                Ok::<_, DbError>(true)
             })
         })
     }
@@ -338,7 +354,7 @@ impl OutboxRepository for Store {
             AfterFailure::Dead => (DeliveryStatus::Dead, None),
         };
         self.with("outboxMessage", "", |c| {
-            write_transaction(c, |c| {
+            recorded(c, self.actor, |c, events| {
                 let target = outbox_messages::table
                     .filter(outbox_messages::id.eq(&id))
                     .filter(outbox_messages::claimed_until.eq(Some(lease)))
@@ -358,9 +374,9 @@ impl OutboxRepository for Store {
                     return Ok(false);
                 }
                 if status != DeliveryStatus::Pending {
-                    set_reminder_status(c, &id, status)?;
+                    settle_reminder(c, events, &id, status, Utc::now())?;
                 }
-                Ok(true)
+                Ok::<_, DbError>(true)
             })
         })
     }

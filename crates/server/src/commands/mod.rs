@@ -125,8 +125,10 @@ fn refresh_statistics(store: &Store) {
 }
 
 /// Opens the database for a command that does not care which migrations ran.
+/// Its writes are recorded as the `CLI` actor's.
 fn open(db: &DatabaseConfig) -> anyhow::Result<Store> {
-    connect_one_shot(db).map(|(store, _)| store)
+    use equip_domain::ports::Acting;
+    connect_one_shot(db).map(|(store, _)| store.acting_as(equip_domain::event::Actor::Cli))
 }
 
 /// A database URL fit for messages: the password of `scheme://user:password@host`

@@ -62,8 +62,8 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
 }
 
 /// Connections of the pool kept for background work (the outbox dispatcher
-/// and the statistics keeper), apart from the request pool.
-const BACKGROUND_CONNECTIONS: u32 = 2;
+/// the statistics keeper and the event pruner), apart from the request pool.
+const BACKGROUND_CONNECTIONS: u32 = 3;
 
 /// How often `serve` looks for tables whose planner statistics are stale
 /// (one catalog read when nothing changed).
@@ -198,6 +198,16 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             .context("cannot start the outbox dispatcher")?;
         Some(handle)
     };
+    // Events past their retention are pruned on a thread of their own.
+    let (stop_pruning, pruning_stopped) = std::sync::mpsc::channel::<()>();
+    let pruner = {
+        let store = Arc::clone(&background);
+        let days = args.event_retention_days;
+        std::thread::Builder::new()
+            .name("equip-retention".into())
+            .spawn(move || crate::retention::run(&*store, days, &pruning_stopped))
+            .context("cannot start the event retention thread")?
+    };
     let state = equip_http::AppState::with_write_sessions(Arc::clone(&store))
         .with_limits(Limits {
             request_timeout: Duration::from_secs(args.request_timeout),
@@ -236,6 +246,10 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         }
         server.run().await.context("the HTTP server failed")
     });
+    drop(stop_pruning);
+    if pruner.join().is_err() {
+        log::error!("the event retention thread panicked");
+    }
     drop(stop_statistics);
     if let Some(handle) = statistics {
         if handle.join().is_err() {

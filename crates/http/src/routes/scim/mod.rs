@@ -133,9 +133,9 @@ where
     crate::blocking::block(Area::Scim, move || {
         let store_error = |e: equip_domain::error::StoreError| domain(e.into());
         let ports = if session {
-            state.write_session().map_err(store_error)?
+            state.write_session(&key.caller).map_err(store_error)?
         } else {
-            state.ports()
+            state.ports(&key.caller)
         };
         let result = f(&*ports, org);
         if session {

@@ -1,0 +1,115 @@
+//! `/api/v1/events` (the organization's feed) and the histories
+//! `/api/v1/inventory/{id}/history` and `/api/v1/people/{id}/history`
+//! (docs/events.md).
+
+use actix_web::{web, HttpResponse};
+use equip_domain::event::Event;
+use equip_domain::event_feed::RawFeedQuery;
+use equip_domain::ids::{InventoryItemId, PersonId};
+use equip_domain::services::events::{read_feed, read_history, HistoryOf, RawHistoryQuery};
+use serde_json::{json, Value};
+
+use crate::auth::Authenticated;
+use crate::blocking;
+use crate::body::path_id;
+use crate::error::{Area, HttpError};
+use crate::state::AppState;
+
+/// The query string as pairs (a parameter may repeat).
+type Pairs = web::Query<Vec<(String, String)>>;
+
+fn unknown(name: &str, known: &str) -> HttpError {
+    HttpError::bad_request(
+        Area::Api,
+        name,
+        format!("unknown parameter '{name}'; known parameters: {known}"),
+    )
+}
+
+fn single(slot: &mut Option<String>, name: &str, value: String) -> Result<(), HttpError> {
+    if slot.replace(value).is_some() {
+        return Err(HttpError::bad_request(
+            Area::Api,
+            name,
+            format!("'{name}' may be given once"),
+        ));
+    }
+    Ok(())
+}
+
+fn data(events: &[Event]) -> Vec<Value> {
+    events.iter().map(Event::to_json).collect()
+}
+
+/// `GET /api/v1/events?after=&types=&subjectId=&size=`:
+/// `{"data": [...], "next": "<cursor>"}`, oldest first.
+pub async fn feed(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    query: Pairs,
+) -> Result<HttpResponse, HttpError> {
+    let org = auth.caller.organization_id;
+    let mut raw = RawFeedQuery::default();
+    for (name, value) in query.into_inner() {
+        match name.as_str() {
+            "after" => single(&mut raw.after, "after", value)?,
+            "types" => raw.types.push(value),
+            "subjectId" => single(&mut raw.subject_id, "subjectId", value)?,
+            "size" => single(&mut raw.size, "size", value)?,
+            other => return Err(unknown(other, "after, types, subjectId, size")),
+        }
+    }
+    let ports = state.ports(&auth.caller);
+    let page = blocking::run(Area::Api, move || read_feed(&*ports, org, &raw)).await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "data": data(&page.events),
+        "next": page.next.encode(),
+    })))
+}
+
+async fn history(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    of: HistoryOf,
+    query: Pairs,
+) -> Result<HttpResponse, HttpError> {
+    let org = auth.caller.organization_id;
+    let mut raw = RawHistoryQuery::default();
+    for (name, value) in query.into_inner() {
+        match name.as_str() {
+            "after" => single(&mut raw.after, "after", value)?,
+            "size" => single(&mut raw.size, "size", value)?,
+            other => return Err(unknown(other, "after, size")),
+        }
+    }
+    let ports = state.ports(&auth.caller);
+    let page = blocking::run(Area::Api, move || read_history(&*ports, org, of, &raw)).await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "data": data(&page.events),
+        "next": page.next.map(|c| c.encode()),
+    })))
+}
+
+/// `GET /api/v1/inventory/{id}/history?after=&size=`: the item's events,
+/// newest first; `next` is null after the oldest.
+pub async fn item_history(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: Pairs,
+) -> Result<HttpResponse, HttpError> {
+    let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
+    history(auth, state, HistoryOf::Item(id), query).await
+}
+
+/// `GET /api/v1/people/{id}/history?after=&size=`: the person's events,
+/// newest first (also once offboarded).
+pub async fn person_history(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: Pairs,
+) -> Result<HttpResponse, HttpError> {
+    let id = path_id(Area::Api, "id", &id, PersonId::parse)?;
+    history(auth, state, HistoryOf::Person(id), query).await
+}
