@@ -1,14 +1,14 @@
-//! Webhooks, their delivery log and the delivery queue in memory. The
-//! in-memory store keeps no events, so a webhook starts at position 0 and
-//! every active, due, unleased webhook can be claimed.
+//! Webhooks, their delivery log and the delivery queue in memory.
 
 use super::*;
 use crate::event_feed::Cursor;
 use crate::ids::WebhookId;
 use crate::webhook::{DeliveryAttempt, Webhook, WebhookProgress, WebhookStatus};
 
-fn claimable(w: &Webhook, now: DateTime<Utc>) -> bool {
+fn claimable(s: &State, w: &Webhook, now: DateTime<Utc>) -> bool {
+    let (head, _) = s.event_heads.get(&w.organization_id).copied().unwrap_or((0, 0));
     w.status == WebhookStatus::Active
+        && w.delivery.position < head
         && w.delivery.next_attempt_at.is_none_or(|t| t <= now)
         && w.claimed_until.is_none_or(|t| t < now)
 }
@@ -22,8 +22,13 @@ impl crate::ports::WebhookRepository for InMemoryStore {
                 detail: "organization not found".into(),
             });
         }
+        let mut webhook = webhook.clone();
+        webhook.delivery.position = s
+            .event_heads
+            .get(&webhook.organization_id)
+            .map_or(0, |(head, _)| *head);
         s.webhooks.push(webhook.clone());
-        Ok(webhook.clone())
+        Ok(webhook)
     }
 
     fn list_webhooks(&self, organization: OrganizationId) -> StoreResult<Vec<Webhook>> {
@@ -86,7 +91,8 @@ impl crate::ports::WebhookRepository for InMemoryStore {
 
 impl crate::ports::WebhookQueue for InMemoryStore {
     fn webhooks_due(&self, now: DateTime<Utc>) -> StoreResult<bool> {
-        Ok(self.state().webhooks.iter().any(|w| claimable(w, now)))
+        let s = self.state();
+        Ok(s.webhooks.iter().any(|w| claimable(&s, w, now)))
     }
 
     fn claim_webhooks(
@@ -96,10 +102,22 @@ impl crate::ports::WebhookQueue for InMemoryStore {
         limit: usize,
     ) -> StoreResult<Vec<Webhook>> {
         let mut s = self.state();
+        let ids: Vec<WebhookId> = s
+            .webhooks
+            .iter()
+            .filter(|w| claimable(&s, w, now))
+            .take(limit)
+            .map(|w| w.id)
+            .collect();
+        let heads = s.event_heads.clone();
         let mut claimed = Vec::new();
-        for w in s.webhooks.iter_mut().filter(|w| claimable(w, now)) {
-            if claimed.len() >= limit {
-                break;
+        for w in s.webhooks.iter_mut().filter(|w| ids.contains(&w.id)) {
+            let (_, pruned) = heads.get(&w.organization_id).copied().unwrap_or((0, 0));
+            if w.delivery.position < pruned {
+                w.delivery = crate::webhook::DeliveryState {
+                    position: pruned,
+                    ..crate::webhook::DeliveryState::default()
+                };
             }
             w.claimed_until = Some(lease_until);
             claimed.push(w.clone());
