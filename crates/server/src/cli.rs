@@ -160,6 +160,11 @@ pub struct WebhookArgs {
     /// retry waits twice as long, up to 5 minutes (default 1 s). Meant for tests.
     #[arg(long, env = "EQUIP_WEBHOOK_RETRY_BASE_MS", default_value_t = 1_000, hide = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub webhook_retry_base_ms: u64,
+    /// Milliseconds a dispatcher's claim of a webhook lasts without renewal;
+    /// after a crash, another instance resumes its deliveries when it runs
+    /// out (default 60 s). Meant for tests.
+    #[arg(long, env = "EQUIP_WEBHOOK_LEASE_MS", default_value_t = 60_000, hide = true, value_parser = clap::value_parser!(u64).range(1_000..))]
+    pub webhook_lease_ms: u64,
 }
 
 /// Default spool directory (used when no SMTP URL is configured).

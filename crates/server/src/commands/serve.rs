@@ -312,6 +312,7 @@ fn start_webhooks(
             ..equip_domain::webhook::RetryPolicy::default()
         },
         retention_days: args.event_retention_days,
+        lease: Duration::from_millis(w.webhook_lease_ms),
         ..WebhookOptions::default()
     };
     let dispatcher = WebhookDispatcher::new(Arc::new(pool), Arc::new(transport), options);
