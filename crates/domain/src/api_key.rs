@@ -404,7 +404,8 @@ mod tests {
             DomainError::invalid(
                 "scope",
                 "unknown scope 'admin'; known scopes: inventory:read, inventory:write, \
-                 warehouses:read, inventory-levels:write, new-joiners:write, scim"
+                 warehouses:read, inventory-levels:write, new-joiners:write, scim, \
+                 events:read, webhooks:write"
             )
             .to_string()
         );

@@ -255,8 +255,9 @@ pub trait EventView {
 }
 
 /// The fields that differ between two views, nested objects compared field by
-/// field (named by dotted path), arrays and values as a whole. A field absent
-/// on one side is `null` there.
+/// field (named by dotted path, as `name.givenName`), arrays, values and
+/// references (objects with an `id`, as `assignedTo`) as a whole. A field
+/// absent on one side is `null` there.
 #[must_use]
 pub fn changes_between(before: &Value, after: &Value) -> Changes {
     let mut changes = Changes::new();
@@ -268,7 +269,9 @@ fn diff_into(changes: &mut Changes, prefix: &str, before: &Value, after: &Value)
     let empty = Map::new();
     match (before, after) {
         (Value::Object(_) | Value::Null, Value::Object(_) | Value::Null)
-            if before.is_object() || after.is_object() =>
+            if (before.is_object() || after.is_object())
+                && !is_reference(before)
+                && !is_reference(after) =>
         {
             let b = before.as_object().unwrap_or(&empty);
             let a = after.as_object().unwrap_or(&empty);
@@ -299,6 +302,11 @@ fn diff_into(changes: &mut Changes, prefix: &str, before: &Value, after: &Value)
             );
         }
     }
+}
+
+/// An object that names another resource by its `id`: compared whole.
+fn is_reference(value: &Value) -> bool {
+    value.get("id").is_some()
 }
 
 impl NewEvent {

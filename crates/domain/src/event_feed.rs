@@ -76,8 +76,8 @@ pub struct RawFeedQuery {
 /// A validated feed query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedQuery {
-    /// Events after this position.
-    pub after: Cursor,
+    /// Events after this position; `None`: from the oldest event kept.
+    pub after: Option<Cursor>,
     /// Only these types (empty: all).
     pub types: Vec<EventType>,
     /// Only events about this subject.
@@ -92,10 +92,11 @@ impl FeedQuery {
     /// # Errors
     /// [`DomainError::Invalid`] naming the parameter.
     pub fn parse(raw: &RawFeedQuery) -> Result<Self, DomainError> {
-        let after = match raw.after.as_deref() {
-            None => Cursor(0),
-            Some(raw) => Cursor::decode(raw, "after")?,
-        };
+        let after = raw
+            .after
+            .as_deref()
+            .map(|raw| Cursor::decode(raw, "after"))
+            .transpose()?;
         let mut types = Vec::new();
         for name in raw.types.iter().flat_map(|t| t.split(',')) {
             let name = name.trim();
@@ -144,7 +145,8 @@ pub enum FeedRead {
         head: i64,
     },
     /// The cursor points before events that were pruned (or after the last
-    /// event there has ever been).
+    /// event there has ever been). A query without a cursor starts at the
+    /// oldest event kept and never expires.
     Expired,
 }
 
@@ -164,9 +166,10 @@ impl FeedPage {
     /// the same events again).
     #[must_use]
     pub fn from_read(query: &FeedQuery, events: Vec<Event>, head: i64) -> Self {
-        let last = events.last().map_or(query.after.0, |e| e.sequence);
+        let after = query.after.map_or(0, |c| c.0);
+        let last = events.last().map_or(after, |e| e.sequence);
         let next = if events.len() < query.size {
-            last.max(head).max(query.after.0)
+            last.max(head).max(after)
         } else {
             last
         };
@@ -232,7 +235,7 @@ mod tests {
         .unwrap();
         assert_eq!(FeedPage::from_read(&q, vec![], 10).next, Cursor(10));
         let q5 = FeedQuery {
-            after: Cursor(5),
+            after: Some(Cursor(5)),
             ..q.clone()
         };
         assert_eq!(FeedPage::from_read(&q5, vec![], 3).next, Cursor(5));

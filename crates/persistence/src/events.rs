@@ -228,12 +228,16 @@ pub(crate) fn read_feed(
 ) -> DbResult<FeedRead> {
     let org = organization.to_string();
     let (head, pruned_through) = positions(c, &org)?;
-    if query.after.0 < pruned_through || query.after.0 > head {
-        return Ok(FeedRead::Expired);
-    }
+    let after = match query.after {
+        None => pruned_through,
+        Some(Cursor(after)) if after < pruned_through || after > head => {
+            return Ok(FeedRead::Expired)
+        }
+        Some(Cursor(after)) => after,
+    };
     let mut select = events::table
         .filter(events::organization_id.eq(&org))
-        .filter(events::sequence.gt(query.after.0))
+        .filter(events::sequence.gt(after))
         .into_boxed();
     if !query.types.is_empty() {
         let types: Vec<&str> = query.types.iter().map(|t| t.as_str()).collect();

@@ -9,13 +9,15 @@ impl EventRepository for InMemoryStore {
     fn read_feed(&self, organization: OrganizationId, query: &FeedQuery) -> StoreResult<FeedRead> {
         let s = self.state();
         let (head, pruned) = s.event_heads.get(&organization).copied().unwrap_or((0, 0));
-        if query.after.0 < pruned || query.after.0 > head {
-            return Ok(FeedRead::Expired);
-        }
+        let after = match query.after {
+            None => pruned,
+            Some(Cursor(after)) if after < pruned || after > head => return Ok(FeedRead::Expired),
+            Some(Cursor(after)) => after,
+        };
         let events = s
             .events
             .iter()
-            .filter(|e| e.organization_id == organization && e.sequence > query.after.0)
+            .filter(|e| e.organization_id == organization && e.sequence > after)
             .filter(|e| query.matches(e))
             .take(query.size)
             .cloned()

@@ -43,6 +43,7 @@ mod support;
 
 mod benchmarks;
 mod connection;
+mod events;
 mod folding;
 mod groups;
 mod health;

@@ -51,7 +51,7 @@ fn unfiltered_people_totals_follow_every_write(db: &TestDatabase, store: &Store)
     // An update that keeps the person active changes nothing.
     let mut renamed = people[5].clone();
     renamed.given_name = Some("Renamed".into());
-    store.update_person(&renamed, renamed.version).unwrap();
+    store.update_person(&people[5], &renamed).unwrap();
     assert_eq!(totals(&org), (4, 4));
     // A page past the first still reports the whole total.
     let second = store

@@ -14,6 +14,7 @@ mod csv_crash;
 mod dispatch;
 mod graceful_shutdown;
 mod http_foundation;
+mod http_events;
 mod http_gate;
 mod http_inventory;
 mod http_inventory_items;

@@ -1,0 +1,298 @@
+//! Events: written with their change (and only then), attributed, read as a
+//! feed without holes under concurrent writers, as histories, and pruned.
+
+use std::collections::BTreeSet;
+
+use equip_domain::event::{Actor, Event, EventType, Subject, SubjectType};
+use equip_domain::event_feed::{Cursor, FeedPage, FeedQuery, FeedRead};
+use equip_domain::ports::{Acting, EventRepository};
+
+use crate::support::*;
+
+storage_tests!(
+    changes_are_recorded_with_their_fields_and_actor,
+    a_refused_or_failed_write_records_nothing,
+    feed_filters_and_cursors,
+    histories_are_newest_first_and_scoped,
+    pruning_removes_the_oldest_and_expires_their_cursors,
+    concurrent_writers_never_make_a_reader_skip,
+);
+
+fn query(after: i64, size: usize) -> FeedQuery {
+    FeedQuery {
+        after: Some(Cursor(after)),
+        types: vec![],
+        subject_id: None,
+        size,
+    }
+}
+
+fn feed(store: &Store, org: &Organization, q: &FeedQuery) -> FeedPage {
+    match store.read_feed(org.id, q).unwrap() {
+        FeedRead::Events { events, head } => FeedPage::from_read(q, events, head),
+        FeedRead::Expired => panic!("cursor {:?} expired", q.after),
+    }
+}
+
+/// Every event of the organization, following `next` from the start.
+fn all_events(store: &Store, org: &Organization) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut q = FeedQuery {
+        after: None,
+        ..query(0, 1000)
+    };
+    loop {
+        let page = feed(store, org, &q);
+        if page.events.is_empty() {
+            return out;
+        }
+        q.after = Some(page.next);
+        out.extend(page.events);
+    }
+}
+
+fn kinds(events: &[Event]) -> Vec<&'static str> {
+    events.iter().map(|e| e.kind.as_str()).collect()
+}
+
+fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let key = ApiKeyId::new();
+    let api = store.acting_as(Actor::ApiKey(key));
+    let before = all_events(store, &org).len();
+
+    let ada = person(&org, "ada@example.com");
+    api.insert_person(&ada).unwrap();
+    let mut it = item(&org, &s, &w, at(3, 0));
+    api.insert_inventory_item(&it).unwrap();
+    let current = it.clone();
+    it.deploy_status = DeployStatus::Deployed;
+    it.assignment = Some(Assignment {
+        assignee: Assignee::Person(ada.id),
+        assigned_at: Some(at(3, 5)),
+    });
+    it.description = Some("dented lid".into());
+    it.updated_at = at(3, 10);
+    assert!(api.update_inventory_item(&current, &it).unwrap());
+    // A rename of the person.
+    let mut renamed = ada.clone();
+    renamed.given_name = Some("Augusta".into());
+    renamed.version = 2;
+    api.update_person(&ada, &renamed).unwrap();
+    // Offboarding (as the CLI): the item gets a return order.
+    store
+        .acting_as(Actor::Cli)
+        .offboard_person(org.id, ada.id, None, at(4, 0))
+        .unwrap();
+
+    let events = all_events(store, &org);
+    let events = &events[before..];
+    assert_eq!(
+        kinds(events),
+        [
+            "person.created",
+            "inventory.item.created",
+            "inventory.item.updated",
+            "person.updated",
+            "person.offboarding_started",
+            "inventory.item.updated",
+        ]
+    );
+    // Sequences are dense and increasing.
+    for pair in events.windows(2) {
+        assert_eq!(pair[1].sequence, pair[0].sequence + 1);
+    }
+    assert!(events[..4].iter().all(|e| e.actor == Actor::ApiKey(key)));
+    assert!(events[4..].iter().all(|e| e.actor == Actor::Cli));
+    // A creation lists what the subject has; an update only what changed.
+    let created = &events[0];
+    assert_eq!(created.subject, Subject { kind: SubjectType::Person, id: *ada.id.as_uuid() });
+    assert_eq!(created.changes["userName"].to, "ada@example.com");
+    assert_eq!(created.changes["userName"].from, serde_json::Value::Null);
+    let update = &events[2];
+    let changed: Vec<&str> = update.changes.keys().map(String::as_str).collect();
+    assert_eq!(changed, ["assignedTo", "deployStatus", "description"]);
+    assert_eq!(update.changes["deployStatus"].from, "AVAILABLE");
+    assert_eq!(update.changes["deployStatus"].to, "DEPLOYED");
+    assert_eq!(update.occurred_at, at(3, 10));
+    let rename = &events[3];
+    assert_eq!(rename.changes.keys().collect::<Vec<_>>(), ["name.givenName"]);
+    assert_eq!(events[4].changes["status"].to, "OFFBOARDING");
+    assert_eq!(events[5].subject.id, *it.id.as_uuid());
+    assert_eq!(events[5].changes["returnOrder"].to["status"], "PENDING");
+    // The JSON form.
+    let json = update.to_json();
+    assert_eq!(json["type"], "inventory.item.updated");
+    assert_eq!(json["actor"]["type"], "API_KEY");
+    assert_eq!(json["actor"]["id"], key.to_string());
+    assert_eq!(json["subject"]["type"], "INVENTORY_ITEM");
+    assert_eq!(json["changes"]["description"]["to"], "dented lid");
+}
+
+fn a_refused_or_failed_write_records_nothing(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let ada = person(&org, "ada@example.com");
+    store.insert_person(&ada).unwrap();
+    let count = all_events(store, &org).len();
+    // A clash of userNames: the insert fails, and so does its event.
+    let twin = person(&org, "ADA@example.com");
+    assert!(matches!(
+        store.insert_person(&twin),
+        Err(StoreError::Duplicate { .. })
+    ));
+    // A stale update.
+    let it = item(&org, &s, &w, at(3, 0));
+    store.insert_inventory_item(&it).unwrap();
+    let mut stale = it.clone();
+    stale.updated_at = at(1, 0);
+    let mut changed = it.clone();
+    changed.description = Some("x".into());
+    assert!(!store.update_inventory_item(&stale, &changed).unwrap());
+    // A level deactivated twice records once.
+    let l = level(&org, &s, &w, at(3, 0));
+    store.insert_inventory_level(&l).unwrap();
+    assert!(store.mark_inventory_level_deactivated(org.id, l.id, at(4, 0)).unwrap());
+    assert!(!store.mark_inventory_level_deactivated(org.id, l.id, at(5, 0)).unwrap());
+    let events = all_events(store, &org);
+    assert_eq!(
+        kinds(&events[count..]),
+        ["inventory.item.created", "inventory_level.created", "inventory_level.deactivated"]
+    );
+}
+
+fn feed_filters_and_cursors(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let (other, os, ow) = seeded(store, "Other");
+    let items: Vec<InventoryItem> = (0..5).map(|i| item(&org, &s, &w, at(3, i))).collect();
+    for it in &items {
+        store.insert_inventory_item(it).unwrap();
+    }
+    store.insert_inventory_item(&item(&other, &os, &ow, at(3, 0))).unwrap();
+    store.insert_person(&person(&org, "ada@example.com")).unwrap();
+    let all = all_events(store, &org);
+    // Another organization's events are never in this feed.
+    assert!(all.iter().all(|e| e.organization_id == org.id));
+    let head = all.last().unwrap().sequence;
+    // Paging by two.
+    let first = feed(store, &org, &query(0, 2));
+    assert_eq!(first.events.len(), 2);
+    assert_eq!(first.next, Cursor(first.events[1].sequence));
+    // A type filter; a page that is not full moves `next` to the head.
+    let people = feed(
+        store,
+        &org,
+        &FeedQuery {
+            types: vec![EventType::PersonCreated],
+            ..query(0, 10)
+        },
+    );
+    assert_eq!(kinds(&people.events), ["person.created"]);
+    assert_eq!(people.next, Cursor(head));
+    // A subject filter.
+    let one = feed(
+        store,
+        &org,
+        &FeedQuery {
+            subject_id: Some(*items[3].id.as_uuid()),
+            ..query(0, 10)
+        },
+    );
+    assert_eq!(one.events.len(), 1);
+    assert_eq!(one.events[0].subject.id, *items[3].id.as_uuid());
+    // At the head: nothing, and `next` stays.
+    let end = feed(store, &org, &query(head, 10));
+    assert!(end.events.is_empty());
+    assert_eq!(end.next, Cursor(head));
+    // A cursor past the head (not given by this feed) is refused.
+    assert_eq!(store.read_feed(org.id, &query(head + 1, 10)).unwrap(), FeedRead::Expired);
+}
+
+fn histories_are_newest_first_and_scoped(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let (other, _, _) = seeded(store, "Other");
+    let mut it = item(&org, &s, &w, at(3, 0));
+    store.insert_inventory_item(&it).unwrap();
+    for n in 1..=4 {
+        let current = it.clone();
+        it.description = Some(format!("note {n}"));
+        it.updated_at = at(3, n);
+        assert!(store.update_inventory_item(&current, &it).unwrap());
+    }
+    let subject = Subject {
+        kind: SubjectType::InventoryItem,
+        id: *it.id.as_uuid(),
+    };
+    let newest = store.read_history(org.id, subject, None, 3).unwrap();
+    assert_eq!(newest.len(), 3);
+    assert_eq!(newest[0].changes["description"].to, "note 4");
+    assert!(newest.windows(2).all(|p| p[0].sequence > p[1].sequence));
+    let older = store
+        .read_history(org.id, subject, Some(Cursor(newest[2].sequence)), 3)
+        .unwrap();
+    assert_eq!(kinds(&older), ["inventory.item.updated", "inventory.item.created"]);
+    // Another organization sees none of it.
+    assert!(store.read_history(other.id, subject, None, 10).unwrap().is_empty());
+}
+
+fn pruning_removes_the_oldest_and_expires_their_cursors(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let old = Utc::now() - Duration::days(100);
+    let start = all_events(store, &org).last().map_or(0, |e| e.sequence);
+    for i in 0..3 {
+        store.insert_inventory_item(&item(&org, &s, &w, old + Duration::seconds(i))).unwrap();
+    }
+    store.insert_inventory_item(&item(&org, &s, &w, Utc::now())).unwrap();
+    let deleted = store.prune_events(Utc::now() - Duration::days(90), 1000).unwrap();
+    assert!(deleted >= 3, "{deleted}");
+    let left = all_events(store, &org);
+    assert_eq!(kinds(&left), ["inventory.item.created"]);
+    // A cursor before the pruned events is expired; one after them is not.
+    assert_eq!(store.read_feed(org.id, &query(start, 10)).unwrap(), FeedRead::Expired);
+    assert_eq!(store.read_feed(org.id, &query(0, 10)).unwrap(), FeedRead::Expired);
+    // Without a cursor, the feed starts at the oldest event kept.
+    let at_boundary = feed(store, &org, &query(left[0].sequence - 1, 10));
+    assert_eq!(at_boundary.events, left);
+    // Nothing left to prune.
+    assert_eq!(store.prune_events(Utc::now() - Duration::days(90), 1000).unwrap(), 0);
+}
+
+/// Writers commit concurrently while a reader follows `next`: the reader sees
+/// every committed event once, in sequence order. (The end-to-end version
+/// with two `equip serve` instances is in the HTTP suite.)
+fn concurrent_writers_never_make_a_reader_skip(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let start = all_events(store, &org).last().map_or(0, |e| e.sequence);
+    let writers = 6;
+    let per_writer: i64 = 60;
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let handles: Vec<_> = (0..writers)
+        .map(|_| {
+            let (store, org, s, w, done) =
+                (store.clone(), org.clone(), s.clone(), w.clone(), Arc::clone(&done));
+            std::thread::spawn(move || {
+                for i in 0..per_writer {
+                    store.insert_inventory_item(&item(&org, &s, &w, at(3, i))).unwrap();
+                }
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            })
+        })
+        .collect();
+    let mut seen: Vec<i64> = Vec::new();
+    let mut after = start;
+    loop {
+        let finished = done.load(std::sync::atomic::Ordering::SeqCst) == writers;
+        let page = feed(store, &org, &query(after, 7));
+        seen.extend(page.events.iter().map(|e| e.sequence));
+        after = page.next.0;
+        if finished && page.events.is_empty() {
+            break;
+        }
+    }
+    for h in handles {
+        h.join().unwrap();
+    }
+    let expected: Vec<i64> = ((start + 1)..=(start + writers as i64 * per_writer)).collect();
+    assert_eq!(seen, expected, "the reader saw every event once, in order");
+    let distinct: BTreeSet<i64> = seen.iter().copied().collect();
+    assert_eq!(distinct.len(), seen.len());
+}
