@@ -330,7 +330,7 @@ impl WebhookDispatcher {
     fn deliver_held(&self, h: &mut Holding, stopping: &AtomicBool) -> Result<(), StoreError> {
         loop {
             let query = FeedQuery {
-                after: Cursor(h.state.position),
+                after: Some(Cursor(h.state.position)),
                 types: h.webhook.types.clone(),
                 subject_id: None,
                 size: self.options.batch,
