@@ -141,7 +141,9 @@ impl Webhook {
 ///
 /// # Errors
 /// [`DomainError::Invalid`] naming `types` for an unknown type.
-pub fn parse_types<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Vec<EventType>, DomainError> {
+pub fn parse_types<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<EventType>, DomainError> {
     let mut types = Vec::new();
     for name in names {
         let kind = EventType::parse(name)?;
@@ -261,9 +263,12 @@ impl WebhookUrl {
             return Err(bad_url("url is required"));
         }
         if raw.chars().count() > MAX_URL_CHARS {
-            return Err(bad_url(format!("url is longer than {MAX_URL_CHARS} characters")));
+            return Err(bad_url(format!(
+                "url is longer than {MAX_URL_CHARS} characters"
+            )));
         }
-        let url = url::Url::parse(raw).map_err(|e| bad_url(format!("url is not a valid URL: {e}")))?;
+        let url =
+            url::Url::parse(raw).map_err(|e| bad_url(format!("url is not a valid URL: {e}")))?;
         if !matches!(url.scheme(), "https" | "http") {
             return Err(bad_url("url must use https (or http)"));
         }
@@ -305,7 +310,11 @@ impl WebhookUrl {
     pub fn port(&self) -> u16 {
         self.url
             .port_or_known_default()
-            .unwrap_or(if self.url.scheme() == "https" { 443 } else { 80 })
+            .unwrap_or(if self.url.scheme() == "https" {
+                443
+            } else {
+                80
+            })
     }
 }
 
@@ -593,9 +602,14 @@ mod tests {
         let private: IpAddr = "10.0.0.1".parse().unwrap();
         let strict = AddressPolicy::default();
         assert!(strict.check(&[public]).is_ok());
-        assert!(strict.check(&[public, private]).unwrap_err().contains("10.0.0.1"));
+        assert!(strict
+            .check(&[public, private])
+            .unwrap_err()
+            .contains("10.0.0.1"));
         assert!(strict.check(&[]).is_err());
-        let open = AddressPolicy { allow_private: true };
+        let open = AddressPolicy {
+            allow_private: true,
+        };
         assert!(open.check(&[private]).is_ok());
         assert!(open.check(&[]).is_err());
     }
@@ -606,7 +620,9 @@ mod tests {
         let sig = signature("Jefe", 0, b"what do ya want for nothing?");
         // HMAC-SHA256("Jefe", "0.what do ya want for nothing?") computed independently:
         assert_eq!(sig.len(), 64);
-        assert!(sig.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        assert!(sig
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
         // The same key and message give the same signature; any change another.
         assert_eq!(sig, signature("Jefe", 0, b"what do ya want for nothing?"));
         assert_ne!(sig, signature("Jefe", 1, b"what do ya want for nothing?"));

@@ -11,5 +11,5 @@ pub mod commands;
 pub mod demo;
 pub mod import_document;
 pub mod mail;
-pub mod webhooks;
 pub mod retention;
+pub mod webhooks;

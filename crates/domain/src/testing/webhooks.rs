@@ -6,7 +6,11 @@ use crate::ids::WebhookId;
 use crate::webhook::{DeliveryAttempt, Webhook, WebhookProgress, WebhookStatus};
 
 fn claimable(s: &State, w: &Webhook, now: DateTime<Utc>) -> bool {
-    let (head, _) = s.event_heads.get(&w.organization_id).copied().unwrap_or((0, 0));
+    let (head, _) = s
+        .event_heads
+        .get(&w.organization_id)
+        .copied()
+        .unwrap_or((0, 0));
     w.status == WebhookStatus::Active
         && w.delivery.position < head
         && w.delivery.next_attempt_at.is_none_or(|t| t <= now)
@@ -16,7 +20,11 @@ fn claimable(s: &State, w: &Webhook, now: DateTime<Utc>) -> bool {
 impl crate::ports::WebhookRepository for InMemoryStore {
     fn insert_webhook(&self, webhook: &Webhook) -> StoreResult<Webhook> {
         let mut s = self.state();
-        if !s.organizations.iter().any(|o| o.id == webhook.organization_id) {
+        if !s
+            .organizations
+            .iter()
+            .any(|o| o.id == webhook.organization_id)
+        {
             return Err(StoreError::MissingReference {
                 entity: "webhook",
                 detail: "organization not found".into(),

@@ -68,7 +68,9 @@ pub fn check_url_addresses(url: &WebhookUrl, policy: AddressPolicy) -> Result<()
         UrlHost::Ip(ip) => vec![ip],
         UrlHost::Name(name) => (name.as_str(), url.port())
             .to_socket_addrs()
-            .map_err(|e| DomainError::invalid("url", format!("the host '{name}' cannot be resolved: {e}")))?
+            .map_err(|e| {
+                DomainError::invalid("url", format!("the host '{name}' cannot be resolved: {e}"))
+            })?
             .map(|a| a.ip())
             .collect(),
     };

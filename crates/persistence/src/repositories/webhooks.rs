@@ -55,7 +55,11 @@ struct WebhookRow {
 }
 
 fn types_text(types: &[EventType]) -> String {
-    types.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")
+    types
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 impl WebhookRow {
@@ -158,7 +162,10 @@ impl AttemptRow {
 fn positions(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)> {
     Ok(event_sequences::table
         .filter(event_sequences::organization_id.eq(org))
-        .select((event_sequences::last_sequence, event_sequences::pruned_through))
+        .select((
+            event_sequences::last_sequence,
+            event_sequences::pruned_through,
+        ))
         .first::<(i64, i64)>(c)
         .optional()?
         .unwrap_or((0, 0)))
@@ -227,8 +234,10 @@ impl WebhookRepository for Store {
                 if !owned {
                     return Ok(false);
                 }
-                diesel::delete(webhook_deliveries::table.filter(webhook_deliveries::webhook_id.eq(&id)))
-                    .execute(c)?;
+                diesel::delete(
+                    webhook_deliveries::table.filter(webhook_deliveries::webhook_id.eq(&id)),
+                )
+                .execute(c)?;
                 diesel::delete(webhooks::table.filter(webhooks::id.eq(&id))).execute(c)?;
                 Ok(true)
             })
@@ -350,13 +359,15 @@ impl WebhookQueue for Store {
                             "webhook {}: events up to {pruned_through} were pruned before delivery",
                             webhook.id
                         );
-                        diesel::update(webhooks::table.filter(webhooks::id.eq(webhook.id.to_string())))
-                            .set((
-                                webhooks::position.eq(pruned_through),
-                                webhooks::attempts.eq(0),
-                                webhooks::retry_since.eq(None::<NaiveDateTime>),
-                            ))
-                            .execute(c)?;
+                        diesel::update(
+                            webhooks::table.filter(webhooks::id.eq(webhook.id.to_string())),
+                        )
+                        .set((
+                            webhooks::position.eq(pruned_through),
+                            webhooks::attempts.eq(0),
+                            webhooks::retry_since.eq(None::<NaiveDateTime>),
+                        ))
+                        .execute(c)?;
                         webhook.delivery = DeliveryState {
                             position: pruned_through,
                             ..DeliveryState::default()

@@ -61,7 +61,11 @@ fn attempt(w: &Webhook, number: i64, when: DateTime<Utc>, ok: bool) -> DeliveryA
     }
 }
 
-fn progress(position: i64, attempts: Vec<DeliveryAttempt>, lease: Option<DateTime<Utc>>) -> WebhookProgress {
+fn progress(
+    position: i64,
+    attempts: Vec<DeliveryAttempt>,
+    lease: Option<DateTime<Utc>>,
+) -> WebhookProgress {
     WebhookProgress {
         delivery: DeliveryState {
             position,
@@ -78,9 +82,16 @@ fn progress(position: i64, attempts: Vec<DeliveryAttempt>, lease: Option<DateTim
 fn webhooks_are_scoped_to_their_organization(_db: &TestDatabase, store: &Store) {
     let a = new_org(store, "A");
     let b = new_org(store, "B");
-    let wa = webhook(store, &a, vec![EventType::ItemUpdated, EventType::PersonCreated]);
+    let wa = webhook(
+        store,
+        &a,
+        vec![EventType::ItemUpdated, EventType::PersonCreated],
+    );
     let wb = webhook(store, &b, vec![]);
-    assert_eq!(wa.types, vec![EventType::ItemUpdated, EventType::PersonCreated]);
+    assert_eq!(
+        wa.types,
+        vec![EventType::ItemUpdated, EventType::PersonCreated]
+    );
     assert_eq!(wa.status, WebhookStatus::Active);
     assert!(wa.secret.starts_with("whsec_"));
     assert_eq!(store.list_webhooks(a.id).unwrap(), vec![wa.clone()]);
@@ -90,14 +101,29 @@ fn webhooks_are_scoped_to_their_organization(_db: &TestDatabase, store: &Store) 
     // B's attempts are not A's to read.
     set_head(_db, &b, 1, 0);
     let now = Utc::now();
-    let claimed = store.claim_webhooks(now, now + Duration::minutes(1), 10).unwrap();
+    let claimed = store
+        .claim_webhooks(now, now + Duration::minutes(1), 10)
+        .unwrap();
     assert_eq!(claimed.len(), 1);
     let token = claimed[0].claimed_until.unwrap();
     assert!(store
-        .save_webhook_progress(wb.id, token, &progress(1, vec![attempt(&wb, 1, now, true)], None))
+        .save_webhook_progress(
+            wb.id,
+            token,
+            &progress(1, vec![attempt(&wb, 1, now, true)], None)
+        )
         .unwrap());
-    assert_eq!(store.list_webhook_attempts(b.id, wb.id, None, 10).unwrap().len(), 1);
-    assert!(store.list_webhook_attempts(a.id, wb.id, None, 10).unwrap().is_empty());
+    assert_eq!(
+        store
+            .list_webhook_attempts(b.id, wb.id, None, 10)
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(store
+        .list_webhook_attempts(a.id, wb.id, None, 10)
+        .unwrap()
+        .is_empty());
     // Deleting through the other organization does nothing.
     assert!(!store.delete_webhook(a.id, wb.id).unwrap());
     assert!(store.find_webhook(b.id, wb.id).unwrap().is_some());
@@ -114,7 +140,15 @@ fn a_new_webhook_starts_after_the_last_event(db: &TestDatabase, store: &Store) {
     set_head(db, &a, 42, 0);
     let w = webhook(store, &a, vec![]);
     assert_eq!(w.delivery.position, 42);
-    assert_eq!(store.find_webhook(a.id, w.id).unwrap().unwrap().delivery.position, 42);
+    assert_eq!(
+        store
+            .find_webhook(a.id, w.id)
+            .unwrap()
+            .unwrap()
+            .delivery
+            .position,
+        42
+    );
 }
 
 fn claims_need_new_events_and_respect_leases(db: &TestDatabase, store: &Store) {
@@ -124,7 +158,10 @@ fn claims_need_new_events_and_respect_leases(db: &TestDatabase, store: &Store) {
     let now = Utc::now();
     // Nothing after its position: nothing to claim.
     assert!(!store.webhooks_due(now).unwrap());
-    assert!(store.claim_webhooks(now, now + Duration::minutes(1), 10).unwrap().is_empty());
+    assert!(store
+        .claim_webhooks(now, now + Duration::minutes(1), 10)
+        .unwrap()
+        .is_empty());
     set_head(db, &a, 6, 0);
     assert!(store.webhooks_due(now).unwrap());
     let lease = now + Duration::minutes(1);
@@ -136,13 +173,23 @@ fn claims_need_new_events_and_respect_leases(db: &TestDatabase, store: &Store) {
     assert!(!store.webhooks_due(now).unwrap());
     assert!(store.claim_webhooks(now, lease, 10).unwrap().is_empty());
     let later = lease + Duration::seconds(1);
-    let reclaimed = store.claim_webhooks(later, later + Duration::minutes(1), 10).unwrap();
+    let reclaimed = store
+        .claim_webhooks(later, later + Duration::minutes(1), 10)
+        .unwrap();
     assert_eq!(reclaimed.len(), 1);
     // The first claimer lost its lease: its progress is refused.
     assert!(!store
         .save_webhook_progress(w.id, token, &progress(6, vec![], None))
         .unwrap());
-    assert_eq!(store.find_webhook(a.id, w.id).unwrap().unwrap().delivery.position, 5);
+    assert_eq!(
+        store
+            .find_webhook(a.id, w.id)
+            .unwrap()
+            .unwrap()
+            .delivery
+            .position,
+        5
+    );
     // The new holder's is written.
     let token = reclaimed[0].claimed_until.unwrap();
     assert!(store
@@ -152,7 +199,10 @@ fn claims_need_new_events_and_respect_leases(db: &TestDatabase, store: &Store) {
     assert_eq!(stored.delivery.position, 6);
     assert_eq!(stored.claimed_until, None);
     // Caught up: nothing to claim.
-    assert!(store.claim_webhooks(later, later + Duration::minutes(1), 10).unwrap().is_empty());
+    assert!(store
+        .claim_webhooks(later, later + Duration::minutes(1), 10)
+        .unwrap()
+        .is_empty());
 }
 
 fn progress_is_written_with_its_attempts_only_under_the_lease(db: &TestDatabase, store: &Store) {
@@ -160,7 +210,9 @@ fn progress_is_written_with_its_attempts_only_under_the_lease(db: &TestDatabase,
     let w = webhook(store, &a, vec![]);
     set_head(db, &a, 300, 0);
     let now = Utc::now();
-    let claimed = store.claim_webhooks(now, now + Duration::minutes(1), 1).unwrap();
+    let claimed = store
+        .claim_webhooks(now, now + Duration::minutes(1), 1)
+        .unwrap();
     let token = claimed[0].claimed_until.unwrap();
     // 250 attempts in one save (more than one insert chunk), with the lease renewed.
     let attempts: Vec<_> = (1..=250)
@@ -200,7 +252,10 @@ fn progress_is_written_with_its_attempts_only_under_the_lease(db: &TestDatabase,
     assert!(store.save_webhook_progress(w.id, token, &failing).unwrap());
     let stored = store.find_webhook(a.id, w.id).unwrap().unwrap();
     assert_eq!(stored.delivery.attempts, 3);
-    assert_eq!(stored.delivery.retry_since, Some(now.trunc_subsecs_micros()));
+    assert_eq!(
+        stored.delivery.retry_since,
+        Some(now.trunc_subsecs_micros())
+    );
     assert_eq!(stored.failing_since, Some(now.trunc_subsecs_micros()));
     // A wrong token writes nothing, attempts included.
     let stray = progress(299, vec![attempt(&w, 251, now, true)], None);
@@ -219,7 +274,9 @@ fn retries_scheduled_later_and_disabled_webhooks_are_not_claimed(db: &TestDataba
     let w = webhook(store, &a, vec![]);
     set_head(db, &a, 3, 0);
     let now = Utc::now();
-    let token = store.claim_webhooks(now, now + Duration::minutes(1), 1).unwrap()[0]
+    let token = store
+        .claim_webhooks(now, now + Duration::minutes(1), 1)
+        .unwrap()[0]
         .claimed_until
         .unwrap();
     let mut retry = progress(0, vec![attempt(&w, 1, now, false)], None);
@@ -228,9 +285,14 @@ fn retries_scheduled_later_and_disabled_webhooks_are_not_claimed(db: &TestDataba
     retry.delivery.next_attempt_at = Some(now + Duration::seconds(30));
     assert!(store.save_webhook_progress(w.id, token, &retry).unwrap());
     assert!(!store.webhooks_due(now).unwrap());
-    assert!(store.claim_webhooks(now, now + Duration::minutes(1), 1).unwrap().is_empty());
+    assert!(store
+        .claim_webhooks(now, now + Duration::minutes(1), 1)
+        .unwrap()
+        .is_empty());
     let due = now + Duration::seconds(31);
-    let claimed = store.claim_webhooks(due, due + Duration::minutes(1), 1).unwrap();
+    let claimed = store
+        .claim_webhooks(due, due + Duration::minutes(1), 1)
+        .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].delivery.attempts, 1);
     let mut disable = progress(1, vec![], None);
@@ -256,13 +318,25 @@ fn pruned_events_are_skipped_when_claimed(db: &TestDatabase, store: &Store) {
     let w = webhook(store, &a, vec![]);
     set_head(db, &a, 100, 40);
     let now = Utc::now();
-    let claimed = store.claim_webhooks(now, now + Duration::minutes(1), 1).unwrap();
+    let claimed = store
+        .claim_webhooks(now, now + Duration::minutes(1), 1)
+        .unwrap();
     assert_eq!(claimed[0].delivery.position, 40);
-    assert_eq!(store.find_webhook(a.id, w.id).unwrap().unwrap().delivery.position, 40);
+    assert_eq!(
+        store
+            .find_webhook(a.id, w.id)
+            .unwrap()
+            .unwrap()
+            .delivery
+            .position,
+        40
+    );
 }
 
 fn concurrent_claims_never_share_a_webhook(db: &TestDatabase, store: &Store) {
-    let orgs: Vec<Organization> = (0..4).map(|i| new_org(store, &format!("Org {i}"))).collect();
+    let orgs: Vec<Organization> = (0..4)
+        .map(|i| new_org(store, &format!("Org {i}")))
+        .collect();
     let mut all = BTreeSet::new();
     for org in &orgs {
         for _ in 0..10 {
@@ -281,7 +355,9 @@ fn concurrent_claims_never_share_a_webhook(db: &TestDatabase, store: &Store) {
                 let mut mine: Vec<WebhookId> = Vec::new();
                 loop {
                     let now = Utc::now();
-                    let got = store.claim_webhooks(now, now + Duration::minutes(5), 3).unwrap();
+                    let got = store
+                        .claim_webhooks(now, now + Duration::minutes(5), 3)
+                        .unwrap();
                     if got.is_empty() {
                         return mine;
                     }
@@ -290,7 +366,10 @@ fn concurrent_claims_never_share_a_webhook(db: &TestDatabase, store: &Store) {
             })
         })
         .collect();
-    let mut claimed: Vec<WebhookId> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    let mut claimed: Vec<WebhookId> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
     let total = claimed.len();
     claimed.sort();
     claimed.dedup();
@@ -305,7 +384,9 @@ fn old_attempts_are_pruned(db: &TestDatabase, store: &Store) {
     set_head(db, &a, 10, 0);
     let now = Utc::now();
     for _ in 0..2 {
-        let claimed = store.claim_webhooks(now, now + Duration::minutes(1), 1).unwrap();
+        let claimed = store
+            .claim_webhooks(now, now + Duration::minutes(1), 1)
+            .unwrap();
         let token = claimed[0].claimed_until.unwrap();
         let w = &claimed[0];
         let attempts: Vec<_> = (1..=10)

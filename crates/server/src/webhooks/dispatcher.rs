@@ -418,12 +418,10 @@ impl WebhookDispatcher {
         let error = answer.error.unwrap_or_else(|| "failed".into());
         record.error = Some(error_text(&error));
         let attempts = h.state.attempts.saturating_add(1);
-        let outcome = self.options.retry.after_failure(
-            attempts,
-            h.state.retry_since,
-            h.failing_since,
-            now,
-        );
+        let outcome =
+            self.options
+                .retry
+                .after_failure(attempts, h.state.retry_since, h.failing_since, now);
         let failing_since = h.failing_since.unwrap_or(attempted_at);
         h.failing_since = Some(failing_since);
         match outcome {

@@ -108,9 +108,15 @@ async fn webhooks_are_created_listed_read_and_deleted(app: TestApp) {
     .await;
     let id = created["id"].as_str().unwrap().to_owned();
     let secret = created["secret"].as_str().unwrap();
-    assert!(secret.starts_with("whsec_") && secret.len() == 70, "{created}");
+    assert!(
+        secret.starts_with("whsec_") && secret.len() == 70,
+        "{created}"
+    );
     assert_eq!(created["status"], "ACTIVE");
-    assert_eq!(created["types"], json!(["inventory.item.updated", "person.created"]));
+    assert_eq!(
+        created["types"],
+        json!(["inventory.item.updated", "person.created"])
+    );
     assert_eq!(created["disabledAt"], Value::Null);
     assert_eq!(created["failingSince"], Value::Null);
     // Absent types: every type.
@@ -130,25 +136,38 @@ async fn webhooks_are_created_listed_read_and_deleted(app: TestApp) {
     assert_eq!(one["url"], "http://127.0.0.1:9/hook");
     assert!(deliveries(&app, &w.a, &id).await.is_empty());
 
-    let (status, _) = app.call(w.a.delete(&format!("/api/v1/webhooks/{id}"))).await;
+    let (status, _) = app
+        .call(w.a.delete(&format!("/api/v1/webhooks/{id}")))
+        .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    for path in [format!("/api/v1/webhooks/{id}"), format!("/api/v1/webhooks/{id}/deliveries")] {
+    for path in [
+        format!("/api/v1/webhooks/{id}"),
+        format!("/api/v1/webhooks/{id}/deliveries"),
+    ] {
         let (status, body) = app.call(w.a.get(&path)).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
         assert_error(&body, "webhook");
     }
-    let (status, _) = app.call(w.a.delete(&format!("/api/v1/webhooks/{id}"))).await;
+    let (status, _) = app
+        .call(w.a.delete(&format!("/api/v1/webhooks/{id}")))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, body) = app.call(w.a.get("/api/v1/webhooks/not-a-uuid")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_error(&body, "id");
     let (status, body) = app
-        .call(w.a.get(&format!("/api/v1/webhooks/{}/deliveries?size=0", all["id"].as_str().unwrap())))
+        .call(w.a.get(&format!(
+            "/api/v1/webhooks/{}/deliveries?size=0",
+            all["id"].as_str().unwrap()
+        )))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_error(&body, "size");
     let (status, body) = app
-        .call(w.a.get(&format!("/api/v1/webhooks/{}/deliveries?after=xyz", all["id"].as_str().unwrap())))
+        .call(w.a.get(&format!(
+            "/api/v1/webhooks/{}/deliveries?after=xyz",
+            all["id"].as_str().unwrap()
+        )))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_error(&body, "after");
@@ -314,9 +333,18 @@ async fn a_receiver_that_hangs_is_timed_out_and_retried(app: TestApp) {
     let log = wait_for_log(&app, &w.a, hook["id"].as_str().unwrap(), 2).await;
     let timed_out = &log[1];
     assert_eq!(timed_out["statusCode"], Value::Null, "{timed_out}");
-    assert!(timed_out["error"].as_str().unwrap().contains("timed out"), "{timed_out}");
-    assert!(timed_out["latencyMs"].as_u64().unwrap() >= 900, "{timed_out}");
-    assert!(timed_out["latencyMs"].as_u64().unwrap() < 3000, "{timed_out}");
+    assert!(
+        timed_out["error"].as_str().unwrap().contains("timed out"),
+        "{timed_out}"
+    );
+    assert!(
+        timed_out["latencyMs"].as_u64().unwrap() >= 900,
+        "{timed_out}"
+    );
+    assert!(
+        timed_out["latencyMs"].as_u64().unwrap() < 3000,
+        "{timed_out}"
+    );
     assert_eq!(log[0]["outcome"], "SUCCEEDED");
 }
 
@@ -341,7 +369,13 @@ async fn a_webhook_failing_for_its_window_gives_up_and_is_disabled(app: TestApp)
         assert!(start.elapsed() < WAIT, "{one}");
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert!(one["disabledReason"].as_str().unwrap().contains("failed continuously"), "{one}");
+    assert!(
+        one["disabledReason"]
+            .as_str()
+            .unwrap()
+            .contains("failed continuously"),
+        "{one}"
+    );
     assert!(one["disabledAt"].is_string());
     assert!(one["failingSince"].is_string());
     let log = deliveries(&app, &w.a, id).await;
@@ -349,7 +383,10 @@ async fn a_webhook_failing_for_its_window_gives_up_and_is_disabled(app: TestApp)
     assert!(log[1..].iter().all(|a| a["outcome"] == "RETRYING"));
     // Only the first event was tried; disabled, the webhook receives nothing more.
     let tried = receiver.received().len();
-    assert!(receiver.received().iter().all(|r| r.json()["id"] == log[0]["eventId"]));
+    assert!(receiver
+        .received()
+        .iter()
+        .all(|r| r.json()["id"] == log[0]["eventId"]));
     create_item(&app, "DEAD-3").await;
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(receiver.received().len(), tried);
@@ -389,7 +426,11 @@ async fn private_and_malformed_urls_are_refused(app: TestApp) {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{url}: {body}");
         assert_error(&body, "url");
     }
-    for types in [json!(["person.exploded"]), json!("person.created"), json!([1])] {
+    for types in [
+        json!(["person.exploded"]),
+        json!("person.created"),
+        json!([1]),
+    ] {
         let (status, body) = app
             .call(w.a.post_json(
                 "/api/v1/webhooks",
@@ -400,7 +441,10 @@ async fn private_and_malformed_urls_are_refused(app: TestApp) {
         assert_error(&body, "types");
     }
     let (status, body) = app
-        .call(w.a.post_json("/api/v1/webhooks", &json!({"url": "https://8.8.8.8/", "secret": "x"})))
+        .call(w.a.post_json(
+            "/api/v1/webhooks",
+            &json!({"url": "https://8.8.8.8/", "secret": "x"}),
+        ))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert_error(&body, "secret");
@@ -414,7 +458,10 @@ async fn private_and_malformed_urls_are_refused(app: TestApp) {
     assert_eq!(status, StatusCode::CREATED);
     let app = app.allowing_private_webhooks();
     let (status, _) = app
-        .call(w.a.post_json("/api/v1/webhooks", &json!({"url": "http://127.0.0.1:8080/hook"})))
+        .call(w.a.post_json(
+            "/api/v1/webhooks",
+            &json!({"url": "http://127.0.0.1:8080/hook"}),
+        ))
         .await;
     assert_eq!(status, StatusCode::CREATED);
 }
@@ -427,11 +474,16 @@ async fn other_organizations_webhooks_and_events_stay_apart(app: TestApp) {
     let a_hook = create_webhook(&app, &w.a, &a_receiver.url, json!([])).await;
     let b_hook = create_webhook(&app, &w.b, &b_receiver.url, json!([])).await;
     let b_id = b_hook["id"].as_str().unwrap();
-    for path in [format!("/api/v1/webhooks/{b_id}"), format!("/api/v1/webhooks/{b_id}/deliveries")] {
+    for path in [
+        format!("/api/v1/webhooks/{b_id}"),
+        format!("/api/v1/webhooks/{b_id}/deliveries"),
+    ] {
         let (status, _) = app.call(w.a.get(&path)).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
     }
-    let (status, _) = app.call(w.a.delete(&format!("/api/v1/webhooks/{b_id}"))).await;
+    let (status, _) = app
+        .call(w.a.delete(&format!("/api/v1/webhooks/{b_id}")))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (_, list) = app.call(w.a.get("/api/v1/webhooks")).await;
     assert_eq!(list["data"].as_array().unwrap().len(), 1);
@@ -465,7 +517,8 @@ async fn webhooks_need_their_scope(app: TestApp) {
             .post_json("/api/v1/webhooks", &json!({"url": "https://8.8.8.8/"})),
         w.limited.get(&format!("/api/v1/webhooks/{some}")),
         w.limited.delete(&format!("/api/v1/webhooks/{some}")),
-        w.limited.get(&format!("/api/v1/webhooks/{some}/deliveries")),
+        w.limited
+            .get(&format!("/api/v1/webhooks/{some}/deliveries")),
     ] {
         let (status, body) = app.call(req).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
@@ -475,7 +528,9 @@ async fn webhooks_need_their_scope(app: TestApp) {
         .call(actix_web::test::TestRequest::get().uri("/api/v1/webhooks"))
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = app.call(w.a.with(actix_web::test::TestRequest::put().uri("/api/v1/webhooks"))).await;
+    let (status, _) = app
+        .call(w.a.with(actix_web::test::TestRequest::put().uri("/api/v1/webhooks")))
+        .await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
 }
 
@@ -487,10 +542,9 @@ async fn types_select_the_events_delivered(app: TestApp) {
     let _running = dispatcher(&app, fast());
     let item = create_item(&app, "TYPES-1").await;
     create_item(&app, "TYPES-2").await;
-    let req = w
-        .a
-        .with(actix_web::test::TestRequest::patch().uri(&format!("/api/v1/inventory/{item}")))
-        .set_json(json!({"description": "dented"}));
+    let req =
+        w.a.with(actix_web::test::TestRequest::patch().uri(&format!("/api/v1/inventory/{item}")))
+            .set_json(json!({"description": "dented"}));
     let (status, body) = app.call(req).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let got = receiver.wait_for(1, WAIT);
