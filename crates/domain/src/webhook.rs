@@ -278,12 +278,8 @@ impl WebhookUrl {
         if url.fragment().is_some() {
             return Err(bad_url("url must not have a fragment (#…)"));
         }
-        match url.host() {
-            None => return Err(bad_url("url must name a host")),
-            Some(url::Host::Domain(d)) if d.is_empty() => {
-                return Err(bad_url("url must name a host"))
-            }
-            Some(_) => {}
+        if matches!(url.host(), None | Some(url::Host::Domain(""))) {
+            return Err(bad_url("url must name a host"));
         }
         Ok(Self { url })
     }

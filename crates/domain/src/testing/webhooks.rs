@@ -91,7 +91,7 @@ impl crate::ports::WebhookRepository for InMemoryStore {
             .filter(|a| before.is_none_or(|c| a.number < c.0))
             .cloned()
             .collect();
-        v.sort_by(|a, b| b.number.cmp(&a.number));
+        v.sort_by_key(|a| std::cmp::Reverse(a.number));
         v.truncate(size);
         Ok(v)
     }
