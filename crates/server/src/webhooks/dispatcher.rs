@@ -353,8 +353,10 @@ impl WebhookDispatcher {
                 if stopping.load(Ordering::SeqCst) {
                     return self.write(h, None, true).map(drop);
                 }
-                // Renew the lease while at least two time-outs are left of it.
-                let margin = chrono_of(self.options.timeout) * 2 + Duration::seconds(1);
+                // Renew the lease while at least two time-outs are left of it
+                // (half of it, for a lease shorter than that).
+                let margin = (chrono_of(self.options.timeout) * 2 + Duration::seconds(1))
+                    .min(chrono_of(self.options.lease) / 2);
                 if Utc::now() + margin >= h.token && !self.write(h, None, false)? {
                     return Ok(());
                 }
