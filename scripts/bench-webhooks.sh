@@ -10,13 +10,17 @@
 #      deliveries made while the upload ran.
 # Prints a Markdown table per backend. PostgreSQL: a scratch database on
 # BENCH_POSTGRES_URL's server (default postgres://postgres@127.0.0.1:5432),
-# dropped afterwards. BIN=path/to/equip measures that binary instead of
+# dropped afterwards. BASELINE=1 runs the same upload with `--no-webhooks`
+# (nothing delivered: the upload's own time, for comparison). BIN=path/to/equip measures that binary instead of
 # building this tree's (CARGO_TARGET_DIR is honoured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rows="${ROWS:-50000}"
 backends="${BACKENDS:-sqlite postgres}"
+baseline="${BASELINE:-0}"
+extra=()
+[ "$baseline" = 1 ] && extra=(--no-webhooks)
 pg_server="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432}"
 
 if [ -n "${BIN:-}" ]; then
@@ -86,7 +90,7 @@ run_backend() { # name database-url
   rpid=$!
   pids+=("$rpid")
   port=$(free_port)
-  RUST_LOG=warn "$bin" serve --no-dispatcher --allow-private-webhooks \
+  RUST_LOG=warn "$bin" serve --no-dispatcher --allow-private-webhooks "${extra[@]}" \
     --bind "127.0.0.1:$port" 2>"$work/equip-$name.log" &
   pid=$!
   pids+=("$pid")
@@ -106,6 +110,7 @@ run_backend() { # name database-url
   # Until every event is delivered (one per row), at most 10 minutes.
   local stats count last
   for _ in $(seq 1 6000); do
+    [ "$baseline" = 1 ] && { stats="0 $end"; count=0; break; }
     stats=$(curl -s "http://127.0.0.1:$rport/stats")
     count=${stats% *}
     [ "$count" -ge "$rows" ] && break
