@@ -60,6 +60,7 @@ pub mod services;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
+pub mod webhook;
 pub mod wire;
 
 pub use error::{DomainError, StoreError};

@@ -707,10 +707,11 @@ pub fn document() -> Value {
             { "name": "warehouses" },
             { "name": "inventory-levels" },
             { "name": "new-joiners" },
+            { "name": "webhooks" },
             { "name": "operations" },
         ],
         "security": [{ "apiKey": [] }],
-        "paths": paths(),
+        "paths": merged(paths(), webhooks::paths()),
         "components": {
             "securitySchemes": {
                 "apiKey": {
@@ -719,7 +720,7 @@ pub fn document() -> Value {
                     "name": "Authorization",
                     "description": "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
                         inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
-                        warehouses:read, inventory-levels:write, new-joiners:write.",
+                        warehouses:read, inventory-levels:write, new-joiners:write, webhooks:write.",
                 },
             },
             "responses": {
@@ -735,7 +736,7 @@ pub fn document() -> Value {
                 "HeadersTooLarge": error("The request headers are larger than 32 KiB."),
                 "Unavailable": error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
             },
-            "schemas": schemas(),
+            "schemas": merged(schemas(), webhooks::schemas()),
         },
     })
 }
@@ -758,6 +759,16 @@ pub async fn serve() -> HttpResponse {
         .content_type(mime::APPLICATION_JSON)
         .body(document_text())
 }
+
+/// `base` with the members of `more` added (both objects).
+fn merged(mut base: Value, more: Value) -> Value {
+    if let (Value::Object(base), Value::Object(more)) = (&mut base, more) {
+        base.extend(more);
+    }
+    base
+}
+
+mod webhooks;
 
 #[cfg(test)]
 mod tests;

@@ -17,8 +17,9 @@ use equip_domain::event::Actor;
 use equip_domain::ports::{
     Acting, ApiKeyRepository, CatalogRepository, Durability, GroupRepository, HealthCheck,
     InventoryLevelRepository, InventoryRepository, PersonRepository, WarehouseRepository,
-    WriteSessions,
+    WebhookRepository, WriteSessions,
 };
+use equip_domain::webhook::AddressPolicy;
 
 /// Every port the web layer uses. A storage adapter implementing all of them
 /// implements this automatically.
@@ -34,6 +35,7 @@ pub trait Ports:
     + InventoryRepository
     + PersonRepository
     + GroupRepository
+    + WebhookRepository
     + HealthCheck
     + Durability
 {
@@ -51,6 +53,7 @@ impl<T> Ports for T where
         + InventoryRepository
         + PersonRepository
         + GroupRepository
+        + WebhookRepository
         + HealthCheck
         + Durability
 {
@@ -65,6 +68,7 @@ pub struct AppState {
     limits: Limits,
     public_url: Arc<PublicUrl>,
     admission: Arc<Admission>,
+    webhook_addresses: AddressPolicy,
 }
 
 /// The store's ports with their writes attributed to an actor.
@@ -114,7 +118,23 @@ impl AppState {
             limits: Limits::default(),
             public_url: Arc::new(PublicUrl::from_host()),
             admission: Arc::new(Admission::default()),
+            webhook_addresses: AddressPolicy::default(),
         }
+    }
+
+    /// The same state accepting webhook URLs whose host is private (loopback,
+    /// RFC 1918, …) when `policy` allows it (`equip serve
+    /// --allow-private-webhooks`).
+    #[must_use]
+    pub fn with_webhook_addresses(mut self, policy: AddressPolicy) -> Self {
+        self.webhook_addresses = policy;
+        self
+    }
+
+    /// Which addresses a webhook URL may point to.
+    #[must_use]
+    pub fn webhook_addresses(&self) -> AddressPolicy {
+        self.webhook_addresses
     }
 
     /// The same state refusing store calls (503) while others wait and the

@@ -357,6 +357,42 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        organization_id -> Text,
+        url -> Text,
+        types -> Text,
+        secret -> Text,
+        created_at -> Timestamp,
+        status -> Text,
+        disabled_at -> Nullable<Timestamp>,
+        disabled_reason -> Nullable<Text>,
+        failing_since -> Nullable<Timestamp>,
+        position -> BigInt,
+        attempts -> Integer,
+        retry_since -> Nullable<Timestamp>,
+        next_attempt_at -> Nullable<Timestamp>,
+        claimed_until -> Nullable<Timestamp>,
+        last_attempt_number -> BigInt,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (webhook_id, number) {
+        webhook_id -> Text,
+        number -> BigInt,
+        organization_id -> Text,
+        event_id -> Text,
+        sequence -> BigInt,
+        attempted_at -> Timestamp,
+        status_code -> Nullable<Integer>,
+        latency_ms -> BigInt,
+        error -> Nullable<Text>,
+        outcome -> Text,
+    }
+}
+
 diesel::joinable!(return_order_items -> return_orders (return_order_id));
 diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
 diesel::joinable!(group_members -> groups (group_id));
@@ -383,4 +419,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     outbox_messages,
     groups,
     group_members,
+    webhooks,
+    webhook_deliveries,
 );

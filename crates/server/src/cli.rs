@@ -131,6 +131,40 @@ pub struct ServeArgs {
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,
+    /// How webhooks are delivered.
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
+}
+
+/// Webhook delivery settings of `serve` (docs/webhooks.md).
+#[derive(Debug, Clone, Args)]
+pub struct WebhookArgs {
+    /// Accept webhook URLs whose host is (or resolves to) a private, loopback,
+    /// link-local or otherwise reserved address, and deliver to them. Off by
+    /// default: such URLs are refused at creation and at delivery. For tests
+    /// and closed networks only.
+    #[arg(long, env = "EQUIP_ALLOW_PRIVATE_WEBHOOKS")]
+    pub allow_private_webhooks: bool,
+    /// Do not deliver webhooks from this process (they can still be managed
+    /// through the API; another instance delivers them).
+    #[arg(long, env = "EQUIP_NO_WEBHOOKS")]
+    pub no_webhooks: bool,
+    /// Webhooks delivered at once (one thread and connection each).
+    #[arg(long, env = "EQUIP_WEBHOOK_WORKERS", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub webhook_workers: u32,
+    /// Milliseconds one delivery may take (connection, request and answer)
+    /// before it counts as a failed attempt (default 10 s). Meant for tests.
+    #[arg(long, env = "EQUIP_WEBHOOK_TIMEOUT_MS", default_value_t = 10_000, hide = true, value_parser = clap::value_parser!(u64).range(100..))]
+    pub webhook_timeout_ms: u64,
+    /// Milliseconds before the first retry of a failed delivery; each further
+    /// retry waits twice as long, up to 5 minutes (default 1 s). Meant for tests.
+    #[arg(long, env = "EQUIP_WEBHOOK_RETRY_BASE_MS", default_value_t = 1_000, hide = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub webhook_retry_base_ms: u64,
+    /// Milliseconds a dispatcher's claim of a webhook lasts without renewal;
+    /// after a crash, another instance resumes its deliveries when it runs
+    /// out (default 60 s). Meant for tests.
+    #[arg(long, env = "EQUIP_WEBHOOK_LEASE_MS", default_value_t = 60_000, hide = true, value_parser = clap::value_parser!(u64).range(1_000..))]
+    pub webhook_lease_ms: u64,
 }
 
 /// Default spool directory (used when no SMTP URL is configured).

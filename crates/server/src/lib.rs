@@ -12,3 +12,4 @@ pub mod demo;
 pub mod import_document;
 pub mod mail;
 pub mod retention;
+pub mod webhooks;

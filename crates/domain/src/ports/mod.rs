@@ -19,6 +19,7 @@ mod organizations;
 mod people;
 mod reminders;
 mod sessions;
+mod webhooks;
 
 pub use api_keys::ApiKeyRepository;
 pub use catalog::CatalogRepository;
@@ -33,3 +34,4 @@ pub use organizations::OrganizationRepository;
 pub use people::{Offboarding, PersonRepository, PersonWrite};
 pub use reminders::{OutboxRepository, ReminderRepository};
 pub use sessions::{Durability, WriteSessions};
+pub use webhooks::{WebhookQueue, WebhookRepository};

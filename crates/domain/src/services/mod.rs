@@ -12,3 +12,4 @@ pub mod inventory_levels;
 pub mod people;
 pub mod reminders;
 pub mod warehouses;
+pub mod webhooks;

@@ -47,6 +47,7 @@ mod locations;
 mod organizations;
 mod people;
 mod reminders;
+mod webhooks;
 
 /// Everything the in-memory store holds.
 #[derive(Debug, Default, Clone)]
@@ -79,6 +80,10 @@ pub struct State {
     pub reminders: Vec<crate::reminder::Reminder>,
     /// The email outbox.
     pub outbox: Vec<crate::reminder::OutboxMessage>,
+    /// Webhooks.
+    pub webhooks: Vec<crate::webhook::Webhook>,
+    /// The webhooks' delivery log.
+    pub webhook_attempts: Vec<crate::webhook::DeliveryAttempt>,
     /// Recorded events, in sequence order per organization.
     pub events: Vec<crate::event::Event>,
     /// Per organization: the last sequence given out and how far events

@@ -12,11 +12,13 @@ pub mod inventory_levels;
 pub mod new_joiners;
 pub mod scim;
 pub mod warehouses;
+pub mod webhooks;
 
 use actix_web::dev::HttpServiceFactory;
 use actix_web::{guard, web, HttpRequest, Resource, Route};
 use equip_domain::api_key::Scope::{
-    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim, WarehousesRead,
+    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim,
+    WarehousesRead, WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
@@ -150,7 +152,26 @@ fn register(s: &mut impl Sink) {
     add(s, "/api/v1/people/{id}/history", "GET", events, |r| {
         r.route(get().to(events::person_history))
     });
+    register_webhooks(s);
     register_scim(s);
+}
+
+/// `/api/v1/webhooks`: every method needs `webhooks:write`.
+fn register_webhooks(s: &mut impl Sink) {
+    let hooks = &[("GET", WebhooksWrite), ("POST", WebhooksWrite)];
+    add(s, "/api/v1/webhooks", "GET, POST", hooks, |r| {
+        r.route(get().to(webhooks::list))
+            .route(web::post().to(webhooks::create))
+    });
+    let hook = &[("GET", WebhooksWrite), ("DELETE", WebhooksWrite)];
+    add(s, "/api/v1/webhooks/{id}", "GET, DELETE", hook, |r| {
+        r.route(get().to(webhooks::get))
+            .route(web::delete().to(webhooks::delete))
+    });
+    let log = &[("GET", WebhooksWrite)];
+    add(s, "/api/v1/webhooks/{id}/deliveries", "GET", log, |r| {
+        r.route(get().to(webhooks::deliveries))
+    });
 }
 
 /// Every method of a SCIM route needs the `scim` scope.

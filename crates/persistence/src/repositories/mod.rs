@@ -14,3 +14,4 @@ pub(crate) mod people;
 mod reminders;
 mod sessions;
 mod warehouses;
+mod webhooks;

@@ -56,3 +56,4 @@ mod people;
 mod schema;
 mod statistics;
 mod warehouses;
+mod webhooks;

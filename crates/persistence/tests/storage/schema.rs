@@ -45,6 +45,8 @@ fn migrations_are_idempotent(db: &TestDatabase, store: &Store) {
         "group_members",
         "event_sequences",
         "events",
+        "webhooks",
+        "webhook_deliveries",
     ] {
         assert_eq!(db.count_rows(table), 0, "{table}");
     }

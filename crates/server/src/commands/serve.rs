@@ -208,7 +208,10 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             .spawn(move || crate::retention::run(&*store, days, &pruning_stopped))
             .context("cannot start the event retention thread")?
     };
+    // Webhook deliveries run on threads of their own, with a pool of their own.
+    let webhooks = start_webhooks(db, args)?;
     let state = equip_http::AppState::with_write_sessions(Arc::clone(&store))
+        .with_webhook_addresses(webhook_addresses(args))
         .with_limits(Limits {
             request_timeout: Duration::from_secs(args.request_timeout),
             upload_timeout: Duration::from_secs(args.upload_timeout),
@@ -246,6 +249,11 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         }
         server.run().await.context("the HTTP server failed")
     });
+    // Stop webhook deliveries: each worker records the delivery it is
+    // making, then releases its webhook.
+    if let Some(running) = webhooks {
+        running.stop();
+    }
     drop(stop_pruning);
     if pruner.join().is_err() {
         log::error!("the event retention thread panicked");
@@ -264,6 +272,54 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         }
     }
     served
+}
+
+fn webhook_addresses(args: &ServeArgs) -> equip_domain::webhook::AddressPolicy {
+    equip_domain::webhook::AddressPolicy {
+        allow_private: args.webhooks.allow_private_webhooks,
+    }
+}
+
+/// Starts the webhook dispatcher (unless `--no-webhooks`) over a pool of its
+/// own: one connection per worker and one for the coordinator.
+fn start_webhooks(
+    db: &DatabaseConfig,
+    args: &ServeArgs,
+) -> anyhow::Result<Option<crate::webhooks::RunningDispatcher>> {
+    use crate::webhooks::{HttpTransport, WebhookDispatcher, WebhookOptions};
+    let w = &args.webhooks;
+    if w.no_webhooks {
+        log::info!("webhook delivery disabled (--no-webhooks)");
+        return Ok(None);
+    }
+    let workers = w.webhook_workers as usize;
+    let (pool, _) = super::connect_only(
+        db,
+        PoolOptions {
+            max_size: u32::try_from(workers + 1).unwrap_or(8),
+            connection_timeout: Duration::from_secs(args.db_pool_timeout),
+            min_idle: 1,
+        },
+    )?;
+    let timeout = Duration::from_millis(w.webhook_timeout_ms);
+    let transport = HttpTransport::new(timeout, webhook_addresses(args))
+        .context("cannot set up the webhook HTTP client")?;
+    let options = WebhookOptions {
+        workers,
+        timeout,
+        retry: equip_domain::webhook::RetryPolicy {
+            base: Duration::from_millis(w.webhook_retry_base_ms),
+            ..equip_domain::webhook::RetryPolicy::default()
+        },
+        retention_days: args.event_retention_days,
+        lease: Duration::from_millis(w.webhook_lease_ms),
+        ..WebhookOptions::default()
+    };
+    let dispatcher = WebhookDispatcher::new(Arc::new(pool), Arc::new(transport), options);
+    let running = dispatcher
+        .start()
+        .context("cannot start the webhook dispatcher")?;
+    Ok(Some(running))
 }
 
 #[cfg(test)]

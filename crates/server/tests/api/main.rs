@@ -24,6 +24,7 @@ mod http_scim;
 mod http_scim_bulk;
 mod http_scim_csv;
 mod http_scim_groups;
+mod http_webhooks;
 mod instances;
 mod lost_connection;
 mod nul_text;

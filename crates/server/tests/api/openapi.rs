@@ -604,6 +604,84 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         c.check("GET", reminders, &app.call_raw(d.a.get(&uri)).await);
     }
 
+    // Webhooks: create (good, bad, not JSON, one too many), list, read, the
+    // delivery log, delete.
+    let hooks = "/api/v1/webhooks";
+    let hook = "/api/v1/webhooks/{id}";
+    let hook_log = "/api/v1/webhooks/{id}/deliveries";
+    let created = c.check(
+        "POST",
+        hooks,
+        &app.call_raw(d.a.post_json(
+            hooks,
+            &json!({"url": "https://8.8.8.8/hook", "types": ["person.created"]}),
+        ))
+        .await,
+    );
+    let hook_id = created["id"].as_str().unwrap().to_owned();
+    for body in [
+        json!({"url": "http://127.0.0.1/hook"}),
+        json!({"url": "https://8.8.8.8/", "types": ["nope"]}),
+        json!({}),
+    ] {
+        c.check(
+            "POST",
+            hooks,
+            &app.call_raw(d.a.post_json(hooks, &body)).await,
+        );
+    }
+    c.check(
+        "POST",
+        hooks,
+        &app.call_raw(
+            d.a.with(TestRequest::post().uri(hooks))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    for _ in 1..equip_domain::webhook::MAX_WEBHOOKS_PER_ORGANIZATION {
+        let raw = app
+            .call_raw(d.a.post_json(hooks, &json!({"url": "https://8.8.8.8/more"})))
+            .await;
+        assert_eq!(raw.status.as_u16(), 201);
+    }
+    c.check(
+        "POST",
+        hooks,
+        &app.call_raw(d.a.post_json(hooks, &json!({"url": "https://8.8.8.8/one-too-many"})))
+            .await,
+    );
+    c.check("GET", hooks, &app.call_raw(d.a.get(hooks)).await);
+    for id in [hook_id.as_str(), &missing.to_string(), "x"] {
+        c.check(
+            "GET",
+            hook,
+            &app.call_raw(d.a.get(&format!("/api/v1/webhooks/{id}")))
+                .await,
+        );
+        c.check(
+            "GET",
+            hook_log,
+            &app.call_raw(d.a.get(&format!("/api/v1/webhooks/{id}/deliveries")))
+                .await,
+        );
+    }
+    c.check(
+        "GET",
+        hook_log,
+        &app.call_raw(d.a.get(&format!("/api/v1/webhooks/{hook_id}/deliveries?size=0")))
+            .await,
+    );
+    for id in [hook_id.as_str(), hook_id.as_str(), "x"] {
+        c.check(
+            "DELETE",
+            hook,
+            &app.call_raw(d.a.delete(&format!("/api/v1/webhooks/{id}")))
+                .await,
+        );
+    }
+
     // Without a key: 401; with a key that lacks the operation's scope: 403.
     for (method, path, statuses) in c.operations() {
         if !statuses.contains(&401) {

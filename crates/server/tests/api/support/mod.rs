@@ -34,6 +34,7 @@ macro_rules! on_both_backends {
 pub mod consistency;
 pub mod inventory;
 pub mod process;
+pub mod receiver;
 pub mod reminders;
 pub mod scim;
 
@@ -164,6 +165,19 @@ impl TestApp {
     #[must_use]
     pub fn with_max_queue_wait(mut self, max_wait: Duration) -> Self {
         self.state = self.state.with_max_queue_wait(max_wait);
+        self
+    }
+
+    /// The same application accepting webhook URLs on private addresses
+    /// (`equip serve --allow-private-webhooks`): the tests' receivers listen
+    /// on loopback.
+    #[must_use]
+    pub fn allowing_private_webhooks(mut self) -> Self {
+        self.state = self
+            .state
+            .with_webhook_addresses(equip_domain::webhook::AddressPolicy {
+                allow_private: true,
+            });
         self
     }
 

@@ -1,0 +1,106 @@
+//! Ports: an organization's webhooks and their delivery log (scoped to the
+//! organization), and the delivery queue the dispatcher works from (across
+//! organizations, with leases, like [`super::OutboxRepository`]).
+
+use chrono::{DateTime, Utc};
+
+use crate::error::StoreResult;
+use crate::event_feed::Cursor;
+use crate::ids::{OrganizationId, WebhookId};
+use crate::webhook::{DeliveryAttempt, Webhook, WebhookProgress};
+
+/// Webhooks of an organization.
+pub trait WebhookRepository: Send + Sync {
+    /// Stores a new webhook. Its position becomes the organization's last
+    /// event sequence at that moment (it receives the events after it); the
+    /// stored webhook is returned.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn insert_webhook(&self, webhook: &Webhook) -> StoreResult<Webhook>;
+
+    /// The organization's webhooks, oldest first.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_webhooks(&self, organization: OrganizationId) -> StoreResult<Vec<Webhook>>;
+
+    /// One webhook of the organization.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn find_webhook(
+        &self,
+        organization: OrganizationId,
+        id: WebhookId,
+    ) -> StoreResult<Option<Webhook>>;
+
+    /// Deletes a webhook of the organization and its delivery log. Returns
+    /// whether it existed.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn delete_webhook(&self, organization: OrganizationId, id: WebhookId) -> StoreResult<bool>;
+
+    /// The webhook's delivery attempts, newest first, with numbers below
+    /// `before` (all when `None`), at most `size`.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_webhook_attempts(
+        &self,
+        organization: OrganizationId,
+        id: WebhookId,
+        before: Option<Cursor>,
+        size: usize,
+    ) -> StoreResult<Vec<DeliveryAttempt>>;
+}
+
+/// The delivery queue, as the webhook dispatcher sees it. Not scoped to one
+/// organization.
+pub trait WebhookQueue: Send + Sync {
+    /// Whether some webhook could be claimed at `now` (a cheap read, so that
+    /// an idle dispatcher does not open write transactions).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn webhooks_due(&self, now: DateTime<Utc>) -> StoreResult<bool>;
+
+    /// Claims up to `limit` active webhooks that have events after their
+    /// position, are due at `now` (no retry scheduled later) and are not
+    /// leased by another dispatcher: sets their lease to `lease_until`. A
+    /// position before the organization's pruned events moves past them.
+    /// The returned webhooks carry `claimed_until = Some(lease_until)`. Two
+    /// concurrent callers never claim the same webhook (PostgreSQL: `FOR
+    /// UPDATE SKIP LOCKED`; SQLite: one writer).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn claim_webhooks(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> StoreResult<Vec<Webhook>>;
+
+    /// Writes a claimed webhook's progress (its state, its new attempts, its
+    /// new lease or its release) in one transaction, if `lease` is still its
+    /// lease. Returns whether it did (false: the lease was lost, or the
+    /// webhook deleted; nothing was written).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn save_webhook_progress(
+        &self,
+        id: WebhookId,
+        lease: DateTime<Utc>,
+        progress: &WebhookProgress,
+    ) -> StoreResult<bool>;
+
+    /// Deletes delivery attempts made before `cutoff`, at most `limit`.
+    /// Returns how many it deleted.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn prune_webhook_attempts(&self, cutoff: DateTime<Utc>, limit: usize) -> StoreResult<usize>;
+}

@@ -1,0 +1,710 @@
+//! Webhooks: an organization's subscription to its events, delivered by
+//! `POST` to a URL it chose (docs/webhooks.md).
+//!
+//! This module holds the rules, unit-tested without a network or a store:
+//! - which URLs are accepted ([`WebhookUrl::parse`]) and which addresses a
+//!   delivery may connect to ([`AddressPolicy`], [`is_private`]);
+//! - the signature of a delivery ([`signature_header`]);
+//! - what follows a failed attempt: the back-off, giving up on an event after
+//!   [`RetryPolicy::retry_window`] and disabling a webhook that has failed
+//!   continuously for [`RetryPolicy::disable_after`] ([`RetryPolicy::after_failure`]).
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Duration, Utc};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::error::DomainError;
+use crate::event::EventType;
+use crate::ids::{EventId, OrganizationId, WebhookId};
+
+/// Longest accepted URL (characters).
+pub const MAX_URL_CHARS: usize = 2000;
+/// The prefix of a webhook's signing secret.
+pub const SECRET_PREFIX: &str = "whsec_";
+/// Random bytes of a secret (shown as hex after [`SECRET_PREFIX`]).
+pub const SECRET_BYTES: usize = 32;
+/// The most webhooks one organization may have.
+pub const MAX_WEBHOOKS_PER_ORGANIZATION: usize = 100;
+/// Longest kept error text of a delivery attempt (characters).
+pub const MAX_ERROR_CHARS: usize = 500;
+
+wire_enum! {
+    /// Whether a webhook receives events.
+    WebhookStatus, field = "status", case = exact {
+        /// Receives its events.
+        Active => "ACTIVE",
+        /// Stopped: it failed continuously for too long.
+        Disabled => "DISABLED",
+    }
+}
+
+wire_enum! {
+    /// What became of one delivery attempt.
+    AttemptOutcome, field = "outcome", case = exact {
+        /// The receiver answered 2xx.
+        Succeeded => "SUCCEEDED",
+        /// It failed and will be tried again.
+        Retrying => "RETRYING",
+        /// It failed and the event was given up on (its retry window ended).
+        Failed => "FAILED",
+    }
+}
+
+/// Where a webhook's delivery stands: the last event handled and the state of
+/// the retries of the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeliveryState {
+    /// The last sequence delivered (or given up on); the next event
+    /// delivered is the first matching one after it.
+    pub position: i64,
+    /// Failed attempts of the event after `position`, in a row.
+    pub attempts: u32,
+    /// When the first of those attempts failed.
+    pub retry_since: Option<DateTime<Utc>>,
+    /// Not before this time (after a failure).
+    pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+/// A webhook subscription.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Webhook {
+    /// Identifier.
+    pub id: WebhookId,
+    /// Owning organization.
+    pub organization_id: OrganizationId,
+    /// Where events are posted.
+    pub url: String,
+    /// The event types delivered; empty: every type.
+    pub types: Vec<EventType>,
+    /// The signing secret (shown once, at creation).
+    pub secret: String,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Active or disabled.
+    pub status: WebhookStatus,
+    /// When it was disabled.
+    pub disabled_at: Option<DateTime<Utc>>,
+    /// Why it was disabled.
+    pub disabled_reason: Option<String>,
+    /// Failing without a success in between since then.
+    pub failing_since: Option<DateTime<Utc>>,
+    /// Delivery progress.
+    pub delivery: DeliveryState,
+    /// The lease of the dispatcher delivering it (the claim token).
+    pub claimed_until: Option<DateTime<Utc>>,
+    /// Number of the last delivery-log row written.
+    pub last_attempt_number: i64,
+}
+
+impl Webhook {
+    /// A new active webhook with a fresh secret. Its position is set by the
+    /// store (the organization's last event when it is stored: a webhook
+    /// receives the events after its creation).
+    ///
+    /// # Errors
+    /// Only when the operating system has no randomness to give.
+    pub fn new(
+        organization_id: OrganizationId,
+        url: &WebhookUrl,
+        types: Vec<EventType>,
+        now: DateTime<Utc>,
+    ) -> Result<Self, DomainError> {
+        Ok(Self {
+            id: WebhookId::new(),
+            organization_id,
+            url: url.as_str().to_owned(),
+            types,
+            secret: generate_secret()?,
+            created_at: now,
+            status: WebhookStatus::Active,
+            disabled_at: None,
+            disabled_reason: None,
+            failing_since: None,
+            delivery: DeliveryState::default(),
+            claimed_until: None,
+            last_attempt_number: 0,
+        })
+    }
+
+    /// Whether events of `kind` are delivered to it.
+    #[must_use]
+    pub fn wants(&self, kind: EventType) -> bool {
+        self.types.is_empty() || self.types.contains(&kind)
+    }
+}
+
+/// The event types of a webhook from their stored (or given) names: every
+/// name parsed, duplicates dropped; empty means every type.
+///
+/// # Errors
+/// [`DomainError::Invalid`] naming `types` for an unknown type.
+pub fn parse_types<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<EventType>, DomainError> {
+    let mut types = Vec::new();
+    for name in names {
+        let kind = EventType::parse(name)?;
+        if !types.contains(&kind) {
+            types.push(kind);
+        }
+    }
+    Ok(types)
+}
+
+/// One delivery attempt, as the delivery log keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryAttempt {
+    /// The webhook.
+    pub webhook_id: WebhookId,
+    /// Its organization.
+    pub organization_id: OrganizationId,
+    /// Increases by one per attempt of the webhook (the log's order).
+    pub number: i64,
+    /// The event delivered.
+    pub event_id: EventId,
+    /// Its sequence.
+    pub sequence: i64,
+    /// When the attempt started.
+    pub attempted_at: DateTime<Utc>,
+    /// The receiver's status; `None` on a time-out or connection error.
+    pub status_code: Option<u16>,
+    /// Time to the answer (or the failure), milliseconds.
+    pub latency_ms: u64,
+    /// What went wrong; `None` on success.
+    pub error: Option<String>,
+    /// What became of it.
+    pub outcome: AttemptOutcome,
+}
+
+/// What a dispatcher writes after delivering: the webhook's new state and the
+/// attempts since its last save.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookProgress {
+    /// The new delivery state.
+    pub delivery: DeliveryState,
+    /// The new `failing_since`.
+    pub failing_since: Option<DateTime<Utc>>,
+    /// Disable it now, with this reason.
+    pub disable: Option<(DateTime<Utc>, String)>,
+    /// Attempts to append to the log (numbers after `last_attempt_number`).
+    pub attempts: Vec<DeliveryAttempt>,
+    /// The number of the last attempt written (unchanged when none).
+    pub last_attempt_number: i64,
+    /// The new lease; `None` releases the webhook.
+    pub lease_until: Option<DateTime<Utc>>,
+}
+
+/// A generated secret: [`SECRET_PREFIX`] and [`SECRET_BYTES`] random bytes in hex.
+///
+/// # Errors
+/// Only when the operating system has no randomness to give.
+pub fn generate_secret() -> Result<String, DomainError> {
+    let mut buf = [0u8; SECRET_BYTES];
+    getrandom::fill(&mut buf)
+        .map_err(|e| DomainError::invalid("secret", format!("no randomness available: {e}")))?;
+    Ok(format!("{SECRET_PREFIX}{}", hex(&buf)))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The lowercase hex HMAC-SHA256 of `"<timestamp>.<body>"` under `secret`.
+#[must_use]
+pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
+    // HMAC takes a key of any length: new_from_slice cannot fail for it.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else {
+        return String::new();
+    };
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    hex(&mac.finalize().into_bytes())
+}
+
+/// The `Equip-Signature` header of a delivery: `t=<unix seconds>,v1=<signature>`.
+#[must_use]
+pub fn signature_header(secret: &str, timestamp: i64, body: &[u8]) -> String {
+    format!("t={timestamp},v1={}", signature(secret, timestamp, body))
+}
+
+/// A URL accepted for a webhook (syntax only; the addresses its host
+/// resolves to are checked by [`AddressPolicy`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookUrl {
+    url: url::Url,
+}
+
+/// The host of a URL: a literal address, or a name to resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlHost {
+    /// A literal IP address.
+    Ip(IpAddr),
+    /// A domain name.
+    Name(String),
+}
+
+fn bad_url(message: impl Into<String>) -> DomainError {
+    DomainError::invalid("url", message)
+}
+
+impl WebhookUrl {
+    /// Parses and checks a webhook URL: absolute `https` or `http`, with a
+    /// host, without credentials or a fragment, at most [`MAX_URL_CHARS`].
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming `url`.
+    pub fn parse(raw: &str) -> Result<Self, DomainError> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return Err(bad_url("url is required"));
+        }
+        if raw.chars().count() > MAX_URL_CHARS {
+            return Err(bad_url(format!(
+                "url is longer than {MAX_URL_CHARS} characters"
+            )));
+        }
+        let url =
+            url::Url::parse(raw).map_err(|e| bad_url(format!("url is not a valid URL: {e}")))?;
+        if !matches!(url.scheme(), "https" | "http") {
+            return Err(bad_url("url must use https (or http)"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad_url("url must not hold credentials (user:password@)"));
+        }
+        if url.fragment().is_some() {
+            return Err(bad_url("url must not have a fragment (#…)"));
+        }
+        if matches!(url.host(), None | Some(url::Host::Domain(""))) {
+            return Err(bad_url("url must name a host"));
+        }
+        Ok(Self { url })
+    }
+
+    /// The URL as stored and requested.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        self.url.as_str()
+    }
+
+    /// The host.
+    #[must_use]
+    pub fn host(&self) -> UrlHost {
+        match self.url.host() {
+            Some(url::Host::Ipv4(ip)) => UrlHost::Ip(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => UrlHost::Ip(IpAddr::V6(ip)),
+            Some(url::Host::Domain(d)) => UrlHost::Name(d.to_owned()),
+            None => UrlHost::Name(String::new()),
+        }
+    }
+
+    /// The port (the scheme's default when not given).
+    #[must_use]
+    pub fn port(&self) -> u16 {
+        self.url
+            .port_or_known_default()
+            .unwrap_or(if self.url.scheme() == "https" {
+                443
+            } else {
+                80
+            })
+    }
+}
+
+/// Whether a delivery may connect to private addresses (`equip serve
+/// --allow-private-webhooks`; tests and closed networks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AddressPolicy {
+    /// Private, loopback and the other special ranges allowed.
+    pub allow_private: bool,
+}
+
+impl AddressPolicy {
+    /// Checks the addresses a host resolved to: refused when there are none,
+    /// or when any of them is private (see [`is_private`]) and private
+    /// addresses are not allowed.
+    ///
+    /// # Errors
+    /// The reason, for a person (the address is named, the rule too).
+    pub fn check(self, addrs: &[IpAddr]) -> Result<(), String> {
+        if addrs.is_empty() {
+            return Err("the host resolves to no address".into());
+        }
+        if self.allow_private {
+            return Ok(());
+        }
+        match addrs.iter().find(|a| is_private(**a)) {
+            Some(a) => Err(format!(
+                "the host resolves to {a}, a private, loopback or reserved address; \
+                 webhooks may only reach public addresses"
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Whether `ip` is not a public unicast address: unspecified, loopback,
+/// private (RFC 1918, unique local), link-local, shared (CGNAT), multicast,
+/// broadcast, documentation, benchmarking, reserved, or an IPv6 form of one
+/// of those (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo).
+#[must_use]
+pub fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_private_v4(v4),
+        IpAddr::V6(v6) => is_private_v6(v6),
+    }
+}
+
+fn is_private_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    ip.is_unspecified()
+        || ip.is_loopback()
+        || ip.is_private()
+        || ip.is_link_local()
+        || ip.is_multicast()
+        || ip.is_broadcast()
+        || ip.is_documentation()
+        || a == 0 // "this network"
+        || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
+        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || a >= 240 // reserved
+}
+
+fn is_private_v6(ip: Ipv6Addr) -> bool {
+    let s = ip.segments();
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return is_private_v4(v4);
+    }
+    // IPv4-compatible (deprecated) ::a.b.c.d
+    if s[..6].iter().all(|x| *x == 0) {
+        let v4 = Ipv4Addr::new(
+            (s[6] >> 8) as u8,
+            (s[6] & 0xff) as u8,
+            (s[7] >> 8) as u8,
+            (s[7] & 0xff) as u8,
+        );
+        return ip.is_unspecified() || ip.is_loopback() || is_private_v4(v4);
+    }
+    ip.is_unspecified()
+        || ip.is_loopback()
+        || ip.is_multicast()
+        || (s[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
+        || (s[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
+        || (s[0] & 0xffc0) == 0xfec0 // site-local (deprecated) fec0::/10
+        || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation 2001:db8::/32
+        || (s[0] == 0x2001 && s[1] < 0x0200) // IETF protocol assignments, Teredo 2001::/23
+        || s[0] == 0x2002 // 6to4 (embeds an IPv4 address)
+        || (s[0] == 0x0064 && s[1] == 0xff9b) // NAT64 64:ff9b::/96 and 64:ff9b:1::/48
+        || (s[0] == 0x0100 && s[1] == 0 && s[2] == 0 && s[3] == 0) // discard 100::/64
+        || (s[0] == 0x3fff && s[1] < 0x1000) // documentation 3fff::/20
+}
+
+/// What follows a failed attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterFailure {
+    /// Try the same event again at this time.
+    RetryAt(DateTime<Utc>),
+    /// Give up on the event and go on with the next; `disable` when the
+    /// webhook has failed continuously for too long (it stops there).
+    GiveUp {
+        /// Disable the webhook.
+        disable: bool,
+    },
+}
+
+/// Back-off and the 24-hour rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Delay after the first failure; doubled after each further one.
+    pub base: StdDuration,
+    /// Longest delay.
+    pub max: StdDuration,
+    /// An event is given up on this long after its first failed attempt.
+    pub retry_window: StdDuration,
+    /// A webhook failing continuously this long is disabled.
+    pub disable_after: StdDuration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            base: StdDuration::from_secs(1),
+            max: StdDuration::from_secs(300),
+            retry_window: StdDuration::from_secs(24 * 3600),
+            disable_after: StdDuration::from_secs(24 * 3600),
+        }
+    }
+}
+
+fn chrono_of(d: StdDuration) -> Duration {
+    Duration::from_std(d).unwrap_or_else(|_| Duration::days(3650))
+}
+
+impl RetryPolicy {
+    /// The delay after `attempts` failed attempts in a row (1 for the first):
+    /// `base × 2^(attempts-1)`, at most `max`.
+    #[must_use]
+    pub fn delay(&self, attempts: u32) -> StdDuration {
+        let shift = attempts.saturating_sub(1).min(30);
+        self.base.saturating_mul(1u32 << shift).min(self.max)
+    }
+
+    /// What follows an attempt that failed at `now`, given the state before it
+    /// (`retry_since` of the event, the webhook's `failing_since`; both
+    /// `None` when this is the first failure).
+    #[must_use]
+    pub fn after_failure(
+        &self,
+        attempts: u32,
+        retry_since: Option<DateTime<Utc>>,
+        failing_since: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+    ) -> AfterFailure {
+        let retry_since = retry_since.unwrap_or(now);
+        let failing_since = failing_since.unwrap_or(now);
+        if now - retry_since >= chrono_of(self.retry_window) {
+            return AfterFailure::GiveUp {
+                disable: now - failing_since >= chrono_of(self.disable_after),
+            };
+        }
+        if now - failing_since >= chrono_of(self.disable_after) {
+            return AfterFailure::GiveUp { disable: true };
+        }
+        AfterFailure::RetryAt(now + chrono_of(self.delay(attempts.max(1))))
+    }
+}
+
+/// The reason a webhook was disabled.
+#[must_use]
+pub fn disabled_reason(failing_since: DateTime<Utc>, policy: &RetryPolicy) -> String {
+    let hours = policy.disable_after.as_secs_f64() / 3600.0;
+    format!(
+        "deliveries failed continuously since {} (at least {hours} hours); create a new webhook \
+         once the receiver works again",
+        failing_since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    )
+}
+
+/// `text` cut to [`MAX_ERROR_CHARS`].
+#[must_use]
+pub fn error_text(text: &str) -> String {
+    text.chars().take(MAX_ERROR_CHARS).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn field_of(e: DomainError) -> String {
+        match e {
+            DomainError::Invalid { field, .. } => field,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn urls_need_http_or_https_a_host_and_no_credentials() {
+        for good in [
+            "https://hooks.example.com/equip",
+            "http://203.0.113.9:8080/x?y=1",
+            "https://[2606:4700::1111]/h",
+        ] {
+            assert!(WebhookUrl::parse(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "hooks.example.com/x",
+            "ftp://example.com/",
+            "file:///etc/passwd",
+            "https://user:pass@example.com/",
+            "https://user@example.com/",
+            "https://example.com/#frag",
+            "https://",
+            "https://:443/",
+            "javascript:alert(1)",
+        ] {
+            let err = WebhookUrl::parse(bad).unwrap_err();
+            assert_eq!(field_of(err), "url", "{bad}");
+        }
+        let long = format!("https://example.com/{}", "a".repeat(MAX_URL_CHARS));
+        assert!(WebhookUrl::parse(&long).is_err());
+        let u = WebhookUrl::parse("https://example.com/x").unwrap();
+        assert_eq!(u.port(), 443);
+        assert_eq!(u.host(), UrlHost::Name("example.com".into()));
+        let u = WebhookUrl::parse("http://127.0.0.1:9/").unwrap();
+        assert_eq!(u.port(), 9);
+        assert_eq!(u.host(), UrlHost::Ip("127.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn private_and_special_addresses_are_recognised() {
+        for private in [
+            "0.0.0.0",
+            "0.1.2.3",
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "100.127.255.255",
+            "192.0.0.8",
+            "192.0.2.1",
+            "198.18.0.1",
+            "198.51.100.7",
+            "203.0.113.7",
+            "224.0.0.1",
+            "240.0.0.1",
+            "255.255.255.255",
+            "::",
+            "::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "::127.0.0.1",
+            "fc00::1",
+            "fd12:3456::1",
+            "fe80::1",
+            "ff02::1",
+            "2001:db8::1",
+            "64:ff9b::7f00:1",
+            "2002:7f00:1::",
+            "2001::1",
+        ] {
+            assert!(is_private(private.parse().unwrap()), "{private}");
+        }
+        for public in [
+            "1.1.1.1",
+            "8.8.8.8",
+            "100.63.255.255",
+            "100.128.0.1",
+            "172.32.0.1",
+            "2606:4700::1111",
+            "2a00:1450:4001::1",
+            "::ffff:8.8.8.8",
+        ] {
+            assert!(!is_private(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    #[test]
+    fn the_policy_refuses_any_private_address_unless_allowed() {
+        let public: IpAddr = "8.8.8.8".parse().unwrap();
+        let private: IpAddr = "10.0.0.1".parse().unwrap();
+        let strict = AddressPolicy::default();
+        assert!(strict.check(&[public]).is_ok());
+        assert!(strict
+            .check(&[public, private])
+            .unwrap_err()
+            .contains("10.0.0.1"));
+        assert!(strict.check(&[]).is_err());
+        let open = AddressPolicy {
+            allow_private: true,
+        };
+        assert!(open.check(&[private]).is_ok());
+        assert!(open.check(&[]).is_err());
+    }
+
+    #[test]
+    fn signatures_are_hmac_sha256_of_time_dot_body() {
+        // RFC 4231 test case 2 ("Jefe"), with the message split as t + "." + body.
+        let sig = signature("Jefe", 0, b"what do ya want for nothing?");
+        // HMAC-SHA256("Jefe", "0.what do ya want for nothing?") computed independently:
+        assert_eq!(sig.len(), 64);
+        assert!(sig
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        // The same key and message give the same signature; any change another.
+        assert_eq!(sig, signature("Jefe", 0, b"what do ya want for nothing?"));
+        assert_ne!(sig, signature("Jefe", 1, b"what do ya want for nothing?"));
+        assert_ne!(sig, signature("Jefx", 0, b"what do ya want for nothing?"));
+        // Known answer: RFC 4231 case 2 when the message is exactly the body.
+        let mut mac = Hmac::<Sha256>::new_from_slice(b"Jefe").unwrap();
+        mac.update(b"what do ya want for nothing?");
+        assert_eq!(
+            hex(&mac.finalize().into_bytes()),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            signature_header("k", 1_700_000_000, b"{}"),
+            format!("t=1700000000,v1={}", signature("k", 1_700_000_000, b"{}"))
+        );
+    }
+
+    #[test]
+    fn secrets_are_prefixed_random_hex() {
+        let a = generate_secret().unwrap();
+        let b = generate_secret().unwrap();
+        assert!(a.starts_with(SECRET_PREFIX));
+        assert_eq!(a.len(), SECRET_PREFIX.len() + 2 * SECRET_BYTES);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn back_off_doubles_up_to_the_cap() {
+        let p = RetryPolicy::default();
+        assert_eq!(p.delay(1), StdDuration::from_secs(1));
+        assert_eq!(p.delay(2), StdDuration::from_secs(2));
+        assert_eq!(p.delay(3), StdDuration::from_secs(4));
+        assert_eq!(p.delay(9), StdDuration::from_secs(256));
+        assert_eq!(p.delay(10), StdDuration::from_secs(300));
+        assert_eq!(p.delay(1000), StdDuration::from_secs(300));
+    }
+
+    #[test]
+    fn an_event_is_retried_for_a_day_then_given_up_and_the_webhook_disabled() {
+        let p = RetryPolicy::default();
+        let t0 = Utc::now();
+        // First failure: retry after the base delay.
+        assert_eq!(
+            p.after_failure(1, None, None, t0),
+            AfterFailure::RetryAt(t0 + Duration::seconds(1))
+        );
+        let later = t0 + Duration::hours(23);
+        assert_eq!(
+            p.after_failure(20, Some(t0), Some(t0), later),
+            AfterFailure::RetryAt(later + Duration::seconds(300))
+        );
+        let day = t0 + Duration::hours(24);
+        assert_eq!(
+            p.after_failure(21, Some(t0), Some(t0), day),
+            AfterFailure::GiveUp { disable: true }
+        );
+        // An event failing for a day after the webhook had recovered in
+        // between (failing_since later than retry_since cannot happen; a
+        // shorter failing period only gives the event up).
+        let policy = RetryPolicy {
+            disable_after: StdDuration::from_secs(48 * 3600),
+            ..p
+        };
+        assert_eq!(
+            policy.after_failure(21, Some(t0), Some(t0), day),
+            AfterFailure::GiveUp { disable: false }
+        );
+        // The webhook failing for longer than disable_after disables it
+        // even while the event's own window runs.
+        let policy = RetryPolicy {
+            retry_window: StdDuration::from_secs(48 * 3600),
+            ..p
+        };
+        assert_eq!(
+            policy.after_failure(21, Some(day), Some(t0), day),
+            AfterFailure::GiveUp { disable: true }
+        );
+    }
+
+    #[test]
+    fn types_are_parsed_once_each() {
+        assert_eq!(
+            parse_types(["person.created", "person.created", "group.updated"]).unwrap(),
+            vec![EventType::PersonCreated, EventType::GroupUpdated]
+        );
+        assert_eq!(field_of(parse_types(["nope"]).unwrap_err()), "types");
+        assert!(parse_types([]).unwrap().is_empty());
+    }
+}
