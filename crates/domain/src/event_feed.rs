@@ -38,7 +38,10 @@ impl Cursor {
             .and_then(|digits| digits.parse::<i64>().ok())
             .map(Cursor)
             .ok_or_else(|| {
-                DomainError::invalid(field, "malformed cursor: pass the `next` of a page as it is")
+                DomainError::invalid(
+                    field,
+                    "malformed cursor: pass the `next` of a page as it is",
+                )
             })
     }
 }
@@ -56,7 +59,10 @@ pub fn page_size(raw: Option<&str>) -> Result<usize, DomainError> {
         .ok()
         .filter(|size| (1..=MAX_PAGE_SIZE).contains(size))
         .ok_or_else(|| {
-            DomainError::invalid("size", format!("size must be between 1 and {MAX_PAGE_SIZE}"))
+            DomainError::invalid(
+                "size",
+                format!("size must be between 1 and {MAX_PAGE_SIZE}"),
+            )
         })
 }
 
@@ -196,8 +202,19 @@ mod tests {
 
     #[test]
     fn cursors_round_trip_and_refuse_anything_else() {
-        assert_eq!(Cursor::decode(&Cursor(42).encode(), "after").unwrap(), Cursor(42));
-        for bad in ["", "42", "ev1.", "ev1.-1", "ev1.4x", "ev2.4", "ev1.99999999999999999999"] {
+        assert_eq!(
+            Cursor::decode(&Cursor(42).encode(), "after").unwrap(),
+            Cursor(42)
+        );
+        for bad in [
+            "",
+            "42",
+            "ev1.",
+            "ev1.-1",
+            "ev1.4x",
+            "ev2.4",
+            "ev1.99999999999999999999",
+        ] {
             assert!(Cursor::decode(bad, "after").is_err(), "{bad}");
         }
     }
@@ -205,12 +222,18 @@ mod tests {
     #[test]
     fn sizes_and_types_are_checked() {
         let raw = RawFeedQuery {
-            types: vec!["person.created, group.member_added".into(), "person.created".into()],
+            types: vec![
+                "person.created, group.member_added".into(),
+                "person.created".into(),
+            ],
             size: Some("1000".into()),
             ..RawFeedQuery::default()
         };
         let q = FeedQuery::parse(&raw).unwrap();
-        assert_eq!(q.types, vec![EventType::PersonCreated, EventType::GroupMemberAdded]);
+        assert_eq!(
+            q.types,
+            vec![EventType::PersonCreated, EventType::GroupMemberAdded]
+        );
         assert_eq!(q.size, 1000);
         for size in ["0", "1001", "x", "-1"] {
             let raw = RawFeedQuery {
@@ -223,7 +246,9 @@ mod tests {
             types: vec!["person.exploded".into()],
             ..RawFeedQuery::default()
         };
-        assert!(matches!(FeedQuery::parse(&raw), Err(DomainError::Invalid { field, .. }) if field == "types"));
+        assert!(
+            matches!(FeedQuery::parse(&raw), Err(DomainError::Invalid { field, .. }) if field == "types")
+        );
     }
 
     #[test]

@@ -707,11 +707,12 @@ pub fn document() -> Value {
             { "name": "warehouses" },
             { "name": "inventory-levels" },
             { "name": "new-joiners" },
+            { "name": "events" },
             { "name": "webhooks" },
             { "name": "operations" },
         ],
         "security": [{ "apiKey": [] }],
-        "paths": merged(paths(), webhooks::paths()),
+        "paths": merged(merged(paths(), events::paths()), webhooks::paths()),
         "components": {
             "securitySchemes": {
                 "apiKey": {
@@ -720,7 +721,8 @@ pub fn document() -> Value {
                     "name": "Authorization",
                     "description": "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
                         inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
-                        warehouses:read, inventory-levels:write, new-joiners:write, webhooks:write.",
+                        warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
+                        webhooks:write.",
                 },
             },
             "responses": {
@@ -736,7 +738,7 @@ pub fn document() -> Value {
                 "HeadersTooLarge": error("The request headers are larger than 32 KiB."),
                 "Unavailable": error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
             },
-            "schemas": merged(schemas(), webhooks::schemas()),
+            "schemas": merged(merged(schemas(), events::schemas()), webhooks::schemas()),
         },
     })
 }
@@ -768,6 +770,7 @@ fn merged(mut base: Value, more: Value) -> Value {
     base
 }
 
+mod events;
 mod webhooks;
 
 #[cfg(test)]

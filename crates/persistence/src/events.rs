@@ -29,7 +29,9 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 
-use equip_domain::event::{Actor, Change, Changes, Event, EventType, NewEvent, Subject, SubjectType};
+use equip_domain::event::{
+    Actor, Change, Changes, Event, EventType, NewEvent, Subject, SubjectType,
+};
 use equip_domain::event_feed::{Cursor, FeedQuery, FeedRead};
 use equip_domain::ids::{EventId, OrganizationId};
 
@@ -149,7 +151,13 @@ struct EventRow {
 }
 
 impl EventRow {
-    fn new(org: &str, sequence: i64, actor: Actor, at: DateTime<Utc>, e: NewEvent) -> DbResult<Self> {
+    fn new(
+        org: &str,
+        sequence: i64,
+        actor: Actor,
+        at: DateTime<Utc>,
+        e: NewEvent,
+    ) -> DbResult<Self> {
         let changes = if e.changes.is_empty() {
             None
         } else {
@@ -177,7 +185,15 @@ impl EventRow {
                     serde_json::from_str::<BTreeMap<String, StoredChange>>(text)
                         .map_err(DbError::corrupt)?
                         .into_iter()
-                        .map(|(k, v)| (k, Change { from: v.from, to: v.to }))
+                        .map(|(k, v)| {
+                            (
+                                k,
+                                Change {
+                                    from: v.from,
+                                    to: v.to,
+                                },
+                            )
+                        })
                         .collect();
                 raw
             }
@@ -214,7 +230,10 @@ struct StoredChange {
 fn positions(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)> {
     Ok(event_sequences::table
         .filter(event_sequences::organization_id.eq(org))
-        .select((event_sequences::last_sequence, event_sequences::pruned_through))
+        .select((
+            event_sequences::last_sequence,
+            event_sequences::pruned_through,
+        ))
         .first::<(i64, i64)>(c)
         .optional()?
         .unwrap_or((0, 0)))
@@ -290,7 +309,10 @@ pub(crate) fn read_history(
 /// after `cutoff` (so what remains has no holes), at most `limit` in all.
 pub(crate) fn prune(c: &mut DbConnection, cutoff: DateTime<Utc>, limit: usize) -> DbResult<usize> {
     let orgs: Vec<(String, i64)> = event_sequences::table
-        .select((event_sequences::organization_id, event_sequences::pruned_through))
+        .select((
+            event_sequences::organization_id,
+            event_sequences::pruned_through,
+        ))
         .order(event_sequences::organization_id.asc())
         .load(c)?;
     let cutoff = db_time(cutoff);

@@ -35,11 +35,11 @@ use equip_domain::import::{
 use equip_domain::location::WarehouseOwner;
 
 use crate::connection::{on_inner, DbConnection};
-use crate::events::Recorder;
 use crate::error::{DbError, DbResult};
+use crate::events::Recorder;
 use crate::models::{
-    db_time, parse_id, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow, PersonRows,
-    PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
+    db_time, parse_id, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow,
+    PersonRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
     WarehouseRow,
 };
 use crate::schema::{

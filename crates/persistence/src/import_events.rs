@@ -36,7 +36,11 @@ pub(crate) fn read(
             before.items.insert(v.item.id, v.item);
         }
     }
-    let levels: Vec<String> = batch.inventory_levels.iter().map(|l| l.id.to_string()).collect();
+    let levels: Vec<String> = batch
+        .inventory_levels
+        .iter()
+        .map(|l| l.id.to_string())
+        .collect();
     for chunk in levels.chunks(ID_CHUNK) {
         let rows: Vec<LevelRow> = inventory_levels::table
             .filter(inventory_levels::organization_id.eq(&org))
@@ -61,7 +65,10 @@ pub(crate) fn read(
             .load(c)?;
         let mut by_group: HashMap<GroupId, BTreeSet<PersonId>> = HashMap::new();
         for (g, p) in members {
-            by_group.entry(parse_id(&g)?).or_default().insert(parse_id(&p)?);
+            by_group
+                .entry(parse_id(&g)?)
+                .or_default()
+                .insert(parse_id(&p)?);
         }
         for row in rows {
             let group = row.into_domain()?;

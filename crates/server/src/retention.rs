@@ -17,7 +17,10 @@ pub const PRUNE_INTERVAL: Duration = Duration::from_secs(3600);
 ///
 /// # Errors
 /// Store failures (what was deleted before stays deleted).
-pub fn prune_once(store: &dyn EventRepository, days: u32) -> equip_domain::error::StoreResult<usize> {
+pub fn prune_once(
+    store: &dyn EventRepository,
+    days: u32,
+) -> equip_domain::error::StoreResult<usize> {
     let cutoff = Utc::now() - chrono::Duration::days(i64::from(days));
     let mut total = 0;
     loop {

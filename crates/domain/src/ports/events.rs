@@ -21,8 +21,7 @@ pub trait EventRepository: Send + Sync {
     ///
     /// # Errors
     /// Backend failures.
-    fn read_feed(&self, organization: OrganizationId, query: &FeedQuery)
-        -> StoreResult<FeedRead>;
+    fn read_feed(&self, organization: OrganizationId, query: &FeedQuery) -> StoreResult<FeedRead>;
 
     /// The subject's events, newest first, before `before` (all when
     /// `None`), at most `size`.

@@ -53,6 +53,9 @@ pub trait InventoryRepository: Send + Sync {
     ///
     /// # Errors
     /// Backend failures.
-    fn update_inventory_item(&self, current: &InventoryItem, item: &InventoryItem)
-        -> StoreResult<bool>;
+    fn update_inventory_item(
+        &self,
+        current: &InventoryItem,
+        item: &InventoryItem,
+    ) -> StoreResult<bool>;
 }

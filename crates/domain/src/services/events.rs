@@ -3,7 +3,9 @@
 
 use crate::error::DomainError;
 use crate::event::{Subject, SubjectType};
-use crate::event_feed::{page_size, Cursor, FeedPage, FeedQuery, FeedRead, HistoryPage, RawFeedQuery};
+use crate::event_feed::{
+    page_size, Cursor, FeedPage, FeedQuery, FeedRead, HistoryPage, RawFeedQuery,
+};
 use crate::ids::{InventoryItemId, OrganizationId, PersonId};
 use crate::ports::{EventRepository, InventoryRepository, PersonRepository};
 
@@ -83,7 +85,10 @@ pub fn read_history(
         }
         HistoryOf::Person(id) => {
             if ports.find_person(organization, id)?.is_none() {
-                return Err(DomainError::not_found("person", format!("person {id} not found")));
+                return Err(DomainError::not_found(
+                    "person",
+                    format!("person {id} not found"),
+                ));
             }
             Subject {
                 kind: SubjectType::Person,

@@ -63,8 +63,11 @@ impl EventRepository for InMemoryStore {
                 stopped.insert(e.organization_id);
             }
         }
-        s.events
-            .retain(|e| through.get(&e.organization_id).is_none_or(|t| e.sequence > *t));
+        s.events.retain(|e| {
+            through
+                .get(&e.organization_id)
+                .is_none_or(|t| e.sequence > *t)
+        });
         for (org, t) in through {
             if let Some(head) = s.event_heads.get_mut(&org) {
                 head.1 = head.1.max(t);

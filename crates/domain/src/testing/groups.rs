@@ -215,7 +215,12 @@ impl GroupRepository for InMemoryStore {
         }
         s.groups.push(group.clone());
         let (org, actor, at) = (group.organization_id, self.actor(), group.updated_at);
-        s.record(org, actor, at, NewEvent::created(EventType::GroupCreated, group));
+        s.record(
+            org,
+            actor,
+            at,
+            NewEvent::created(EventType::GroupCreated, group),
+        );
         for p in joining {
             s.memberships.insert((group.id, p));
             s.record(org, actor, at, NewEvent::membership(group.id, p, true));

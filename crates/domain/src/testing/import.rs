@@ -117,12 +117,20 @@ fn stored_before(
     let mut before = crate::import::events::StoredBefore::default();
     let ours = |org: OrganizationId| org == organization;
     for p in &batch.people {
-        if let Some(x) = s.people.iter().find(|x| x.id == p.id && ours(x.organization_id)) {
+        if let Some(x) = s
+            .people
+            .iter()
+            .find(|x| x.id == p.id && ours(x.organization_id))
+        {
             before.people.insert(x.id, x.clone());
         }
     }
     for i in &batch.inventory {
-        if let Some(x) = s.inventory.iter().find(|x| x.id == i.id && ours(x.organization_id)) {
+        if let Some(x) = s
+            .inventory
+            .iter()
+            .find(|x| x.id == i.id && ours(x.organization_id))
+        {
             before.items.insert(x.id, x.clone());
         }
     }
@@ -136,7 +144,11 @@ fn stored_before(
         }
     }
     for g in &batch.groups {
-        if let Some(x) = s.groups.iter().find(|x| x.id == g.group.id && ours(x.organization_id)) {
+        if let Some(x) = s
+            .groups
+            .iter()
+            .find(|x| x.id == g.group.id && ours(x.organization_id))
+        {
             let members = s
                 .memberships
                 .iter()

@@ -52,7 +52,12 @@ impl PersonRepository for InMemoryStore {
         }
         s.people.push(person.clone());
         let event = NewEvent::created(EventType::PersonCreated, person);
-        s.record(person.organization_id, self.actor(), person.updated_at, event);
+        s.record(
+            person.organization_id,
+            self.actor(),
+            person.updated_at,
+            event,
+        );
         Ok(())
     }
 
@@ -85,7 +90,12 @@ impl PersonRepository for InMemoryStore {
         let renamed = slot.user_name != person.user_name;
         *slot = person.clone();
         if let Some(event) = NewEvent::updated(EventType::PersonUpdated, current, person) {
-            s.record(person.organization_id, self.actor(), person.updated_at, event);
+            s.record(
+                person.organization_id,
+                self.actor(),
+                person.updated_at,
+                event,
+            );
         }
         if renamed {
             // Groups show the userName as their members' display.
@@ -125,7 +135,12 @@ impl PersonRepository for InMemoryStore {
         let actor = self.actor();
         s.record(organization, actor, at, NewEvent::offboarding_started(id));
         for group in super::groups::leave_every_group(&mut s, organization, id, at) {
-            s.record(organization, actor, at, NewEvent::membership(group, id, false));
+            s.record(
+                organization,
+                actor,
+                at,
+                NewEvent::membership(group, id, false),
+            );
         }
         let order = crate::ids::ReturnOrderId::new();
         let mut returns = 0;
@@ -149,7 +164,12 @@ impl PersonRepository for InMemoryStore {
             started.push(item.id);
         }
         for item in started {
-            s.record(organization, actor, at, NewEvent::return_started(item, order));
+            s.record(
+                organization,
+                actor,
+                at,
+                NewEvent::return_started(item, order),
+            );
         }
         Ok(Offboarding::Started { returns })
     }

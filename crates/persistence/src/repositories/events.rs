@@ -13,11 +13,7 @@ use equip_domain::ports::{Acting, EventRepository};
 use crate::store::Store;
 
 impl EventRepository for Store {
-    fn read_feed(
-        &self,
-        organization: OrganizationId,
-        query: &FeedQuery,
-    ) -> StoreResult<FeedRead> {
+    fn read_feed(&self, organization: OrganizationId, query: &FeedQuery) -> StoreResult<FeedRead> {
         // One transaction: on SQLite one snapshot; on PostgreSQL (READ
         // COMMITTED) the head is read before the events, which is all the
         // feed needs (crate::events).

@@ -31,8 +31,8 @@ use equip_domain::ports::{GroupChange, GroupRepository, GroupWrite};
 use equip_domain::text::identifier_key;
 
 use crate::connection::{Backend, DbConnection};
-use crate::events::{recorded, Recorder};
 use crate::error::{DbError, DbResult};
+use crate::events::{recorded, Recorder};
 use crate::group_filter::{from_where, order_and_page};
 use crate::models::{db_time, parse_id, GroupRow, MemberRow, PersonGroupRow};
 use crate::schema::{group_members, groups, people};
@@ -201,7 +201,9 @@ fn remove_members_except(
                 .push_bind(group)
                 .push_sql(" AND NOT EXISTS (SELECT 1 FROM json_array_elements_text(CAST(")
                 .push_bind(list)
-                .push_sql(" AS json)) AS k(id) WHERE k.id = gm.person_id) RETURNING gm.person_id AS id");
+                .push_sql(
+                    " AS json)) AS k(id) WHERE k.id = gm.person_id) RETURNING gm.person_id AS id",
+                );
         }
     }
     Ok(sql.load::<IdRow>(c)?.into_iter().map(|r| r.id).collect())
@@ -274,7 +276,13 @@ impl Membership {
     }
 
     /// Records a `group.member_added` / `group.member_removed` event per person.
-    fn record(&self, events: &mut Recorder, org: &str, group: GroupId, at: DateTime<Utc>) -> DbResult<()> {
+    fn record(
+        &self,
+        events: &mut Recorder,
+        org: &str,
+        group: GroupId,
+        at: DateTime<Utc>,
+    ) -> DbResult<()> {
         for (ids, joined) in [(&self.joined, true), (&self.left, false)] {
             for id in ids {
                 events.push(org, at, NewEvent::membership(group, parse_id(id)?, joined));

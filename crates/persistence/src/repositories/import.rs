@@ -5,8 +5,8 @@ use equip_domain::ids::OrganizationId;
 use equip_domain::import::{ExternalReference, ImportBatch, ImportError, ImportSummary};
 use equip_domain::ports::ImportRepository;
 
-use crate::events::recorded;
 use crate::error::DbError;
+use crate::events::recorded;
 
 use crate::store::Store;
 

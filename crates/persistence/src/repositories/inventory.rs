@@ -10,8 +10,8 @@ use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQ
 use equip_domain::ports::InventoryRepository;
 
 use crate::connection::{on_inner, DbConnection};
-use crate::events::recorded;
 use crate::error::DbResult;
+use crate::events::recorded;
 use crate::listing::{refresh, Scope};
 use crate::models::{
     db_time, ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, TagRow,

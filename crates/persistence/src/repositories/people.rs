@@ -23,8 +23,8 @@ use crate::people_filter::{from_where, order_and_page};
 use crate::schema::{
     inventory_items, people, people_active_counts, person_emails, return_order_items, return_orders,
 };
-use crate::sql_builder::{CountRow, IdRow};
 use crate::sql_builder::Sql;
+use crate::sql_builder::{CountRow, IdRow};
 
 use crate::store::Store;
 
@@ -99,7 +99,11 @@ fn active_people(conn: &mut DbConnection, org: &str) -> DbResult<u64> {
     Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }
 
-pub(crate) fn load_people(conn: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<Vec<Person>> {
+pub(crate) fn load_people(
+    conn: &mut DbConnection,
+    org: &str,
+    ids: &[String],
+) -> DbResult<Vec<Person>> {
     if let [id] = ids {
         // The common case of a filter (Okta's and Entra's lookups).
         return Ok(load_one(conn, org, id)?.into_iter().collect());

@@ -237,7 +237,10 @@ fn settle_reminder(
 ) -> DbResult<()> {
     let (reminder, org): (String, String) = outbox_messages::table
         .filter(outbox_messages::id.eq(id))
-        .select((outbox_messages::reminder_id, outbox_messages::organization_id))
+        .select((
+            outbox_messages::reminder_id,
+            outbox_messages::organization_id,
+        ))
         .first(c)?;
     diesel::update(reminders::table.filter(reminders::id.eq(&reminder)))
         .set(reminders::status.eq(status.as_str()))

@@ -106,7 +106,13 @@ fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &
     assert!(events[4..].iter().all(|e| e.actor == Actor::Cli));
     // A creation lists what the subject has; an update only what changed.
     let created = &events[0];
-    assert_eq!(created.subject, Subject { kind: SubjectType::Person, id: *ada.id.as_uuid() });
+    assert_eq!(
+        created.subject,
+        Subject {
+            kind: SubjectType::Person,
+            id: *ada.id.as_uuid()
+        }
+    );
     assert_eq!(created.changes["userName"].to, "ada@example.com");
     assert_eq!(created.changes["userName"].from, serde_json::Value::Null);
     let update = &events[2];
@@ -116,7 +122,10 @@ fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &
     assert_eq!(update.changes["deployStatus"].to, "DEPLOYED");
     assert_eq!(update.occurred_at, at(3, 10));
     let rename = &events[3];
-    assert_eq!(rename.changes.keys().collect::<Vec<_>>(), ["name.givenName"]);
+    assert_eq!(
+        rename.changes.keys().collect::<Vec<_>>(),
+        ["name.givenName"]
+    );
     assert_eq!(events[4].changes["status"].to, "OFFBOARDING");
     assert_eq!(events[5].subject.id, *it.id.as_uuid());
     assert_eq!(events[5].changes["returnOrder"].to["status"], "PENDING");
@@ -151,12 +160,20 @@ fn a_refused_or_failed_write_records_nothing(_db: &TestDatabase, store: &Store) 
     // A level deactivated twice records once.
     let l = level(&org, &s, &w, at(3, 0));
     store.insert_inventory_level(&l).unwrap();
-    assert!(store.mark_inventory_level_deactivated(org.id, l.id, at(4, 0)).unwrap());
-    assert!(!store.mark_inventory_level_deactivated(org.id, l.id, at(5, 0)).unwrap());
+    assert!(store
+        .mark_inventory_level_deactivated(org.id, l.id, at(4, 0))
+        .unwrap());
+    assert!(!store
+        .mark_inventory_level_deactivated(org.id, l.id, at(5, 0))
+        .unwrap());
     let events = all_events(store, &org);
     assert_eq!(
         kinds(&events[count..]),
-        ["inventory.item.created", "inventory_level.created", "inventory_level.deactivated"]
+        [
+            "inventory.item.created",
+            "inventory_level.created",
+            "inventory_level.deactivated"
+        ]
     );
 }
 
@@ -167,8 +184,12 @@ fn feed_filters_and_cursors(_db: &TestDatabase, store: &Store) {
     for it in &items {
         store.insert_inventory_item(it).unwrap();
     }
-    store.insert_inventory_item(&item(&other, &os, &ow, at(3, 0))).unwrap();
-    store.insert_person(&person(&org, "ada@example.com")).unwrap();
+    store
+        .insert_inventory_item(&item(&other, &os, &ow, at(3, 0)))
+        .unwrap();
+    store
+        .insert_person(&person(&org, "ada@example.com"))
+        .unwrap();
     let all = all_events(store, &org);
     // Another organization's events are never in this feed.
     assert!(all.iter().all(|e| e.organization_id == org.id));
@@ -204,7 +225,10 @@ fn feed_filters_and_cursors(_db: &TestDatabase, store: &Store) {
     assert!(end.events.is_empty());
     assert_eq!(end.next, Cursor(head));
     // A cursor past the head (not given by this feed) is refused.
-    assert_eq!(store.read_feed(org.id, &query(head + 1, 10)).unwrap(), FeedRead::Expired);
+    assert_eq!(
+        store.read_feed(org.id, &query(head + 1, 10)).unwrap(),
+        FeedRead::Expired
+    );
 }
 
 fn histories_are_newest_first_and_scoped(_db: &TestDatabase, store: &Store) {
@@ -229,9 +253,15 @@ fn histories_are_newest_first_and_scoped(_db: &TestDatabase, store: &Store) {
     let older = store
         .read_history(org.id, subject, Some(Cursor(newest[2].sequence)), 3)
         .unwrap();
-    assert_eq!(kinds(&older), ["inventory.item.updated", "inventory.item.created"]);
+    assert_eq!(
+        kinds(&older),
+        ["inventory.item.updated", "inventory.item.created"]
+    );
     // Another organization sees none of it.
-    assert!(store.read_history(other.id, subject, None, 10).unwrap().is_empty());
+    assert!(store
+        .read_history(other.id, subject, None, 10)
+        .unwrap()
+        .is_empty());
 }
 
 fn pruning_removes_the_oldest_and_expires_their_cursors(_db: &TestDatabase, store: &Store) {
@@ -239,21 +269,38 @@ fn pruning_removes_the_oldest_and_expires_their_cursors(_db: &TestDatabase, stor
     let old = Utc::now() - Duration::days(100);
     let start = all_events(store, &org).last().map_or(0, |e| e.sequence);
     for i in 0..3 {
-        store.insert_inventory_item(&item(&org, &s, &w, old + Duration::seconds(i))).unwrap();
+        store
+            .insert_inventory_item(&item(&org, &s, &w, old + Duration::seconds(i)))
+            .unwrap();
     }
-    store.insert_inventory_item(&item(&org, &s, &w, Utc::now())).unwrap();
-    let deleted = store.prune_events(Utc::now() - Duration::days(90), 1000).unwrap();
+    store
+        .insert_inventory_item(&item(&org, &s, &w, Utc::now()))
+        .unwrap();
+    let deleted = store
+        .prune_events(Utc::now() - Duration::days(90), 1000)
+        .unwrap();
     assert!(deleted >= 3, "{deleted}");
     let left = all_events(store, &org);
     assert_eq!(kinds(&left), ["inventory.item.created"]);
     // A cursor before the pruned events is expired; one after them is not.
-    assert_eq!(store.read_feed(org.id, &query(start, 10)).unwrap(), FeedRead::Expired);
-    assert_eq!(store.read_feed(org.id, &query(0, 10)).unwrap(), FeedRead::Expired);
+    assert_eq!(
+        store.read_feed(org.id, &query(start, 10)).unwrap(),
+        FeedRead::Expired
+    );
+    assert_eq!(
+        store.read_feed(org.id, &query(0, 10)).unwrap(),
+        FeedRead::Expired
+    );
     // Without a cursor, the feed starts at the oldest event kept.
     let at_boundary = feed(store, &org, &query(left[0].sequence - 1, 10));
     assert_eq!(at_boundary.events, left);
     // Nothing left to prune.
-    assert_eq!(store.prune_events(Utc::now() - Duration::days(90), 1000).unwrap(), 0);
+    assert_eq!(
+        store
+            .prune_events(Utc::now() - Duration::days(90), 1000)
+            .unwrap(),
+        0
+    );
 }
 
 /// Writers commit concurrently while a reader follows `next`: the reader sees
@@ -267,11 +314,18 @@ fn concurrent_writers_never_make_a_reader_skip(_db: &TestDatabase, store: &Store
     let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let handles: Vec<_> = (0..writers)
         .map(|_| {
-            let (store, org, s, w, done) =
-                (store.clone(), org.clone(), s.clone(), w.clone(), Arc::clone(&done));
+            let (store, org, s, w, done) = (
+                store.clone(),
+                org.clone(),
+                s.clone(),
+                w.clone(),
+                Arc::clone(&done),
+            );
             std::thread::spawn(move || {
                 for i in 0..per_writer {
-                    store.insert_inventory_item(&item(&org, &s, &w, at(3, i))).unwrap();
+                    store
+                        .insert_inventory_item(&item(&org, &s, &w, at(3, i)))
+                        .unwrap();
                 }
                 done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             })

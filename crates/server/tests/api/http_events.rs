@@ -77,7 +77,11 @@ async fn writes_record_events_with_the_callers_key(app: TestApp) {
     let item = create_item(&app, &s).await;
     let id = item["id"].as_str().unwrap();
     let (status, _) = app
-        .call(patch(&w.a, id, &json!({"description": "dented lid", "condition": "USED_FAIR"})))
+        .call(patch(
+            &w.a,
+            id,
+            &json!({"description": "dented lid", "condition": "USED_FAIR"}),
+        ))
         .await;
     assert_eq!(status, StatusCode::OK);
     let (status, user) = app
@@ -85,10 +89,9 @@ async fn writes_record_events_with_the_callers_key(app: TestApp) {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{user}");
     let (status, _) = app
-        .call(w.a.with(TestRequest::delete().uri(&format!(
-            "/scim/v2/Users/{}",
-            user["id"].as_str().unwrap()
-        ))))
+        .call(w.a.with(
+            TestRequest::delete().uri(&format!("/scim/v2/Users/{}", user["id"].as_str().unwrap())),
+        ))
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
 
@@ -102,15 +105,24 @@ async fn writes_record_events_with_the_callers_key(app: TestApp) {
             "person.offboarding_started"
         ]
     );
-    let sequences: Vec<i64> = events.iter().map(|e| e["sequence"].as_i64().unwrap()).collect();
-    assert!(sequences.windows(2).all(|p| p[1] == p[0] + 1), "{sequences:?}");
+    let sequences: Vec<i64> = events
+        .iter()
+        .map(|e| e["sequence"].as_i64().unwrap())
+        .collect();
+    assert!(
+        sequences.windows(2).all(|p| p[1] == p[0] + 1),
+        "{sequences:?}"
+    );
     for e in &events {
         assert_eq!(e["actor"]["type"], "API_KEY", "{e}");
         assert!(e["actor"]["id"].is_string(), "{e}");
         assert!(e["id"].is_string() && e["occurredAt"].is_string(), "{e}");
     }
     let update = &events[1];
-    assert_eq!(update["subject"], json!({"type": "INVENTORY_ITEM", "id": id}));
+    assert_eq!(
+        update["subject"],
+        json!({"type": "INVENTORY_ITEM", "id": id})
+    );
     assert_eq!(
         update["changes"],
         json!({
@@ -118,7 +130,10 @@ async fn writes_record_events_with_the_callers_key(app: TestApp) {
             "description": {"from": null, "to": "dented lid"}
         })
     );
-    assert_eq!(events[2]["changes"]["userName"]["to"], "events.ada@example.com");
+    assert_eq!(
+        events[2]["changes"]["userName"]["to"],
+        "events.ada@example.com"
+    );
     // A type filter across pages.
     let (status, page) = app
         .call(w.a.get(&format!(
@@ -144,7 +159,11 @@ async fn a_write_that_changes_nothing_records_nothing(app: TestApp) {
     let (_, cursor) = drain(&app, &w.a, "").await;
     // The same values again: a PATCH of the item, a SCIM PUT of the user.
     let (status, same) = app
-        .call(patch(&w.a, id, &json!({"condition": "NEW", "description": null})))
+        .call(patch(
+            &w.a,
+            id,
+            &json!({"condition": "NEW", "description": null}),
+        ))
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(same["updatedAt"], item["updatedAt"]);
@@ -173,9 +192,7 @@ async fn feed_parameters_are_checked(app: TestApp) {
         ("colour=red", "colour"),
         ("size=1&size=2", "size"),
     ] {
-        let (status, body) = app
-            .call(w.a.get(&format!("/api/v1/events?{query}")))
-            .await;
+        let (status, body) = app.call(w.a.get(&format!("/api/v1/events?{query}"))).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
         assert_eq!(body["errors"][0]["source"], field, "{query}: {body}");
     }
@@ -188,7 +205,11 @@ async fn histories_of_items_and_people(app: TestApp) {
     let id = item["id"].as_str().unwrap();
     for n in 1..=3 {
         let (status, _) = app
-            .call(patch(&w.a, id, &json!({"description": format!("note {n}")})))
+            .call(patch(
+                &w.a,
+                id,
+                &json!({"description": format!("note {n}")}),
+            ))
             .await;
         assert_eq!(status, StatusCode::OK);
     }
@@ -201,9 +222,14 @@ async fn histories_of_items_and_people(app: TestApp) {
     assert_eq!(data.len(), 3);
     let next = page["next"].as_str().unwrap();
     let (_, older) = app
-        .call(w.a.get(&format!("/api/v1/inventory/{id}/history?size=3&after={next}")))
+        .call(w.a.get(&format!(
+            "/api/v1/inventory/{id}/history?size=3&after={next}"
+        )))
         .await;
-    assert_eq!(types(older["data"].as_array().unwrap()), ["inventory.item.created"]);
+    assert_eq!(
+        types(older["data"].as_array().unwrap()),
+        ["inventory.item.created"]
+    );
     assert!(older["next"].is_null());
     // A person's history, also once offboarded.
     let (_, user) = app
@@ -226,7 +252,11 @@ async fn histories_of_items_and_people(app: TestApp) {
         format!("/api/v1/inventory/{unknown}/history"),
         format!("/api/v1/people/{unknown}/history"),
     ] {
-        assert_eq!(app.call(w.a.get(&path)).await.0, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(
+            app.call(w.a.get(&path)).await.0,
+            StatusCode::NOT_FOUND,
+            "{path}"
+        );
     }
     assert_eq!(
         app.call(w.a.get("/api/v1/people/42/history")).await.0,
@@ -246,7 +276,9 @@ async fn another_organizations_events_and_ids_stay_hidden(app: TestApp) {
     // B sees none of A's events, not even by subject.
     let (b_events, _) = drain(&app, &w.b, "").await;
     assert!(
-        b_events.iter().all(|e| e["subject"]["id"] != id && e["subject"]["id"] != uid),
+        b_events
+            .iter()
+            .all(|e| e["subject"]["id"] != id && e["subject"]["id"] != uid),
         "{b_events:?}"
     );
     let (_, by_subject) = app
@@ -280,7 +312,10 @@ async fn the_feed_needs_its_scope(app: TestApp) {
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     let unknown = uuid::Uuid::new_v4();
     let (status, _) = app
-        .call(w.limited.get(&format!("/api/v1/inventory/{unknown}/history")))
+        .call(
+            w.limited
+                .get(&format!("/api/v1/inventory/{unknown}/history")),
+        )
         .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
@@ -365,7 +400,11 @@ fn sku_and_warehouse(db: &TestDatabase, key: &str) -> (String, String) {
     use equip_domain::ports::ApiKeyRepository;
     let store = db.store();
     let prefix = key.split('_').nth(1).unwrap();
-    let org = store.find_api_key_by_prefix(prefix).unwrap().unwrap().organization_id;
+    let org = store
+        .find_api_key_by_prefix(prefix)
+        .unwrap()
+        .unwrap()
+        .organization_id;
     let s = seed(&store, &organization(org), 0);
     (s.skus[0].id.to_string(), s.warehouse.to_string())
 }
