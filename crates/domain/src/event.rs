@@ -567,3 +567,103 @@ impl EventView for Reminder {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn nested_fields_are_named_by_path_and_references_compared_whole() {
+        let before = json!({"name": {"givenName": "Ada", "familyName": "L"},
+            "assignedTo": {"type": "WAREHOUSE", "id": "w"}, "tags": ["a"], "same": 1});
+        let after = json!({"name": {"givenName": "Augusta", "familyName": "L"},
+            "assignedTo": {"type": "PERSON", "id": "p"}, "tags": ["a", "b"], "same": 1});
+        let changes = changes_between(&before, &after);
+        assert_eq!(
+            changes.keys().collect::<Vec<_>>(),
+            ["assignedTo", "name.givenName", "tags"]
+        );
+        assert_eq!(
+            changes["assignedTo"].from,
+            json!({"type": "WAREHOUSE", "id": "w"})
+        );
+        assert_eq!(changes["tags"].to, json!(["a", "b"]));
+        // A field appearing or disappearing is a change from or to null.
+        let gone = changes_between(&json!({"a": 1, "o": {"x": 1}}), &json!({}));
+        assert_eq!(
+            gone["a"],
+            Change {
+                from: json!(1),
+                to: Value::Null
+            }
+        );
+        assert_eq!(
+            gone["o.x"],
+            Change {
+                from: json!(1),
+                to: Value::Null
+            }
+        );
+        assert!(changes_between(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn an_update_that_changes_no_reported_field_is_no_event() {
+        let group = Group {
+            id: GroupId::new(),
+            organization_id: OrganizationId::new(),
+            external_id: None,
+            display_name: "Sales".into(),
+            package_id: None,
+            precedence: 0,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+            version: 1,
+        };
+        // Times and versions are not reported.
+        let mut touched = group.clone();
+        touched.version = 2;
+        touched.updated_at = Utc::now() + chrono::Duration::hours(1);
+        assert_eq!(
+            NewEvent::updated(EventType::GroupUpdated, &group, &touched),
+            None
+        );
+        let mut renamed = touched.clone();
+        renamed.display_name = "Sales EMEA".into();
+        let event = NewEvent::updated(EventType::GroupUpdated, &group, &renamed).unwrap();
+        assert_eq!(event.subject, group.subject());
+        assert_eq!(event.changes["displayName"].to, "Sales EMEA");
+        // A creation lists the set fields from null, and skips the unset.
+        let created = NewEvent::created(EventType::GroupCreated, &group);
+        assert_eq!(created.changes["displayName"].from, Value::Null);
+        assert!(!created.changes.contains_key("externalId"));
+    }
+
+    #[test]
+    fn every_type_names_its_subject_and_actors_round_trip() {
+        for kind in EventType::ALL {
+            let prefix = kind.as_str().split('.').next().unwrap();
+            let expected = match kind.subject_type() {
+                SubjectType::InventoryItem => "inventory",
+                SubjectType::Person => "person",
+                SubjectType::Group => "group",
+                SubjectType::InventoryLevel => "inventory_level",
+                SubjectType::Reminder => "reminder",
+            };
+            assert_eq!(prefix, expected, "{kind}");
+        }
+        let key = ApiKeyId::new();
+        let id = key.to_string();
+        assert_eq!(
+            Actor::from_parts("API_KEY", Some(&id)).unwrap(),
+            Actor::ApiKey(key)
+        );
+        assert_eq!(Actor::from_parts("CLI", None).unwrap(), Actor::Cli);
+        assert!(Actor::from_parts("API_KEY", None).is_err());
+        assert!(Actor::from_parts("ROBOT", None).is_err());
+        let membership = NewEvent::membership(GroupId::new(), PersonId::new(), false);
+        assert_eq!(membership.kind, EventType::GroupMemberRemoved);
+        assert_eq!(membership.changes["member"].to, Value::Null);
+    }
+}

@@ -87,3 +87,69 @@ pub fn import_events(batch: &ImportBatch, before: &StoredBefore) -> Vec<NewEvent
     }
     events
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::import::ImportedGroup;
+    use crate::person::tests::person;
+
+    fn group(org: crate::ids::OrganizationId) -> Group {
+        Group {
+            id: GroupId::new(),
+            organization_id: org,
+            external_id: None,
+            display_name: "Sales".into(),
+            package_id: None,
+            precedence: 0,
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+            version: 1,
+        }
+    }
+
+    #[test]
+    fn new_entries_are_created_changed_ones_updated_and_members_diffed() {
+        let ada = person("ada@example.com");
+        let org = ada.organization_id;
+        let mut grace = person("grace@example.com");
+        grace.organization_id = org;
+        let mut linus = person("linus@example.com");
+        linus.organization_id = org;
+        let g = group(org);
+        let mut before = StoredBefore::default();
+        // Grace is stored as she is imported; Linus under another name.
+        before.people.insert(grace.id, grace.clone());
+        let mut old_linus = linus.clone();
+        old_linus.given_name = Some("Old".into());
+        before.people.insert(linus.id, old_linus);
+        // The group had Grace and Linus; the import keeps Linus and adds Ada.
+        before.groups.insert(
+            g.id,
+            (g.clone(), [grace.id, linus.id].into_iter().collect()),
+        );
+        let batch = ImportBatch {
+            people: vec![ada.clone(), grace.clone(), linus.clone()],
+            groups: vec![ImportedGroup {
+                group: g.clone(),
+                members: vec![ada.id, linus.id],
+            }],
+            ..ImportBatch::default()
+        };
+        let events = import_events(&batch, &before);
+        let summary: Vec<(EventType, uuid::Uuid)> =
+            events.iter().map(|e| (e.kind, e.subject.id)).collect();
+        assert_eq!(
+            summary,
+            [
+                (EventType::PersonCreated, *ada.id.as_uuid()),
+                (EventType::PersonUpdated, *linus.id.as_uuid()),
+                (EventType::GroupMemberAdded, *g.id.as_uuid()),
+                (EventType::GroupMemberRemoved, *g.id.as_uuid()),
+            ]
+        );
+        assert_eq!(events[2].changes["member"].to, ada.id.to_string());
+        assert_eq!(events[3].changes["member"].from, grace.id.to_string());
+    }
+}

@@ -604,6 +604,22 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         c.check("GET", reminders, &app.call_raw(d.a.get(&uri)).await);
     }
 
+    // Events: the feed (a page, a bad parameter) and the two histories
+    // (found, unknown, malformed).
+    let events = "/api/v1/events";
+    for uri in ["/api/v1/events?size=2", "/api/v1/events?size=0"] {
+        c.check("GET", events, &app.call_raw(d.a.get(uri)).await);
+    }
+    for (path, id) in [
+        ("/api/v1/inventory/{id}/history", available_id.to_string()),
+        ("/api/v1/people/{id}/history", d.new_joiner.clone()),
+    ] {
+        for id in [id, missing.to_string(), "x".into()] {
+            let uri = path.replace("{id}", &id);
+            c.check("GET", path, &app.call_raw(d.a.get(&uri)).await);
+        }
+    }
+
     // Webhooks: create (good, bad, not JSON, one too many), list, read, the
     // delivery log, delete.
     let hooks = "/api/v1/webhooks";
