@@ -130,6 +130,19 @@ impl FeedQuery {
         })
     }
 
+    /// The sequence the page starts after, given the organization's last
+    /// sequence and how far its events were pruned: the oldest kept without
+    /// a cursor; `None` (expired) for a cursor before the pruned events or
+    /// past the last sequence. Every store applies this rule.
+    #[must_use]
+    pub fn start(&self, head: i64, pruned_through: i64) -> Option<i64> {
+        match self.after {
+            None => Some(pruned_through),
+            Some(Cursor(after)) if after < pruned_through || after > head => None,
+            Some(Cursor(after)) => Some(after),
+        }
+    }
+
     /// Whether `event` passes the query's filters (not its position).
     #[must_use]
     pub fn matches(&self, event: &Event) -> bool {

@@ -227,7 +227,7 @@ struct StoredChange {
 
 /// The organization's last sequence and how far it was pruned (0, 0 before
 /// its first event).
-fn positions(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)> {
+pub(crate) fn positions(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)> {
     Ok(event_sequences::table
         .filter(event_sequences::organization_id.eq(org))
         .select((
@@ -247,12 +247,8 @@ pub(crate) fn read_feed(
 ) -> DbResult<FeedRead> {
     let org = organization.to_string();
     let (head, pruned_through) = positions(c, &org)?;
-    let after = match query.after {
-        None => pruned_through,
-        Some(Cursor(after)) if after < pruned_through || after > head => {
-            return Ok(FeedRead::Expired)
-        }
-        Some(Cursor(after)) => after,
+    let Some(after) = query.start(head, pruned_through) else {
+        return Ok(FeedRead::Expired);
     };
     let mut select = events::table
         .filter(events::organization_id.eq(&org))

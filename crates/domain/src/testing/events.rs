@@ -9,10 +9,8 @@ impl EventRepository for InMemoryStore {
     fn read_feed(&self, organization: OrganizationId, query: &FeedQuery) -> StoreResult<FeedRead> {
         let s = self.state();
         let (head, pruned) = s.event_heads.get(&organization).copied().unwrap_or((0, 0));
-        let after = match query.after {
-            None => pruned,
-            Some(Cursor(after)) if after < pruned || after > head => return Ok(FeedRead::Expired),
-            Some(Cursor(after)) => after,
+        let Some(after) = query.start(head, pruned) else {
+            return Ok(FeedRead::Expired);
         };
         let events = s
             .events

@@ -158,19 +158,6 @@ impl AttemptRow {
     }
 }
 
-/// The organization's last event sequence and how far its events were pruned.
-fn positions(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)> {
-    Ok(event_sequences::table
-        .filter(event_sequences::organization_id.eq(org))
-        .select((
-            event_sequences::last_sequence,
-            event_sequences::pruned_through,
-        ))
-        .first::<(i64, i64)>(c)
-        .optional()?
-        .unwrap_or((0, 0)))
-}
-
 impl WebhookRepository for Store {
     fn insert_webhook(&self, webhook: &Webhook) -> StoreResult<Webhook> {
         let org = webhook.organization_id.to_string();
@@ -179,7 +166,7 @@ impl WebhookRepository for Store {
             write_transaction(c, |c| {
                 // It receives the events committed after it: those after the
                 // last sequence now.
-                let (head, _) = positions(c, &org)?;
+                let (head, _) = crate::events::positions(c, &org)?;
                 let row = WebhookRow::new(&webhook, head);
                 diesel::insert_into(webhooks::table)
                     .values(&row)
@@ -353,7 +340,8 @@ impl WebhookQueue for Store {
                     let mut webhook = row.into_domain()?;
                     // Events pruned before they were delivered are gone: go
                     // on after them (with the retries of a pruned event).
-                    let (_, pruned_through) = positions(c, &webhook.organization_id.to_string())?;
+                    let (_, pruned_through) =
+                        crate::events::positions(c, &webhook.organization_id.to_string())?;
                     if webhook.delivery.position < pruned_through {
                         log::warn!(
                             "webhook {}: events up to {pruned_through} were pruned before delivery",
