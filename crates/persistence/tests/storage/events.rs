@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use equip_domain::event::{Actor, Event, EventType, Subject, SubjectType};
 use equip_domain::event_feed::{Cursor, FeedPage, FeedQuery, FeedRead};
-use equip_domain::ports::{Acting, EventRepository};
+use equip_domain::group::{Group, GroupFields, MembersChange};
+use equip_domain::ids::GroupId;
+use equip_domain::ports::{Acting, EventRepository, GroupChange, GroupRepository};
 
 use crate::support::*;
 
@@ -16,6 +18,7 @@ storage_tests!(
     histories_are_newest_first_and_scoped,
     pruning_removes_the_oldest_and_expires_their_cursors,
     concurrent_writers_never_make_a_reader_skip,
+    group_writes_record_one_event_per_member_who_joins_or_leaves,
 );
 
 fn query(after: i64, size: usize) -> FeedQuery {
@@ -349,4 +352,93 @@ fn concurrent_writers_never_make_a_reader_skip(_db: &TestDatabase, store: &Store
     assert_eq!(seen, expected, "the reader saw every event once, in order");
     let distinct: BTreeSet<i64> = seen.iter().copied().collect();
     assert_eq!(distinct.len(), seen.len());
+}
+
+fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDatabase, store: &Store) {
+    let (org, _, _) = seeded(store, "Acme");
+    let people: Vec<Person> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            let p = person(&org, &format!("{n}@groups.example"));
+            store.insert_person(&p).unwrap();
+            p
+        })
+        .collect();
+    let start = all_events(store, &org).len();
+    let fields = |name: &str| GroupFields {
+        external_id: None,
+        display_name: name.into(),
+        package_id: None,
+        precedence: 0,
+    };
+    let g = Group::new(GroupId::new(), org.id, fields("Sales"), at(5, 0));
+    let members: BTreeSet<PersonId> = [people[0].id, people[1].id].into_iter().collect();
+    store.insert_group(&g, &members).unwrap();
+    // Add c (and a again, already in), remove b; rename.
+    let change = GroupChange {
+        fields: Some(fields("Sales EMEA")),
+        members: MembersChange::Delta {
+            add: [people[0].id, people[2].id].into_iter().collect(),
+            remove: [people[1].id].into_iter().collect(),
+        },
+        expected_version: None,
+        at: at(5, 1),
+    };
+    store.update_group(org.id, g.id, &change).unwrap();
+    // The same change again changes nothing: no event.
+    let again = GroupChange {
+        at: at(5, 2),
+        ..change
+    };
+    store.update_group(org.id, g.id, &again).unwrap();
+    // A replace by the same set: nothing either.
+    let same = GroupChange {
+        fields: None,
+        members: MembersChange::Replace([people[0].id, people[2].id].into_iter().collect()),
+        expected_version: None,
+        at: at(5, 3),
+    };
+    store.update_group(org.id, g.id, &same).unwrap();
+    // Offboarding c removes them from the group.
+    store
+        .offboard_person(org.id, people[2].id, None, at(5, 4))
+        .unwrap();
+    store.delete_group(org.id, g.id, None).unwrap();
+    let events = all_events(store, &org);
+    let events = &events[start..];
+    assert_eq!(
+        kinds(events),
+        [
+            "group.created",
+            "group.member_added",
+            "group.member_added",
+            "group.updated",
+            "group.member_added",
+            "group.member_removed",
+            "person.offboarding_started",
+            "group.member_removed",
+            "group.deleted",
+        ]
+    );
+    let member = |e: &Event| {
+        let c = &e.changes["member"];
+        if c.to.is_null() {
+            c.from.clone()
+        } else {
+            c.to.clone()
+        }
+    };
+    let joined: BTreeSet<String> = events[1..3]
+        .iter()
+        .map(|e| member(e).as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(joined, members.iter().map(ToString::to_string).collect());
+    assert_eq!(events[3].changes["displayName"].to, "Sales EMEA");
+    assert_eq!(member(&events[4]), people[2].id.to_string());
+    assert_eq!(member(&events[5]), people[1].id.to_string());
+    assert_eq!(member(&events[7]), people[2].id.to_string());
+    assert!(events
+        .iter()
+        .filter(|e| e.kind != EventType::PersonOffboardingStarted)
+        .all(|e| e.subject.kind == SubjectType::Group));
 }
