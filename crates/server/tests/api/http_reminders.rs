@@ -207,6 +207,31 @@ async fn reminders_are_listed_newest_first_with_delivery_status(app: TestApp) {
     assert_eq!(older["attempts"], 1);
     assert!(older["sentAt"].is_string());
     assert_eq!(older["nextAttemptAt"], Value::Null);
+    // The feed records both reminders (the caller's key) and the delivery
+    // (equip's own dispatcher: SYSTEM).
+    let (_, feed) = app
+        .call(w.a.get("/api/v1/events?types=reminder.created,reminder.delivered"))
+        .await;
+    let events: Vec<(&str, &str, &str)> = feed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap(),
+                e["subject"]["id"].as_str().unwrap(),
+                e["actor"]["type"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("reminder.created", ids[0].as_str(), "API_KEY"),
+            ("reminder.created", ids[1].as_str(), "API_KEY"),
+            ("reminder.delivered", ids[0].as_str(), "SYSTEM"),
+        ]
+    );
 
     // Another organization's person, or an unknown one: 404.
     let (status, body) = app.call(w.b.get(&list)).await;
