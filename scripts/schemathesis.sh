@@ -113,8 +113,14 @@ for name, values in ids.items():
 # not after updatedAtTo, personId not with assignedEmail, a deployReason that
 # fits the deployStatus, minimumQuantity not above targetQuantity), a valid
 # schema does not make a valid request: "valid input accepted" is not checked.
+# The same for a cursor of the feed or of a history (it must be one that the
+# organization's feed gave, not merely well-formed) and for a webhook's URL
+# (its host must resolve to a public address: the network decides).
 cross_field = {"GET /api/v1/inventory", "GET /api/inventory", "POST /api/v1/inventory",
-               "PATCH /api/v1/inventory/{id}", "POST /api/v1/inventory-levels"}
+               "PATCH /api/v1/inventory/{id}", "POST /api/v1/inventory-levels",
+               "GET /api/v1/events", "GET /api/v1/inventory/{id}/history",
+               "GET /api/v1/people/{id}/history", "POST /api/v1/webhooks",
+               "GET /api/v1/webhooks/{id}/deliveries"}
 def bind(op, params):
     print("[[operations]]")
     print(f'include-name = "{op}"')
@@ -132,6 +138,11 @@ bind("POST /api/v1/inventory-levels", {"body.skuId": "skus", "body.warehouseId":
 bind("DELETE /api/v1/inventory-levels/{id}", {"path.id": "levels"})
 bind("POST /api/v1/new-joiners/{personId}/remind", {"path.personId": "joiners", "body.senderPersonId": "PERSON"})
 bind("GET /api/v1/new-joiners/{personId}/reminders", {"path.personId": "joiners"})
+bind("GET /api/v1/inventory/{id}/history", {"path.id": "items"})
+bind("GET /api/v1/people/{id}/history", {"path.id": "PERSON"})
+bind("GET /api/v1/events", {"query.subjectId": "items"})
+bind("POST /api/v1/webhooks", {})
+bind("GET /api/v1/webhooks/{id}/deliveries", {})
 PY
 # Run from the temporary directory: Schemathesis keeps a cache in its working
 # directory. One worker: with several threads, Hypothesis's lambda descriptions

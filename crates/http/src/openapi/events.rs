@@ -10,6 +10,11 @@ use super::{
     string_enum, uuid,
 };
 
+/// A cursor as pages give them (clients pass them back as they are).
+pub(super) fn cursor() -> Value {
+    json!({ "type": "string", "pattern": "^ev1\\.[0-9]{1,18}$" })
+}
+
 fn size() -> Value {
     query(
         "size",
@@ -26,7 +31,7 @@ fn history(operation: &str, what: &str) -> Value {
             "summary": format!("The events of {what}, newest first."),
             "tags": ["events"],
             "parameters": [
-                query("after", "The `next` of the previous (newer) page, as it was returned.", json!({ "type": "string" })),
+                query("after", "The `next` of the previous (newer) page, as it was returned.", cursor()),
                 size(),
             ],
             "responses": responses(json!({
@@ -54,7 +59,7 @@ pub(super) fn paths() -> Value {
                     server's retention (90 days by default); a cursor before the oldest kept event is refused.",
                 "tags": ["events"],
                 "parameters": [
-                    query("after", "The `next` of the previous page, as it was returned; absent: from the oldest event kept.", json!({ "type": "string" })),
+                    query("after", "The `next` of the previous page, as it was returned; absent: from the oldest event kept.", cursor()),
                     query("types", "Only these event types, comma-separated (the parameter may repeat).", json!({ "type": "string" })),
                     query("subjectId", "Only the events of this subject.", uuid()),
                     size(),

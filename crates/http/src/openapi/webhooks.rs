@@ -78,7 +78,7 @@ pub(super) fn paths() -> Value {
                 "summary": "A webhook's delivery attempts, newest first.",
                 "tags": ["webhooks"],
                 "parameters": [
-                    query("after", "The `next` of the previous page, as it was returned.", json!({ "type": "string" })),
+                    query("after", "The `next` of the previous page, as it was returned.", super::events::cursor()),
                     query("size", &format!("Attempts per page (default {DEFAULT_PAGE_SIZE})."),
                         json!({ "type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE })),
                 ],
