@@ -46,3 +46,49 @@ pub fn run(store: &dyn EventRepository, days: u32, stopped: &Receiver<()>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use equip_domain::event::{Actor, EventType, NewEvent, Subject, SubjectType};
+    use equip_domain::event_feed::{FeedQuery, FeedRead};
+    use equip_domain::ids::OrganizationId;
+    use equip_domain::testing::InMemoryStore;
+
+    #[test]
+    fn events_older_than_the_retention_are_pruned_in_batches_and_the_rest_kept() {
+        let store = InMemoryStore::default();
+        let org = OrganizationId::new();
+        let old = Utc::now() - chrono::Duration::days(91);
+        let event = || {
+            NewEvent::bare(
+                EventType::GroupDeleted,
+                Subject {
+                    kind: SubjectType::Group,
+                    id: uuid::Uuid::new_v4(),
+                },
+            )
+        };
+        {
+            let mut s = store.state();
+            for i in 0..(BATCH + 10) {
+                let at = old + chrono::Duration::seconds(i64::try_from(i).unwrap());
+                s.record(org, Actor::System, at, event());
+            }
+            s.record(org, Actor::System, Utc::now(), event());
+        }
+        assert_eq!(prune_once(&store, 90).unwrap(), BATCH + 10);
+        let q = FeedQuery {
+            after: None,
+            types: vec![],
+            subject_id: None,
+            size: 1000,
+        };
+        let FeedRead::Events { events, .. } = store.read_feed(org, &q).unwrap() else {
+            panic!("a feed without a cursor never expires");
+        };
+        assert_eq!(events.len(), 1);
+        assert_eq!(prune_once(&store, 90).unwrap(), 0);
+    }
+}
