@@ -68,6 +68,20 @@ pub struct DeliveryState {
     pub next_attempt_at: Option<DateTime<Utc>>,
 }
 
+impl DeliveryState {
+    /// The state once the organization's events up to `pruned_through` are
+    /// pruned: a webhook behind them goes on after them, without the
+    /// retries of an event that is gone; `None` when it is not behind. Every
+    /// store applies this when it claims a webhook.
+    #[must_use]
+    pub fn after_pruning(self, pruned_through: i64) -> Option<Self> {
+        (self.position < pruned_through).then(|| Self {
+            position: pruned_through,
+            ..Self::default()
+        })
+    }
+}
+
 /// A webhook subscription.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Webhook {
@@ -499,6 +513,25 @@ pub fn error_text(text: &str) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_webhook_behind_pruned_events_goes_on_after_them_without_retries() {
+        let retrying = DeliveryState {
+            position: 10,
+            attempts: 3,
+            retry_since: Some(Utc::now()),
+            next_attempt_at: Some(Utc::now()),
+        };
+        assert_eq!(
+            retrying.after_pruning(25),
+            Some(DeliveryState {
+                position: 25,
+                ..DeliveryState::default()
+            })
+        );
+        assert_eq!(retrying.after_pruning(10), None);
+        assert_eq!(retrying.after_pruning(0), None);
+    }
 
     fn field_of(e: DomainError) -> String {
         match e {

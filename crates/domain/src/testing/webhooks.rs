@@ -121,11 +121,8 @@ impl crate::ports::WebhookQueue for InMemoryStore {
         let mut claimed = Vec::new();
         for w in s.webhooks.iter_mut().filter(|w| ids.contains(&w.id)) {
             let (_, pruned) = heads.get(&w.organization_id).copied().unwrap_or((0, 0));
-            if w.delivery.position < pruned {
-                w.delivery = crate::webhook::DeliveryState {
-                    position: pruned,
-                    ..crate::webhook::DeliveryState::default()
-                };
+            if let Some(delivery) = w.delivery.after_pruning(pruned) {
+                w.delivery = delivery;
             }
             w.claimed_until = Some(lease_until);
             claimed.push(w.clone());

@@ -342,7 +342,7 @@ impl WebhookQueue for Store {
                     // on after them (with the retries of a pruned event).
                     let (_, pruned_through) =
                         crate::events::positions(c, &webhook.organization_id.to_string())?;
-                    if webhook.delivery.position < pruned_through {
+                    if let Some(delivery) = webhook.delivery.after_pruning(pruned_through) {
                         log::warn!(
                             "webhook {}: events up to {pruned_through} were pruned before delivery",
                             webhook.id
@@ -351,15 +351,13 @@ impl WebhookQueue for Store {
                             webhooks::table.filter(webhooks::id.eq(webhook.id.to_string())),
                         )
                         .set((
-                            webhooks::position.eq(pruned_through),
-                            webhooks::attempts.eq(0),
-                            webhooks::retry_since.eq(None::<NaiveDateTime>),
+                            webhooks::position.eq(delivery.position),
+                            webhooks::attempts.eq(i32::try_from(delivery.attempts).unwrap_or(0)),
+                            webhooks::retry_since.eq(delivery.retry_since.map(db_time)),
+                            webhooks::next_attempt_at.eq(delivery.next_attempt_at.map(db_time)),
                         ))
                         .execute(c)?;
-                        webhook.delivery = DeliveryState {
-                            position: pruned_through,
-                            ..DeliveryState::default()
-                        };
+                        webhook.delivery = delivery;
                     }
                     claimed.push(webhook);
                 }
