@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::group::Group;
@@ -177,11 +178,13 @@ pub struct Subject {
 }
 
 /// One changed field: its value before and after (`null` when absent).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Change {
     /// Before.
+    #[serde(default)]
     pub from: Value,
     /// After.
+    #[serde(default)]
     pub to: Value,
 }
 
@@ -201,6 +204,65 @@ pub struct NewEvent {
     pub changes: Changes,
 }
 
+/// The changed fields of a stored event as the JSON object text they were
+/// stored as: the feed, the histories and the webhooks send it as it is,
+/// without parsing it into values and writing them again.
+#[derive(Debug, Clone, Default)]
+pub struct StoredChanges(Option<Box<RawValue>>);
+
+impl StoredChanges {
+    /// The stored form of `changes` (none when empty).
+    #[must_use]
+    pub fn of(changes: &Changes) -> Self {
+        if changes.is_empty() {
+            return Self(None);
+        }
+        // A map of strings to values always serializes.
+        Self(serde_json::value::to_raw_value(changes).ok())
+    }
+
+    /// Stored text, checked to be one JSON object (its syntax only: cheaper
+    /// than parsing it into values).
+    ///
+    /// # Errors
+    /// Text that is not a JSON object.
+    pub fn from_text(text: Option<String>) -> Result<Self, serde_json::Error> {
+        let Some(text) = text else {
+            return Ok(Self(None));
+        };
+        let raw = RawValue::from_string(text)?;
+        if !raw.get().starts_with('{') {
+            return Err(serde::de::Error::custom(
+                "stored changes are not a JSON object",
+            ));
+        }
+        Ok(Self(Some(raw)))
+    }
+
+    /// The JSON text; `None` when nothing changed (a deletion, a delivery).
+    #[must_use]
+    pub fn text(&self) -> Option<&str> {
+        self.0.as_deref().map(RawValue::get)
+    }
+
+    /// The changes as values (empty when the stored text is not a map of
+    /// changes, which [`Self::from_text`] and [`Self::of`] never store).
+    #[must_use]
+    pub fn parse(&self) -> Changes {
+        self.text()
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or_default()
+    }
+}
+
+impl PartialEq for StoredChanges {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl Eq for StoredChanges {}
+
 /// A stored event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
@@ -219,29 +281,71 @@ pub struct Event {
     pub actor: Actor,
     /// To what.
     pub subject: Subject,
-    /// The changed fields.
-    pub changes: Changes,
+    /// The changed fields, as stored.
+    pub changes: StoredChanges,
 }
 
 impl Event {
-    /// The JSON of the feed, the histories and webhook deliveries.
+    /// The changed fields as values.
+    #[must_use]
+    pub fn changes(&self) -> Changes {
+        self.changes.parse()
+    }
+
+    /// The JSON of the feed, the histories and webhook deliveries, as a
+    /// value (the wire form is this type's `Serialize`).
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let mut body = json!({
-            "id": self.id,
-            "sequence": self.sequence,
-            "type": self.kind.as_str(),
-            "occurredAt": self.occurred_at.to_rfc3339_opts(SecondsFormat::Micros, true),
-            "actor": match self.actor.key_id() {
-                Some(id) => json!({"type": self.actor.kind().as_str(), "id": id}),
-                None => json!({"type": self.actor.kind().as_str()}),
-            },
-            "subject": {"type": self.subject.kind.as_str(), "id": self.subject.id},
-        });
-        if !self.changes.is_empty() {
-            body["changes"] = serde_json::to_value(&self.changes).unwrap_or(Value::Null);
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The wire form: `id`, `sequence`, `type`, `occurredAt`, `actor` (`type`,
+/// and `id` for an API key), `subject` (`type`, `id`), and `changes` when
+/// fields changed.
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+
+        struct ActorJson(Actor);
+        impl Serialize for ActorJson {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let key = self.0.key_id();
+                let mut map = s.serialize_map(Some(1 + usize::from(key.is_some())))?;
+                map.serialize_entry("type", self.0.kind().as_str())?;
+                if let Some(id) = key {
+                    map.serialize_entry("id", &id)?;
+                }
+                map.end()
+            }
         }
-        body
+        struct SubjectJson(Subject);
+        impl Serialize for SubjectJson {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut map = s.serialize_map(Some(2))?;
+                map.serialize_entry("type", self.0.kind.as_str())?;
+                map.serialize_entry("id", &self.0.id)?;
+                map.end()
+            }
+        }
+
+        let changes = self.changes.0.as_deref();
+        let mut map = serializer.serialize_map(Some(6 + usize::from(changes.is_some())))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("sequence", &self.sequence)?;
+        map.serialize_entry("type", self.kind.as_str())?;
+        map.serialize_entry(
+            "occurredAt",
+            &self
+                .occurred_at
+                .to_rfc3339_opts(SecondsFormat::Micros, true),
+        )?;
+        map.serialize_entry("actor", &ActorJson(self.actor))?;
+        map.serialize_entry("subject", &SubjectJson(self.subject))?;
+        if let Some(changes) = changes {
+            map.serialize_entry("changes", changes)?;
+        }
+        map.end()
     }
 }
 
@@ -572,6 +676,52 @@ impl EventView for Reminder {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn the_wire_form_carries_the_stored_changes_as_they_are() {
+        let changes = changes_between(&json!({"description": "a"}), &json!({"description": "b"}));
+        let stored = StoredChanges::of(&changes);
+        assert_eq!(
+            stored.text(),
+            Some(r#"{"description":{"from":"a","to":"b"}}"#)
+        );
+        let key = ApiKeyId::new();
+        let item = uuid::Uuid::new_v4();
+        let mut event = Event {
+            id: EventId::new(),
+            organization_id: OrganizationId::new(),
+            sequence: 7,
+            kind: EventType::ItemUpdated,
+            occurred_at: DateTime::from_timestamp(1_700_000_000, 5_000).unwrap(),
+            actor: Actor::ApiKey(key),
+            subject: Subject {
+                kind: SubjectType::InventoryItem,
+                id: item,
+            },
+            changes: StoredChanges::from_text(stored.text().map(str::to_owned)).unwrap(),
+        };
+        assert_eq!(event.changes(), changes);
+        assert_eq!(
+            event.to_json(),
+            json!({
+                "id": event.id, "sequence": 7, "type": "inventory.item.updated",
+                "occurredAt": "2023-11-14T22:13:20.000005Z",
+                "actor": {"type": "API_KEY", "id": key},
+                "subject": {"type": "INVENTORY_ITEM", "id": item},
+                "changes": {"description": {"from": "a", "to": "b"}},
+            })
+        );
+        // Nothing changed (a deletion): no `changes`; the CLI has no id.
+        event.changes = StoredChanges::of(&Changes::new());
+        event.actor = Actor::Cli;
+        let json = event.to_json();
+        assert!(json.get("changes").is_none(), "{json}");
+        assert_eq!(json["actor"], json!({"type": "CLI"}));
+        // Stored text that is not a JSON object is refused, not sent.
+        assert!(StoredChanges::from_text(Some("[1]".into())).is_err());
+        assert!(StoredChanges::from_text(Some("{\"a\":".into())).is_err());
+        assert_eq!(StoredChanges::from_text(None).unwrap().text(), None);
+    }
 
     #[test]
     fn nested_fields_are_named_by_path_and_references_compared_whole() {

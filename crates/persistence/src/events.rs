@@ -26,12 +26,12 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::upsert::excluded;
 
-use equip_domain::event::{
-    Actor, Change, Changes, Event, EventType, NewEvent, Subject, SubjectType,
-};
+use equip_domain::event::{Actor, Event, EventType, NewEvent, StoredChanges, Subject, SubjectType};
 use equip_domain::event_feed::{Cursor, FeedQuery, FeedRead};
 use equip_domain::ids::{EventId, OrganizationId};
 
@@ -39,6 +39,7 @@ use crate::connection::{on_inner, write_transaction, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::models::{db_time, utc};
 use crate::schema::{event_sequences, events};
+use crate::sql_builder::Sql;
 
 /// Rows per multi-row insert of events (10 binds each, under SQLite's
 /// conservative 999 bind limit).
@@ -79,23 +80,172 @@ impl Recorder {
             by_org.entry(org).or_default().push((at, event));
         }
         for (org, events) in by_org {
-            let count = i64::try_from(events.len()).map_err(DbError::corrupt)?;
-            let last = take_sequences(c, &org, count)?;
-            let first = last - count + 1;
-            let rows: Vec<EventRow> = events
-                .into_iter()
-                .zip(first..)
-                .map(|((at, event), sequence)| EventRow::new(&org, sequence, self.actor, at, event))
-                .collect::<DbResult<_>>()?;
-            for chunk in rows.chunks(INSERT_CHUNK) {
-                on_inner!(c, |c| diesel::insert_into(events::table)
-                    .values(chunk)
-                    .execute(c))?;
+            match c {
+                DbConnection::Postgres(_) => {
+                    for chunk in events.chunks(INSERT_CHUNK) {
+                        let mut sql = Sql::default();
+                        sql.push_sql("WITH ");
+                        push_numbered_insert(&mut sql, self.actor, &org, chunk, 0)?;
+                        sql.execute(c)?;
+                    }
+                }
+                DbConnection::Sqlite(_) => {
+                    let count = i64::try_from(events.len()).map_err(DbError::corrupt)?;
+                    let last = take_sequences(c, &org, count)?;
+                    let first = last - count + 1;
+                    let rows: Vec<EventRow> = events
+                        .iter()
+                        .zip(first..)
+                        .map(|((at, event), sequence)| {
+                            EventRow::new(&org, sequence, self.actor, *at, event)
+                        })
+                        .collect::<DbResult<_>>()?;
+                    for chunk in rows.chunks(INSERT_CHUNK) {
+                        on_inner!(c, |c| diesel::insert_into(events::table)
+                            .values(chunk)
+                            .execute(c))?;
+                    }
+                }
             }
         }
         Ok(())
     }
 }
+
+/// PostgreSQL: appends `s AS (<upsert>) INSERT INTO events …` to a `WITH`
+/// clause: the sequences of `events` taken and the events inserted in one
+/// statement (one round trip instead of two). The upsert of
+/// [`take_sequences`] is the common table expression whose `RETURNING`
+/// numbers the rows of a `VALUES` list; it locks the organization's row until
+/// the transaction ends, as there. With `after_writes` > 0 the clause already
+/// holds writes `w0`, `w1`, … (with `RETURNING`): the upsert reads their
+/// row counts, so it runs only once they are done, and the sequence stays the
+/// last lock the statement takes (see [`write_recorded_pg`]).
+fn push_numbered_insert(
+    sql: &mut Sql,
+    actor: Actor,
+    org: &str,
+    events: &[(DateTime<Utc>, NewEvent)],
+    after_writes: usize,
+) -> DbResult<()> {
+    let count = i64::try_from(events.len()).map_err(DbError::corrupt)?;
+    sql.push_sql("s AS (INSERT INTO event_sequences (organization_id, last_sequence) SELECT ")
+        .push_bind(org)
+        .push_sql(", ")
+        .push_bind(count);
+    for i in 0..after_writes {
+        sql.push_sql(if i == 0 { " FROM " } else { ", " })
+            .push_sql(&format!("(SELECT count(*) FROM w{i}) AS n{i}"));
+    }
+    sql.push_sql(
+        " ON CONFLICT (organization_id) DO UPDATE \
+         SET last_sequence = event_sequences.last_sequence + excluded.last_sequence \
+         RETURNING last_sequence) \
+         INSERT INTO events (organization_id, sequence, id, \"type\", occurred_at, actor_type, \
+         actor_id, subject_type, subject_id, changes) \
+         SELECT v.organization_id, s.last_sequence - ",
+    )
+    .push_bind(count)
+    .push_sql(
+        " + v.n, v.id, v.kind, v.occurred_at, v.actor_type, v.actor_id, v.subject_type, \
+         v.subject_id, v.changes FROM s CROSS JOIN (VALUES ",
+    );
+    for (n, (at, event)) in (1_i64..).zip(events) {
+        let row = EventRow::new(org, n, actor, *at, event)?;
+        if n > 1 {
+            sql.push_sql(", ");
+        }
+        sql.push_sql("(")
+            .push_bind(row.organization_id)
+            .push_sql(", ")
+            .push_bind(row.sequence)
+            .push_sql(", ")
+            .push_bind(row.id)
+            .push_sql(", ")
+            .push_bind(row.kind)
+            .push_sql(", ")
+            .push_bind(row.occurred_at)
+            .push_sql(", ")
+            .push_bind(row.actor_type)
+            .push_sql(", ")
+            .push_bind(row.actor_id)
+            .push_sql(", ")
+            .push_bind(row.subject_type)
+            .push_sql(", ")
+            .push_bind(row.subject_id)
+            .push_sql(", ")
+            .push_bind(row.changes)
+            .push_sql(")");
+    }
+    sql.push_sql(
+        ") AS v (organization_id, n, id, kind, occurred_at, actor_type, actor_id, \
+         subject_type, subject_id, changes)",
+    );
+    if events.len() > 1 {
+        // One shape per number of rows: keep only the common one prepared.
+        sql.uncached();
+    }
+    Ok(())
+}
+
+/// PostgreSQL: `writes` (Diesel statements, each with a `RETURNING` clause)
+/// and `event`, which records them, as **one** statement and so one
+/// transaction of its own: `WITH w0 AS (<write>), w1 AS (…), s AS (<upsert>)
+/// INSERT INTO events …`. One round trip where [`recorded`] takes `BEGIN`,
+/// the writes, the events and `COMMIT`: a person created through SCIM Bulk
+/// or CSV is one statement.
+///
+/// The order inside the statement is the one [`recorded`] keeps: the upsert
+/// of the sequence reads the writes' row counts, so the writes (and any
+/// lock they wait for, as a unique index entry of a concurrent transaction)
+/// are done before the organization's sequence row is locked, and that lock
+/// is held from there to the commit right after. Foreign keys are checked at
+/// the end of the statement, so a write may refer to a row another one
+/// inserts.
+pub(crate) fn write_recorded_pg(
+    c: &mut PgConnection,
+    actor: Actor,
+    org: &str,
+    at: DateTime<Utc>,
+    event: NewEvent,
+    writes: &[&dyn QueryFragment<Pg>],
+) -> DbResult<()> {
+    let mut events = Sql::default();
+    push_numbered_insert(&mut events, actor, org, &[(at, event)], writes.len())?;
+    WithWrites {
+        writes,
+        then: &events,
+    }
+    .execute(c)?;
+    Ok(())
+}
+
+/// `WITH w0 AS (<writes[0]>), … <then>`, where `then` continues the `WITH`
+/// clause (see [`write_recorded_pg`]).
+struct WithWrites<'a> {
+    writes: &'a [&'a dyn QueryFragment<Pg>],
+    then: &'a Sql,
+}
+
+impl QueryFragment<Pg> for WithWrites<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH ");
+        for (i, write) in self.writes.iter().enumerate() {
+            out.push_sql(&format!("w{i} AS ("));
+            write.walk_ast(out.reborrow())?;
+            out.push_sql("), ");
+        }
+        self.then.walk_ast(out.reborrow())
+    }
+}
+
+impl QueryId for WithWrites<'_> {
+    type QueryId = ();
+    // Cached by SQL text, as `Sql`.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl RunQueryDsl<PgConnection> for WithWrites<'_> {}
 
 /// A write transaction (as [`write_transaction`]) whose events, collected by
 /// `body` in the [`Recorder`], are written as its last statements, so an
@@ -156,7 +306,7 @@ impl EventRow {
         sequence: i64,
         actor: Actor,
         at: DateTime<Utc>,
-        e: NewEvent,
+        e: &NewEvent,
     ) -> DbResult<Self> {
         let changes = if e.changes.is_empty() {
             None
@@ -178,26 +328,7 @@ impl EventRow {
     }
 
     fn into_domain(self) -> DbResult<Event> {
-        let changes: Changes = match self.changes.as_deref() {
-            None => Changes::new(),
-            Some(text) => {
-                let raw: BTreeMap<String, Change> =
-                    serde_json::from_str::<BTreeMap<String, StoredChange>>(text)
-                        .map_err(DbError::corrupt)?
-                        .into_iter()
-                        .map(|(k, v)| {
-                            (
-                                k,
-                                Change {
-                                    from: v.from,
-                                    to: v.to,
-                                },
-                            )
-                        })
-                        .collect();
-                raw
-            }
-        };
+        let changes = StoredChanges::from_text(self.changes).map_err(DbError::corrupt)?;
         Ok(Event {
             id: EventId::parse(&self.id).map_err(DbError::corrupt)?,
             organization_id: OrganizationId::parse(&self.organization_id)
@@ -214,15 +345,6 @@ impl EventRow {
             changes,
         })
     }
-}
-
-/// A change as stored in `events.changes`.
-#[derive(serde::Deserialize)]
-struct StoredChange {
-    #[serde(default)]
-    from: serde_json::Value,
-    #[serde(default)]
-    to: serde_json::Value,
 }
 
 /// The organization's last sequence and how far it was pruned (0, 0 before

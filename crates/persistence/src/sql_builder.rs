@@ -22,7 +22,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, Bool, Date, HasSqlType, Text, Timestamp, Untyped};
+use diesel::sql_types::{BigInt, Bool, Date, HasSqlType, Nullable, Text, Timestamp, Untyped};
 use diesel::sqlite::Sqlite;
 
 use crate::connection::{on_inner, Backend, DbConnection};
@@ -64,6 +64,8 @@ pub(crate) const CACHED_LIST_MAX: usize = 8;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Bind {
     Text(String),
+    /// Text or NULL.
+    NullableText(Option<String>),
     Bool(bool),
     Time(NaiveDateTime),
     Date(NaiveDate),
@@ -79,6 +81,12 @@ impl From<String> for Bind {
 impl From<&str> for Bind {
     fn from(v: &str) -> Self {
         Self::Text(v.to_owned())
+    }
+}
+
+impl From<Option<String>> for Bind {
+    fn from(v: Option<String>) -> Self {
+        Self::NullableText(v)
     }
 }
 
@@ -285,6 +293,9 @@ where
             match piece {
                 Piece::Text(text) => out.push_sql(text),
                 Piece::Bind(Bind::Text(v)) => out.push_bind_param::<Text, String>(v)?,
+                Piece::Bind(Bind::NullableText(v)) => {
+                    out.push_bind_param::<Nullable<Text>, Option<String>>(v)?;
+                }
                 Piece::Bind(Bind::Bool(v)) => out.push_bind_param::<Bool, bool>(v)?,
                 Piece::Bind(Bind::Time(v)) => {
                     out.push_bind_param::<Timestamp, NaiveDateTime>(v)?;

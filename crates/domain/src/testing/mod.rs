@@ -111,7 +111,7 @@ impl State {
             occurred_at: at,
             actor,
             subject: event.subject,
-            changes: event.changes,
+            changes: crate::event::StoredChanges::of(&event.changes),
         });
     }
 }

@@ -7,7 +7,7 @@ use equip_domain::event::Event;
 use equip_domain::event_feed::RawFeedQuery;
 use equip_domain::ids::{InventoryItemId, PersonId};
 use equip_domain::services::events::{read_feed, read_history, HistoryOf, RawHistoryQuery};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::auth::Authenticated;
 use crate::blocking;
@@ -37,8 +37,12 @@ fn single(slot: &mut Option<String>, name: &str, value: String) -> Result<(), Ht
     Ok(())
 }
 
-fn data(events: &[Event]) -> Vec<Value> {
-    events.iter().map(Event::to_json).collect()
+/// A page of events as sent: the events in their wire form (their stored
+/// `changes` copied as they are) and the cursor of the next page.
+#[derive(Serialize)]
+struct Page<'a, C: Serialize> {
+    data: &'a [Event],
+    next: C,
 }
 
 /// `GET /api/v1/events?after=&types=&subjectId=&size=`:
@@ -61,10 +65,10 @@ pub async fn feed(
     }
     let ports = state.ports(&auth.caller);
     let page = blocking::run(Area::Api, move || read_feed(&*ports, org, &raw)).await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "data": data(&page.events),
-        "next": page.next.encode(),
-    })))
+    Ok(HttpResponse::Ok().json(Page {
+        data: &page.events,
+        next: page.next.encode(),
+    }))
 }
 
 async fn history(
@@ -84,10 +88,10 @@ async fn history(
     }
     let ports = state.ports(&auth.caller);
     let page = blocking::run(Area::Api, move || read_history(&*ports, org, of, &raw)).await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "data": data(&page.events),
-        "next": page.next.map(|c| c.encode()),
-    })))
+    Ok(HttpResponse::Ok().json(Page {
+        data: &page.events,
+        next: page.next.map(|c| c.encode()),
+    }))
 }
 
 /// `GET /api/v1/inventory/{id}/history?after=&size=`: the item's events,

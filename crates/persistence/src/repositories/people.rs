@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use diesel::connection::SimpleConnection;
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::QueryFragment;
 
 use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
@@ -15,7 +17,7 @@ use equip_domain::ports::{Offboarding, PersonRepository, PersonWrite};
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
-use crate::events::recorded;
+use crate::events::{recorded, write_recorded_pg};
 use crate::models::{
     db_time, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
 };
@@ -248,15 +250,34 @@ impl PersonRepository for Store {
                 if sqlite {
                     c.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
                 }
-                let written = recorded(c, self.actor, |c, events| -> DbResult<()> {
-                    diesel::insert_into(people::table)
-                        .values(&rows.person)
-                        .execute(c)?;
-                    insert_emails(c, &rows.emails)?;
-                    let event = NewEvent::created(EventType::PersonCreated, person);
-                    events.push(&rows.person.organization_id, person.updated_at, event);
-                    Ok(())
-                });
+                let event = NewEvent::created(EventType::PersonCreated, person);
+                let org = &rows.person.organization_id;
+                let written = match c {
+                    // The person, the emails and the event: one statement.
+                    DbConnection::Postgres(pg) => {
+                        let person_row = diesel::insert_into(people::table)
+                            .values(&rows.person)
+                            .returning(people::id);
+                        let email_rows = diesel::insert_into(person_emails::table)
+                            .values(&rows.emails)
+                            .returning(person_emails::person_id);
+                        let both: [&dyn QueryFragment<Pg>; 2] = [&person_row, &email_rows];
+                        let writes = if rows.emails.is_empty() {
+                            &both[..1]
+                        } else {
+                            &both[..]
+                        };
+                        write_recorded_pg(pg, self.actor, org, person.updated_at, event, writes)
+                    }
+                    DbConnection::Sqlite(_) => recorded(c, self.actor, |c, events| {
+                        diesel::insert_into(people::table)
+                            .values(&rows.person)
+                            .execute(c)?;
+                        insert_emails(c, &rows.emails)?;
+                        events.push(org, person.updated_at, event);
+                        Ok(())
+                    }),
+                };
                 if sqlite {
                     // SQLite's default, as every connection of the pool has it.
                     if let Err(e) = c.batch_execute("PRAGMA wal_autocheckpoint = 1000") {

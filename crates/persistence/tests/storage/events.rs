@@ -116,22 +116,23 @@ fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &
             id: *ada.id.as_uuid()
         }
     );
-    assert_eq!(created.changes["userName"].to, "ada@example.com");
-    assert_eq!(created.changes["userName"].from, serde_json::Value::Null);
+    assert_eq!(created.changes()["userName"].to, "ada@example.com");
+    assert_eq!(created.changes()["userName"].from, serde_json::Value::Null);
     let update = &events[2];
-    let changed: Vec<&str> = update.changes.keys().map(String::as_str).collect();
+    let update_changes = update.changes();
+    let changed: Vec<&str> = update_changes.keys().map(String::as_str).collect();
     assert_eq!(changed, ["assignedTo", "deployStatus", "description"]);
-    assert_eq!(update.changes["deployStatus"].from, "AVAILABLE");
-    assert_eq!(update.changes["deployStatus"].to, "DEPLOYED");
+    assert_eq!(update.changes()["deployStatus"].from, "AVAILABLE");
+    assert_eq!(update.changes()["deployStatus"].to, "DEPLOYED");
     assert_eq!(update.occurred_at, at(3, 10));
     let rename = &events[3];
     assert_eq!(
-        rename.changes.keys().collect::<Vec<_>>(),
+        rename.changes().keys().collect::<Vec<_>>(),
         ["name.givenName"]
     );
-    assert_eq!(events[4].changes["status"].to, "OFFBOARDING");
+    assert_eq!(events[4].changes()["status"].to, "OFFBOARDING");
     assert_eq!(events[5].subject.id, *it.id.as_uuid());
-    assert_eq!(events[5].changes["returnOrder"].to["status"], "PENDING");
+    assert_eq!(events[5].changes()["returnOrder"].to["status"], "PENDING");
     // The JSON form.
     let json = update.to_json();
     assert_eq!(json["type"], "inventory.item.updated");
@@ -251,7 +252,7 @@ fn histories_are_newest_first_and_scoped(_db: &TestDatabase, store: &Store) {
     };
     let newest = store.read_history(org.id, subject, None, 3).unwrap();
     assert_eq!(newest.len(), 3);
-    assert_eq!(newest[0].changes["description"].to, "note 4");
+    assert_eq!(newest[0].changes()["description"].to, "note 4");
     assert!(newest.windows(2).all(|p| p[0].sequence > p[1].sequence));
     let older = store
         .read_history(org.id, subject, Some(Cursor(newest[2].sequence)), 3)
@@ -421,7 +422,8 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
         ]
     );
     let member = |e: &Event| {
-        let c = &e.changes["member"];
+        let changes = e.changes();
+        let c = &changes["member"];
         if c.to.is_null() {
             c.from.clone()
         } else {
@@ -433,7 +435,7 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
         .map(|e| member(e).as_str().unwrap().to_owned())
         .collect();
     assert_eq!(joined, members.iter().map(ToString::to_string).collect());
-    assert_eq!(events[3].changes["displayName"].to, "Sales EMEA");
+    assert_eq!(events[3].changes()["displayName"].to, "Sales EMEA");
     assert_eq!(member(&events[4]), people[2].id.to_string());
     assert_eq!(member(&events[5]), people[1].id.to_string());
     assert_eq!(member(&events[7]), people[2].id.to_string());
@@ -441,4 +443,68 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
         .iter()
         .filter(|e| e.kind != EventType::PersonOffboardingStarted)
         .all(|e| e.subject.kind == SubjectType::Group));
+}
+
+/// PostgreSQL: a create whose own write waits for another transaction (an
+/// uncommitted person with the same userName) does not hold its
+/// organization's event sequence meanwhile, so the organization's other
+/// writes go on. A create is one statement (`write_recorded_pg`); were its
+/// sequence taken before its writes, the item below would wait for the
+/// person, and two writers waiting for each other's rows would deadlock.
+#[test]
+fn postgres_a_create_takes_the_sequence_only_after_its_writes() {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let store = db.store();
+    let (org, s, w) = seeded(&store, "Acme");
+    let grace = person(&org, "grace@example.com");
+    store.insert_person(&grace).unwrap();
+    // Another transaction inserts (a copy of Grace as) ada@example.com and
+    // stays open.
+    let mut other = diesel::PgConnection::establish(db.url()).unwrap();
+    other
+        .batch_execute(&format!(
+            "BEGIN; INSERT INTO people SELECT (jsonb_populate_record(NULL::people, to_jsonb(p) \
+             || jsonb_build_object('id', '{}', 'user_name', 'ada@example.com', \
+             'user_name_lower', 'ada@example.com'))).* FROM people p WHERE p.id = '{}'",
+            uuid::Uuid::new_v4(),
+            grace.id
+        ))
+        .unwrap();
+    let creating = {
+        let store = store.clone();
+        let ada = person(&org, "ada@example.com");
+        std::thread::spawn(move || store.insert_person(&ada))
+    };
+    let waiting =
+        "pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while db.count_rows(waiting) == 0 {
+        assert!(Instant::now() < deadline, "the create never waited");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (tx, rx) = mpsc::channel();
+    {
+        let store = store.clone();
+        let it = item(&org, &s, &w, at(3, 0));
+        std::thread::spawn(move || tx.send(store.insert_inventory_item(&it)));
+    }
+    let item_written = rx.recv_timeout(Duration::from_secs(10));
+    other.batch_execute("ROLLBACK").unwrap();
+    creating.join().unwrap().unwrap();
+    assert!(
+        matches!(item_written, Ok(Ok(()))),
+        "the item's write waited for the person's create: {item_written:?}"
+    );
+    let events = all_events(&store, &org);
+    assert_eq!(
+        kinds(&events[events.len() - 2..]),
+        ["inventory.item.created", "person.created"]
+    );
 }

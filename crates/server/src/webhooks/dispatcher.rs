@@ -381,7 +381,7 @@ impl WebhookDispatcher {
 
     /// Posts one event and records the attempt in `h`.
     fn attempt(&self, h: &mut Holding, event: &Event) -> Step {
-        let body = serde_json::to_vec(&event.to_json()).unwrap_or_default();
+        let body = serde_json::to_vec(event).unwrap_or_default();
         let attempted_at = Utc::now();
         let signature = signature_header(&h.webhook.secret, attempted_at.timestamp(), &body);
         let event_id = event.id.to_string();
