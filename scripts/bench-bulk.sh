@@ -9,7 +9,10 @@
 # Prints rows/s per step and backend, and equip's peak resident memory
 # (VmHWM). PostgreSQL: a scratch database on BENCH_POSTGRES_URL's server
 # (default postgres://postgres@127.0.0.1:5432), dropped afterwards.
-# BIN=path/to/equip measures that binary instead of building this tree's.
+# BIN=path/to/equip measures that binary instead of building this tree's;
+# BACKENDS="sqlite postgres" (the default) picks the backends. Before a
+# PostgreSQL run the server is checkpointed, so that one run's dirty pages
+# are not written during the next.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -112,7 +115,13 @@ run_backend() { # name database-url
 
 echo "## Bulk and CSV throughput ($(nproc) cores, $(date -u +%Y-%m-%d))"
 echo
-run_backend sqlite "$work/bench.db"
-psql "$pg_server/postgres" -qc "DROP DATABASE IF EXISTS equip_bench_bulk" >/dev/null
-psql "$pg_server/postgres" -qc "CREATE DATABASE equip_bench_bulk" >/dev/null
-run_backend postgres "$pg_server/equip_bench_bulk"
+for backend in ${BACKENDS:-sqlite postgres}; do
+  case $backend in
+    sqlite) run_backend sqlite "$work/bench.db" ;;
+    postgres)
+      psql "$pg_server/postgres" -qc "DROP DATABASE IF EXISTS equip_bench_bulk" >/dev/null
+      psql "$pg_server/postgres" -qc "CREATE DATABASE equip_bench_bulk" -c "CHECKPOINT" >/dev/null
+      run_backend postgres "$pg_server/equip_bench_bulk" ;;
+    *) echo "bench-bulk: unknown backend $backend" >&2; exit 1 ;;
+  esac
+done

@@ -14,8 +14,11 @@
 #      and the non-2xx count;
 #   3. on the "after" database (if its binary has the feed): restart equip,
 #      follow GET /api/v1/events?size=1000&after=... from the start to the end
-#      (cold: the first pass after the start), then again (warm); prints
-#      events/s (scripts/lib/events_bench.py feed).
+#      with wrk (scripts/lib/follow_feed.lua: one connection, the cursor cut
+#      out of each answer, no JSON parsing) (cold: the first pass after the
+#      start), then again (warm); prints events/s; then a third pass with
+#      a Python client that parses every page and checks that sequences
+#      increase (scripts/lib/events_bench.py feed).
 #
 #   BIN_BEFORE=/path/to/old/equip BIN_AFTER=target/release/equip scripts/bench-events.sh
 #   BACKENDS=sqlite ITEMS=10000 DURATION=10s ROUNDS=3 scripts/bench-events.sh
@@ -142,11 +145,19 @@ for backend in $backends; do
   code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: ApiKey ${keys[after]}" \
     "http://127.0.0.1:$port/api/v1/events?size=1")
   if [ "$code" = 200 ]; then
-    echo "| feed, size 1000, start to end (after) | events | pages | seconds | events/s | client share |"
+    # The server was started just now and has answered nothing but the probe
+    # above. wrk follows `next` (cold, then warm) without parsing the JSON;
+    # then a Python client that parses every page checks the order.
+    echo "| feed, size 1000, start to end, wrk (after) | events | pages | seconds | events/s |"
+    echo "|---|---:|---:|---:|---:|"
+    for pass in "cold (first pass after a start)" "warm (second pass)"; do
+      wrk -t1 -c1 -d120s -H "Authorization: ApiKey ${keys[after]}" -s scripts/lib/follow_feed.lua \
+        "http://127.0.0.1:$port" -- "$pass" | grep '^|'
+    done
+    echo
+    echo "| feed, size 1000, Python client (after) | events | pages | seconds | events/s | client share |"
     echo "|---|---:|---:|---:|---:|---:|"
-    # The server was started just now and has answered nothing but the probe above.
-    python3 scripts/lib/events_bench.py feed "http://127.0.0.1:$port" "${keys[after]}" "cold (first pass after a start)"
-    python3 scripts/lib/events_bench.py feed "http://127.0.0.1:$port" "${keys[after]}" "warm (second pass)"
+    python3 scripts/lib/events_bench.py feed "http://127.0.0.1:$port" "${keys[after]}" "third pass, parsing every page"
     echo
     echo "equip peak RSS (after, feed): $(awk '/VmHWM/ {printf "%.0f MiB", $2/1024}' "/proc/$server/status")"
   else

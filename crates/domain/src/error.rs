@@ -3,7 +3,7 @@
 //! only in the web crate.
 
 /// What a repository (port) implementation can report.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The row does not exist, or belongs to another organization.
     #[error("{entity} not found")]

@@ -7,7 +7,9 @@
 //! as its **last** statements before COMMIT ([`recorded`]): first it takes its
 //! sequences by an upsert of the organization's `event_sequences` row
 //! (`last_sequence = last_sequence + n … RETURNING`), then it inserts the
-//! events. On PostgreSQL the upsert locks the row until the transaction
+//! events (on PostgreSQL both in one statement; a person created through
+//! SCIM Bulk or CSV is one statement with its event: [`write_recorded_pg`],
+//! whose upsert still runs after the writes). On PostgreSQL the upsert locks the row until the transaction
 //! ends, so a second writer of the same organization waits there until the
 //! first has committed (and then reads its committed `last_sequence`) or
 //! rolled back (and then reuses its numbers). Sequences are therefore given
@@ -220,6 +222,10 @@ pub(crate) fn write_recorded_pg(
     Ok(())
 }
 
+/// Statements of [`write_recorded_pg`] with more writes than this are not
+/// kept prepared (each number of writes is a statement of its own).
+const CACHED_WRITES_MAX: usize = 4;
+
 /// `WITH w0 AS (<writes[0]>), … <then>`, where `then` continues the `WITH`
 /// clause (see [`write_recorded_pg`]).
 struct WithWrites<'a> {
@@ -229,6 +235,11 @@ struct WithWrites<'a> {
 
 impl QueryFragment<Pg> for WithWrites<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        if self.writes.len() > CACHED_WRITES_MAX {
+            // Open-ended shapes (a person with many emails) are not kept
+            // prepared on the connection.
+            out.unsafe_to_cache_prepared();
+        }
         out.push_sql("WITH ");
         for (i, write) in self.writes.iter().enumerate() {
             out.push_sql(&format!("w{i} AS ("));

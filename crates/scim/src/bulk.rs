@@ -370,6 +370,17 @@ impl BulkIds {
     }
 }
 
+/// Whether any string of `value` (keys excluded) holds a `bulkId:` reference.
+#[must_use]
+pub fn has_references(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains(BULK_ID_PREFIX),
+        Value::Array(items) => items.iter().any(has_references),
+        Value::Object(map) => map.values().any(has_references),
+        _ => false,
+    }
+}
+
 /// The outcome of one operation, as the BulkResponse lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BulkOperationResult {

@@ -71,6 +71,17 @@ pub trait PersonRepository: Send + Sync {
     /// another organization; backend failures.
     fn insert_person(&self, person: &Person) -> StoreResult<()>;
 
+    /// Inserts new people in order, each written or refused on its own as by
+    /// [`Self::insert_person`]: one result per person. A store may write them
+    /// in fewer transactions (SCIM Bulk and CSV creates); this default writes
+    /// one at a time.
+    ///
+    /// A failure that is not the person's own (the database unavailable, the
+    /// disk full) may refuse every person of the call with it.
+    fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
+        people.iter().map(|p| self.insert_person(p)).collect()
+    }
+
     /// Replaces a provisioned person (all fields and emails) with `person` if
     /// their stored version is still the one of `current`, the person as the
     /// caller read them; `person.version` is the new one. Records the

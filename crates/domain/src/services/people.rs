@@ -47,14 +47,57 @@ pub fn create_person(
     mut person: Person,
     now: DateTime<Utc>,
 ) -> Result<Person, DomainError> {
+    prepare_new(&mut person, now)?;
+    ports.insert_person(&person).map_err(store_error)?;
+    Ok(person)
+}
+
+/// A new person as stored: active, version 1, created `now`, with a
+/// primary email; checked against the rules.
+fn prepare_new(person: &mut Person, now: DateTime<Utc>) -> Result<(), DomainError> {
     person.status = PersonStatus::Active;
     person.created_at = now;
     person.updated_at = now;
     person.version = 1;
     person.default_primary_email();
-    person.validate()?;
-    ports.insert_person(&person).map_err(store_error)?;
-    Ok(person)
+    person.validate()
+}
+
+/// Creates `people` in order, each as [`create_person`] would (one result
+/// each, in order), letting the store write them together
+/// ([`PersonRepository::insert_people`]): SCIM Bulk and CSV creates.
+pub fn create_people(
+    ports: &dyn PersonRepository,
+    people: Vec<Person>,
+    now: DateTime<Utc>,
+) -> Vec<Result<Person, DomainError>> {
+    let mut results: Vec<Option<Result<Person, DomainError>>> = Vec::with_capacity(people.len());
+    let mut valid = Vec::with_capacity(people.len());
+    for mut person in people {
+        match prepare_new(&mut person, now) {
+            Ok(()) => {
+                valid.push(person);
+                results.push(None);
+            }
+            Err(e) => results.push(Some(Err(e))),
+        }
+    }
+    let mut written = ports.insert_people(&valid).into_iter();
+    let mut valid = valid.into_iter();
+    results
+        .into_iter()
+        .map(|result| match result {
+            Some(refused) => refused,
+            None => match (valid.next(), written.next()) {
+                (Some(person), Some(Ok(()))) => Ok(person),
+                (_, Some(Err(e))) => Err(store_error(e)),
+                // A store that answered fewer results than people: not written.
+                (_, None) | (None, Some(Ok(()))) => Err(store_error(StoreError::Backend(
+                    "the store did not answer for every person".into(),
+                ))),
+            },
+        })
+        .collect()
 }
 
 /// A provisioned person of the organization.
@@ -202,6 +245,33 @@ mod tests {
         let mut again = person("ada@example.com");
         again.organization_id = org;
         assert!(create_person(&store, again, now).is_ok());
+    }
+
+    #[test]
+    fn people_created_together_succeed_or_fail_each_on_their_own() {
+        let store = InMemoryStore::default();
+        let now = Utc::now();
+        let ada = person("ada@example.com");
+        let org = ada.organization_id;
+        let in_org = |mut p: Person| {
+            p.organization_id = org;
+            p
+        };
+        let twin = in_org(person("ADA@example.com"));
+        let mut broken = in_org(person("grace@example.com"));
+        broken.emails[0].value = "someone-else@example.com".into();
+        let linus = in_org(person("linus@example.com"));
+        let results = create_people(&store, vec![ada, twin, broken, linus.clone()], now);
+        assert_eq!(results.len(), 4);
+        let created = results[0].as_ref().unwrap();
+        assert_eq!((created.version, created.created_at), (1, now));
+        assert!(matches!(results[1], Err(DomainError::Conflict { .. })));
+        assert!(matches!(results[2], Err(DomainError::Invalid { .. })));
+        assert_eq!(results[3].as_ref().unwrap().id, linus.id);
+        // What was refused was not stored; the rest is.
+        assert!(get_person(&store, org, linus.id).is_ok());
+        let page = list_people(&store, org, PersonQuery::default()).unwrap();
+        assert_eq!(page.total, 2);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use equip_domain::person::Person;
 use equip_domain::person_query::{PersonPage, PersonQuery};
 use equip_domain::ports::{Offboarding, PersonRepository, PersonWrite};
 
-use crate::connection::{on_inner, DbConnection};
+use crate::connection::{on_inner, Backend, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, write_recorded_pg};
 use crate::models::{
@@ -151,6 +151,74 @@ fn insert_emails(conn: &mut DbConnection, emails: &[PersonEmailRow]) -> DbResult
     Ok(())
 }
 
+/// A person's row and emails.
+fn insert_rows(c: &mut DbConnection, rows: &PersonRows) -> DbResult<()> {
+    diesel::insert_into(people::table)
+        .values(&rows.person)
+        .execute(c)?;
+    insert_emails(c, &rows.emails)
+}
+
+/// Whether `e` refuses one person's rows (a clash of userNames, a missing
+/// package, a broken check), not the whole write.
+fn refuses_the_row(e: &DbError) -> bool {
+    use diesel::result::DatabaseErrorKind as Kind;
+    matches!(
+        e,
+        DbError::Corrupt(_)
+            | DbError::Diesel(diesel::result::Error::DatabaseError(
+                Kind::UniqueViolation
+                    | Kind::ForeignKeyViolation
+                    | Kind::CheckViolation
+                    | Kind::NotNullViolation,
+                _,
+            ))
+    )
+}
+
+/// SQLite: `write` (people creates) under the in-process writer mutex
+/// without checkpointing the WAL in its commit. SQLite checkpoints the WAL
+/// inside the commit that crosses 1,000 pages, which here would hold the
+/// mutex: every other create waited for it (and its fsync). A create's own
+/// commit does not checkpoint; every [`CHECKPOINT_EVERY`] creates, one
+/// checkpoints after releasing the mutex ([`Store::people_created`];
+/// PASSIVE: it never blocks a writer or a reader).
+fn sqlite_creates<T>(
+    c: &mut DbConnection,
+    write: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+) -> DbResult<T> {
+    let _writer = sqlite_writer(c);
+    c.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
+    let written = write(c);
+    // SQLite's default, as every connection of the pool has it.
+    if let Err(e) = c.batch_execute("PRAGMA wal_autocheckpoint = 1000") {
+        log::warn!("could not restore wal_autocheckpoint: {e}");
+    }
+    written
+}
+
+impl Store {
+    /// After `n` people were created (committed) on `c`: SQLite checkpoints
+    /// the WAL every [`CHECKPOINT_EVERY`] creates of this process; a write
+    /// session refreshes the planner's statistics now and then.
+    fn people_created(&self, c: &mut DbConnection, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let before = PEOPLE_INSERTS.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        let crossed = (before + n) / CHECKPOINT_EVERY > before / CHECKPOINT_EVERY;
+        if crossed && matches!(c, DbConnection::Sqlite(_)) {
+            // The creates are committed: a failed checkpoint is for the log.
+            if let Err(e) = c.batch_execute("PRAGMA wal_checkpoint(PASSIVE)") {
+                log::warn!("WAL checkpoint after people creates failed: {e}");
+            }
+        }
+        for _ in 0..n {
+            self.note_people_inserted(c);
+        }
+    }
+}
+
 /// The stored (status, version) of a person.
 fn state_of(conn: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<(String, i64)>> {
     Ok(people::table
@@ -238,64 +306,94 @@ impl PersonRepository for Store {
     fn insert_person(&self, person: &Person) -> StoreResult<()> {
         self.with("person", DUPLICATE_USER_NAME, |c| {
             let rows = PersonRows::from_domain(person)?;
-            let sqlite = matches!(c, DbConnection::Sqlite(_));
-            {
-                let _writer = sqlite_writer(c);
-                // SQLite checkpoints the WAL inside the commit that crosses
-                // 1,000 pages, here while the in-process writer mutex is
-                // held: every other create waited for it (and its fsync).
-                // A create's own commit does not checkpoint; every
-                // CHECKPOINT_EVERY creates, one checkpoints after releasing
-                // the mutex (PASSIVE: it never blocks a writer or a reader).
-                if sqlite {
-                    c.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
+            let event = NewEvent::created(EventType::PersonCreated, person);
+            let org = &rows.person.organization_id;
+            match c {
+                // The person, the emails and the event: one statement.
+                DbConnection::Postgres(pg) => {
+                    let person_row = diesel::insert_into(people::table)
+                        .values(&rows.person)
+                        .returning(people::id);
+                    // One insert per email: single-row inserts keep the
+                    // statement prepared (a multi-row one is planned anew
+                    // each time).
+                    let email_rows: Vec<_> = rows
+                        .emails
+                        .iter()
+                        .map(|email| {
+                            diesel::insert_into(person_emails::table)
+                                .values(email)
+                                .returning(person_emails::person_id)
+                        })
+                        .collect();
+                    let mut writes: Vec<&dyn QueryFragment<Pg>> = vec![&person_row];
+                    writes.extend(email_rows.iter().map(|w| w as &dyn QueryFragment<Pg>));
+                    write_recorded_pg(pg, self.actor, org, person.updated_at, event, &writes)?;
                 }
-                let event = NewEvent::created(EventType::PersonCreated, person);
-                let org = &rows.person.organization_id;
-                let written = match c {
-                    // The person, the emails and the event: one statement.
-                    DbConnection::Postgres(pg) => {
-                        let person_row = diesel::insert_into(people::table)
-                            .values(&rows.person)
-                            .returning(people::id);
-                        let email_rows = diesel::insert_into(person_emails::table)
-                            .values(&rows.emails)
-                            .returning(person_emails::person_id);
-                        let both: [&dyn QueryFragment<Pg>; 2] = [&person_row, &email_rows];
-                        let writes = if rows.emails.is_empty() {
-                            &both[..1]
-                        } else {
-                            &both[..]
-                        };
-                        write_recorded_pg(pg, self.actor, org, person.updated_at, event, writes)
-                    }
-                    DbConnection::Sqlite(_) => recorded(c, self.actor, |c, events| {
-                        diesel::insert_into(people::table)
-                            .values(&rows.person)
-                            .execute(c)?;
-                        insert_emails(c, &rows.emails)?;
-                        events.push(org, person.updated_at, event);
-                        Ok(())
-                    }),
-                };
-                if sqlite {
-                    // SQLite's default, as every connection of the pool has it.
-                    if let Err(e) = c.batch_execute("PRAGMA wal_autocheckpoint = 1000") {
-                        log::warn!("could not restore wal_autocheckpoint: {e}");
-                    }
-                }
-                written?;
-            }
-            let n = PEOPLE_INSERTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if sqlite && n.is_multiple_of(CHECKPOINT_EVERY) {
-                // The create is committed: a failed checkpoint is for the log.
-                if let Err(e) = c.batch_execute("PRAGMA wal_checkpoint(PASSIVE)") {
-                    log::warn!("WAL checkpoint after people creates failed: {e}");
+                DbConnection::Sqlite(_) => {
+                    sqlite_creates(c, |c| {
+                        recorded(c, self.actor, |c, events| {
+                            insert_rows(c, &rows)?;
+                            events.push(org, person.updated_at, event);
+                            Ok(())
+                        })
+                    })?;
                 }
             }
-            self.note_people_inserted(c);
+            self.people_created(c, 1);
             Ok(())
         })
+    }
+
+    /// SQLite: the people of one call in one transaction (each in a
+    /// savepoint of its own, so a refused one leaves the others written),
+    /// and their events written together at its end: a SQLite commit writes
+    /// every page it changed to the WAL, and the pages of the people, their
+    /// indexes and the events are shared by the batch instead of written
+    /// once per person (docs/performance.md, "Events"). PostgreSQL: one
+    /// statement each, as [`Self::insert_person`].
+    fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
+        if people.len() < 2 || self.backend() == Backend::Postgres {
+            return people.iter().map(|p| self.insert_person(p)).collect();
+        }
+        let rows: Vec<DbResult<PersonRows>> = people.iter().map(PersonRows::from_domain).collect();
+        let batch = self.with("person", DUPLICATE_USER_NAME, |c| {
+            let each = sqlite_creates(c, |c| {
+                recorded(c, self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
+                    let mut each = Vec::with_capacity(people.len());
+                    for (person, rows) in people.iter().zip(&rows) {
+                        let written = match rows {
+                            Ok(rows) => c.transaction(|c| insert_rows(c, rows)),
+                            Err(e) => Err(DbError::Corrupt(format!("{e:?}"))),
+                        };
+                        match written {
+                            Ok(()) => {
+                                events.push(
+                                    &person.organization_id.to_string(),
+                                    person.updated_at,
+                                    NewEvent::created(EventType::PersonCreated, person),
+                                );
+                                each.push(Ok(()));
+                            }
+                            Err(e) if refuses_the_row(&e) => each.push(Err(e)),
+                            // Not this person's doing: nothing of the call is written.
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    Ok(each)
+                })
+            })?;
+            let created = each.iter().filter(|r| r.is_ok()).count();
+            self.people_created(c, created as u64);
+            Ok(each)
+        });
+        match batch {
+            Ok(each) => each
+                .into_iter()
+                .map(|r| r.map_err(|e| e.into_store("person", DUPLICATE_USER_NAME)))
+                .collect(),
+            Err(e) => people.iter().map(|_| Err(e.clone())).collect(),
+        }
     }
 
     fn update_person(&self, current: &Person, person: &Person) -> StoreResult<PersonWrite> {

@@ -19,6 +19,7 @@ storage_tests!(
     pruning_removes_the_oldest_and_expires_their_cursors,
     concurrent_writers_never_make_a_reader_skip,
     group_writes_record_one_event_per_member_who_joins_or_leaves,
+    people_inserted_together_are_each_written_or_refused,
 );
 
 fn query(after: i64, size: usize) -> FeedQuery {
@@ -443,6 +444,53 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
         .iter()
         .filter(|e| e.kind != EventType::PersonOffboardingStarted)
         .all(|e| e.subject.kind == SubjectType::Group));
+}
+
+/// `insert_people` (SCIM Bulk and CSV creates): a person refused (a clash
+/// of userNames, within the call or with a stored person; a package of
+/// nobody) leaves the others written; each written one has its event, in
+/// the order of the call, and a refused one has none.
+fn people_inserted_together_are_each_written_or_refused(_db: &TestDatabase, store: &Store) {
+    use equip_domain::ids::PackageId;
+    use equip_domain::ports::PersonRepository;
+
+    let (org, _, _) = seeded(store, "Acme");
+    store
+        .insert_person(&person(&org, "stored@example.com"))
+        .unwrap();
+    let before = all_events(store, &org).len();
+    let ada = person(&org, "ada@example.com");
+    let twin = person(&org, "ADA@example.com");
+    let stored_twin = person(&org, "Stored@example.com");
+    let mut packaged = person(&org, "pkg@example.com");
+    packaged.package_id = Some(PackageId::new());
+    let grace = person(&org, "grace@example.com");
+    let results = store.insert_people(&[ada.clone(), twin, stored_twin, packaged, grace.clone()]);
+    assert!(results[0].is_ok(), "{:?}", results[0]);
+    assert!(matches!(results[1], Err(StoreError::Duplicate { .. })));
+    assert!(matches!(results[2], Err(StoreError::Duplicate { .. })));
+    assert!(
+        matches!(results[3], Err(StoreError::MissingReference { .. })),
+        "{:?}",
+        results[3]
+    );
+    assert!(results[4].is_ok());
+    assert_eq!(
+        store
+            .find_person(org.id, ada.id)
+            .unwrap()
+            .unwrap()
+            .user_name,
+        "ada@example.com"
+    );
+    assert!(store.find_person(org.id, grace.id).unwrap().is_some());
+    let events = all_events(store, &org);
+    let created: Vec<uuid::Uuid> = events[before..].iter().map(|e| e.subject.id).collect();
+    assert_eq!(created, [*ada.id.as_uuid(), *grace.id.as_uuid()]);
+    assert_eq!(
+        kinds(&events[before..]),
+        ["person.created", "person.created"]
+    );
 }
 
 /// PostgreSQL: a create whose own write waits for another transaction (an

@@ -19,8 +19,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::ids::OrganizationId;
 use equip_domain::services::groups::Belonging;
 use equip_scim::bulk::{
-    BulkIds, BulkMethod, BulkOperation, BulkOperationResult, BulkRequest, BulkRequestError,
-    BulkResponseWriter, BulkTarget,
+    has_references, BulkIds, BulkMethod, BulkOperation, BulkOperationResult, BulkRequest,
+    BulkRequestError, BulkResponseWriter, BulkTarget,
 };
 use equip_scim::error::{ScimErrorBody, ScimType};
 use equip_scim::group::group_location;
@@ -30,7 +30,8 @@ use serde_json::Value;
 
 use super::group_provisioning::{create_group, delete_group, group_id, patch_group, replace_group};
 use super::provisioning::{
-    create_user, delete_user, patch_error, patch_user, person_id, replace_user, IfMatch,
+    create_user, create_users, delete_user, patch_error, patch_user, person_id, replace_user,
+    IfMatch,
 };
 use super::users::with_belonging;
 use super::{base_url, run_in_session};
@@ -67,7 +68,17 @@ pub(crate) struct BulkRun<'a> {
     /// The database is unavailable: every operation from here on is
     /// reported as not run ([`not_run`]).
     halted: bool,
+    /// User creates waiting to be written together ([`CREATES_TOGETHER`]).
+    creates: Vec<BulkOperation>,
 }
+
+/// Consecutive user creates (`POST /Users` without `bulkId:` references,
+/// in a request without `failOnErrors`) are written together, this many at
+/// most: each is still written or refused on its own, and its result is the
+/// one it would have alone, but the store may commit them together (on
+/// SQLite one transaction instead of one per user; docs/performance.md,
+/// "Events"). Bounded so that other writers wait little for the lock.
+const CREATES_TOGETHER: usize = 50;
 
 /// A run halts after this many operations in a row found the database
 /// unavailable: one is a lost connection (the write session goes on with a
@@ -151,6 +162,7 @@ impl<'a> BulkRun<'a> {
             out: BulkResponseWriter::new(),
             unavailable_in_a_row: 0,
             halted: false,
+            creates: Vec::new(),
         }
     }
 
@@ -178,6 +190,7 @@ impl<'a> BulkRun<'a> {
         bulk_id: Option<String>,
         error: ScimErrorBody,
     ) {
+        self.write_creates();
         // Even after a halt: the row's own error (it needs no database) is
         // more use than "not run".
         self.out.push(&BulkOperationResult {
@@ -190,17 +203,72 @@ impl<'a> BulkRun<'a> {
         });
     }
 
-    /// Runs `op` and records its result (unless the run has stopped).
+    /// Runs `op` and records its result (unless the run has stopped). A user
+    /// create may wait for the next ones ([`CREATES_TOGETHER`]); every
+    /// result is recorded in the order of the operations.
     pub(crate) fn execute(&mut self, op: BulkOperation) {
         if self.stopped() {
             return;
         }
+        if self.joins_creates(&op) {
+            self.creates.push(op);
+            if self.creates.len() >= CREATES_TOGETHER {
+                self.write_creates();
+            }
+            return;
+        }
+        self.write_creates();
         if self.halted {
             self.out.push(&not_run(op.method, op.bulk_id));
             return;
         }
         let mut location = None;
         let outcome = self.perform(&op, &mut location);
+        self.record(op, outcome, location);
+    }
+
+    /// Whether `op` is a user create that may be written with its
+    /// neighbours: nothing about it depends on an earlier operation's result.
+    fn joins_creates(&self, op: &BulkOperation) -> bool {
+        self.fail_on_errors.is_none()
+            && !self.halted
+            && op.method == BulkMethod::Post
+            && matches!(BulkTarget::parse(&op.path), Some(BulkTarget::Users))
+            && !(self.references && op.data.as_ref().is_some_and(has_references))
+    }
+
+    /// Writes the waiting user creates and records their results in order.
+    fn write_creates(&mut self) {
+        if self.creates.is_empty() {
+            return;
+        }
+        let ops = std::mem::take(&mut self.creates);
+        let bodies = ops
+            .iter()
+            .map(|op| op.data.clone().unwrap_or(Value::Null))
+            .collect();
+        let created = create_users(self.ports, self.org, bodies);
+        for (op, person) in ops.into_iter().zip(created) {
+            let outcome = person.map(|p| {
+                Done::wrote(
+                    StatusCode::CREATED,
+                    p.id,
+                    user_location(self.base, p.id),
+                    // A new user is in no group.
+                    user_tag(&p, &Belonging::default()),
+                )
+            });
+            self.record(op, outcome, None);
+        }
+    }
+
+    /// Records the result of `op`.
+    fn record(
+        &mut self,
+        op: BulkOperation,
+        outcome: Result<Done, HttpError>,
+        location: Option<String>,
+    ) {
         match &outcome {
             Err(e) if e.status() == StatusCode::SERVICE_UNAVAILABLE => {
                 self.unavailable_in_a_row += 1;
@@ -348,7 +416,8 @@ impl<'a> BulkRun<'a> {
     }
 
     /// The BulkResponse body.
-    pub(crate) fn finish(self) -> String {
+    pub(crate) fn finish(mut self) -> String {
+        self.write_creates();
         self.out.finish()
     }
 }

@@ -162,6 +162,37 @@ pub(crate) fn create_user(
     people::create_person(ports, person, Utc::now()).map_err(domain)
 }
 
+/// [`create_user`] for several bodies, in order, one result each; the store
+/// may write the people together ([`people::create_people`]).
+pub(crate) fn create_users(
+    ports: &dyn Ports,
+    org: OrganizationId,
+    bodies: Vec<Value>,
+) -> Vec<Result<Person, HttpError>> {
+    let converted: Vec<Result<Person, HttpError>> = bodies
+        .into_iter()
+        .map(|body| to_person(body, org, PersonId::new()))
+        .collect();
+    let valid: Vec<Person> = converted
+        .iter()
+        .filter_map(|p| p.as_ref().ok())
+        .cloned()
+        .collect();
+    let mut created = people::create_people(ports, valid, Utc::now()).into_iter();
+    converted
+        .into_iter()
+        .map(|person| {
+            person?;
+            match created.next() {
+                Some(result) => result.map_err(domain),
+                None => Err(domain(equip_domain::DomainError::Store(
+                    equip_domain::StoreError::Backend("a create went unanswered".into()),
+                ))),
+            }
+        })
+        .collect()
+}
+
 /// Runs `attempt` (read, change, conditional write of a `resource`) until it
 /// writes: `Ok(None)` is a concurrent change, tried again on the new
 /// version; after five, 409.
