@@ -151,7 +151,7 @@ for backend in $backends; do
     echo "| feed, size 1000, start to end, wrk (after) | events | pages | seconds | events/s |"
     echo "|---|---:|---:|---:|---:|"
     for pass in "cold (first pass after a start)" "warm (second pass)"; do
-      wrk -t1 -c1 -d120s -H "Authorization: ApiKey ${keys[after]}" -s scripts/lib/follow_feed.lua \
+      wrk -t1 -c1 -d"${FEED_SECONDS:-20}s" -H "Authorization: ApiKey ${keys[after]}" -s scripts/lib/follow_feed.lua \
         "http://127.0.0.1:$port" -- "$pass" | grep '^|'
     done
     echo

@@ -4,11 +4,14 @@
 -- It measures equip and its database without a client's JSON parsing: the
 -- cursor is cut out of the body with a pattern, and the events are counted
 -- by their "sequence" members.
---   wrk -t1 -c1 -d120s -H "Authorization: ApiKey $KEY" -s follow_feed.lua \
+--   wrk -t1 -c1 -d30s -H "Authorization: ApiKey $KEY" -s follow_feed.lua \
 --     http://127.0.0.1:PORT -- LABEL
 -- Prints one Markdown row: | LABEL | events | pages | seconds | events/s |
--- (seconds from the first request to the empty page; an answer other than
--- 200 is counted and reported, and ends the run).
+-- "seconds" is the sum of the requests' latencies (one request at a time,
+-- so the walk's time less this script's own between requests; wrk itself
+-- always runs for its -d duration, even after the walk has stopped). An
+-- answer other than 200 ends the run and fails it; so does a walk that did
+-- not reach the end within -d.
 
 local threads = {}
 
@@ -22,6 +25,7 @@ function init(args)
   events = 0
   pages = 0
   failed = 0
+  finished = false
 end
 
 function request()
@@ -40,6 +44,7 @@ function response(status, headers, body)
   local n = 0
   for _ in body:gmatch('"sequence":') do n = n + 1 end
   if n == 0 then
+    finished = true
     wrk.thread:stop()
     return
   end
@@ -53,11 +58,11 @@ function done(summary, latency, requests)
   local n = t:get("events")
   local pages = t:get("pages")
   local failed = t:get("failed")
-  -- summary.duration is the whole run in microseconds; the run ends at the
-  -- empty page, so it is the walk's wall time.
-  local secs = summary.duration / 1e6
-  if failed > 0 then
-    io.write(string.format("| %s | FAILED: %d answers not 200 | | | |\n", label, failed))
+  local finished = t:get("finished")
+  local secs = latency.mean * summary.requests / 1e6
+  if failed > 0 or not finished then
+    io.write(string.format("| %s | FAILED: %d answers not 200, end reached: %s | | | |\n",
+      label, failed, tostring(finished)))
     os.exit(1)
   end
   io.write(string.format("| %s | %d | %d | %.2f | %.0f |\n", label, n, pages, secs, n / secs))
