@@ -246,17 +246,20 @@ where
     let client = scope.and_then(|s| s.client);
     let dropped = Arc::new(AtomicBool::new(false));
     let guard = Dropped(Some(Arc::clone(&dropped)));
+    let id = crate::request_id::current();
     let result = web::block(move || {
-        if let Some(ticket) = ticket.as_mut() {
-            ticket.start();
-        }
-        let wanted = move || {
-            !dropped.load(Ordering::Relaxed) && client.as_ref().is_none_or(Client::connected)
-        };
-        if !wanted() {
-            return Err(HttpError::client_gone(area));
-        }
-        equip_domain::interrupt::while_wanted(wanted, f)
+        crate::request_id::on_this_thread(id, move || {
+            if let Some(ticket) = ticket.as_mut() {
+                ticket.start();
+            }
+            let wanted = move || {
+                !dropped.load(Ordering::Relaxed) && client.as_ref().is_none_or(Client::connected)
+            };
+            if !wanted() {
+                return Err(HttpError::client_gone(area));
+            }
+            equip_domain::interrupt::while_wanted(wanted, f)
+        })
     })
     .await;
     guard.disarm();

@@ -215,12 +215,28 @@ impl ResponseError for HttpError {
             // Every 503 is temporary: at capacity, the database unreachable.
             builder.insert_header((header::RETRY_AFTER, HeaderValue::from_static("1")));
         }
+        // A server-side failure names the request, so that a report of it
+        // can be found in the logs.
+        let id = self
+            .status
+            .is_server_error()
+            .then(crate::request_id::current)
+            .flatten();
         match self.area {
-            Area::Api => builder.content_type("application/json").body(
-                json!({"errors": [{"detail": self.detail, "source": self.source}]}).to_string(),
-            ),
+            Area::Api => {
+                let mut body = json!({"errors": [{"detail": self.detail, "source": self.source}]});
+                if let Some(id) = &id {
+                    body["requestId"] = json!(id.as_str());
+                }
+                builder
+                    .content_type("application/json")
+                    .body(body.to_string())
+            }
             Area::Scim => {
-                let body = self.scim_body();
+                let mut body = self.scim_body();
+                if let Some(id) = &id {
+                    body.detail = format!("{} (request id {id})", body.detail);
+                }
                 builder
                     .content_type(equip_scim::schemas::MEDIA_TYPE)
                     .body(serde_json::to_string(&body).unwrap_or_default())

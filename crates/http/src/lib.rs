@@ -26,6 +26,7 @@ pub mod limits;
 mod logging;
 pub mod openapi;
 pub mod public_url;
+pub mod request_id;
 pub mod routes;
 mod state;
 

@@ -597,6 +597,7 @@ fn schemas() -> Value {
                         "source": { "type": "string", "description": "The parameter, field or entity at fault (e.g. skuId, warehouse, authorization, request)." },
                     })),
                 },
+                "requestId": { "type": "string", "description": "On a 5xx answer: the request's id (as in its X-Request-Id header and on its log lines), for a report." },
             },
         },
         "InventoryItem": item_schema(),

@@ -63,6 +63,28 @@ pub enum Command {
     Openapi,
 }
 
+/// How log lines are written (`serve --log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `[time LEVEL target] message request_id=…`
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+impl Cli {
+    /// The log format the command asks for (text unless `serve
+    /// --log-format json`).
+    #[must_use]
+    pub fn log_format(&self) -> LogFormat {
+        match &self.command {
+            Command::Serve(args) => args.log_format,
+            _ => LogFormat::Text,
+        }
+    }
+}
+
 /// `equip serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -128,6 +150,11 @@ pub struct ServeArgs {
     /// them; ignored when `--public-url` is set).
     #[arg(long, env = "EQUIP_TRUST_FORWARDED_HEADERS")]
     pub trust_forwarded_headers: bool,
+    /// Log lines as text (the default) or as one JSON object per line
+    /// (`time`, `level`, `target`, `message`, `request_id`) for a log
+    /// collector.
+    #[arg(long, env = "EQUIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,

@@ -3,13 +3,14 @@
 //! The `equip` binary's library half: the command line ([`cli`]), the admin
 //! commands ([`commands`]), the import document ([`import_document`]) and the
 //! demo data generator ([`demo`]); mail delivery ([`mail`]: the outbox
-//! dispatcher and its transports). `main.rs` only sets up logging, parses the
+//! dispatcher and its transports); log lines ([`logs`]). `main.rs` only sets up logging, parses the
 //! command line and dispatches.
 
 pub mod cli;
 pub mod commands;
 pub mod demo;
 pub mod import_document;
+pub mod logs;
 pub mod mail;
 pub mod retention;
 pub mod webhooks;

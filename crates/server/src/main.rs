@@ -6,10 +6,8 @@ use clap::Parser;
 use equip_server::cli::Cli;
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"))
-        .target(env_logger::Target::Stderr)
-        .init();
     let cli = Cli::parse();
+    equip_server::logs::init(cli.log_format());
     match equip_server::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -180,8 +180,9 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         .context("cannot read organizations")?
         == 0
     {
-        eprintln!(
-            "no organization yet: run `equip demo` or `equip org create --name …` and `equip key create --org …`"
+        crate::logs::announce(
+            args.log_format,
+            "no organization yet: run `equip demo` or `equip org create --name …` and `equip key create --org …`",
         );
     }
     // The outbox dispatcher runs on its own thread: its store calls and SMTP
@@ -222,6 +223,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
+    let log_format = args.log_format;
     let blocking_threads = blocking_threads(&store, args);
     let served = actix_web::rt::System::new().block_on(async move {
         // Store calls run on each worker's blocking pool (see
@@ -245,7 +247,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             .bind(&bind)
             .with_context(|| format!("cannot listen on {bind}"))?;
         for addr in server.addrs() {
-            eprintln!("equip listening on http://{addr}");
+            crate::logs::announce(log_format, &format!("equip listening on http://{addr}"));
         }
         server.run().await.context("the HTTP server failed")
     });

@@ -142,6 +142,11 @@ fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
         let (status, body) = readyz(&server);
         assert_eq!(status, 503, "{body}");
         assert_eq!(body["errors"][0]["source"], "database", "{body}");
+        // The API's 5xx body names the request.
+        assert!(
+            body["requestId"].as_str().is_some_and(|id| id.len() == 32),
+            "{body}"
+        );
     }
     // Reads still work; a write is 503 with the SCIM body, not 500.
     let list = api.get("/scim/v2/Users").unwrap();
@@ -149,6 +154,10 @@ fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
     let resp = create(&api, "during@acme.example");
     assert_eq!(resp.status, 503, "{}", resp.text());
     assert_eq!(resp.json()["status"], "503");
+    // A server-side failure names its request, as the response header does.
+    let id = resp.header("x-request-id").unwrap().to_owned();
+    let detail = resp.json()["detail"].as_str().unwrap().to_owned();
+    assert!(detail.ends_with(&format!("(request id {id})")), "{detail}");
     assert_eq!(db.count_rows("people"), 1);
 
     // Writable again: ready, and writes succeed.

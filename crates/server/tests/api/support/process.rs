@@ -65,7 +65,12 @@ impl Serve {
                 let mut stderr = BufReader::new(stderr);
                 let mut line = String::new();
                 while matches!(stderr.read_line(&mut line), Ok(n) if n > 0) {
-                    if let Some(addr) = line.trim().strip_prefix("equip listening on http://") {
+                    // A text line, or the message of a JSON one (`--log-format json`).
+                    let message = serde_json::from_str::<serde_json::Value>(&line)
+                        .ok()
+                        .and_then(|v| v["message"].as_str().map(str::to_owned))
+                        .unwrap_or_else(|| line.trim().to_owned());
+                    if let Some(addr) = message.strip_prefix("equip listening on http://") {
                         let _ = addr_tx.send(addr.to_owned());
                     }
                     log.lock().unwrap().push_str(&line);
