@@ -208,9 +208,9 @@ pub struct NewEvent {
 /// stored as: the feed, the histories and the webhooks send it as it is,
 /// without parsing it into values and writing them again.
 #[derive(Debug, Clone, Default)]
-pub struct StoredChanges(Option<Box<RawValue>>);
+pub struct RawChanges(Option<Box<RawValue>>);
 
-impl StoredChanges {
+impl RawChanges {
     /// The stored form of `changes` (none when empty).
     #[must_use]
     pub fn of(changes: &Changes) -> Self {
@@ -255,13 +255,13 @@ impl StoredChanges {
     }
 }
 
-impl PartialEq for StoredChanges {
+impl PartialEq for RawChanges {
     fn eq(&self, other: &Self) -> bool {
         self.text() == other.text()
     }
 }
 
-impl Eq for StoredChanges {}
+impl Eq for RawChanges {}
 
 /// A stored event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -282,7 +282,7 @@ pub struct Event {
     /// To what.
     pub subject: Subject,
     /// The changed fields, as stored.
-    pub changes: StoredChanges,
+    pub changes: RawChanges,
 }
 
 impl Event {
@@ -290,13 +290,6 @@ impl Event {
     #[must_use]
     pub fn changes(&self) -> Changes {
         self.changes.parse()
-    }
-
-    /// The JSON of the feed, the histories and webhook deliveries, as a
-    /// value (the wire form is this type's `Serialize`).
-    #[must_use]
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
@@ -680,7 +673,7 @@ mod tests {
     #[test]
     fn the_wire_form_carries_the_stored_changes_as_they_are() {
         let changes = changes_between(&json!({"description": "a"}), &json!({"description": "b"}));
-        let stored = StoredChanges::of(&changes);
+        let stored = RawChanges::of(&changes);
         assert_eq!(
             stored.text(),
             Some(r#"{"description":{"from":"a","to":"b"}}"#)
@@ -698,11 +691,11 @@ mod tests {
                 kind: SubjectType::InventoryItem,
                 id: item,
             },
-            changes: StoredChanges::from_text(stored.text().map(str::to_owned)).unwrap(),
+            changes: RawChanges::from_text(stored.text().map(str::to_owned)).unwrap(),
         };
         assert_eq!(event.changes(), changes);
         assert_eq!(
-            event.to_json(),
+            serde_json::to_value(&event).unwrap(),
             json!({
                 "id": event.id, "sequence": 7, "type": "inventory.item.updated",
                 "occurredAt": "2023-11-14T22:13:20.000005Z",
@@ -712,15 +705,15 @@ mod tests {
             })
         );
         // Nothing changed (a deletion): no `changes`; the CLI has no id.
-        event.changes = StoredChanges::of(&Changes::new());
+        event.changes = RawChanges::of(&Changes::new());
         event.actor = Actor::Cli;
-        let json = event.to_json();
+        let json = serde_json::to_value(&event).unwrap();
         assert!(json.get("changes").is_none(), "{json}");
         assert_eq!(json["actor"], json!({"type": "CLI"}));
         // Stored text that is not a JSON object is refused, not sent.
-        assert!(StoredChanges::from_text(Some("[1]".into())).is_err());
-        assert!(StoredChanges::from_text(Some("{\"a\":".into())).is_err());
-        assert_eq!(StoredChanges::from_text(None).unwrap().text(), None);
+        assert!(RawChanges::from_text(Some("[1]".into())).is_err());
+        assert!(RawChanges::from_text(Some("{\"a\":".into())).is_err());
+        assert_eq!(RawChanges::from_text(None).unwrap().text(), None);
     }
 
     #[test]

@@ -33,7 +33,7 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::upsert::excluded;
 
-use equip_domain::event::{Actor, Event, EventType, NewEvent, StoredChanges, Subject, SubjectType};
+use equip_domain::event::{Actor, Event, EventType, NewEvent, RawChanges, Subject, SubjectType};
 use equip_domain::event_feed::{Cursor, FeedQuery, FeedRead};
 use equip_domain::ids::{EventId, OrganizationId};
 
@@ -190,20 +190,23 @@ fn push_numbered_insert(
     Ok(())
 }
 
-/// PostgreSQL: `writes` (Diesel statements, each with a `RETURNING` clause)
-/// and `event`, which records them, as **one** statement and so one
-/// transaction of its own: `WITH w0 AS (<write>), w1 AS (…), s AS (<upsert>)
-/// INSERT INTO events …`. One round trip where [`recorded`] takes `BEGIN`,
-/// the writes, the events and `COMMIT`: a person created through SCIM Bulk
-/// or CSV is one statement.
+/// PostgreSQL: `writes` (Diesel statements returning rows: inserts with a
+/// `RETURNING` clause, locking reads) and `event`, which records them, as
+/// **one** statement and so one transaction of its own: `WITH w0 AS
+/// (<write>), w1 AS (…), s AS (<upsert>) INSERT INTO events …`. One round
+/// trip where [`recorded`] takes `BEGIN`, the writes, the events and
+/// `COMMIT`: a person created through SCIM Bulk or CSV is one statement.
 ///
 /// The order inside the statement is the one [`recorded`] keeps: the upsert
 /// of the sequence reads the writes' row counts, so the writes (and any
 /// lock they wait for, as a unique index entry of a concurrent transaction)
 /// are done before the organization's sequence row is locked, and that lock
 /// is held from there to the commit right after. Foreign keys are checked at
-/// the end of the statement, so a write may refer to a row another one
-/// inserts.
+/// the end of the statement (so a write may refer to a row another one
+/// inserts), which is after the sequence is taken: a referenced row that
+/// another transaction may lock (a package an import updates) must be
+/// locked by a write of its own first (`SELECT … FOR KEY SHARE`), or the
+/// two transactions could wait for each other.
 pub(crate) fn write_recorded_pg(
     c: &mut PgConnection,
     actor: Actor,
@@ -339,7 +342,7 @@ impl EventRow {
     }
 
     fn into_domain(self) -> DbResult<Event> {
-        let changes = StoredChanges::from_text(self.changes).map_err(DbError::corrupt)?;
+        let changes = RawChanges::from_text(self.changes).map_err(DbError::corrupt)?;
         Ok(Event {
             id: EventId::parse(&self.id).map_err(DbError::corrupt)?,
             organization_id: OrganizationId::parse(&self.organization_id)

@@ -31,7 +31,9 @@ pub use inventory::InventoryRepository;
 pub use inventory_levels::InventoryLevelRepository;
 pub use locations::{OfficeRepository, WarehouseGrants, WarehouseRepository};
 pub use organizations::OrganizationRepository;
-pub use people::{Offboarding, PersonRepository, PersonWrite};
+pub use people::{
+    insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite, UNAVAILABLE_IN_A_ROW,
+};
 pub use reminders::{OutboxRepository, ReminderRepository};
 pub use sessions::{Durability, WriteSessions};
 pub use webhooks::{WebhookQueue, WebhookRepository};

@@ -74,12 +74,14 @@ pub trait PersonRepository: Send + Sync {
     /// Inserts new people in order, each written or refused on its own as by
     /// [`Self::insert_person`]: one result per person. A store may write them
     /// in fewer transactions (SCIM Bulk and CSV creates); this default writes
-    /// one at a time.
+    /// one at a time ([`insert_one_at_a_time`]).
     ///
     /// A failure that is not the person's own (the database unavailable, the
-    /// disk full) may refuse every person of the call with it.
+    /// disk full) may refuse every person of the call with it; after
+    /// [`UNAVAILABLE_IN_A_ROW`] people found the database unavailable, the
+    /// rest are not attempted and refused as unavailable too.
     fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
-        people.iter().map(|p| self.insert_person(p)).collect()
+        insert_one_at_a_time(people, |p| self.insert_person(p))
     }
 
     /// Replaces a provisioned person (all fields and emails) with `person` if
@@ -106,4 +108,35 @@ pub trait PersonRepository: Send + Sync {
         expected_version: Option<i64>,
         at: DateTime<Utc>,
     ) -> StoreResult<Offboarding>;
+}
+
+/// Writes found the database unavailable this many times in a row: it is
+/// gone (one is a lost connection, one more a second termination right
+/// after; each waited for the pool's time-out), and what is left of a
+/// request is not attempted (SCIM Bulk, [`PersonRepository::insert_people`]).
+pub const UNAVAILABLE_IN_A_ROW: usize = 3;
+
+/// `insert` for each person in order, until [`UNAVAILABLE_IN_A_ROW`] of them
+/// found the database unavailable: the rest are refused as not attempted.
+pub fn insert_one_at_a_time(
+    people: &[Person],
+    insert: impl Fn(&Person) -> StoreResult<()>,
+) -> Vec<StoreResult<()>> {
+    let mut unavailable = 0;
+    people
+        .iter()
+        .map(|person| {
+            if unavailable >= UNAVAILABLE_IN_A_ROW {
+                return Err(crate::StoreError::Unavailable(
+                    "not attempted: the database was unavailable for the writes before".into(),
+                ));
+            }
+            let result = insert(person);
+            match &result {
+                Err(crate::StoreError::Unavailable(_)) => unavailable += 1,
+                _ => unavailable = 0,
+            }
+            result
+        })
+        .collect()
 }

@@ -65,16 +65,18 @@ fn prepare_new(person: &mut Person, now: DateTime<Utc>) -> Result<(), DomainErro
 
 /// Creates `people` in order, each as [`create_person`] would (one result
 /// each, in order), letting the store write them together
-/// ([`PersonRepository::insert_people`]): SCIM Bulk and CSV creates.
+/// ([`PersonRepository::insert_people`]): SCIM Bulk and CSV creates. Each
+/// person is created at its own `now()`, so that they list in the order
+/// given.
 pub fn create_people(
     ports: &dyn PersonRepository,
     people: Vec<Person>,
-    now: DateTime<Utc>,
+    now: &dyn Fn() -> DateTime<Utc>,
 ) -> Vec<Result<Person, DomainError>> {
     let mut results: Vec<Option<Result<Person, DomainError>>> = Vec::with_capacity(people.len());
     let mut valid = Vec::with_capacity(people.len());
     for mut person in people {
-        match prepare_new(&mut person, now) {
+        match prepare_new(&mut person, now()) {
             Ok(()) => {
                 valid.push(person);
                 results.push(None);
@@ -261,10 +263,18 @@ mod tests {
         let mut broken = in_org(person("grace@example.com"));
         broken.emails[0].value = "someone-else@example.com".into();
         let linus = in_org(person("linus@example.com"));
-        let results = create_people(&store, vec![ada, twin, broken, linus.clone()], now);
+        let tick = std::cell::Cell::new(now);
+        let clock = || {
+            tick.set(tick.get() + chrono::Duration::microseconds(1));
+            tick.get()
+        };
+        let results = create_people(&store, vec![ada, twin, broken, linus.clone()], &clock);
         assert_eq!(results.len(), 4);
         let created = results[0].as_ref().unwrap();
-        assert_eq!((created.version, created.created_at), (1, now));
+        assert_eq!(created.version, 1);
+        // Each at its own time, in the order given.
+        assert!(created.created_at > now);
+        assert!(results[3].as_ref().unwrap().created_at > created.created_at);
         assert!(matches!(results[1], Err(DomainError::Conflict { .. })));
         assert!(matches!(results[2], Err(DomainError::Invalid { .. })));
         assert_eq!(results[3].as_ref().unwrap().id, linus.id);

@@ -111,7 +111,7 @@ impl State {
             occurred_at: at,
             actor,
             subject: event.subject,
-            changes: crate::event::StoredChanges::of(&event.changes),
+            changes: crate::event::RawChanges::of(&event.changes),
         });
     }
 }

@@ -13,7 +13,7 @@ use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{GroupId, InventoryItemId, OrganizationId, PersonId, ReturnOrderId};
 use equip_domain::person::Person;
 use equip_domain::person_query::{PersonPage, PersonQuery};
-use equip_domain::ports::{Offboarding, PersonRepository, PersonWrite};
+use equip_domain::ports::{insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite};
 
 use crate::connection::{on_inner, Backend, DbConnection};
 use crate::error::{DbError, DbResult};
@@ -23,7 +23,8 @@ use crate::models::{
 };
 use crate::people_filter::{from_where, order_and_page};
 use crate::schema::{
-    inventory_items, people, people_active_counts, person_emails, return_order_items, return_orders,
+    inventory_items, packages, people, people_active_counts, person_emails, return_order_items,
+    return_orders,
 };
 use crate::sql_builder::Sql;
 use crate::sql_builder::{CountRow, IdRow};
@@ -326,8 +327,22 @@ impl PersonRepository for Store {
                                 .returning(person_emails::person_id)
                         })
                         .collect();
+                    // The package's foreign key is checked at the end of
+                    // the statement, after the sequence is taken: its lock
+                    // (KEY SHARE, which an import updating the package waits
+                    // for and holds) is taken first, by a step of its own.
+                    let package = rows.person.package_id.as_ref().map(|id| {
+                        packages::table
+                            .filter(packages::organization_id.eq(org))
+                            .filter(packages::id.eq(id))
+                            .select(packages::id)
+                            .for_key_share()
+                    });
                     let mut writes: Vec<&dyn QueryFragment<Pg>> = vec![&person_row];
                     writes.extend(email_rows.iter().map(|w| w as &dyn QueryFragment<Pg>));
+                    if let Some(package) = &package {
+                        writes.push(package);
+                    }
                     write_recorded_pg(pg, self.actor, org, person.updated_at, event, &writes)?;
                 }
                 DbConnection::Sqlite(_) => {
@@ -354,18 +369,15 @@ impl PersonRepository for Store {
     /// statement each, as [`Self::insert_person`].
     fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
         if people.len() < 2 || self.backend() == Backend::Postgres {
-            return people.iter().map(|p| self.insert_person(p)).collect();
+            return insert_one_at_a_time(people, |p| self.insert_person(p));
         }
-        let rows: Vec<DbResult<PersonRows>> = people.iter().map(PersonRows::from_domain).collect();
         let batch = self.with("person", DUPLICATE_USER_NAME, |c| {
             let each = sqlite_creates(c, |c| {
                 recorded(c, self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
                     let mut each = Vec::with_capacity(people.len());
-                    for (person, rows) in people.iter().zip(&rows) {
-                        let written = match rows {
-                            Ok(rows) => c.transaction(|c| insert_rows(c, rows)),
-                            Err(e) => Err(DbError::Corrupt(format!("{e:?}"))),
-                        };
+                    for person in people {
+                        let written = PersonRows::from_domain(person)
+                            .and_then(|rows| c.transaction(|c| insert_rows(c, &rows)));
                         match written {
                             Ok(()) => {
                                 events.push(

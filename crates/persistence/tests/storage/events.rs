@@ -135,7 +135,7 @@ fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &
     assert_eq!(events[5].subject.id, *it.id.as_uuid());
     assert_eq!(events[5].changes()["returnOrder"].to["status"], "PENDING");
     // The JSON form.
-    let json = update.to_json();
+    let json = serde_json::to_value(update).unwrap();
     assert_eq!(json["type"], "inventory.item.updated");
     assert_eq!(json["actor"]["type"], "API_KEY");
     assert_eq!(json["actor"]["id"], key.to_string());
@@ -501,11 +501,6 @@ fn people_inserted_together_are_each_written_or_refused(_db: &TestDatabase, stor
 /// person, and two writers waiting for each other's rows would deadlock.
 #[test]
 fn postgres_a_create_takes_the_sequence_only_after_its_writes() {
-    use diesel::connection::SimpleConnection;
-    use diesel::Connection;
-    use std::sync::mpsc;
-    use std::time::{Duration, Instant};
-
     let Some(db) = TestDatabase::postgres() else {
         return;
     };
@@ -515,20 +510,70 @@ fn postgres_a_create_takes_the_sequence_only_after_its_writes() {
     store.insert_person(&grace).unwrap();
     // Another transaction inserts (a copy of Grace as) ada@example.com and
     // stays open.
+    let blocker = format!(
+        "INSERT INTO people SELECT (jsonb_populate_record(NULL::people, to_jsonb(p) \
+         || jsonb_build_object('id', '{}', 'user_name', 'ada@example.com', \
+         'user_name_lower', 'ada@example.com'))).* FROM people p WHERE p.id = '{}'",
+        uuid::Uuid::new_v4(),
+        grace.id
+    );
+    let ada = person(&org, "ada@example.com");
+    waits_without_the_sequence(&db, &store, (&org, &s, &w), &blocker, ada);
+}
+
+/// PostgreSQL: as above, for the package a person names, whose foreign key
+/// is checked at the end of the create's statement: an import updating the
+/// package (here its row locked `FOR UPDATE`) makes the create wait before
+/// it takes the sequence, not after.
+#[test]
+fn postgres_a_create_locks_its_package_before_the_sequence() {
+    use equip_domain::catalog::Package;
+    use equip_domain::ids::PackageId;
+    use equip_domain::import::ImportBatch;
+
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let store = db.store();
+    let (org, s, w) = seeded(&store, "Acme");
+    let kit = Package {
+        id: PackageId::new(),
+        organization_id: org.id,
+        slug: "kit".into(),
+        name: "Kit".into(),
+    };
+    let batch = ImportBatch {
+        packages: vec![kit.clone()],
+        ..ImportBatch::default()
+    };
+    import(&store, &org, &batch).unwrap();
+    let blocker = format!("SELECT 1 FROM packages WHERE id = '{}' FOR UPDATE", kit.id);
+    let mut ada = person(&org, "ada@example.com");
+    ada.package_id = Some(kit.id);
+    waits_without_the_sequence(&db, &store, (&org, &s, &w), &blocker, ada);
+}
+
+/// Runs `blocker` in an open transaction of its own, then creates `creating`
+/// (which must wait for it) and, while it waits, an item of the same
+/// organization, which must not; then ends the blocker and checks both
+/// writes and their events.
+fn waits_without_the_sequence(
+    db: &TestDatabase,
+    store: &Store,
+    (org, s, w): (&Organization, &Sku, &Warehouse),
+    blocker: &str,
+    creating: Person,
+) {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
     let mut other = diesel::PgConnection::establish(db.url()).unwrap();
-    other
-        .batch_execute(&format!(
-            "BEGIN; INSERT INTO people SELECT (jsonb_populate_record(NULL::people, to_jsonb(p) \
-             || jsonb_build_object('id', '{}', 'user_name', 'ada@example.com', \
-             'user_name_lower', 'ada@example.com'))).* FROM people p WHERE p.id = '{}'",
-            uuid::Uuid::new_v4(),
-            grace.id
-        ))
-        .unwrap();
+    other.batch_execute(&format!("BEGIN; {blocker}")).unwrap();
     let creating = {
         let store = store.clone();
-        let ada = person(&org, "ada@example.com");
-        std::thread::spawn(move || store.insert_person(&ada))
+        std::thread::spawn(move || store.insert_person(&creating))
     };
     let waiting =
         "pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()";
@@ -540,7 +585,7 @@ fn postgres_a_create_takes_the_sequence_only_after_its_writes() {
     let (tx, rx) = mpsc::channel();
     {
         let store = store.clone();
-        let it = item(&org, &s, &w, at(3, 0));
+        let it = item(org, s, w, at(3, 0));
         std::thread::spawn(move || tx.send(store.insert_inventory_item(&it)));
     }
     let item_written = rx.recv_timeout(Duration::from_secs(10));
@@ -550,7 +595,7 @@ fn postgres_a_create_takes_the_sequence_only_after_its_writes() {
         matches!(item_written, Ok(Ok(()))),
         "the item's write waited for the person's create: {item_written:?}"
     );
-    let events = all_events(&store, &org);
+    let events = all_events(store, org);
     assert_eq!(
         kinds(&events[events.len() - 2..]),
         ["inventory.item.created", "person.created"]

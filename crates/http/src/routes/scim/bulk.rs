@@ -17,6 +17,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_domain::ids::OrganizationId;
+use equip_domain::ports::UNAVAILABLE_IN_A_ROW;
 use equip_domain::services::groups::Belonging;
 use equip_scim::bulk::{
     has_references, BulkIds, BulkMethod, BulkOperation, BulkOperationResult, BulkRequest,
@@ -64,7 +65,7 @@ pub(crate) struct BulkRun<'a> {
     out: BulkResponseWriter,
     /// Operations answered 503 (database unavailable) since the last one
     /// that was not.
-    unavailable_in_a_row: u8,
+    unavailable_in_a_row: usize,
     /// The database is unavailable: every operation from here on is
     /// reported as not run ([`not_run`]).
     halted: bool,
@@ -81,10 +82,11 @@ pub(crate) struct BulkRun<'a> {
 const CREATES_TOGETHER: usize = 50;
 
 /// A run halts after this many operations in a row found the database
-/// unavailable: one is a lost connection (the write session goes on with a
-/// fresh one), one more may be a second termination right after; three mean
-/// there is no connection to be had (each waited for the pool's timeout).
-const UNAVAILABLE_BEFORE_HALT: u8 = 3;
+/// unavailable (the domain's [`UNAVAILABLE_IN_A_ROW`]): one is a lost
+/// connection (the write session goes on with a fresh one), one more may be
+/// a second termination right after; three mean there is no connection to be
+/// had (each waited for the pool's timeout).
+const UNAVAILABLE_BEFORE_HALT: usize = UNAVAILABLE_IN_A_ROW;
 
 /// The result of an operation not run because the database became
 /// unavailable earlier in the request: 503, safe to retry.
@@ -104,6 +106,17 @@ fn not_run(method: BulkMethod, bulk_id: Option<String>) -> BulkOperationResult {
         status: error.status().as_u16().to_string(),
         response: Some(error.scim_body()),
     }
+}
+
+/// A user create's result: 201 with the new user.
+fn created_user(base: &str, p: &equip_domain::person::Person) -> Done {
+    Done::wrote(
+        StatusCode::CREATED,
+        p.id,
+        user_location(base, p.id),
+        // A new user is in no group.
+        user_tag(p, &Belonging::default()),
+    )
 }
 
 /// What one operation did to which resource.
@@ -249,15 +262,13 @@ impl<'a> BulkRun<'a> {
             .collect();
         let created = create_users(self.ports, self.org, bodies);
         for (op, person) in ops.into_iter().zip(created) {
-            let outcome = person.map(|p| {
-                Done::wrote(
-                    StatusCode::CREATED,
-                    p.id,
-                    user_location(self.base, p.id),
-                    // A new user is in no group.
-                    user_tag(&p, &Belonging::default()),
-                )
-            });
+            if self.halted {
+                // As when run one by one: after the third 503 in a row, the
+                // rest is reported as not run.
+                self.out.push(&not_run(op.method, op.bulk_id));
+                continue;
+            }
+            let outcome = person.map(|p| created_user(self.base, &p));
             self.record(op, outcome, None);
         }
     }
@@ -343,15 +354,7 @@ impl<'a> BulkRun<'a> {
         let (ports, org, base) = (self.ports, self.org, self.base);
         match (op.method, BulkTarget::parse(&path)) {
             (BulkMethod::Post, Some(BulkTarget::Users)) => {
-                let p = create_user(ports, org, data)?;
-                let at = user_location(base, p.id);
-                Ok(Done::wrote(
-                    StatusCode::CREATED,
-                    p.id,
-                    at,
-                    // A new user is in no group.
-                    user_tag(&p, &Belonging::default()),
-                ))
+                Ok(created_user(base, &create_user(ports, org, data)?))
             }
             (BulkMethod::Post, Some(BulkTarget::Groups)) => {
                 let g = create_group(ports, org, data)?;

@@ -178,7 +178,7 @@ pub(crate) fn create_users(
         .filter_map(|p| p.as_ref().ok())
         .cloned()
         .collect();
-    let mut created = people::create_people(ports, valid, Utc::now()).into_iter();
+    let mut created = people::create_people(ports, valid, &Utc::now).into_iter();
     converted
         .into_iter()
         .map(|person| {
