@@ -99,6 +99,19 @@ async fn an_api_key_past_its_burst_gets_429_with_the_api_error_body(app: TestApp
     assert_eq!(errors.len(), 1, "{body}");
     assert!(errors[0]["detail"].as_str().unwrap().contains("rate limit"));
     assert_eq!(errors[0]["source"], "authorization");
+    // The OpenAPI document declares it, with its headers.
+    let doc = equip_http::openapi::document();
+    let declared = &doc["paths"][API_PATH]["get"]["responses"]["429"]["$ref"];
+    assert_eq!(declared, "#/components/responses/TooManyRequests");
+    let headers = &doc["components"]["responses"]["TooManyRequests"]["headers"];
+    for name in [
+        "Retry-After",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+    ] {
+        assert!(headers.get(name).is_some(), "{name} is not documented");
+    }
 }
 
 async fn an_api_key_past_its_burst_gets_429_with_the_scim_error_body(app: TestApp) {
