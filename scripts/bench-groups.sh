@@ -19,6 +19,9 @@
 # USERS, MEMBERS, TEAMS, BATCH, ROUNDS, DURATION, CONNECTIONS, BACKENDS
 # ("sqlite postgres") and PG_URL override the defaults.
 set -euo pipefail
+# One key sends far more than `equip serve`'s default per-key rate limit:
+# measure without it (older binaries ignore the variable).
+export EQUIP_RATE_LIMIT=0
 cd "$(dirname "$0")/.."
 
 users="${USERS:-15000}"

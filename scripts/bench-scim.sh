@@ -18,6 +18,9 @@
 # database is created and dropped; BEFORE_BIN=<an older equip binary> runs it
 # first, as "before", on a database of its own seeded the same way.
 set -euo pipefail
+# One key sends far more than `equip serve`'s default per-key rate limit:
+# measure without it (older binaries ignore the variable).
+export EQUIP_RATE_LIMIT=0
 cd "$(dirname "$0")/.."
 
 users="${USERS:-10000}"

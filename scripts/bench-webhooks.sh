@@ -14,6 +14,9 @@
 # (nothing delivered: the upload's own time, for comparison). BIN=path/to/equip measures that binary instead of
 # building this tree's (CARGO_TARGET_DIR is honoured).
 set -euo pipefail
+# One key sends far more than `equip serve`'s default per-key rate limit:
+# measure without it (older binaries ignore the variable).
+export EQUIP_RATE_LIMIT=0
 cd "$(dirname "$0")/.."
 
 rows="${ROWS:-50000}"

@@ -10,13 +10,22 @@
 use std::fmt;
 
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
-use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use equip_domain::api_key::{AuthError, MissingScope};
 use equip_domain::{DomainError, StoreError};
 use equip_scim::error::{ScimErrorBody, ScimType};
 use serde_json::json;
+
+use crate::rate_limit::Exceeded;
+
+/// The request quota of the caller's key: its burst (`crate::rate_limit`).
+pub const RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+/// Requests the key may still make at once.
+pub const RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+/// Whole seconds until the key's full burst is available again.
+pub const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 
 /// Which part of the API a request belongs to; decides the error body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +62,8 @@ pub struct HttpError {
     detail: String,
     source: String,
     scim_type: Option<ScimType>,
+    /// Headers the response carries besides the status's own.
+    headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl HttpError {
@@ -70,6 +81,7 @@ impl HttpError {
             detail: detail.into(),
             source: source.into(),
             scim_type: None,
+            headers: Vec::new(),
         }
     }
 
@@ -129,6 +141,31 @@ impl HttpError {
             "server",
             "the service is at capacity; retry later",
         )
+    }
+
+    /// 429: the key is over its rate limit (`crate::rate_limit`), with
+    /// `Retry-After` and the `RateLimit-*` headers.
+    #[must_use]
+    pub fn too_many_requests(area: Area, exceeded: &Exceeded) -> Self {
+        let mut err = Self::new(
+            area,
+            StatusCode::TOO_MANY_REQUESTS,
+            "authorization",
+            format!(
+                "this API key is over its rate limit; retry in {} s",
+                exceeded.retry_after_secs
+            ),
+        );
+        err.headers = vec![
+            (
+                header::RETRY_AFTER,
+                HeaderValue::from(exceeded.retry_after_secs),
+            ),
+            (RATELIMIT_LIMIT, HeaderValue::from(exceeded.limit)),
+            (RATELIMIT_REMAINING, HeaderValue::from(0u32)),
+            (RATELIMIT_RESET, HeaderValue::from(exceeded.reset_secs)),
+        ];
+        err
     }
 
     /// The client closed its connection before the work was done (nginx's
@@ -214,6 +251,9 @@ impl ResponseError for HttpError {
         if self.status == StatusCode::SERVICE_UNAVAILABLE {
             // Every 503 is temporary: at capacity, the database unreachable.
             builder.insert_header((header::RETRY_AFTER, HeaderValue::from_static("1")));
+        }
+        for (name, value) in &self.headers {
+            builder.insert_header((name.clone(), value.clone()));
         }
         // A server-side failure names the request, so that a report of it
         // can be found in the logs.

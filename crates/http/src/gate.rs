@@ -14,6 +14,10 @@
 //! extensions, where the [`crate::auth::Authenticated`] extractor and the SCIM
 //! handlers find it without reading the key again.
 //!
+//! A verified key's request then counts against the key's rate limit
+//! (`crate::rate_limit`): past it, 429 with `Retry-After`; within it, the
+//! response carries what is left (`RateLimit-Limit`, `-Remaining`, `-Reset`).
+//!
 //! After the key, the gate checks that every query parameter decodes to UTF-8
 //! (400 naming the parameter): the query extractors would otherwise replace
 //! invalid bytes silently.
@@ -24,11 +28,13 @@ use std::rc::Rc;
 
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::http::header::{HeaderMap, HeaderValue};
 use actix_web::{web, Error, HttpMessage};
 use equip_domain::api_key::{Caller, Scope};
 
 use crate::auth::ApiKeyHeader;
-use crate::error::{Area, HttpError};
+use crate::error::{Area, HttpError, RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET};
+use crate::rate_limit::{Allowed, RateLimit};
 use crate::state::AppState;
 
 /// The scope each method of a route needs (`HEAD` needs `GET`'s). An empty
@@ -106,17 +112,26 @@ where
                 crate::client::Client::of(req.request()),
             )
         });
+        let rate_limit = req
+            .app_data::<web::Data<AppState>>()
+            .map(|state| state.rate_limit().clone())
+            .unwrap_or_default();
         let gated = async move {
+            let area = Area::of_path(req.path());
             let admitted = match admit(&req, scope).await {
-                Ok(caller) => {
-                    check_query(req.query_string(), Area::of_path(req.path())).map(|()| caller)
-                }
+                Ok(caller) => within_rate_limit(&rate_limit, &caller, area).and_then(|allowed| {
+                    check_query(req.query_string(), area).map(|()| (caller, allowed))
+                }),
                 Err(e) => Err(e),
             };
             match admitted {
-                Ok(caller) => {
+                Ok((caller, allowed)) => {
                     req.extensions_mut().insert(caller);
-                    Ok(service.call(req).await?.map_into_left_body())
+                    let mut res = service.call(req).await?;
+                    if let Some(allowed) = allowed {
+                        rate_limit_headers(res.headers_mut(), &allowed);
+                    }
+                    Ok(res.map_into_left_body())
                 }
                 // Answered here, as a response: the handler never runs and
                 // the body is never read.
@@ -130,6 +145,27 @@ where
             None => Box::pin(gated),
         }
     }
+}
+
+/// Counts the request against its key's rate limit (`crate::rate_limit`):
+/// 429 past it; what is left of the key's burst within it (`None`: no limit).
+fn within_rate_limit(
+    rate_limit: &RateLimit,
+    caller: &Caller,
+    area: Area,
+) -> Result<Option<Allowed>, HttpError> {
+    match rate_limit.check(caller.key_id) {
+        None => Ok(None),
+        Some(Ok(allowed)) => Ok(Some(allowed)),
+        Some(Err(exceeded)) => Err(HttpError::too_many_requests(area, &exceeded)),
+    }
+}
+
+/// `RateLimit-Limit`, `-Remaining` and `-Reset` on a response within the limit.
+fn rate_limit_headers(headers: &mut HeaderMap, allowed: &Allowed) {
+    headers.insert(RATELIMIT_LIMIT, HeaderValue::from(allowed.limit));
+    headers.insert(RATELIMIT_REMAINING, HeaderValue::from(allowed.remaining));
+    headers.insert(RATELIMIT_RESET, HeaderValue::from(allowed.reset_secs));
 }
 
 /// The verified caller of `req`, holding `scope`.

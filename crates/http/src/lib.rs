@@ -11,6 +11,8 @@
 //!   body or parameters are read.
 //! - [`auth`]: the `Authorization: ApiKey …` header and the caller extractors.
 //! - [`limits`]: URL and header limits and the request timeout.
+//! - [`rate_limit`]: requests a second per API key (429 past it), checked by
+//!   the gate.
 //! - [`blocking`]: store calls on the blocking threads; 503 past capacity,
 //!   nothing started for a client that has gone ([`client`]).
 //! - [`routes`]: one module per resource.
@@ -26,6 +28,7 @@ pub mod limits;
 mod logging;
 pub mod openapi;
 pub mod public_url;
+pub mod rate_limit;
 pub mod request_id;
 pub mod routes;
 mod state;
@@ -36,6 +39,7 @@ use actix_web::{web, App};
 
 pub use limits::Limits;
 pub use public_url::PublicUrl;
+pub use rate_limit::RateLimit;
 pub use state::{AppState, Ports};
 
 /// Largest JSON body accepted on `/api/v1` and `/scim/v2` (except uploads).

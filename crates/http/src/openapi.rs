@@ -138,9 +138,11 @@ fn responses(own: Value) -> Value {
         "403".into(),
         json!({ "$ref": "#/components/responses/Forbidden" }),
     );
-    // The request limits of `crate::limits` and the database pool.
+    // The request limits of `crate::limits`, the key's rate limit
+    // (`crate::rate_limit`) and the database pool.
     for (status, name) in [
         ("414", "UriTooLong"),
+        ("429", "TooManyRequests"),
         ("431", "HeadersTooLarge"),
         ("503", "Unavailable"),
     ] {
@@ -695,7 +697,9 @@ pub fn document() -> Value {
             "description": format!(
                 "Equipment inventory, warehouses, inventory levels and new-joiner reminders of the caller's \
                  organization. Every /api/v1 operation needs `Authorization: ApiKey <key>`; the key decides the \
-                 organization and its scopes (401 without a valid key, 403 without the scope). Errors carry \
+                 organization and its scopes (401 without a valid key, 403 without the scope). Each key may make a \
+                 limited number of requests a second (429 with `Retry-After` past it; responses carry \
+                 `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`). Errors carry \
                  `{{\"errors\":[{{\"detail\",\"source\"}}]}}`. JSON bodies are limited to {JSON_LIMIT} bytes; no text, \
                  in a body or a query parameter, may hold a NUL character (U+0000): 400. \
                  An unknown path is 404 and a method a path does not take is 405 with an `Allow` header, both \
@@ -736,6 +740,17 @@ pub fn document() -> Value {
                 },
                 "Forbidden": error("The key lacks the scope this operation needs."),
                 "UriTooLong": error("The request URL (path and query) is longer than 8 KiB."),
+                "TooManyRequests": {
+                    "description": "The key is over its rate limit (`equip serve --rate-limit`: N requests a second per key, \
+                        bursts of 2N, counted per process). Retry after `Retry-After` seconds.",
+                    "headers": {
+                        "Retry-After": { "description": "Whole seconds until the key may make a request again (at least 1).", "schema": { "type": "integer", "minimum": 1 } },
+                        "RateLimit-Limit": { "description": "The key's burst: requests it may make at once after a pause (2N).", "schema": { "type": "integer", "minimum": 1 } },
+                        "RateLimit-Remaining": { "description": "Requests the key may still make at once: 0.", "schema": { "type": "integer", "minimum": 0 } },
+                        "RateLimit-Reset": { "description": "Whole seconds until the key's full burst is available again.", "schema": { "type": "integer", "minimum": 1 } },
+                    },
+                    "content": { "application/json": { "schema": schema_ref("Error") } },
+                },
                 "HeadersTooLarge": error("The request headers are larger than 32 KiB."),
                 "Unavailable": error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
             },

@@ -12,6 +12,7 @@ use equip_domain::error::StoreResult;
 use crate::blocking::Admission;
 use crate::limits::Limits;
 use crate::public_url::PublicUrl;
+use crate::rate_limit::RateLimit;
 use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
@@ -69,6 +70,7 @@ pub struct AppState {
     public_url: Arc<PublicUrl>,
     admission: Arc<Admission>,
     webhook_addresses: AddressPolicy,
+    rate_limit: RateLimit,
 }
 
 /// The store's ports with their writes attributed to an actor.
@@ -119,6 +121,7 @@ impl AppState {
             public_url: Arc::new(PublicUrl::from_host()),
             admission: Arc::new(Admission::default()),
             webhook_addresses: AddressPolicy::default(),
+            rate_limit: RateLimit::off(),
         }
     }
 
@@ -150,6 +153,20 @@ impl AppState {
     #[must_use]
     pub fn admission(&self) -> Arc<Admission> {
         Arc::clone(&self.admission)
+    }
+
+    /// The same state limiting each API key's requests (`equip serve
+    /// --rate-limit`); without it, keys are not limited.
+    #[must_use]
+    pub fn with_rate_limit(mut self, rate_limit: RateLimit) -> Self {
+        self.rate_limit = rate_limit;
+        self
+    }
+
+    /// The rate limit of every key (its buckets shared by every worker).
+    #[must_use]
+    pub fn rate_limit(&self) -> &RateLimit {
+        &self.rate_limit
     }
 
     /// The same state with links based on `public_url`.

@@ -106,6 +106,11 @@ pub struct ServeArgs {
     /// queueing (0: never; docs/reliability.md, "Overload").
     #[arg(long, env = "EQUIP_MAX_QUEUE_WAIT_MS", default_value_t = equip_http::blocking::DEFAULT_MAX_QUEUE_WAIT_MS)]
     pub max_queue_wait_ms: u64,
+    /// Requests a second each API key may make, with bursts of twice that;
+    /// past it, 429 with `Retry-After`. Counted per process (0: no limit;
+    /// docs/api.md, "Rate limits").
+    #[arg(long, env = "EQUIP_RATE_LIMIT", default_value_t = equip_http::rate_limit::DEFAULT_PER_SECOND)]
+    pub rate_limit: u32,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]

@@ -219,7 +219,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             ..Limits::default()
         })
         .with_public_url(public_url)
-        .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms));
+        .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms))
+        .with_rate_limit(equip_http::RateLimit::per_second(args.rate_limit));
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;

@@ -30,6 +30,7 @@ mod lost_connection;
 mod nul_text;
 mod openapi;
 mod overload;
+mod rate_limits;
 mod request_ids;
 mod review_findings;
 mod shared_warehouse;

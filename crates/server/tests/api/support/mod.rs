@@ -119,6 +119,15 @@ pub struct Raw {
     pub body: Bytes,
     pub allow: Option<String>,
     pub location: Option<String>,
+    /// Every header of the response.
+    pub headers: actix_web::http::header::HeaderMap,
+}
+
+impl Raw {
+    /// The header called `name`, as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
 }
 
 /// The application over a fresh database.
@@ -165,6 +174,17 @@ impl TestApp {
     #[must_use]
     pub fn with_max_queue_wait(mut self, max_wait: Duration) -> Self {
         self.state = self.state.with_max_queue_wait(max_wait);
+        self
+    }
+
+    /// The same application limiting each API key to `per_second` requests
+    /// a second with bursts of twice that (`equip serve --rate-limit`; 0:
+    /// off). Without it the tests' keys are not limited.
+    #[must_use]
+    pub fn with_rate_limit(mut self, per_second: u32) -> Self {
+        self.state = self
+            .state
+            .with_rate_limit(equip_http::RateLimit::per_second(per_second));
         self
     }
 
@@ -261,6 +281,7 @@ impl TestApp {
         let allow = header("allow");
         let location = header("location");
         let status = resp.status();
+        let headers = resp.headers().clone();
         let body = test::read_body(resp).await;
         Raw {
             status,
@@ -268,6 +289,7 @@ impl TestApp {
             body,
             allow,
             location,
+            headers,
         }
     }
 

@@ -32,7 +32,8 @@ pub struct Serve {
 
 impl Serve {
     /// Starts `equip serve --bind 127.0.0.1:0 <args>` on `database_url` (log
-    /// level info, no mail settings from the environment) and waits until it
+    /// level info, no mail settings from the environment, no rate limit
+    /// unless `args` set one) and waits until it
     /// prints `equip listening on http://<addr>`.
     pub fn start(database_url: &str, args: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
@@ -40,6 +41,9 @@ impl Serve {
             .args(args)
             .env("DATABASE_URL", database_url)
             .env("RUST_LOG", "info")
+            // Keys are not rate limited unless a test passes `--rate-limit`:
+            // several tests send bursts larger than the default allows.
+            .env("EQUIP_RATE_LIMIT", "0")
             .env_remove("EQUIP_SMTP_URL")
             .env_remove("EQUIP_SPOOL_DIR")
             .env_remove("EQUIP_NO_DISPATCHER")
