@@ -11,6 +11,7 @@ use equip_domain::error::StoreResult;
 
 use crate::blocking::Admission;
 use crate::limits::Limits;
+use crate::metrics::Metrics;
 use crate::public_url::PublicUrl;
 use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
@@ -69,6 +70,7 @@ pub struct AppState {
     public_url: Arc<PublicUrl>,
     admission: Arc<Admission>,
     webhook_addresses: AddressPolicy,
+    metrics: Option<Arc<Metrics>>,
 }
 
 /// The store's ports with their writes attributed to an actor.
@@ -119,6 +121,7 @@ impl AppState {
             public_url: Arc::new(PublicUrl::from_host()),
             admission: Arc::new(Admission::default()),
             webhook_addresses: AddressPolicy::default(),
+            metrics: None,
         }
     }
 
@@ -129,6 +132,20 @@ impl AppState {
     pub fn with_webhook_addresses(mut self, policy: AddressPolicy) -> Self {
         self.webhook_addresses = policy;
         self
+    }
+
+    /// The same state counting every request into `metrics` (`equip serve
+    /// --metrics-bind`).
+    #[must_use]
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// Where requests are counted, if anywhere.
+    #[must_use]
+    pub fn metrics(&self) -> Option<Arc<Metrics>> {
+        self.metrics.clone()
     }
 
     /// Which addresses a webhook URL may point to.

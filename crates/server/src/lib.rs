@@ -3,7 +3,8 @@
 //! The `equip` binary's library half: the command line ([`cli`]), the admin
 //! commands ([`commands`]), the import document ([`import_document`]) and the
 //! demo data generator ([`demo`]); mail delivery ([`mail`]: the outbox
-//! dispatcher and its transports). `main.rs` only sets up logging, parses the
+//! dispatcher and its transports); the store figures of the metrics
+//! ([`metrics`]). `main.rs` only sets up logging, parses the
 //! command line and dispatches.
 
 pub mod cli;
@@ -11,5 +12,6 @@ pub mod commands;
 pub mod demo;
 pub mod import_document;
 pub mod mail;
+pub mod metrics;
 pub mod retention;
 pub mod webhooks;

@@ -19,6 +19,7 @@ mod organizations;
 mod people;
 mod reminders;
 mod sessions;
+mod stats;
 mod webhooks;
 
 pub use api_keys::ApiKeyRepository;
@@ -34,4 +35,5 @@ pub use organizations::OrganizationRepository;
 pub use people::{Offboarding, PersonRepository, PersonWrite};
 pub use reminders::{OutboxRepository, ReminderRepository};
 pub use sessions::{Durability, WriteSessions};
+pub use stats::StatsSource;
 pub use webhooks::{WebhookQueue, WebhookRepository};
