@@ -26,6 +26,8 @@ pub struct Serve {
     child: Child,
     /// `host:port` it listens on.
     pub addr: String,
+    /// `host:port` of its metrics listener (`--metrics-bind`), if any.
+    pub metrics_addr: Option<String>,
     log: Arc<Mutex<String>>,
     reader: Option<std::thread::JoinHandle<()>>,
 }
@@ -56,15 +58,21 @@ impl Serve {
             .expect("spawn equip serve");
         let stderr = child.stderr.take().expect("stderr");
         let log = Arc::new(Mutex::new(String::new()));
+        let metrics_addr = Arc::new(Mutex::new(None));
         let (addr_tx, addr_rx) = mpsc::channel();
         // Reads the whole log (so the child never blocks on a full pipe) and
         // reports the address once it is printed.
         let reader = {
             let log = Arc::clone(&log);
+            let metrics_addr = Arc::clone(&metrics_addr);
             std::thread::spawn(move || {
                 let mut stderr = BufReader::new(stderr);
                 let mut line = String::new();
                 while matches!(stderr.read_line(&mut line), Ok(n) if n > 0) {
+                    // Printed before the API's address.
+                    if let Some(addr) = line.trim().strip_prefix("equip metrics on http://") {
+                        *metrics_addr.lock().unwrap() = Some(addr.to_owned());
+                    }
                     if let Some(addr) = line.trim().strip_prefix("equip listening on http://") {
                         let _ = addr_tx.send(addr.to_owned());
                     }
@@ -77,6 +85,7 @@ impl Serve {
             Ok(addr) => Serve {
                 child,
                 addr,
+                metrics_addr: metrics_addr.lock().unwrap().clone(),
                 log,
                 reader: Some(reader),
             },
