@@ -39,7 +39,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP service (runs pending migrations first).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run pending database migrations and list them.
     Migrate,
     /// Manage organizations.

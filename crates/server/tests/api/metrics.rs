@@ -72,7 +72,9 @@ fn counts_requests_and_reports_the_store(db: &TestDatabase) {
         .post(
             "/api/v1/webhooks",
             "application/json",
-            json!({"url": "http://127.0.0.1:9/hook"}).to_string().as_bytes(),
+            json!({"url": "http://127.0.0.1:9/hook"})
+                .to_string()
+                .as_bytes(),
         )
         .unwrap();
     assert_eq!(hook.status, 201, "{}", hook.text());
