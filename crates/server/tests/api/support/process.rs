@@ -47,6 +47,7 @@ impl Serve {
             .env_remove("EQUIP_NO_DISPATCHER")
             .env_remove("EQUIP_DISPATCH_INTERVAL")
             .env_remove("EQUIP_WORKERS")
+            .env_remove("EQUIP_METRICS_BIND")
             .env_remove("EQUIP_SHUTDOWN_TIMEOUT")
             .env_remove("EQUIP_REQUEST_TIMEOUT")
             .env_remove("EQUIP_UPLOAD_TIMEOUT")
