@@ -29,6 +29,7 @@
 //! - [`event`]: the record of every change (types, actors, changed fields);
 //!   [`event_feed`]: reading it as a feed and as a subject's history.
 //! - [`ports`]: repository traits; [`error`]: the errors they return.
+//! - [`service_stats`]: the running service's figures its metrics report.
 //! - [`services`]: use cases that combine rules and ports.
 
 #![deny(missing_docs)]
@@ -56,6 +57,7 @@ pub mod person;
 pub mod person_query;
 pub mod ports;
 pub mod reminder;
+pub mod service_stats;
 pub mod services;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -13,6 +13,8 @@
 //! - [`limits`]: URL and header limits and the request timeout.
 //! - [`rate_limit`]: requests a second per API key (429 past it), checked by
 //!   the gate.
+//! - [`metrics`]: the Prometheus metrics: requests counted by route
+//!   template, method and status, and the metrics listener's application.
 //! - [`blocking`]: store calls on the blocking threads; 503 past capacity,
 //!   nothing started for a client that has gone ([`client`]).
 //! - [`routes`]: one module per resource.
@@ -26,6 +28,7 @@ pub mod error;
 pub mod gate;
 pub mod limits;
 mod logging;
+pub mod metrics;
 pub mod openapi;
 pub mod public_url;
 pub mod rate_limit;
@@ -58,6 +61,7 @@ pub fn app(
     >,
 > {
     let limits = state.limits();
+    let metrics = metrics::RequestMetrics(state.metrics());
     App::new()
         .app_data(web::Data::new(state))
         .app_data(error::json_config(JSON_LIMIT))
@@ -67,4 +71,6 @@ pub fn app(
         .default_service(web::to(error::unknown_path))
         .wrap(limits)
         .wrap(logging::RequestLog)
+        // Outermost: counts what the limits answer too.
+        .wrap(metrics)
 }

@@ -11,6 +11,7 @@ use equip_domain::error::StoreResult;
 
 use crate::blocking::Admission;
 use crate::limits::Limits;
+use crate::metrics::Metrics;
 use crate::public_url::PublicUrl;
 use crate::rate_limit::RateLimit;
 use equip_domain::api_key::Caller;
@@ -71,6 +72,7 @@ pub struct AppState {
     admission: Arc<Admission>,
     webhook_addresses: AddressPolicy,
     rate_limit: RateLimit,
+    metrics: Option<Arc<Metrics>>,
 }
 
 /// The store's ports with their writes attributed to an actor.
@@ -122,6 +124,7 @@ impl AppState {
             admission: Arc::new(Admission::default()),
             webhook_addresses: AddressPolicy::default(),
             rate_limit: RateLimit::off(),
+            metrics: None,
         }
     }
 
@@ -132,6 +135,20 @@ impl AppState {
     pub fn with_webhook_addresses(mut self, policy: AddressPolicy) -> Self {
         self.webhook_addresses = policy;
         self
+    }
+
+    /// The same state counting every request into `metrics` (`equip serve
+    /// --metrics-bind`).
+    #[must_use]
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// Where requests are counted, if anywhere.
+    #[must_use]
+    pub fn metrics(&self) -> Option<Arc<Metrics>> {
+        self.metrics.clone()
     }
 
     /// Which addresses a webhook URL may point to.

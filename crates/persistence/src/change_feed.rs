@@ -71,8 +71,10 @@ pub(crate) struct Memo {
     /// back; 0 when none did since it (re)connected.
     heartbeat_ms: AtomicU64,
     epoch: OnceInstant,
-    /// Answers given from the memo (for tests and diagnostics).
+    /// Answers given from the memo (for the metrics and tests).
     hits: AtomicU64,
+    /// Lookups the memo could not answer (off, or not remembered).
+    misses: AtomicU64,
 }
 
 #[derive(Default)]
@@ -131,9 +133,13 @@ impl Memo {
     }
 
     /// Answers given from the memo so far.
-    #[cfg(any(test, feature = "test-support"))]
     pub(crate) fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Lookups the memo did not answer so far.
+    pub(crate) fn misses(&self) -> u64 {
+        self.misses.load(Ordering::Relaxed)
     }
 
     /// Before reading what [`Self::keep_key`] will be given; `None` while the
@@ -145,15 +151,19 @@ impl Memo {
         Some(Ticket(self.lock().seq))
     }
 
-    /// The key of `prefix`, if remembered.
+    /// The key of `prefix`, if remembered. Counts a hit or a miss.
     pub(crate) fn key(&self, prefix: &str) -> Option<ApiKey> {
-        if !self.is_live() {
-            return None;
-        }
-        let found = self.lock().keys.get(prefix).cloned();
-        if found.is_some() {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-        }
+        let found = if self.is_live() {
+            self.lock().keys.get(prefix).cloned()
+        } else {
+            None
+        };
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
         found
     }
 
@@ -382,6 +392,8 @@ mod tests {
         assert!(memo.key("ka").is_none());
         assert_eq!(memo.key("kb").unwrap().organization_id, b);
         assert_eq!(memo.hits(), 2);
+        // kc, then ka after its organization changed.
+        assert_eq!(memo.misses(), 2);
     }
 
     #[test]

@@ -26,6 +26,7 @@
 //! order, so two of them cannot deadlock.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
@@ -46,6 +47,21 @@ use crate::sql_builder::Sql;
 /// Rows per multi-row insert of events (10 binds each, under SQLite's
 /// conservative 999 bind limit).
 const INSERT_CHUNK: usize = 90;
+
+/// Events this process has written (committed), for the metrics.
+static EVENTS_WRITTEN: AtomicU64 = AtomicU64::new(0);
+
+/// Events written (committed) by this process since it started, by every
+/// store of it (`equip_events_written_total`, docs/reliability.md,
+/// "Metrics").
+#[must_use]
+pub fn events_written() -> u64 {
+    EVENTS_WRITTEN.load(Ordering::Relaxed)
+}
+
+fn count_written(n: usize) {
+    EVENTS_WRITTEN.fetch_add(u64::try_from(n).unwrap_or(u64::MAX), Ordering::Relaxed);
+}
 
 /// The events of one write transaction, written just before it commits.
 #[derive(Debug)]
@@ -222,6 +238,8 @@ pub(crate) fn write_recorded_pg(
         then: &events,
     }
     .execute(c)?;
+    // One statement: committed when it returns (outside a transaction).
+    count_written(1);
     Ok(())
 }
 
@@ -272,12 +290,16 @@ pub(crate) fn recorded<T, E>(
 where
     E: From<DbError> + From<diesel::result::Error>,
 {
-    write_transaction(c, |c| {
+    let mut written = 0;
+    let value = write_transaction(c, |c| {
         let mut recorder = Recorder::new(actor);
         let value = body(c, &mut recorder)?;
+        written = recorder.pending.len();
         recorder.write(c)?;
-        Ok(value)
-    })
+        Ok::<T, E>(value)
+    })?;
+    count_written(written);
+    Ok(value)
 }
 
 /// Advances the organization's last sequence by `count`; returns the new

@@ -60,5 +60,6 @@ pub mod test_support;
 
 pub use connection::Backend;
 pub use error::PersistenceError;
+pub use events::events_written;
 pub use models::fold_case;
 pub use store::{PoolOptions, Store, SQLITE_MAX_POOL_SIZE};

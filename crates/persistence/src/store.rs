@@ -74,6 +74,8 @@ pub struct Store {
     unwritable: Arc<AtomicBool>,
     /// When a connection was last found lost (shared with the pool's manager).
     losses: Arc<Losses>,
+    /// What checkouts from the pool waited (for the metrics).
+    checkouts: Arc<Checkouts>,
     /// Who this value's writes are attributed to in their events
     /// ([`equip_domain::ports::Acting`]); `SYSTEM` unless set.
     pub(crate) actor: equip_domain::event::Actor,
@@ -167,6 +169,21 @@ impl std::fmt::Debug for Store {
 
 type Conn = PooledConnection<Manager>;
 
+/// A checkout slower than this had to wait (an idle connection is handed out
+/// in microseconds).
+const CHECKOUT_WAITED: Duration = Duration::from_millis(1);
+
+/// Counts of the pool's checkouts, shared by a store's clones and sessions.
+#[derive(Default)]
+struct Checkouts {
+    /// Checkouts that took longer than [`CHECKOUT_WAITED`].
+    waits: AtomicU64,
+    /// Nanoseconds spent in all checkouts.
+    wait_nanos: AtomicU64,
+    /// Checkouts that failed (no connection within the timeout).
+    timeouts: AtomicU64,
+}
+
 impl Store {
     /// Opens a pool for `database_url` (`postgres://…` / `postgresql://…`, or a
     /// SQLite `sqlite://path`, `sqlite:path` or plain path; a missing SQLite file
@@ -207,6 +224,7 @@ impl Store {
             memo: Arc::default(),
             unwritable: Arc::default(),
             losses,
+            checkouts: Arc::default(),
             actor: equip_domain::event::Actor::System,
         })
     }
@@ -242,9 +260,54 @@ impl Store {
                 }
                 Held::Pinned(conn)
             }
-            None => Held::Pooled(self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?),
+            None => Held::Pooled(self.pool_get()?),
         };
         Ok(ConnGuard { held })
+    }
+
+    /// A connection from the pool, the wait counted.
+    fn pool_get(&self) -> DbResult<Conn> {
+        let started = std::time::Instant::now();
+        let got = self.pool.get();
+        let waited = started.elapsed();
+        let counts = &self.checkouts;
+        counts.wait_nanos.fetch_add(
+            u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+        if waited > CHECKOUT_WAITED {
+            counts.waits.fetch_add(1, Ordering::Relaxed);
+        }
+        got.map_err(|e| {
+            counts.timeouts.fetch_add(1, Ordering::Relaxed);
+            DbError::Pool(e.to_string())
+        })
+    }
+
+    /// The request pool's state and what its checkouts waited (for the
+    /// metrics; no database access).
+    #[must_use]
+    pub fn pool_stats(&self) -> equip_domain::service_stats::PoolStats {
+        let state = self.pool.state();
+        let counts = &self.checkouts;
+        equip_domain::service_stats::PoolStats {
+            max: self.pool.max_size(),
+            in_use: state.connections.saturating_sub(state.idle_connections),
+            idle: state.idle_connections,
+            waits: counts.waits.load(Ordering::Relaxed),
+            #[allow(clippy::cast_precision_loss)]
+            wait_seconds: counts.wait_nanos.load(Ordering::Relaxed) as f64 / 1e9,
+            timeouts: counts.timeouts.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Hits and misses of the API-key memory (for the metrics).
+    #[must_use]
+    pub fn api_key_cache_stats(&self) -> equip_domain::service_stats::CacheStats {
+        equip_domain::service_stats::CacheStats {
+            hits: self.memo.hits(),
+            misses: self.memo.misses(),
+        }
     }
 
     /// A pooled connection prepared for a write session: on PostgreSQL its
@@ -253,7 +316,7 @@ impl Store {
         // A lost connection may still sit idle in the pool: take another.
         let mut attempts = 2;
         loop {
-            let mut conn = self.pool.get().map_err(|e| DbError::Pool(e.to_string()))?;
+            let mut conn = self.pool_get()?;
             let DbConnection::Postgres(c) = &mut **conn else {
                 return Ok(conn);
             };
@@ -303,6 +366,7 @@ impl Store {
             memo: self.memo.clone(),
             unwritable: self.unwritable.clone(),
             losses: self.losses.clone(),
+            checkouts: self.checkouts.clone(),
             actor: self.actor,
         })
     }

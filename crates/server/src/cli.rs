@@ -39,7 +39,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP service (runs pending migrations first).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run pending database migrations and list them.
     Migrate,
     /// Manage organizations.
@@ -91,6 +91,11 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "EQUIP_BIND", default_value = DEFAULT_BIND)]
     pub bind: String,
+    /// Address of a second listener serving Prometheus metrics at
+    /// `GET /metrics` (no key: bind it where only the scraper reaches it;
+    /// docs/reliability.md, "Metrics"). Off unless given.
+    #[arg(long, env = "EQUIP_METRICS_BIND")]
+    pub metrics_bind: Option<String>,
     /// Number of HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "EQUIP_WORKERS")]
     pub workers: Option<usize>,

@@ -3,7 +3,8 @@
 //! The `equip` binary's library half: the command line ([`cli`]), the admin
 //! commands ([`commands`]), the import document ([`import_document`]) and the
 //! demo data generator ([`demo`]); mail delivery ([`mail`]: the outbox
-//! dispatcher and its transports); log lines ([`logs`]). `main.rs` only sets up logging, parses the
+//! dispatcher and its transports); log lines ([`logs`]); the store figures of
+//! the metrics ([`metrics`]). `main.rs` only sets up logging, parses the
 //! command line and dispatches.
 
 pub mod cli;
@@ -12,5 +13,6 @@ pub mod demo;
 pub mod import_document;
 pub mod logs;
 pub mod mail;
+pub mod metrics;
 pub mod retention;
 pub mod webhooks;

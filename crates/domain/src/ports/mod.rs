@@ -19,6 +19,7 @@ mod organizations;
 mod people;
 mod reminders;
 mod sessions;
+mod stats;
 mod webhooks;
 
 pub use api_keys::ApiKeyRepository;
@@ -36,4 +37,5 @@ pub use people::{
 };
 pub use reminders::{OutboxRepository, ReminderRepository};
 pub use sessions::{Durability, WriteSessions};
+pub use stats::StatsSource;
 pub use webhooks::{WebhookQueue, WebhookRepository};

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use crate::error::StoreResult;
 use crate::event_feed::Cursor;
 use crate::ids::{OrganizationId, WebhookId};
+use crate::service_stats::WebhookBacklog;
 use crate::webhook::{DeliveryAttempt, Webhook, WebhookProgress};
 
 /// Webhooks of an organization.
@@ -65,6 +66,14 @@ pub trait WebhookQueue: Send + Sync {
     /// # Errors
     /// Backend failures.
     fn webhooks_due(&self, now: DateTime<Utc>) -> StoreResult<bool>;
+
+    /// Active webhooks behind their organization's last event and the time
+    /// of the oldest event they have yet to deliver (for the metrics; one
+    /// cheap read, nothing locked).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn webhook_backlog(&self) -> StoreResult<WebhookBacklog>;
 
     /// Claims up to `limit` active webhooks that have events after their
     /// position, are due at `now` (no retry scheduled later) and are not

@@ -98,6 +98,33 @@ impl crate::ports::WebhookRepository for InMemoryStore {
 }
 
 impl crate::ports::WebhookQueue for InMemoryStore {
+    fn webhook_backlog(&self) -> StoreResult<crate::service_stats::WebhookBacklog> {
+        let s = self.state();
+        let mut backlog = crate::service_stats::WebhookBacklog::default();
+        for w in &s.webhooks {
+            let (head, _) = s
+                .event_heads
+                .get(&w.organization_id)
+                .copied()
+                .unwrap_or((0, 0));
+            if w.status != WebhookStatus::Active || w.delivery.position >= head {
+                continue;
+            }
+            backlog.behind += 1;
+            let next = s.events.iter().find(|e| {
+                e.organization_id == w.organization_id && e.sequence == w.delivery.position + 1
+            });
+            if let Some(e) = next {
+                backlog.oldest_undelivered_at = Some(
+                    backlog
+                        .oldest_undelivered_at
+                        .map_or(e.occurred_at, |t| t.min(e.occurred_at)),
+                );
+            }
+        }
+        Ok(backlog)
+    }
+
     fn webhooks_due(&self, now: DateTime<Utc>) -> StoreResult<bool> {
         let s = self.state();
         Ok(s.webhooks.iter().any(|w| claimable(&s, w, now)))

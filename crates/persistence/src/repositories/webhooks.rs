@@ -19,6 +19,7 @@ use equip_domain::event::EventType;
 use equip_domain::event_feed::Cursor;
 use equip_domain::ids::{OrganizationId, WebhookId};
 use equip_domain::ports::{WebhookQueue, WebhookRepository};
+use equip_domain::service_stats::WebhookBacklog;
 use equip_domain::webhook::{
     parse_types, AttemptOutcome, DeliveryAttempt, DeliveryState, Webhook, WebhookProgress,
     WebhookStatus,
@@ -27,7 +28,7 @@ use equip_domain::webhook::{
 use crate::connection::{on_inner, write_transaction, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::models::{db_time, parse_id, utc};
-use crate::schema::{event_sequences, webhook_deliveries, webhooks};
+use crate::schema::{event_sequences, events, webhook_deliveries, webhooks};
 use crate::store::Store;
 
 /// Rows per multi-row insert of attempts (10 binds each, under SQLite's 999).
@@ -285,6 +286,33 @@ macro_rules! claimable {
 }
 
 impl WebhookQueue for Store {
+    fn webhook_backlog(&self) -> StoreResult<WebhookBacklog> {
+        self.read("webhook", |c| {
+            // Per active webhook behind its organization's head: the time of
+            // the event right after its position (a primary-key lookup).
+            let next: Vec<Option<NaiveDateTime>> = webhooks::table
+                .filter(webhooks::status.eq(WebhookStatus::Active.as_str()))
+                .filter(
+                    webhooks::position.nullable().lt(event_sequences::table
+                        .filter(event_sequences::organization_id.eq(webhooks::organization_id))
+                        .select(event_sequences::last_sequence)
+                        .single_value()),
+                )
+                .select(
+                    events::table
+                        .filter(events::organization_id.eq(webhooks::organization_id))
+                        .filter(events::sequence.eq(webhooks::position + 1_i64))
+                        .select(events::occurred_at)
+                        .single_value(),
+                )
+                .load(c)?;
+            Ok(WebhookBacklog {
+                behind: next.len() as u64,
+                oldest_undelivered_at: next.into_iter().flatten().min().map(utc),
+            })
+        })
+    }
+
     fn webhooks_due(&self, now: DateTime<Utc>) -> StoreResult<bool> {
         let now = db_time(now);
         self.with("webhook", "", |c| {

@@ -62,7 +62,9 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
 }
 
 /// Connections of the pool kept for background work (the outbox dispatcher
-/// the statistics keeper and the event pruner), apart from the request pool.
+/// the statistics keeper and the event pruner), apart from the request pool;
+/// one more when the metrics are served (a scrape reads the queues through
+/// it).
 const BACKGROUND_CONNECTIONS: u32 = 3;
 
 /// How often `serve` looks for tables whose planner statistics are stale
@@ -153,7 +155,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     let (background, _) = super::connect_only(
         db,
         PoolOptions {
-            max_size: BACKGROUND_CONNECTIONS,
+            max_size: BACKGROUND_CONNECTIONS + u32::from(args.metrics_bind.is_some()),
             connection_timeout: Duration::from_secs(args.db_pool_timeout),
             min_idle: 1,
         },
@@ -211,7 +213,21 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     };
     // Webhook deliveries run on threads of their own, with a pool of their own.
     let webhooks = start_webhooks(db, args)?;
-    let state = equip_http::AppState::with_write_sessions(Arc::clone(&store))
+    // Metrics (`--metrics-bind`): requests counted by the app, the stores'
+    // figures read when scraped.
+    let metrics = args.metrics_bind.as_ref().map(|bind| {
+        let source: Arc<dyn equip_domain::ports::StatsSource> =
+            Arc::new(crate::metrics::StoreStats {
+                requests: Arc::clone(&store),
+                background: Arc::clone(&background),
+            });
+        (
+            bind.clone(),
+            Arc::new(equip_http::metrics::Metrics::new()),
+            source,
+        )
+    });
+    let mut state = equip_http::AppState::with_write_sessions(Arc::clone(&store))
         .with_webhook_addresses(webhook_addresses(args))
         .with_limits(Limits {
             request_timeout: Duration::from_secs(args.request_timeout),
@@ -221,6 +237,9 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         .with_public_url(public_url)
         .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms))
         .with_rate_limit(equip_http::RateLimit::per_second(args.rate_limit));
+    if let Some((_, registry, _)) = &metrics {
+        state = state.with_metrics(Arc::clone(registry));
+    }
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
@@ -247,10 +266,41 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         let server = server
             .bind(&bind)
             .with_context(|| format!("cannot listen on {bind}"))?;
+        // The metrics listener: a server of its own (one worker, no
+        // signals: it stops when the API server has stopped).
+        let metrics_server = match metrics {
+            Some((bind, registry, source)) => {
+                let server = HttpServer::new(move || {
+                    equip_http::metrics::metrics_app(Arc::clone(&registry), Arc::clone(&source))
+                })
+                .workers(1)
+                .worker_max_blocking_threads(2)
+                .disable_signals()
+                .shutdown_timeout(1)
+                .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
+                .keep_alive(KEEP_ALIVE)
+                .bind(&bind)
+                .with_context(|| format!("cannot listen on {bind} (--metrics-bind)"))?;
+                for addr in server.addrs() {
+                    crate::logs::announce(log_format, &format!("equip metrics on http://{addr}"));
+                }
+                Some(server.run())
+            }
+            None => None,
+        };
         for addr in server.addrs() {
             crate::logs::announce(log_format, &format!("equip listening on http://{addr}"));
         }
-        server.run().await.context("the HTTP server failed")
+        let metrics_handle = metrics_server.map(|running| {
+            let handle = running.handle();
+            actix_web::rt::spawn(running);
+            handle
+        });
+        let served = server.run().await.context("the HTTP server failed");
+        if let Some(handle) = metrics_handle {
+            handle.stop(false).await;
+        }
+        served
     });
     // Stop webhook deliveries: each worker records the delivery it is
     // making, then releases its webhook.

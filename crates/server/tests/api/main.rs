@@ -27,6 +27,7 @@ mod http_scim_groups;
 mod http_webhooks;
 mod instances;
 mod lost_connection;
+mod metrics;
 mod nul_text;
 mod openapi;
 mod overload;

@@ -26,6 +26,8 @@ pub struct Serve {
     child: Child,
     /// `host:port` it listens on.
     pub addr: String,
+    /// `host:port` of its metrics listener (`--metrics-bind`), if any.
+    pub metrics_addr: Option<String>,
     log: Arc<Mutex<String>>,
     reader: Option<std::thread::JoinHandle<()>>,
 }
@@ -49,6 +51,7 @@ impl Serve {
             .env_remove("EQUIP_NO_DISPATCHER")
             .env_remove("EQUIP_DISPATCH_INTERVAL")
             .env_remove("EQUIP_WORKERS")
+            .env_remove("EQUIP_METRICS_BIND")
             .env_remove("EQUIP_SHUTDOWN_TIMEOUT")
             .env_remove("EQUIP_REQUEST_TIMEOUT")
             .env_remove("EQUIP_UPLOAD_TIMEOUT")
@@ -60,11 +63,13 @@ impl Serve {
             .expect("spawn equip serve");
         let stderr = child.stderr.take().expect("stderr");
         let log = Arc::new(Mutex::new(String::new()));
+        let metrics_addr = Arc::new(Mutex::new(None));
         let (addr_tx, addr_rx) = mpsc::channel();
         // Reads the whole log (so the child never blocks on a full pipe) and
         // reports the address once it is printed.
         let reader = {
             let log = Arc::clone(&log);
+            let metrics_addr = Arc::clone(&metrics_addr);
             std::thread::spawn(move || {
                 let mut stderr = BufReader::new(stderr);
                 let mut line = String::new();
@@ -74,6 +79,10 @@ impl Serve {
                         .ok()
                         .and_then(|v| v["message"].as_str().map(str::to_owned))
                         .unwrap_or_else(|| line.trim().to_owned());
+                    // Printed before the API's address.
+                    if let Some(addr) = message.strip_prefix("equip metrics on http://") {
+                        *metrics_addr.lock().unwrap() = Some(addr.to_owned());
+                    }
                     if let Some(addr) = message.strip_prefix("equip listening on http://") {
                         let _ = addr_tx.send(addr.to_owned());
                     }
@@ -86,6 +95,7 @@ impl Serve {
             Ok(addr) => Serve {
                 child,
                 addr,
+                metrics_addr: metrics_addr.lock().unwrap().clone(),
                 log,
                 reader: Some(reader),
             },
