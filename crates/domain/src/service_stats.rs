@@ -1,5 +1,5 @@
 //! Figures about the running service that its metrics report (`equip serve
-//! --metrics-bind`, docs/reliability.md, "Metrics"): the connection pool, the
+//! --metrics-bind`, docs/operations.md, "Metrics"): the connection pool, the
 //! key memory, events written, and the depth and age of the two delivery
 //! queues. Plain numbers; the port that gives them is
 //! [`crate::ports::StatsSource`].

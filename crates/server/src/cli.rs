@@ -93,7 +93,7 @@ pub struct ServeArgs {
     pub bind: String,
     /// Address of a second listener serving Prometheus metrics at
     /// `GET /metrics` (no key: bind it where only the scraper reaches it;
-    /// docs/reliability.md, "Metrics"). Off unless given.
+    /// docs/operations.md, "Metrics"). Off unless given.
     #[arg(long, env = "EQUIP_METRICS_BIND")]
     pub metrics_bind: Option<String>,
     /// Number of HTTP worker threads (default: one per CPU core).

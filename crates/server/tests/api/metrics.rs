@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::support::process::{organization_with_key, request, Serve};
+use crate::support::{repo_root, venv_python};
 use equip_persistence::test_support::TestDatabase;
 use serde_json::{json, Value};
 
@@ -247,38 +248,7 @@ fn value(samples: &[Value], name: &str, labels: &[(&str, &str)]) -> Option<f64> 
         .map(|s| s["value"].as_f64().unwrap())
 }
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
 /// The Python of the venv with `prometheus_client` (scripts/metrics-venv.sh).
-/// `None` (and a message) when it cannot be had outside CI; in CI that fails
-/// the test.
 fn metrics_python() -> Option<PathBuf> {
-    let out = Command::new("bash")
-        .arg(repo_root().join("scripts/metrics-venv.sh"))
-        .stderr(Stdio::inherit())
-        .output();
-    let found = match out {
-        Ok(o) if o.status.success() => {
-            let path = String::from_utf8_lossy(&o.stdout).trim().to_owned();
-            Some(PathBuf::from(path)).filter(|p| p.exists())
-        }
-        _ => None,
-    };
-    if found.is_none() {
-        assert!(
-            !in_ci(),
-            "CI: the metrics test venv could not be prepared (scripts/metrics-venv.sh)"
-        );
-        eprintln!(
-            "skipping metrics test: the prometheus_client venv could not be prepared \
-             (run scripts/metrics-venv.sh; needs python3 and PyPI access)"
-        );
-    }
-    found
+    venv_python("metrics-venv.sh", "metrics")
 }

@@ -431,3 +431,42 @@ pub fn raw_exchange(addr: &str, request: &str) -> (String, Vec<u8>) {
         raw[split + 4..].to_vec(),
     )
 }
+
+/// The repository's root (for its scripts).
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether this runs in CI (`CI=true`), where nothing may be skipped.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The Python of a test venv that `scripts/<script>` prepares and prints
+/// (e.g. `smtp-venv.sh`). `None`, with a message naming `what` the test
+/// skips, when it cannot be had outside CI; in CI that fails the test.
+pub fn venv_python(script: &str, what: &str) -> Option<std::path::PathBuf> {
+    use std::process::{Command, Stdio};
+    let out = Command::new("bash")
+        .arg(repo_root().join("scripts").join(script))
+        .stderr(Stdio::inherit())
+        .output();
+    let found = match out {
+        Ok(o) if o.status.success() => {
+            let path = String::from_utf8_lossy(&o.stdout).trim().to_owned();
+            Some(std::path::PathBuf::from(path)).filter(|p| p.exists())
+        }
+        _ => None,
+    };
+    if found.is_none() {
+        assert!(
+            !in_ci(),
+            "CI: the {what} test venv could not be prepared (scripts/{script})"
+        );
+        eprintln!(
+            "skipping {what} test: its venv could not be prepared \
+             (run scripts/{script}; needs python3 and PyPI access)"
+        );
+    }
+    found
+}

@@ -147,41 +147,11 @@ pub fn seed_orgs_and_people(store: &Store) -> People {
 // ---------------------------------------------------------------------------
 
 /// The repository root (for `scripts/`).
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
 /// The venv's Python with aiosmtpd, created by `scripts/smtp-venv.sh` when
 /// missing. `None` (and a message) when it cannot be had outside CI; in CI a
 /// missing venv fails the test.
 pub fn smtp_python() -> Option<PathBuf> {
-    let script = repo_root().join("scripts/smtp-venv.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .stderr(Stdio::inherit())
-        .output();
-    let found = match out {
-        Ok(o) if o.status.success() => {
-            let path = String::from_utf8_lossy(&o.stdout).trim().to_owned();
-            Some(PathBuf::from(path)).filter(|p| p.exists())
-        }
-        _ => None,
-    };
-    if found.is_none() {
-        assert!(
-            !in_ci(),
-            "CI: the SMTP test venv could not be prepared (scripts/smtp-venv.sh)"
-        );
-        eprintln!(
-            "skipping SMTP test: the aiosmtpd venv could not be prepared \
-             (run scripts/smtp-venv.sh; needs python3 and PyPI access)"
-        );
-    }
-    found
+    super::venv_python("smtp-venv.sh", "SMTP")
 }
 
 /// A running SMTP sink: every accepted message lands in `dir` as
@@ -201,7 +171,7 @@ impl SmtpSink {
             std::env::temp_dir().join(format!("equip-smtp-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).expect("sink dir");
         let mut cmd = Command::new(python);
-        cmd.arg(repo_root().join("scripts/smtp_sink.py"))
+        cmd.arg(super::repo_root().join("scripts/smtp_sink.py"))
             .arg("--dir")
             .arg(&dir)
             .arg("--refuse")
