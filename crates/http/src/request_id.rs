@@ -92,12 +92,19 @@ pub(crate) async fn scoped<F: Future>(id: RequestId, fut: F) -> F::Output {
     CURRENT.scope(id, fut).await
 }
 
-/// Runs `f` on this (blocking) thread with `id` as the current id.
+/// Runs `f` on this (blocking) thread with `id` as the current id. The
+/// thread has no id afterwards, also when `f` panics (the blocking pool
+/// catches the panic and keeps the thread for the next call).
 pub(crate) fn on_this_thread<T>(id: Option<RequestId>, f: impl FnOnce() -> T) -> T {
-    let before = ON_THREAD.with(|slot| slot.replace(id));
-    let value = f();
-    ON_THREAD.with(|slot| *slot.borrow_mut() = before);
-    value
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            ON_THREAD.with(|slot| *slot.borrow_mut() = None);
+        }
+    }
+    ON_THREAD.with(|slot| *slot.borrow_mut() = id);
+    let _clear = Clear;
+    f()
 }
 
 #[cfg(test)]
@@ -123,7 +130,11 @@ mod tests {
         assert_eq!(current(), None);
         let id = RequestId::new();
         let seen = on_this_thread(Some(id.clone()), current);
-        assert_eq!(seen, Some(id));
+        assert_eq!(seen, Some(id.clone()));
+        assert_eq!(current(), None);
+        // A call that panics leaves no id behind for the thread's next work.
+        let panicked = std::panic::catch_unwind(|| on_this_thread(Some(id), || panic!("boom")));
+        assert!(panicked.is_err());
         assert_eq!(current(), None);
     }
 }

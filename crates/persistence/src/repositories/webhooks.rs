@@ -289,7 +289,8 @@ impl WebhookQueue for Store {
     fn webhook_backlog(&self) -> StoreResult<WebhookBacklog> {
         self.read("webhook", |c| {
             // Per active webhook behind its organization's head: the time of
-            // the event right after its position (a primary-key lookup).
+            // the first event after its position that still exists (a
+            // primary-key range lookup; the one right after may be pruned).
             let next: Vec<Option<NaiveDateTime>> = webhooks::table
                 .filter(webhooks::status.eq(WebhookStatus::Active.as_str()))
                 .filter(
@@ -301,7 +302,8 @@ impl WebhookQueue for Store {
                 .select(
                     events::table
                         .filter(events::organization_id.eq(webhooks::organization_id))
-                        .filter(events::sequence.eq(webhooks::position + 1_i64))
+                        .filter(events::sequence.gt(webhooks::position))
+                        .order(events::sequence.asc())
                         .select(events::occurred_at)
                         .single_value(),
                 )

@@ -24,6 +24,7 @@ storage_tests!(
     pruned_events_are_skipped_when_claimed,
     concurrent_claims_never_share_a_webhook,
     old_attempts_are_pruned,
+    the_backlog_dates_the_oldest_event_still_stored,
 );
 
 /// Sets the organization's last event sequence (what claims look at).
@@ -418,4 +419,43 @@ impl Micros for DateTime<Utc> {
         use chrono::SubsecRound;
         self.trunc_subsecs(6)
     }
+}
+
+/// The metrics' webhook backlog: webhooks behind their organization's head,
+/// and the time of the oldest event one of them has yet to deliver, also
+/// when the event right after its position was pruned.
+fn the_backlog_dates_the_oldest_event_still_stored(db: &TestDatabase, store: &Store) {
+    use equip_domain::event_feed::{FeedQuery, FeedRead};
+    use equip_domain::ports::EventRepository;
+
+    let (org, s, w) = seeded(store, "A");
+    let hook = webhook(store, &org, vec![]);
+    let start = hook.delivery.position;
+    for hour in 3..6 {
+        store
+            .insert_inventory_item(&item(&org, &s, &w, at(hour, 0)))
+            .unwrap();
+    }
+    let query = FeedQuery {
+        after: Some(Cursor(start)),
+        types: vec![],
+        subject_id: None,
+        size: 10,
+    };
+    let FeedRead::Events { events, .. } = store.read_feed(org.id, &query).unwrap() else {
+        panic!("the feed expired");
+    };
+    assert_eq!(events.len(), 3);
+    let backlog = store.webhook_backlog().unwrap();
+    assert_eq!(backlog.behind, 1);
+    assert_eq!(backlog.oldest_undelivered_at, Some(events[0].occurred_at));
+    // The event right after the webhook's position is pruned: the next one
+    // still stored dates the backlog.
+    db.execute(&format!(
+        "DELETE FROM events WHERE organization_id = '{}' AND sequence = {}",
+        org.id, events[0].sequence
+    ));
+    let backlog = store.webhook_backlog().unwrap();
+    assert_eq!(backlog.behind, 1);
+    assert_eq!(backlog.oldest_undelivered_at, Some(events[1].occurred_at));
 }
