@@ -7,8 +7,11 @@
 #        --metrics-bind 127.0.0.1:0, scraped every second during the run as a
 #        Prometheus server would.
 # Two workloads per round, wrk -t2 -cCONNS for DURATION each:
-#   inventory: GET /api/v1/inventory?size=50 (the first page, repeated: the
-#              warm page every dashboard opens);
+#   inventory: the listing mix users produce (scripts/lib/listing_mix.py: 2,000
+#              distinct URLs of pages, sort orders, status and category
+#              filters and searches), each wrk thread walking its own share
+#              in order from a fresh server start (cold first, then warm
+#              as it wraps);
 #   scim:      GET /scim/v2/Users/{id} over the organization's users, drawn at
 #              random (what an identity provider's sync reads).
 # Prints requests/s per round and the on/off ratio of the means.
@@ -47,6 +50,21 @@ cleanup() {
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_up() { for _ in $(seq 1 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "bench-overhead: $1 did not come up" >&2; exit 1; }
+
+cat >"$work/urls.lua" <<'LUA'
+local n = 0
+function setup(thread) n = n + 1; thread:set("tid", n) end
+local urls = {}
+local i = 0
+function init(args)
+  for line in io.lines(args[1]) do if #line > 0 then urls[#urls + 1] = line end end
+  i = (tid - 1) * math.floor(#urls / 2)
+end
+function request()
+  i = i % #urls + 1
+  return wrk.format("GET", urls[i])
+end
+LUA
 
 cat >"$work/users.lua" <<'LUA'
 local ids = {}
@@ -95,17 +113,18 @@ for backend in $backends; do
   start "$url" off
   curl -s -H "Authorization: ApiKey $key" "http://127.0.0.1:$port/scim/v2/Users?count=1000" |
     python3 -c 'import json,sys; print("\n".join(r["id"] for r in json.load(sys.stdin)["Resources"]))' >"$work/ids.txt"
+  python3 scripts/lib/listing_mix.py urls "http://127.0.0.1:$port" "$key" 2000 18 >"$work/urls.txt"
   stop
   echo
   echo "### $backend ($(wc -l <"$work/ids.txt") users)"
   echo
-  echo "| round | mode | inventory req/s | SCIM GET req/s |"
+  echo "| round | mode | inventory mix req/s | SCIM GET req/s |"
   echo "|---|---|---:|---:|"
   for r in $(seq 1 "$rounds"); do
     for mode in off on; do
       start "$url" "$mode"
-      inv=$(wrk -t2 -c"$conns" -d"$duration" -H "Authorization: ApiKey $key" \
-        "http://127.0.0.1:$port/api/v1/inventory?size=50" | awk '/Requests\/sec/ {print $2}')
+      inv=$(wrk -t2 -c"$conns" -d"$duration" -H "Authorization: ApiKey $key" -s "$work/urls.lua" \
+        "http://127.0.0.1:$port" -- "$work/urls.txt" | awk '/Requests\/sec/ {print $2}')
       scim=$(wrk -t2 -c"$conns" -d"$duration" -H "Authorization: ApiKey $key" -s "$work/users.lua" \
         "http://127.0.0.1:$port" -- "$work/ids.txt" "$r" | awk '/Requests\/sec/ {print $2}')
       stop
@@ -119,7 +138,7 @@ by = {}
 for r in rows:
     mode = r[1].strip()
     by.setdefault(mode, []).append((float(r[2]), float(r[3])))
-for i, name in ((0, "inventory"), (1, "SCIM GET")):
+for i, name in ((0, "inventory mix"), (1, "SCIM GET")):
     off = statistics.mean(v[i] for v in by["off"]); on = statistics.mean(v[i] for v in by["on"])
     print(f"\n{name}: off {off:,.0f} req/s, on {on:,.0f} req/s, on/off {on / off:.3f}", end="")
 print()
