@@ -2,7 +2,9 @@
 # Fails when a crate depends on something its layer must not know:
 #   equip-domain: no diesel, no actix, no SCIM, no persistence;
 #   equip-scim:   no diesel, no actix, no persistence;
-#   equip-http:   no diesel, no persistence (it talks to the domain's traits).
+#   equip-http:   no diesel, no persistence (it talks to the domain's traits);
+#   equip-console: static files only: nothing of equip, no storage (the page
+#                 reaches equip through its public API, like any client).
 # Only normal (non-dev) dependency edges count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,5 +24,6 @@ check() {
 check equip-domain diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http lettre
 check equip-scim diesel diesel_migrations actix-web actix-http equip-persistence equip-http
 check equip-http diesel diesel_migrations equip-persistence r2d2 lettre
+check equip-console diesel diesel_migrations r2d2 lettre equip-domain equip-persistence equip-scim equip-http
 if [ "$fail" -ne 0 ]; then exit 1; fi
-echo "layering: ok (domain, scim and http are free of the layers below them)"
+echo "layering: ok (domain, scim and http are free of the layers below them; the console of all of equip)"

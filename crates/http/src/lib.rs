@@ -60,6 +60,25 @@ pub fn app(
         InitError = (),
     >,
 > {
+    app_with(state, |_| {})
+}
+
+/// [`app`] with more routes, added by `mount` before the API's (the server
+/// mounts the web console this way). What `mount` adds is outside the gate:
+/// it is answered without a key, and must not reach the store. It is logged,
+/// counted in the metrics and bounded by the limits like every request.
+pub fn app_with(
+    state: AppState,
+    mount: impl FnOnce(&mut web::ServiceConfig),
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
     let limits = state.limits();
     let metrics = metrics::RequestMetrics(state.metrics());
     App::new()
@@ -67,6 +86,7 @@ pub fn app(
         .app_data(error::json_config(JSON_LIMIT))
         .app_data(error::query_config())
         .app_data(error::path_config())
+        .configure(mount)
         .configure(routes::configure)
         .default_service(web::to(error::unknown_path))
         .wrap(limits)

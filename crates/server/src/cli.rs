@@ -120,6 +120,10 @@ pub struct ServeArgs {
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]
     pub no_dispatcher: bool,
+    /// Do not serve the web console at `/console/` (docs/console.md); the API
+    /// is unchanged.
+    #[arg(long, env = "EQUIP_NO_CONSOLE")]
+    pub no_console: bool,
     /// Days events are kept; older ones are deleted in the background
     /// (docs/events.md, "Retention").
     #[arg(long, env = "EQUIP_EVENT_RETENTION_DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=3650))]

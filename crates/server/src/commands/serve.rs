@@ -244,21 +244,28 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     let bind = args.bind.clone();
     let workers = args.workers;
     let log_format = args.log_format;
+    let console = !args.no_console;
     let blocking_threads = blocking_threads(&store, args);
     let served = actix_web::rt::System::new().block_on(async move {
         // Store calls run on each worker's blocking pool (see
         // `blocking_threads`).
         // SIGTERM / Ctrl-C: stop accepting, let requests in flight finish
         // (up to `shutdown_timeout`), then stop.
-        let server = HttpServer::new(move || equip_http::app(state.clone()))
-            // Each connection's socket, to see whether a client has gone
-            // before its store work starts (equip_http::client).
-            .on_connect(equip_http::client::on_connect)
-            .worker_max_blocking_threads(blocking_threads)
-            .shutdown_timeout(shutdown_timeout)
-            .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
-            .client_disconnect_timeout(CLIENT_DISCONNECT_TIMEOUT)
-            .keep_alive(KEEP_ALIVE);
+        let server = HttpServer::new(move || {
+            equip_http::app_with(state.clone(), move |cfg| {
+                if console {
+                    equip_console::configure(cfg);
+                }
+            })
+        })
+        // Each connection's socket, to see whether a client has gone
+        // before its store work starts (equip_http::client).
+        .on_connect(equip_http::client::on_connect)
+        .worker_max_blocking_threads(blocking_threads)
+        .shutdown_timeout(shutdown_timeout)
+        .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
+        .client_disconnect_timeout(CLIENT_DISCONNECT_TIMEOUT)
+        .keep_alive(KEEP_ALIVE);
         let server = match workers {
             Some(n) => server.workers(n.max(1)),
             None => server,
@@ -290,6 +297,14 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         };
         for addr in server.addrs() {
             crate::logs::announce(log_format, &format!("equip listening on http://{addr}"));
+        }
+        if console {
+            for addr in server.addrs() {
+                crate::logs::announce(
+                    log_format,
+                    &format!("equip console on http://{addr}{}", equip_console::PREFIX),
+                );
+            }
         }
         let metrics_handle = metrics_server.map(|running| {
             let handle = running.handle();

@@ -1,0 +1,155 @@
+// The console's shell: sign-in state, navigation by scope, and the router
+// that picks a view for the URL's fragment.
+
+import { forget, keyInfo, storedKey, whenSignedOut } from "./api.js";
+import { current, go } from "./router.js";
+import { can, scopes, SCOPES } from "./scopes.js";
+import { fill, focusHeading, h } from "./ui.js";
+import { inventoryView } from "./inventory.js";
+
+const main = document.getElementById("main");
+
+/// Views by the first segment of the path; each is loaded when first used,
+/// except the inventory, the first screen.
+const VIEWS = {
+  inventory: { needs: "inventory:read", load: async (route) => (route.path[1] ? (await import("./item.js")).itemView : inventoryView) },
+  people: { needs: "scim", load: async (route) => (await import(route.path[1] ? "./person.js" : "./people.js")).default },
+  upload: { needs: "scim", load: async () => (await import("./upload.js")).default },
+  warehouses: { needs: "warehouses:read", load: async () => (await import("./warehouses.js")).default },
+  levels: { needs: "inventory:read", load: async () => (await import("./levels.js")).default },
+};
+
+let signOutMessage = "";
+/// Each render gets a number; a slower earlier render never draws over a later one.
+let generation = 0;
+let controller = null;
+
+function isCurrent(token) {
+  return token === generation;
+}
+
+function showSession() {
+  const info = keyInfo();
+  const signedIn = Boolean(storedKey() && info);
+  document.getElementById("nav").hidden = !signedIn;
+  document.getElementById("session").hidden = !signedIn;
+  if (!signedIn) return;
+  for (const li of document.querySelectorAll("#nav li[data-needs]")) {
+    li.hidden = !can(li.dataset.needs);
+  }
+  const name = info.label ? `${info.label} (${info.prefix})` : `key ${info.prefix}`;
+  document.getElementById("key-summary").textContent = name;
+  document.getElementById("key-label").textContent = `Signed in with ${name}.`;
+  const list = scopes();
+  fill(
+    document.getElementById("key-scopes"),
+    list.length
+      ? list.map((s) => h("li", { class: "chip", title: SCOPES[s] || "" }, s))
+      : h("li", { class: "muted" }, "none"),
+  );
+}
+
+/// The first area the key may open.
+function home() {
+  return Object.entries(VIEWS).find(([, v]) => can(v.needs))?.[0];
+}
+
+function markCurrentArea(area) {
+  for (const a of document.querySelectorAll("#nav a[data-area]")) {
+    if (a.dataset.area === area) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+async function render() {
+  const token = ++generation;
+  if (controller) controller.abort();
+  controller = new AbortController();
+  const signal = controller.signal;
+  showSession();
+  const route = current();
+  const area = route.path[0];
+  if (!storedKey() || !keyInfo()) {
+    markCurrentArea(null);
+    const { signInView } = await import("./signin.js");
+    if (!isCurrent(token)) return;
+    signInView(main, { message: signOutMessage, onSignedIn: afterSignIn });
+    return;
+  }
+  const view = VIEWS[area];
+  if (!view) {
+    const first = home();
+    if (first) {
+      go([first], null, { replace: true });
+      return;
+    }
+    markCurrentArea(null);
+    noScopes();
+    return;
+  }
+  markCurrentArea(area);
+  if (!can(view.needs)) {
+    fill(
+      main,
+      h("h1", { tabindex: "-1", id: "view-title" }, "Not available with this key"),
+      h("p", {}, `This part of the console needs the scope ${view.needs}, which the signed-in key does not have.`),
+    );
+    focusHeading();
+    return;
+  }
+  try {
+    const draw = await view.load(route);
+    if (!isCurrent(token)) return;
+    await draw(main, route, { token, signal, isCurrent: () => isCurrent(token) });
+  } catch (e) {
+    if (e.name === "AbortError" || !isCurrent(token)) return;
+    fill(main, h("div", { class: "error", role: "alert" }, h("strong", {}, "This view could not be shown"), h("p", {}, e.detail || e.message)));
+  }
+}
+
+function noScopes() {
+  document.title = "No scopes · equip console";
+  fill(
+    main,
+    h("h1", { tabindex: "-1", id: "view-title" }, "This key has no scopes"),
+    h(
+      "p",
+      {},
+      "The key is valid, but it may not read or change anything in equip. Ask the administrator of equip for a key with the scopes you need:",
+    ),
+    h(
+      "ul",
+      { class: "scope-list" },
+      Object.entries(SCOPES).map(([scope, what]) => h("li", {}, h("code", {}, scope), ` — ${what}`)),
+    ),
+  );
+  focusHeading();
+}
+
+function afterSignIn() {
+  signOutMessage = "";
+  const first = home();
+  if (current().path[0] && VIEWS[current().path[0]]) render();
+  else if (first) go([first]);
+  else render();
+}
+
+document.getElementById("sign-out").addEventListener("click", () => {
+  forget();
+  signOutMessage = "Signed out. The key was removed from this browser tab.";
+  history.replaceState(null, "", location.pathname);
+  render();
+});
+
+document.getElementById("skip-link").addEventListener("click", (e) => {
+  e.preventDefault();
+  main.focus();
+});
+
+whenSignedOut((detail) => {
+  signOutMessage = `The API refused the key (401: ${detail}). It was removed from this tab; sign in again.`;
+  render();
+});
+
+window.addEventListener("hashchange", render);
+render();

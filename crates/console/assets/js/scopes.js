@@ -1,0 +1,25 @@
+// What the signed-in key may do. The console shows only what its scopes
+// allow; the API still decides (a 403 is shown like any other error).
+
+import { keyInfo } from "./api.js";
+
+/// What each scope opens in the console.
+export const SCOPES = {
+  "inventory:read": "browse inventory and inventory levels",
+  "inventory:write": "create and change inventory items",
+  "warehouses:read": "view warehouses",
+  "inventory-levels:write": "deactivate inventory levels",
+  "new-joiners:write": "send reminders to new joiners",
+  scim: "view people and upload CSV files of users",
+  "events:read": "read the history of items and people",
+  "webhooks:write": "manage webhooks (not in the console)",
+};
+
+export function scopes() {
+  const info = keyInfo();
+  return info && Array.isArray(info.scopes) ? info.scopes : [];
+}
+
+export function can(scope) {
+  return scopes().includes(scope);
+}

@@ -1,0 +1,68 @@
+"""How soon the console's first screen is usable: from the start of the
+page's navigation to the inventory table drawn with its rows (the
+`equip:first-screen` performance mark), for a signed-in tab.
+
+Not a test: run by scripts/bench-console.sh, which builds a release binary and
+prints the figures. The workload is what people open: the default listing and
+shared views (distinct filters, sorts and pages), each opened cold (a new
+browser context: nothing cached) and then warm (reloaded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+
+VIEWS = [
+    "",
+    "#/inventory?deployStatuses=DEPLOYED",
+    "#/inventory?deployStatuses=AVAILABLE&sortBy=serialNumber&sortDirection=ASC",
+    "#/inventory?sortBy=updatedAt&size=50",
+    "#/inventory?categories=LAPTOP&sortBy=assignee",
+    "#/inventory?deployStatuses=DEPLOYED,UNAVAILABLE&sortBy=condition&page=2",
+    "#/inventory?searchString=pro&size=10",
+    "#/inventory?sortBy=product&sortDirection=ASC&page=3",
+    "#/inventory?deployStatuses=ARCHIVED&sortBy=deployReason",
+    "#/inventory?sortBy=renewalDate&size=100",
+]
+ROUNDS = int(os.environ.get("EQUIP_BENCH_ROUNDS", "3"))
+
+
+def first_screen(page) -> float:
+    page.wait_for_function("performance.getEntriesByName('equip:first-screen').length > 0", timeout=30_000)
+    return page.evaluate("performance.getEntriesByName('equip:first-screen')[0].startTime")
+
+
+def test_first_screen(server, browser):
+    status, info = server.api("GET", "/api/v1/api-key")
+    assert status == 200
+    setup = (
+        "sessionStorage.setItem('equip.key', %s); sessionStorage.setItem('equip.keyInfo', %s);"
+        % (json.dumps(server.keys["all"]), json.dumps(json.dumps(info)))
+    )
+    cold, warm = [], []
+    for _ in range(ROUNDS):
+        for view in VIEWS:
+            context = browser.new_context(viewport={"width": 1280, "height": 860})
+            context.add_init_script(setup)
+            page = context.new_page()
+            page.goto(f"{server.base}/console/{view}")
+            cold.append(first_screen(page))
+            page.reload()
+            warm.append(first_screen(page))
+            context.close()
+    def summary(xs):
+        xs = sorted(xs)
+        return {
+            "n": len(xs),
+            "median_ms": round(statistics.median(xs), 1),
+            "p90_ms": round(xs[int(0.9 * (len(xs) - 1))], 1),
+            "max_ms": round(xs[-1], 1),
+        }
+    result = {"backend": server.backend, "cold": summary(cold), "warm": summary(warm)}
+    print("\nFIRST-SCREEN " + json.dumps(result))
+    out = os.environ.get("EQUIP_BENCH_OUT")
+    if out:
+        with open(out, "a", encoding="utf-8") as f:
+            f.write(json.dumps(result) + "\n")

@@ -1,0 +1,373 @@
+"""The console in a real Chromium against a real `equip serve` with demo data.
+
+Each test runs once per backend (the `server` fixture). What the console shows
+is compared with what the API answers for the same key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import urllib.request
+from pathlib import Path
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+EXT = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
+HEADER = "id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,state/region,city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number"
+WCAG_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
+
+
+def item_ids(page) -> list[str]:
+    return [href.rsplit("/", 1)[-1] for href in page.locator("a.item-link").evaluate_all("as => as.map(a => a.getAttribute('href'))")]
+
+
+def accessible(console, what: str):
+    """No WCAG 2.1 A/AA violation that axe-core finds on the current screen."""
+    results = Axe().run(console.page, options=WCAG_AA)
+    assert results.violations_count == 0, f"{what}:\n{results.generate_snapshot()}\n" + json.dumps(
+        [{"id": v["id"], "nodes": [n["target"] for n in v["nodes"][:3]]} for v in results.response["violations"]], indent=1
+    )
+
+
+def test_the_page_is_served_with_a_strict_policy(server):
+    with urllib.request.urlopen(f"{server.base}/console/") as res:
+        csp = res.headers["Content-Security-Policy"]
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+        assert "frame-ancestors 'none'" in csp
+        assert res.headers["X-Frame-Options"] == "DENY"
+        assert res.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_sign_in_shows_the_keys_scopes_and_the_inventory(console):
+    page = console.open().page
+    expect(page.get_by_role("heading", name="Sign in to equip")).to_be_visible()
+    accessible(console, "sign-in")
+    console.shoot("sign-in")
+    page.get_by_label("API key").fill("equip_not_a_real_key")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator(".error")).to_contain_text("401")
+    assert page.evaluate("sessionStorage.length") == 0
+    console.sign_in()
+    expect(console.heading()).to_have_text("Inventory")
+    expect(page.locator("#key-summary")).to_contain_text("demo")
+    page.locator("#key-summary").click()
+    chips = page.locator("#key-scopes li").all_inner_texts()
+    status, key = console.server.api("GET", "/api/v1/api-key")
+    assert status == 200
+    assert sorted(chips) == sorted(key["scopes"])
+    page.locator("#key-summary").click()
+    for area in ["Inventory", "People", "CSV upload", "Warehouses", "Inventory levels"]:
+        expect(page.get_by_role("link", name=area, exact=True)).to_be_visible()
+    # The key is in this tab's sessionStorage only.
+    assert page.evaluate("sessionStorage.getItem('equip.key')") == console.server.keys["all"]
+    assert page.evaluate("localStorage.length") == 0
+
+
+def test_a_filtered_and_sorted_listing_is_the_apis_answer(console):
+    page = console.sign_in().page
+    expect(page.locator("#result-count")).to_be_visible()
+    accessible(console, "inventory")
+    console.shoot("inventory")
+    page.get_by_label("Deployed").check()
+    expect(page).to_have_url(re.compile(r"deployStatuses=DEPLOYED"))
+    page.get_by_label("Sort by").select_option("serialNumber")
+    page.get_by_label("Order").select_option("ASC")
+    page.get_by_label("Page size").select_option("10")
+    expect(page).to_have_url(re.compile(r"size=10"))
+    status, answer = console.server.api(
+        "GET",
+        "/api/v1/inventory",
+        query={"deployStatuses": "DEPLOYED", "sortBy": "serialNumber", "sortDirection": "ASC", "size": "10"},
+    )
+    assert status == 200 and answer["data"]
+    expected = [i["id"] for i in answer["data"]]
+    expect(page.locator("#result-count")).to_have_text(f"{answer['pagination']['totalRecords']} items")
+    page.wait_for_function("n => document.querySelectorAll('a.item-link').length === n", arg=len(expected))
+    assert item_ids(page) == expected
+    # Page 2 is the API's page 2.
+    page.get_by_role("button", name="Next ›").click()
+    expect(page).to_have_url(re.compile(r"page=2"))
+    _, second = console.server.api(
+        "GET",
+        "/api/v1/inventory",
+        query={"deployStatuses": "DEPLOYED", "sortBy": "serialNumber", "sortDirection": "ASC", "size": "10", "page": "2"},
+    )
+    page.wait_for_function("id => document.querySelector('a.item-link')?.getAttribute('href').endsWith(id)", arg=second["data"][0]["id"])
+    assert item_ids(page) == [i["id"] for i in second["data"]]
+    # The view is in the URL: another tab of the same session shows the same page.
+    shared = page.url
+    other = page.context.new_page()
+    other.goto(shared)
+    other.wait_for_function("id => document.querySelector('a.item-link')?.getAttribute('href').endsWith(id)", arg=second["data"][0]["id"])
+    assert item_ids(other) == [i["id"] for i in second["data"]]
+    expect(other.get_by_label("Deployed")).to_be_checked()
+    other.close()
+    # An item's detail and its history.
+    page.locator("a.item-link").first.click()
+    expect(page).to_have_url(re.compile(r"#/inventory/[0-9a-f-]{36}$"))
+    expect(page.get_by_role("heading", name="History")).to_be_visible()
+    expect(page.locator(".history li").first).to_contain_text("inventory.item.created")
+    accessible(console, "item")
+    console.shoot("item")
+    page.get_by_role("link", name="‹ Inventory").click()
+    expect(page).to_have_url(re.compile(r"page=2"))
+
+
+def test_an_invalid_filter_shows_the_apis_detail(console):
+    page = console.sign_in().page
+    console.go("#/inventory?updatedAtFrom=yesterday")
+    expect(page.locator(".error")).to_contain_text("updatedAtFrom")
+    expect(page.locator(".error")).to_contain_text("400")
+
+
+def test_search_as_you_type(console):
+    page = console.sign_in().page
+    _, some = console.server.api("GET", "/api/v1/inventory", query={"size": "1", "sortBy": "serialNumber", "sortDirection": "DESC"})
+    serial = some["data"][0]["serialNumber"]
+    term = serial[:6]
+    _, answer = console.server.api("GET", "/api/v1/inventory", query={"searchString": term, "size": "25"})
+    search = page.get_by_label("Search")
+    search.press_sequentially(term, delay=40)
+    expect(page).to_have_url(re.compile(r"searchString=" + re.escape(term)))
+    expect(page.locator("#result-count")).to_have_text(f"{answer['pagination']['totalRecords']} items")
+    page.wait_for_function("n => document.querySelectorAll('a.item-link').length === n", arg=len(answer["data"]))
+    assert item_ids(page) == [i["id"] for i in answer["data"]]
+    # Typing kept the focus in the search box.
+    assert page.evaluate("document.activeElement.id") == "f-searchString"
+
+
+def test_people_search_and_a_persons_detail(console):
+    page = console.sign_in().page
+    page.get_by_role("link", name="People", exact=True).click()
+    expect(page.locator("#result-count")).to_be_visible()
+    accessible(console, "people")
+    console.shoot("people")
+    _, some = console.server.api("GET", "/scim/v2/Users", query={"count": "1", "sortBy": "name.familyName"})
+    user = some["Resources"][0]
+    family = user["name"]["familyName"]
+    _, expected = console.server.api(
+        "GET",
+        "/scim/v2/Users",
+        query={"filter": f'userName co "{family}" or name.givenName co "{family}" or name.familyName co "{family}"', "count": "25"},
+    )
+    page.get_by_label("Search").press_sequentially(family, delay=30)
+    expect(page.locator("#result-count")).to_have_text(f"{expected['totalResults']} people")
+    page.get_by_role("link", name=re.compile(re.escape(family))).first.click()
+    expect(page.get_by_role("heading", name="Assigned items")).to_be_visible()
+    expect(page.locator(".facts")).to_contain_text("Effective package")
+
+
+def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
+    page = console.sign_in().page
+    run = os.urandom(4).hex()
+    good1 = f"ada.{run}@console.example"
+    good2 = f"grace.{run}@console.example"
+    rows = [
+        f",Ada,Lovelace,{good1},,,1 Main St,,CA,San Francisco,US,94105,+1 555 0100,yes,",
+        f",Bea,Costa,bea.{run}@console.example,,,,,,,BR,,,,",
+        f",Grace,Hopper,{good2},,,,,,,,,,no,",
+        f',Carl,"Nobody, Jr.",carl.{run}@console.example,,no-such-kit,,,,,,,,,',
+    ]
+    file = tmp_path / "people.csv"
+    file.write_text(HEADER + "\r\n" + "\r\n".join(rows) + "\r\n", encoding="utf-8")
+    page.get_by_role("link", name="CSV upload", exact=True).click()
+    expect(console.heading()).to_have_text("CSV upload")
+    accessible(console, "upload")
+    # Drag and drop: a drop event carrying the file, as a browser sends it.
+    content = file.read_text(encoding="utf-8")
+    transfer = page.evaluate_handle(
+        "text => { const dt = new DataTransfer(); dt.items.add(new File([text], 'people.csv', {type: 'text/csv'})); return dt; }",
+        content,
+    )
+    page.dispatch_event("#drop-zone", "drop", {"dataTransfer": transfer})
+    page.get_by_role("button", name="Upload people.csv").click()
+    expect(page.locator("#upload-status")).to_have_text("Done.")
+    expect(page.locator(".notice")).to_have_text("4 rows: 2 succeeded, 2 failed.")
+    cells = page.locator(".upload-result tbody tr").evaluate_all("trs => trs.map(tr => [...tr.cells].map(td => td.innerText.trim()))")
+    assert [c[0] for c in cells] == ["2", "4", "1", "3"], cells
+    assert "cpf_number" in cells[0][2] and cells[0][1].startswith("400")
+    assert "package_slug" in cells[1][2] and cells[1][1].startswith("404")
+    assert cells[2][1].startswith("201") and cells[3][1].startswith("201")
+    accessible(console, "upload report")
+    console.shoot("upload")
+    # The failed rows come back as the file's own rows, ready to fix and upload again.
+    with page.expect_download() as info:
+        page.locator("#download-failed").click()
+    failed = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert failed[0] == HEADER
+    assert failed[1] == rows[1]
+    assert failed[2] == rows[3]
+    assert len(failed) == 3
+    with page.expect_download() as info:
+        page.locator("#download-errors").click()
+    errors = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert errors[0] == "row,status,error" and errors[1].startswith("2,400,") and errors[2].startswith("4,404,")
+    # The good rows exist in the API.
+    for email in (good1, good2):
+        _, found = console.server.api("GET", "/scim/v2/Users", query={"filter": f'userName eq "{email}"'})
+        assert found["totalResults"] == 1, email
+    # A file equip refuses as a whole shows its detail.
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,email\nAda,ada@x.example\n", encoding="utf-8")
+    page.set_input_files("#csv-file", str(bad))
+    page.get_by_role("button", name="Upload bad.csv").click()
+    expect(page.locator(".error")).to_contain_text("header column 1")
+
+
+def _users(console, filter_: str):
+    _, answer = console.server.api("GET", "/scim/v2/Users", query={"filter": filter_, "count": "50"})
+    return answer["Resources"]
+
+
+def test_a_reminder_shows_the_apis_202_and_409(console):
+    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    joiners = [u for u in _users(console, f'{EXT}:startDate gt "{today}" and active eq true') if u[EXT].get("status") == "ACTIVE"]
+    assert joiners, "the demo data has new joiners"
+    past = [u for u in _users(console, f'{EXT}:startDate lt "{today}"') if u[EXT].get("status") == "ACTIVE"]
+    assert past, "the demo data has people who started already"
+    page = console.sign_in().page
+    console.go(f"#/people/{joiners[0]['id']}")
+    expect(page.get_by_role("button", name="Send reminder")).to_be_visible()
+    accessible(console, "person")
+    page.get_by_role("button", name="Send reminder").click()
+    expect(page.locator(".reminder-result")).to_contain_text("Reminder queued (202 Accepted)")
+    expect(page.locator(".reminder-result")).to_contain_text(joiners[0]["userName"])
+    _, reminders = console.server.api("GET", f"/api/v1/new-joiners/{joiners[0]['id']}/reminders")
+    assert len(reminders["data"]) >= 1
+    expect(page.locator("section[aria-labelledby=reminders-title] tbody tr")).to_have_count(len(reminders["data"]))
+    console.shoot("person")
+    console.go(f"#/people/{past[0]['id']}")
+    expect(console.heading()).not_to_have_text("Person")
+    page.get_by_role("button", name="Send reminder").click()
+    error = page.locator(".reminder-result .error")
+    expect(error).to_contain_text("409")
+    expect(error).to_contain_text("new joiner")
+
+
+def test_a_level_is_deactivated_after_confirmation(console):
+    page = console.sign_in().page
+    page.get_by_role("link", name="Inventory levels", exact=True).click()
+    _, levels = console.server.api("GET", "/api/v1/inventory-levels")
+    assert levels["data"], "the demo data has inventory levels"
+    expect(page.locator("button[data-level]")).to_have_count(len(levels["data"]))
+    accessible(console, "levels")
+    console.shoot("levels")
+    first = page.locator("button[data-level]").first
+    level_id = first.get_attribute("data-level")
+    first.click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    console.shoot("levels-confirm")
+    dialog.get_by_role("button", name="Cancel").click()
+    expect(dialog).to_be_hidden()
+    _, still = console.server.api("GET", "/api/v1/inventory-levels")
+    assert level_id in [lv["id"] for lv in still["data"]]
+    page.locator(f"button[data-level='{level_id}']").click()
+    page.get_by_role("dialog").get_by_role("button", name="Deactivate").click()
+    expect(page.locator(".level-message")).to_contain_text("Deactivated the level")
+    expect(page.locator(f"button[data-level='{level_id}']")).to_have_count(0)
+    _, after = console.server.api("GET", "/api/v1/inventory-levels", query={"includeInactive": "true"})
+    level = next(lv for lv in after["data"] if lv["id"] == level_id)
+    assert level["active"] is False and level["deactivatedAt"]
+    # Another deactivation of the same level is the API's 409, shown with its detail.
+    status, _ = console.server.api("DELETE", f"/api/v1/inventory-levels/{level_id}")
+    assert status == 409
+
+
+def test_warehouses(console):
+    page = console.sign_in().page
+    page.get_by_role("link", name="Warehouses", exact=True).click()
+    _, warehouses = console.server.api("GET", "/api/v1/warehouses")
+    expect(page.locator(".count")).to_have_text(f"{len(warehouses['data'])} warehouses")
+    for w in warehouses["data"]:
+        expect(page.locator("table.data")).to_contain_text(w["name"])
+    accessible(console, "warehouses")
+    console.shoot("warehouses")
+
+
+def test_a_key_without_scopes_and_a_read_only_key(console):
+    page = console.sign_in(console.server.keys["none"]).page
+    expect(console.heading()).to_have_text("This key has no scopes")
+    for area in ["Inventory", "People", "CSV upload", "Warehouses", "Inventory levels"]:
+        expect(page.get_by_role("link", name=area, exact=True)).to_be_hidden()
+    page.locator("#key-summary").click()
+    expect(page.locator("#key-scopes")).to_have_text("none")
+    page.locator("#key-summary").click()
+    accessible(console, "no scopes")
+    console.shoot("no-scopes")
+    page.get_by_role("button", name="Sign out").click()
+    console.sign_in(console.server.keys["reader"])
+    expect(console.heading()).to_have_text("Inventory")
+    expect(page.get_by_role("link", name="Inventory", exact=True)).to_be_visible()
+    expect(page.get_by_role("link", name="Inventory levels", exact=True)).to_be_visible()
+    for area in ["People", "CSV upload", "Warehouses"]:
+        expect(page.get_by_role("link", name=area, exact=True)).to_be_hidden()
+    page.get_by_role("link", name="Inventory levels", exact=True).click()
+    expect(page.locator(".count")).to_be_visible()
+    expect(page.locator("button[data-level]")).to_have_count(0)
+    console.go("#/people")
+    expect(console.heading()).to_have_text("Not available with this key")
+    console.go("#/inventory")
+    page.locator("a.item-link").first.click()
+    expect(page.get_by_role("heading", name="History")).to_have_count(0)
+
+
+def test_sign_out_and_a_revoked_key(console):
+    page = console.sign_in().page
+    expect(console.heading()).to_have_text("Inventory")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Sign in to equip")).to_be_visible()
+    expect(page.locator(".notice")).to_contain_text("Signed out")
+    assert page.evaluate("sessionStorage.length") == 0
+    assert "#/" not in page.url
+    # A key revoked while signed in is dropped at its next request (401).
+    key, key_id = _fresh_key(console)
+    console.sign_in(key)
+    expect(console.heading()).to_have_text("Inventory")
+    console.server.equip("key", "revoke", key_id)
+    page.get_by_role("link", name="People", exact=True).click()
+    expect(page.get_by_role("heading", name="Sign in to equip")).to_be_visible()
+    expect(page.locator(".notice")).to_contain_text("401")
+    assert page.evaluate("sessionStorage.length") == 0
+
+
+def _fresh_key(console):
+    from conftest import create_key
+
+    return create_key(console.server.database_url, console.server.org, "Revoked in a test")
+
+
+def test_keyboard_only(console):
+    page = console.sign_in().page
+    expect(page.locator("#result-count")).to_be_visible()
+    page.locator("#skip-link").focus()
+    assert page.evaluate("document.getElementById('skip-link').getBoundingClientRect().top") >= 0
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    # From the first item link, Enter opens the item.
+    page.locator("a.item-link").first.focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"#/inventory/[0-9a-f-]{36}$"))
+    # The confirmation dialog is answered from the keyboard: Escape cancels.
+    console.go("#/levels")
+    page.locator("button[data-level]").first.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("dialog")).to_be_visible()
+    assert page.evaluate("document.activeElement.id") == "confirm-cancel"
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_be_hidden()
+
+
+def test_phone_width_has_no_sideways_scrolling(console):
+    page = console.sign_in().page
+    page.set_viewport_size({"width": 375, "height": 760})
+    for fragment in ["#/inventory", "#/people", "#/upload", "#/warehouses", "#/levels"]:
+        console.go(fragment)
+        page.wait_for_timeout(300)
+        page.wait_for_load_state("networkidle")
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 375, f"{fragment} is {wide}px wide at 375px"
