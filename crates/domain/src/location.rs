@@ -7,6 +7,11 @@ use crate::error::DomainError;
 use crate::ids::{OfficeId, OrganizationId, WarehouseId};
 use crate::text::{check_length, check_optional_length, SHORT_TEXT_MAX};
 
+/// At most this many warehouses are listed for one organization
+/// (`GET /api/v1/warehouses`): the first by name, then id. Organizations have
+/// a handful; the bound keeps one answer small whatever is stored.
+pub const MAX_LISTED_WAREHOUSES: usize = 1_000;
+
 /// Postal address of a warehouse.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

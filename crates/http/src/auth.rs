@@ -17,6 +17,16 @@ use equip_domain::ports::ApiKeyRepository;
 use equip_domain::services::auth::{authenticate, AuthFailure};
 
 use crate::error::{Area, HttpError};
+use crate::gate::Needs;
+
+/// The answer to a failed key check: 401 for the caller's key, 5xx for the
+/// store.
+pub(crate) fn auth_failure(area: Area, failure: AuthFailure) -> HttpError {
+    match failure {
+        AuthFailure::Refused(e) => HttpError::unauthorized(area, e),
+        AuthFailure::Store(e) => HttpError::from_domain(area, e.into()),
+    }
+}
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone)]
@@ -113,24 +123,24 @@ impl ApiKeyHeader {
     /// store fails.
     pub fn caller(&self, keys: &dyn ApiKeyRepository) -> Result<Caller, HttpError> {
         let header = self.presented()?;
-        authenticate(keys, Some(header)).map_err(|e| match e {
-            AuthFailure::Refused(e) => HttpError::unauthorized(self.area, e),
-            AuthFailure::Store(e) => HttpError::from_domain(self.area, e.into()),
-        })
+        authenticate(keys, Some(header)).map_err(|e| auth_failure(self.area, e))
     }
 
     /// Checks the key (blocking: call it on the blocking pool) and that it
-    /// holds `scope`.
+    /// holds what the method `needs`.
     ///
     /// # Errors
-    /// As [`Self::caller`], and 403 without `scope`.
+    /// As [`Self::caller`], and 403 without the scope it needs.
     pub fn authenticate(
         &self,
         keys: &dyn ApiKeyRepository,
-        scope: Scope,
+        needs: Needs,
     ) -> Result<Caller, HttpError> {
         let caller = self.caller(keys)?;
-        self.require(&caller, scope)?;
+        match needs {
+            Needs::KeyWith(scope) => self.require(&caller, scope)?,
+            Needs::AnyKey => {}
+        }
         Ok(caller)
     }
 

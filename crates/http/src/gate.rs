@@ -1,7 +1,9 @@
 //! The gate in front of every route that needs a key.
 //!
-//! Each route declares, where it is registered (`routes::register`), the scope
-//! each of its methods needs. The gate runs before the route's extractors:
+//! Each route declares, where it is registered (`routes::register`), what
+//! each of its methods needs ([`Needs`]): a key holding a scope, or, for the
+//! one route that answers only about the key itself (`GET /api/v1/api-key`),
+//! any valid key whatever its scopes. The gate runs before the route's extractors:
 //! it reads the `Authorization` header, checks the key and its scope, and only
 //! then lets the request through. So a missing, unknown or revoked key (401)
 //! or a key without the scope (403) is answered before any byte of the body is
@@ -37,30 +39,44 @@ use crate::error::{Area, HttpError, RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELI
 use crate::rate_limit::{Allowed, RateLimit};
 use crate::state::AppState;
 
-/// The scope each method of a route needs (`HEAD` needs `GET`'s). An empty
-/// list: the route is open (health, the OpenAPI document).
-pub type Scopes = &'static [(&'static str, Scope)];
+/// What a request to one method of a route must carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// A valid key holding this scope (else 403).
+    KeyWith(Scope),
+    /// A valid key, whatever its scopes, none included: only for a route
+    /// that answers about the key itself and nothing of the organization's
+    /// data (`GET /api/v1/api-key`). Still 401 without a valid key, and the
+    /// key's rate limit applies.
+    AnyKey,
+}
+
+/// What each method of a route needs (`HEAD` needs what `GET` needs). A
+/// method not listed passes the gate without a key: an empty list is an
+/// open route (health, the OpenAPI document), and a method the route does
+/// not take gets its 405.
+pub type Access = &'static [(&'static str, Needs)];
 
 /// The middleware factory of one route.
 #[derive(Clone, Copy)]
 pub struct Gate {
-    scopes: Scopes,
+    access: Access,
 }
 
 impl Gate {
-    /// A gate requiring `scopes`.
+    /// A gate requiring `access`.
     #[must_use]
-    pub const fn new(scopes: Scopes) -> Self {
-        Self { scopes }
+    pub const fn new(access: Access) -> Self {
+        Self { access }
     }
 
-    /// The scope `method` needs, if the route takes that method with a key.
-    fn scope_of(&self, method: &str) -> Option<Scope> {
+    /// What `method` needs, if the route takes that method with a key.
+    fn needs_of(&self, method: &str) -> Option<Needs> {
         let method = if method == "HEAD" { "GET" } else { method };
-        self.scopes
+        self.access
             .iter()
             .find(|(m, _)| *m == method)
-            .map(|(_, s)| *s)
+            .map(|(_, n)| *n)
     }
 }
 
@@ -102,7 +118,7 @@ where
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
         let service = Rc::clone(&self.service);
-        let Some(scope) = self.gate.scope_of(req.method().as_str()) else {
+        let Some(needs) = self.gate.needs_of(req.method().as_str()) else {
             // An open route, or a method the route does not take (405).
             return Box::pin(async move { Ok(service.call(req).await?.map_into_left_body()) });
         };
@@ -118,7 +134,7 @@ where
             .unwrap_or_default();
         let gated = async move {
             let area = Area::of_path(req.path());
-            let admitted = match admit(&req, scope).await {
+            let admitted = match admit(&req, needs).await {
                 Ok(caller) => within_rate_limit(&rate_limit, &caller, area).and_then(|allowed| {
                     check_query(req.query_string(), area).map(|()| (caller, allowed))
                 }),
@@ -168,8 +184,8 @@ fn rate_limit_headers(headers: &mut HeaderMap, allowed: &Allowed) {
     headers.insert(RATELIMIT_RESET, HeaderValue::from(allowed.reset_secs));
 }
 
-/// The verified caller of `req`, holding `scope`.
-async fn admit(req: &ServiceRequest, scope: Scope) -> Result<Caller, HttpError> {
+/// The verified caller of `req`, with what the method `needs`.
+async fn admit(req: &ServiceRequest, needs: Needs) -> Result<Caller, HttpError> {
     let header = ApiKeyHeader::read(req.request());
     let area = header.area();
     // Missing or malformed: answered without a store call.
@@ -178,7 +194,7 @@ async fn admit(req: &ServiceRequest, scope: Scope) -> Result<Caller, HttpError> 
         .app_data::<web::Data<AppState>>()
         .map(|s| s.system_ports())
         .ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
-    crate::blocking::block(area, move || header.authenticate(&*ports, scope)).await
+    crate::blocking::block(area, move || header.authenticate(&*ports, needs)).await
 }
 
 /// 400 naming the first query parameter whose name or value is not UTF-8
@@ -256,13 +272,22 @@ mod tests {
     }
 
     #[test]
-    fn head_needs_the_scope_of_get() {
+    fn head_needs_what_get_needs() {
         let gate = Gate::new(&[
-            ("GET", Scope::InventoryRead),
-            ("POST", Scope::InventoryWrite),
+            ("GET", Needs::KeyWith(Scope::InventoryRead)),
+            ("POST", Needs::KeyWith(Scope::InventoryWrite)),
         ]);
-        assert_eq!(gate.scope_of("HEAD"), Some(Scope::InventoryRead));
-        assert_eq!(gate.scope_of("POST"), Some(Scope::InventoryWrite));
-        assert_eq!(gate.scope_of("PUT"), None);
+        assert_eq!(
+            gate.needs_of("HEAD"),
+            Some(Needs::KeyWith(Scope::InventoryRead))
+        );
+        assert_eq!(
+            gate.needs_of("POST"),
+            Some(Needs::KeyWith(Scope::InventoryWrite))
+        );
+        assert_eq!(gate.needs_of("PUT"), None);
+        let any = Gate::new(&[("GET", Needs::AnyKey)]);
+        assert_eq!(any.needs_of("HEAD"), Some(Needs::AnyKey));
+        assert_eq!(any.needs_of("DELETE"), None);
     }
 }

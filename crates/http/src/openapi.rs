@@ -32,6 +32,7 @@ use equip_domain::inventory::{
 use equip_domain::inventory_level::MAX_QUANTITY;
 use equip_domain::inventory_query::params::{Param, ValueSchema, PARAMS};
 use equip_domain::inventory_query::{DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES};
+use equip_domain::location::MAX_LISTED_WAREHOUSES;
 use equip_domain::reminder::DeliveryStatus;
 use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 use serde_json::{json, Map, Value};
@@ -335,6 +336,23 @@ fn paths() -> Value {
         },
         "/api/inventory": {
             "get": list_inventory_operation("listInventoryUnversioned", "List inventory items (the same operation without the version segment)."),
+        },
+        "/api/v1/warehouses": {
+            "get": {
+                "operationId": "listWarehouses",
+                "summary": "List the warehouses accessible to the organization (extension).",
+                "description": format!(
+                    "The warehouses the organization owns and the shared ones it was granted: exactly those \
+                     GET /api/v1/warehouses/{{id}} answers, by name (byte order), then id. At most \
+                     {MAX_LISTED_WAREHOUSES}: the first in that order."
+                ),
+                "tags": ["warehouses"],
+                "responses": responses(json!({
+                    "200": json_response("The warehouses.", closed_object(json!({
+                        "data": { "type": "array", "items": schema_ref("Warehouse"), "maxItems": MAX_LISTED_WAREHOUSES },
+                    }))),
+                })),
+            },
         },
         "/api/v1/warehouses/{id}": {
             "parameters": [path_id("id", "The warehouse's id.")],
@@ -710,6 +728,7 @@ pub fn document() -> Value {
         "tags": [
             { "name": "inventory" },
             { "name": "warehouses" },
+            { "name": "api-key" },
             { "name": "inventory-levels" },
             { "name": "new-joiners" },
             { "name": "events" },
@@ -717,7 +736,10 @@ pub fn document() -> Value {
             { "name": "operations" },
         ],
         "security": [{ "apiKey": [] }],
-        "paths": merged(merged(paths(), events::paths()), webhooks::paths()),
+        "paths": merged(
+            merged(merged(paths(), events::paths()), webhooks::paths()),
+            api_key::paths(),
+        ),
         "components": {
             "securitySchemes": {
                 "apiKey": {
@@ -727,7 +749,7 @@ pub fn document() -> Value {
                     "description": "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
                         inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
                         warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
-                        webhooks:write.",
+                        webhooks:write. GET /api/v1/api-key takes any valid key, whatever its scopes.",
                 },
             },
             "responses": {
@@ -754,7 +776,10 @@ pub fn document() -> Value {
                 "HeadersTooLarge": error("The request headers are larger than 32 KiB."),
                 "Unavailable": error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
             },
-            "schemas": merged(merged(schemas(), events::schemas()), webhooks::schemas()),
+            "schemas": merged(
+                merged(merged(schemas(), events::schemas()), webhooks::schemas()),
+                api_key::schemas(),
+            ),
         },
     })
 }
@@ -786,6 +811,7 @@ fn merged(mut base: Value, more: Value) -> Value {
     base
 }
 
+mod api_key;
 mod events;
 mod webhooks;
 

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use equip_domain::api_key::Scope;
 
 /// Default location of the embedded SQLite database.
 pub const DEFAULT_DATABASE_URL: &str = "./equip.db";
@@ -279,6 +280,16 @@ pub enum WarehouseCommand {
     },
 }
 
+/// The help of `equip key create --scope`, listing every scope the domain
+/// knows (`Scope::ALL`), so it cannot fall behind.
+fn scope_help() -> String {
+    let names: Vec<&str> = Scope::ALL.iter().map(|s| s.as_str()).collect();
+    format!(
+        "A scope the key gets (repeatable or comma-separated; default: all). Scopes: {}",
+        names.join(", ")
+    )
+}
+
 /// `equip key …`.
 #[derive(Debug, Subcommand)]
 pub enum KeyCommand {
@@ -287,11 +298,12 @@ pub enum KeyCommand {
         /// Organization id.
         #[arg(long)]
         org: String,
-        /// A scope the key gets (repeatable or comma-separated; default: all).
-        /// Scopes: inventory:read, inventory:write, warehouses:read,
-        /// inventory-levels:write, new-joiners:write, scim.
-        #[arg(long = "scope", value_delimiter = ',')]
+        #[arg(long = "scope", value_delimiter = ',', value_name = "SCOPE", help = scope_help())]
         scopes: Vec<String>,
+        /// Issue the key without any scope: it can call only
+        /// `GET /api/v1/api-key` (which organization it acts for).
+        #[arg(long, conflicts_with = "scopes")]
+        no_scopes: bool,
         /// A label for people, e.g. "Okta provisioning".
         #[arg(long)]
         label: Option<String>,
@@ -358,6 +370,39 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_scope_help_names_every_scope_and_no_scopes_excludes_scope() {
+        let mut cli = Cli::command();
+        let create = cli
+            .find_subcommand_mut("key")
+            .and_then(|k| k.find_subcommand_mut("create"))
+            .unwrap();
+        let help = create.render_help().to_string();
+        for scope in Scope::ALL {
+            assert!(help.contains(scope.as_str()), "{scope:?} missing: {help}");
+        }
+        assert!(help.contains("--no-scopes"), "{help}");
+        let parsed = |args: &[&str]| {
+            Cli::try_parse_from(
+                ["equip", "key", "create", "--org", "x"]
+                    .iter()
+                    .chain(args)
+                    .copied(),
+            )
+        };
+        match parsed(&["--no-scopes"]).unwrap().command {
+            Command::Key(KeyCommand::Create {
+                scopes, no_scopes, ..
+            }) => {
+                assert!(no_scopes);
+                assert!(scopes.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = parsed(&["--no-scopes", "--scope", "scim"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
     }
 
     #[test]

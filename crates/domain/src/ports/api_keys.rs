@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 
 use crate::api_key::ApiKey;
 use crate::error::StoreResult;
-use crate::ids::ApiKeyId;
+use crate::ids::{ApiKeyId, OrganizationId};
 
 /// API keys.
 pub trait ApiKeyRepository: Send + Sync {
@@ -20,6 +20,17 @@ pub trait ApiKeyRepository: Send + Sync {
     /// # Errors
     /// Backend failures.
     fn find_api_key_by_prefix(&self, prefix: &str) -> StoreResult<Option<ApiKey>>;
+
+    /// Finds a key record of the organization by its id, revoked or not;
+    /// another organization's key is `None`.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn find_api_key(
+        &self,
+        organization: OrganizationId,
+        id: ApiKeyId,
+    ) -> StoreResult<Option<ApiKey>>;
 
     /// Marks a key revoked at `at`. Revoking a revoked key keeps the first time.
     ///

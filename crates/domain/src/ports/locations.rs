@@ -17,6 +17,18 @@ pub trait WarehouseRepository: Send + Sync {
         organization: OrganizationId,
         id: WarehouseId,
     ) -> StoreResult<Option<Warehouse>>;
+
+    /// The warehouses the organization owns or was granted (exactly those
+    /// [`Self::find_accessible_warehouse`] finds), ordered by name, then id
+    /// (both in byte order), at most `limit` of them: the first in that order.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_accessible_warehouses(
+        &self,
+        organization: OrganizationId,
+        limit: usize,
+    ) -> StoreResult<Vec<Warehouse>>;
 }
 
 /// The operator's view of warehouses: any warehouse by id, and the grants

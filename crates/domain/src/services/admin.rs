@@ -32,7 +32,9 @@ pub fn create_organization(
 pub trait KeyPorts: ApiKeyRepository + OrganizationRepository {}
 impl<T: ApiKeyRepository + OrganizationRepository> KeyPorts for T {}
 
-/// Issues a key for `organization` with `scopes` (all when empty).
+/// Issues a key for `organization` with exactly `scopes`: an empty set gives
+/// a key without scopes, which can only read itself (`GET /api/v1/api-key`).
+/// (The CLI's default of every scope is `equip key create`'s.)
 ///
 /// # Errors
 /// [`DomainError::NotFound`] (`organization`) for an unknown organization.
@@ -49,11 +51,6 @@ pub fn issue_api_key(
             format!("organization {organization} not found"),
         ));
     }
-    let scopes = if scopes.as_slice().is_empty() {
-        Scopes::all()
-    } else {
-        scopes
-    };
     let key = ApiKey::generate(organization, scopes, label, now)?;
     ports.insert_api_key(&key.record)?;
     Ok(key)
@@ -175,10 +172,12 @@ mod tests {
     }
 
     #[test]
-    fn empty_scope_list_means_all_scopes() {
+    fn keys_get_exactly_their_scopes_none_included() {
         let store = InMemoryStore::default();
         let org = create_organization(&store, "Acme", Utc::now()).unwrap();
-        let key = issue_api_key(&store, org.id, Scopes::default(), None, Utc::now()).unwrap();
+        let none = issue_api_key(&store, org.id, Scopes::default(), None, Utc::now()).unwrap();
+        assert!(none.record.scopes.as_slice().is_empty());
+        let key = issue_api_key(&store, org.id, Scopes::all(), None, Utc::now()).unwrap();
         assert_eq!(key.record.scopes, Scopes::all());
         assert!(revoke_api_key(&store, ApiKeyId::new(), Utc::now()).is_err());
         assert!(revoke_api_key(&store, key.record.id, Utc::now()).is_ok());

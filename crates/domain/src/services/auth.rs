@@ -1,6 +1,6 @@
 //! Authenticating a request from its `Authorization` header.
 
-use crate::api_key::{AuthError, Caller, PresentedKey};
+use crate::api_key::{ApiKey, AuthError, Caller, PresentedKey};
 use crate::error::StoreError;
 use crate::ports::ApiKeyRepository;
 
@@ -33,6 +33,23 @@ pub fn authenticate(
         key_id: record.id,
         scopes: record.scopes,
     })
+}
+
+/// The stored record of the key `caller` authenticated with (`GET
+/// /api/v1/api-key`), read again through the organization's keys.
+///
+/// # Errors
+/// [`AuthFailure::Refused`] when the key was revoked, or is no longer found,
+/// since the request was authenticated; [`AuthFailure::Store`] when the store
+/// fails.
+pub fn caller_key(keys: &dyn ApiKeyRepository, caller: &Caller) -> Result<ApiKey, AuthFailure> {
+    let record = keys
+        .find_api_key(caller.organization_id, caller.key_id)?
+        .ok_or(AuthError::Unknown)?;
+    if record.revoked_at.is_some() {
+        return Err(AuthError::Revoked.into());
+    }
+    Ok(record)
 }
 
 #[cfg(test)]
@@ -72,6 +89,31 @@ mod tests {
         store.revoke_api_key(k.record.id, Utc::now()).unwrap();
         assert!(matches!(
             authenticate(&store, Some(&header)),
+            Err(AuthFailure::Refused(AuthError::Revoked))
+        ));
+    }
+
+    #[test]
+    fn the_caller_key_is_its_own_record_in_its_own_organization() {
+        let store = InMemoryStore::default();
+        let org = OrganizationId::new();
+        let k = ApiKey::generate(org, Scopes::default(), Some("ci".into()), Utc::now()).unwrap();
+        store.insert_api_key(&k.record).unwrap();
+        let caller = authenticate(&store, Some(&format!("ApiKey {}", k.secret))).unwrap();
+        assert_eq!(caller_key(&store, &caller).unwrap(), k.record);
+        // The same key id claimed for another organization is not found.
+        let elsewhere = Caller {
+            organization_id: OrganizationId::new(),
+            ..caller.clone()
+        };
+        assert!(matches!(
+            caller_key(&store, &elsewhere),
+            Err(AuthFailure::Refused(AuthError::Unknown))
+        ));
+        // Revoked after the request was authenticated.
+        store.revoke_api_key(k.record.id, Utc::now()).unwrap();
+        assert!(matches!(
+            caller_key(&store, &caller),
             Err(AuthFailure::Refused(AuthError::Revoked))
         ));
     }

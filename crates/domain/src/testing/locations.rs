@@ -17,6 +17,24 @@ impl WarehouseRepository for InMemoryStore {
             })
             .cloned())
     }
+
+    fn list_accessible_warehouses(
+        &self,
+        organization: OrganizationId,
+        limit: usize,
+    ) -> StoreResult<Vec<Warehouse>> {
+        let s = self.state();
+        let mut found: Vec<Warehouse> = s
+            .warehouses
+            .iter()
+            .filter(|w| w.is_accessible_to(organization, s.grants.contains(&(w.id, organization))))
+            .cloned()
+            .collect();
+        // `String` and `WarehouseId` order bytewise, as the database store does.
+        found.sort_by(|x, y| (&x.name, x.id).cmp(&(&y.name, y.id)));
+        found.truncate(limit);
+        Ok(found)
+    }
 }
 
 impl crate::ports::WarehouseGrants for InMemoryStore {

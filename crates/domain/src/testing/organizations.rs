@@ -54,6 +54,19 @@ impl ApiKeyRepository for InMemoryStore {
             .cloned())
     }
 
+    fn find_api_key(
+        &self,
+        organization: OrganizationId,
+        id: ApiKeyId,
+    ) -> StoreResult<Option<ApiKey>> {
+        Ok(self
+            .state()
+            .api_keys
+            .iter()
+            .find(|k| k.id == id && k.organization_id == organization)
+            .cloned())
+    }
+
     fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {
         let mut s = self.state();
         let key = s

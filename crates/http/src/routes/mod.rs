@@ -4,6 +4,7 @@
 //! [`table`]: the OpenAPI contract test compares that list with the document
 //! (`crate::openapi`), so a route cannot be added without documenting it.
 
+pub mod api_key;
 pub mod events;
 pub mod health;
 pub mod inventory;
@@ -22,21 +23,30 @@ use equip_domain::api_key::Scope::{
 };
 
 use crate::error::method_not_allowed;
-use crate::gate::{Gate, Scopes};
+use crate::gate::Needs::{AnyKey, KeyWith};
+use crate::gate::{Access, Gate};
 
 /// Where the routes go: the application, or the list of [`table`].
 trait Sink {
-    /// Takes the resource at `path`, whose methods are `allow`.
+    /// Takes the resource at `path`, whose methods are `allow`, gated by
+    /// `access`.
     fn add<R: HttpServiceFactory + 'static>(
         &mut self,
         path: &'static str,
         allow: &'static str,
+        access: Access,
         resource: R,
     );
 }
 
 impl Sink for web::ServiceConfig {
-    fn add<R: HttpServiceFactory + 'static>(&mut self, _: &'static str, _: &'static str, r: R) {
+    fn add<R: HttpServiceFactory + 'static>(
+        &mut self,
+        _: &'static str,
+        _: &'static str,
+        _: Access,
+        r: R,
+    ) {
         self.service(r);
     }
 }
@@ -46,6 +56,7 @@ impl Sink for Vec<(&'static str, &'static str)> {
         &mut self,
         path: &'static str,
         allow: &'static str,
+        _: Access,
         _: R,
     ) {
         self.push((path, allow));
@@ -53,17 +64,17 @@ impl Sink for Vec<(&'static str, &'static str)> {
 }
 
 /// Adds the resource at `path` (methods `allow`), with the routes `build` puts
-/// on it, behind a [`Gate`] that requires `scopes` (the key's scope for each
-/// method) before anything of the request is read.
+/// on it, behind a [`Gate`] that requires `access` (what the key of each
+/// method must hold) before anything of the request is read.
 fn add(
     sink: &mut impl Sink,
     path: &'static str,
     allow: &'static str,
-    scopes: Scopes,
+    access: Access,
     build: impl FnOnce(Resource) -> Resource,
 ) {
-    let resource = build(resource(path, allow)).wrap(Gate::new(scopes));
-    sink.add(path, allow, resource);
+    let resource = build(resource(path, allow)).wrap(Gate::new(access));
+    sink.add(path, allow, access, resource);
 }
 
 /// A route for `GET` that also answers `HEAD` (actix-web sends the headers of
@@ -87,7 +98,8 @@ pub fn table() -> Vec<(&'static str, &'static str)> {
     table
 }
 
-const OPEN: Scopes = &[];
+/// No key: every method passes the gate.
+const OPEN: Access = &[];
 
 fn register(s: &mut impl Sink) {
     add(s, "/healthz", "GET", OPEN, |r| {
@@ -99,34 +111,46 @@ fn register(s: &mut impl Sink) {
     add(s, "/openapi.json", "GET", OPEN, |r| {
         r.route(get().to(crate::openapi::serve))
     });
-    let inventory = &[("GET", InventoryRead), ("POST", InventoryWrite)];
+    let inventory = &[
+        ("GET", KeyWith(InventoryRead)),
+        ("POST", KeyWith(InventoryWrite)),
+    ];
     add(s, "/api/v1/inventory", "GET, POST", inventory, |r| {
         r.route(get().to(inventory::list))
             .route(web::post().to(inventory_items::create))
     });
-    let item = &[("GET", InventoryRead), ("PATCH", InventoryWrite)];
+    let item = &[
+        ("GET", KeyWith(InventoryRead)),
+        ("PATCH", KeyWith(InventoryWrite)),
+    ];
     add(s, "/api/v1/inventory/{id}", "GET, PATCH", item, |r| {
         r.route(get().to(inventory_items::get))
             .route(web::patch().to(inventory_items::update))
     });
-    let read = &[("GET", InventoryRead)];
+    let read = &[("GET", KeyWith(InventoryRead))];
     add(s, "/api/inventory", "GET", read, |r| {
         r.route(get().to(inventory::list))
     });
-    let warehouses = &[("GET", WarehousesRead)];
+    let warehouses = &[("GET", KeyWith(WarehousesRead))];
+    add(s, "/api/v1/warehouses", "GET", warehouses, |r| {
+        r.route(get().to(warehouses::list))
+    });
     add(s, "/api/v1/warehouses/{id}", "GET", warehouses, |r| {
         r.route(get().to(warehouses::get))
     });
-    let levels = &[("GET", InventoryRead), ("POST", InventoryLevelsWrite)];
+    let levels = &[
+        ("GET", KeyWith(InventoryRead)),
+        ("POST", KeyWith(InventoryLevelsWrite)),
+    ];
     add(s, "/api/v1/inventory-levels", "GET, POST", levels, |r| {
         r.route(get().to(inventory_levels::list))
             .route(web::post().to(inventory_levels::create))
     });
-    let level = &[("DELETE", InventoryLevelsWrite)];
+    let level = &[("DELETE", KeyWith(InventoryLevelsWrite))];
     add(s, "/api/v1/inventory-levels/{id}", "DELETE", level, |r| {
         r.route(web::delete().to(inventory_levels::deactivate))
     });
-    let remind = &[("POST", NewJoinersWrite)];
+    let remind = &[("POST", KeyWith(NewJoinersWrite))];
     add(
         s,
         "/api/v1/new-joiners/{personId}/remind",
@@ -134,7 +158,7 @@ fn register(s: &mut impl Sink) {
         remind,
         |r| r.route(web::post().to(new_joiners::remind)),
     );
-    let reminders = &[("GET", NewJoinersWrite)];
+    let reminders = &[("GET", KeyWith(NewJoinersWrite))];
     add(
         s,
         "/api/v1/new-joiners/{personId}/reminders",
@@ -142,7 +166,7 @@ fn register(s: &mut impl Sink) {
         reminders,
         |r| r.route(get().to(new_joiners::list)),
     );
-    let events = &[("GET", EventsRead)];
+    let events = &[("GET", KeyWith(EventsRead))];
     add(s, "/api/v1/events", "GET", events, |r| {
         r.route(get().to(events::feed))
     });
@@ -152,35 +176,46 @@ fn register(s: &mut impl Sink) {
     add(s, "/api/v1/people/{id}/history", "GET", events, |r| {
         r.route(get().to(events::person_history))
     });
+    // Any valid key, even one without scopes: it answers only about itself.
+    let own_key = &[("GET", AnyKey)];
+    add(s, "/api/v1/api-key", "GET", own_key, |r| {
+        r.route(get().to(api_key::get))
+    });
     register_webhooks(s);
     register_scim(s);
 }
 
 /// `/api/v1/webhooks`: every method needs `webhooks:write`.
 fn register_webhooks(s: &mut impl Sink) {
-    let hooks = &[("GET", WebhooksWrite), ("POST", WebhooksWrite)];
+    let hooks = &[
+        ("GET", KeyWith(WebhooksWrite)),
+        ("POST", KeyWith(WebhooksWrite)),
+    ];
     add(s, "/api/v1/webhooks", "GET, POST", hooks, |r| {
         r.route(get().to(webhooks::list))
             .route(web::post().to(webhooks::create))
     });
-    let hook = &[("GET", WebhooksWrite), ("DELETE", WebhooksWrite)];
+    let hook = &[
+        ("GET", KeyWith(WebhooksWrite)),
+        ("DELETE", KeyWith(WebhooksWrite)),
+    ];
     add(s, "/api/v1/webhooks/{id}", "GET, DELETE", hook, |r| {
         r.route(get().to(webhooks::get))
             .route(web::delete().to(webhooks::delete))
     });
-    let log = &[("GET", WebhooksWrite)];
+    let log = &[("GET", KeyWith(WebhooksWrite))];
     add(s, "/api/v1/webhooks/{id}/deliveries", "GET", log, |r| {
         r.route(get().to(webhooks::deliveries))
     });
 }
 
 /// Every method of a SCIM route needs the `scim` scope.
-const SCIM: Scopes = &[
-    ("GET", Scim),
-    ("POST", Scim),
-    ("PUT", Scim),
-    ("PATCH", Scim),
-    ("DELETE", Scim),
+const SCIM: Access = &[
+    ("GET", KeyWith(Scim)),
+    ("POST", KeyWith(Scim)),
+    ("PUT", KeyWith(Scim)),
+    ("PATCH", KeyWith(Scim)),
+    ("DELETE", KeyWith(Scim)),
 ];
 
 /// `/scim/v2`: Users, Groups, Bulk, CSV upload and discovery.
@@ -263,4 +298,54 @@ fn resource(path: &str, allow: &'static str) -> Resource {
         let allow = allow.clone();
         async move { method_not_allowed(&req, &allow) }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every route with what each of its methods needs.
+    impl Sink for Vec<(&'static str, &'static str, Access)> {
+        fn add<R: HttpServiceFactory + 'static>(
+            &mut self,
+            path: &'static str,
+            allow: &'static str,
+            access: Access,
+            _: R,
+        ) {
+            self.push((path, allow, access));
+        }
+    }
+
+    fn routes() -> Vec<(&'static str, &'static str, Access)> {
+        let mut routes = Vec::new();
+        register(&mut routes);
+        routes
+    }
+
+    #[test]
+    fn every_method_but_the_operational_endpoints_needs_a_key() {
+        for (path, allow, access) in routes() {
+            if ["/healthz", "/readyz", "/openapi.json"].contains(&path) {
+                assert!(access.is_empty(), "{path} is open");
+                continue;
+            }
+            for method in allow.split(", ") {
+                assert!(
+                    access.iter().any(|(m, _)| *m == method),
+                    "{method} {path} would pass the gate without a key"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn only_the_own_key_route_takes_a_key_without_a_scope() {
+        let any_key: Vec<_> = routes()
+            .into_iter()
+            .filter(|(_, _, access)| access.iter().any(|(_, n)| *n == AnyKey))
+            .map(|(path, allow, _)| (path, allow))
+            .collect();
+        assert_eq!(any_key, [("/api/v1/api-key", "GET")]);
+    }
 }

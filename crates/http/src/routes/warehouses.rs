@@ -1,9 +1,9 @@
-//! `GET /api/v1/warehouses/{id}`.
+//! `GET /api/v1/warehouses` and `GET /api/v1/warehouses/{id}`.
 
 use actix_web::{web, HttpResponse};
 use equip_domain::ids::WarehouseId;
 use equip_domain::location::Warehouse;
-use equip_domain::services::warehouses::get_warehouse;
+use equip_domain::services::warehouses::{get_warehouse, list_warehouses};
 use serde_json::{json, Value};
 
 use crate::auth::Authenticated;
@@ -33,4 +33,18 @@ pub async fn get(
     let ports = state.ports(&auth.caller);
     let warehouse = blocking::run(Area::Api, move || get_warehouse(&*ports, org, id)).await?;
     Ok(HttpResponse::Ok().json(warehouse_json(&warehouse)))
+}
+
+/// `{"data": [warehouse, …]}`: the warehouses accessible to the organization
+/// (owned, or shared and granted), by name then id, at most
+/// [`equip_domain::location::MAX_LISTED_WAREHOUSES`]; 401; 403.
+pub async fn list(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, HttpError> {
+    let org = auth.caller.organization_id;
+    let ports = state.ports(&auth.caller);
+    let warehouses = blocking::run(Area::Api, move || list_warehouses(&*ports, org)).await?;
+    let data: Vec<Value> = warehouses.iter().map(warehouse_json).collect();
+    Ok(HttpResponse::Ok().json(json!({ "data": data })))
 }

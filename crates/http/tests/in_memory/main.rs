@@ -75,6 +75,37 @@ async fn another_organizations_warehouse_is_not_found() {
 }
 
 #[actix_web::test]
+async fn the_warehouse_list_and_the_own_key_over_the_in_memory_store() {
+    let (store, seeded, key) = world(Scopes::all());
+    let other = fixtures::seed(&store);
+    let no_scopes = issue_api_key(&*store, seeded.org.id, Scopes::default(), None, Utc::now())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .secret;
+    let app = test::init_service(equip_http::app(AppState::new(store))).await;
+    let get = |path: &str, key: &str| {
+        test::TestRequest::get()
+            .uri(path)
+            .insert_header(auth(key))
+            .to_request()
+    };
+    let res = test::call_service(&app, get("/api/v1/warehouses", &key)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = test::read_body_json(res).await;
+    assert_eq!(
+        body,
+        json!({"data": [{"id": seeded.warehouse.id, "name": "Berlin", "address": null}]})
+    );
+    assert!(!body.to_string().contains(&other.warehouse.id.to_string()));
+    let res = test::call_service(&app, get("/api/v1/warehouses", &no_scopes)).await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let res = test::call_service(&app, get("/api/v1/api-key", &no_scopes)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = test::read_body_json(res).await;
+    assert_eq!(body["organizationId"], json!(seeded.org.id));
+    assert_eq!(body["scopes"], json!([]));
+}
+
+#[actix_web::test]
 async fn a_created_item_is_listed_and_bad_input_is_a_400_naming_the_field() {
     let (store, seeded, key) = world(Scopes::all());
     let app = test::init_service(equip_http::app(AppState::new(store))).await;

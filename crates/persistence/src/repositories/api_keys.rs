@@ -5,7 +5,7 @@ use diesel::prelude::*;
 
 use equip_domain::api_key::ApiKey;
 use equip_domain::error::StoreResult;
-use equip_domain::ids::ApiKeyId;
+use equip_domain::ids::{ApiKeyId, OrganizationId};
 use equip_domain::ports::ApiKeyRepository;
 use equip_domain::StoreError;
 
@@ -49,6 +49,26 @@ impl ApiKeyRepository for Store {
             self.memo.keep_key(ticket, key);
         }
         Ok(found)
+    }
+
+    fn find_api_key(
+        &self,
+        organization: OrganizationId,
+        id: ApiKeyId,
+    ) -> StoreResult<Option<ApiKey>> {
+        // Not from the key memory: it is kept by prefix for the gate, and
+        // this read is rare (`GET /api/v1/api-key`).
+        let (org, id) = (organization.to_string(), id.to_string());
+        self.read("apiKey", |c| {
+            api_keys::table
+                .filter(api_keys::id.eq(&id))
+                .filter(api_keys::organization_id.eq(&org))
+                .select(ApiKeyRow::as_select())
+                .first(c)
+                .optional()?
+                .map(ApiKeyRow::into_domain)
+                .transpose()
+        })
     }
 
     fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {

@@ -11,6 +11,7 @@ use equip_domain::ports::{WarehouseGrants, WarehouseRepository};
 use crate::connection::on_inner;
 use crate::models::{db_time, WarehouseGrantRow, WarehouseRow};
 use crate::schema::{inventory_items, inventory_levels, warehouse_grants, warehouses};
+use crate::sql_builder::byte_order;
 
 use crate::store::Store;
 
@@ -40,6 +41,39 @@ impl WarehouseRepository for Store {
                 .optional()?
                 .map(WarehouseRow::into_domain)
                 .transpose()
+        })
+    }
+
+    fn list_accessible_warehouses(
+        &self,
+        organization: OrganizationId,
+        limit: usize,
+    ) -> StoreResult<Vec<Warehouse>> {
+        let org = organization.to_string();
+        // Byte order on both backends (`sql_builder::byte_order`), as the
+        // in-memory store and Rust's `String` order.
+        let collate = byte_order(self.backend());
+        let order = format!("warehouses.name{collate}, warehouses.id{collate}");
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.read("warehouse", |c| {
+            let granted = warehouse_grants::table
+                .filter(warehouse_grants::organization_id.eq(&org))
+                .select(warehouse_grants::warehouse_id);
+            warehouses::table
+                .filter(
+                    warehouses::owner_organization_id.eq(&org).or(
+                        warehouses::owner_organization_id
+                            .is_null()
+                            .and(warehouses::id.eq_any(granted)),
+                    ),
+                )
+                .order(diesel::dsl::sql::<diesel::sql_types::Text>(&order))
+                .limit(limit)
+                .select(WarehouseRow::as_select())
+                .load(c)?
+                .into_iter()
+                .map(WarehouseRow::into_domain)
+                .collect()
         })
     }
 }

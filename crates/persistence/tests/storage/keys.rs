@@ -79,11 +79,33 @@ fn api_keys_insert_find_revoke(_db: &TestDatabase, store: &Store) {
         Err(StoreError::MissingReference { .. })
     ));
 
+    // By id, within its organization only; revoked or not.
+    assert_eq!(
+        store.find_api_key(org.id, key.id).unwrap(),
+        Some(key.clone())
+    );
+    assert_eq!(store.find_api_key(org.id, ApiKeyId::new()).unwrap(), None);
+    let other = new_org(store, "Other");
+    assert_eq!(store.find_api_key(other.id, key.id).unwrap(), None);
+    let none = ApiKey {
+        id: ApiKeyId::new(),
+        prefix: "3333333333333333".into(),
+        scopes: Scopes::default(),
+        ..key.clone()
+    };
+    store.insert_api_key(&none).unwrap();
+    assert_eq!(
+        store.find_api_key(org.id, none.id).unwrap(),
+        Some(none.clone()),
+        "a key without scopes"
+    );
+
     // Revocation keeps the first time.
     store.revoke_api_key(key.id, at(4, 1)).unwrap();
     store.revoke_api_key(key.id, at(5, 1)).unwrap();
     let stored = store.find_api_key_by_prefix(&key.prefix).unwrap().unwrap();
     assert_eq!(stored.revoked_at, Some(at(4, 1)));
+    assert_eq!(store.find_api_key(org.id, key.id).unwrap(), Some(stored));
     assert!(matches!(
         store.revoke_api_key(ApiKeyId::new(), at(4, 1)),
         Err(StoreError::NotFound { entity: "apiKey" })

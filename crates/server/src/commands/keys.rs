@@ -1,4 +1,5 @@
-//! `equip key create` and `equip key revoke`.
+//! `equip key create` (every scope, the `--scope`s given, or none with
+//! `--no-scopes`) and `equip key revoke`.
 
 use anyhow::Context;
 use chrono::Utc;
@@ -15,7 +16,19 @@ use crate::cli::KeyCommand;
 /// Bad arguments, an unknown organization or key, a database failure.
 pub fn run(db: &DatabaseConfig, command: KeyCommand) -> anyhow::Result<()> {
     match command {
-        KeyCommand::Create { org, scopes, label } => create(db, &org, &scopes, label),
+        KeyCommand::Create {
+            org,
+            scopes,
+            no_scopes,
+            label,
+        } => {
+            let scopes = if no_scopes {
+                Scopes::default()
+            } else {
+                parse_scopes(&scopes)?
+            };
+            create(db, &org, scopes, label)
+        }
         KeyCommand::Revoke { id } => revoke(db, &id),
     }
 }
@@ -40,18 +53,21 @@ fn parse_scopes(raw: &[String]) -> anyhow::Result<Scopes> {
 fn create(
     db: &DatabaseConfig,
     org: &str,
-    scopes: &[String],
+    scopes: Scopes,
     label: Option<String>,
 ) -> anyhow::Result<()> {
     let org = OrganizationId::parse(org).context("--org")?;
-    let scopes = parse_scopes(scopes)?;
     let store = open(db)?;
     let key = issue_api_key(&store, org, scopes, label, Utc::now())?;
     println!("{}", key.secret);
-    eprintln!(
-        "key id: {} (use it with `equip key revoke`)\nscopes: {}\nThe key is shown only now; equip keeps only its hash.",
-        key.record.id,
+    let scopes = if key.record.scopes.as_slice().is_empty() {
+        "none (the key can call only GET /api/v1/api-key)".to_owned()
+    } else {
         key.record.scopes.to_storage()
+    };
+    eprintln!(
+        "key id: {} (use it with `equip key revoke`)\nscopes: {scopes}\nThe key is shown only now; equip keeps only its hash.",
+        key.record.id,
     );
     log::debug!("issued API key {} for organization {}", key.record.id, org);
     Ok(())

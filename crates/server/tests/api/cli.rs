@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use equip_domain::ids::{OrganizationId, WarehouseId};
-use equip_domain::ports::WarehouseRepository;
+use equip_domain::ports::{ApiKeyRepository, WarehouseRepository};
 use equip_persistence::{PoolOptions, Store};
 use serde_json::Value;
 
@@ -215,6 +215,39 @@ fn key_create_prints_the_key_alone_and_revoke_works() {
     dir.equip(&["key", "revoke", &key_id]).ok();
     dir.equip(&["key", "revoke", &uuid::Uuid::new_v4().to_string()])
         .failed();
+
+    // --no-scopes: a key without any scope; not together with --scope.
+    let none = dir.equip(&["key", "create", "--org", &org, "--no-scopes"]);
+    none.ok();
+    let none_key = none.single_line();
+    assert!(none_key.starts_with("equip_"), "{none_key}");
+    assert!(none.stderr().contains("scopes: none"), "{}", none.stderr());
+    let prefix = &none_key[6..22];
+    let stored = dir.store().find_api_key_by_prefix(prefix).unwrap().unwrap();
+    assert!(stored.scopes.as_slice().is_empty(), "{stored:?}");
+    assert_eq!(stored.organization_id.to_string(), org);
+    let both = dir.equip(&[
+        "key",
+        "create",
+        "--org",
+        &org,
+        "--no-scopes",
+        "--scope",
+        "scim",
+    ]);
+    both.failed();
+    assert!(
+        both.stderr().contains("--no-scopes") && both.stderr().contains("--scope"),
+        "{}",
+        both.stderr()
+    );
+    // The help lists every scope.
+    let help = dir.equip(&["key", "create", "--help"]);
+    help.ok();
+    for scope in equip_domain::api_key::Scope::ALL {
+        assert!(help.stdout().contains(scope.as_str()), "{}", help.stdout());
+    }
+    assert!(help.stdout().contains("--no-scopes"));
 
     let bad = dir.equip(&[
         "key",

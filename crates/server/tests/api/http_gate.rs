@@ -239,6 +239,8 @@ async fn head_answers_like_get_without_a_body(app: TestApp) {
         "/healthz".to_owned(),
         "/api/v1/inventory?size=5".to_owned(),
         format!("/api/v1/warehouses/{}", w.a_warehouse),
+        "/api/v1/warehouses".to_owned(),
+        "/api/v1/api-key".to_owned(),
         user_path,
     ];
     for path in paths {

@@ -496,6 +496,26 @@ async fn every_operation_answers_as_documented(app: TestApp) {
     ] {
         c.check("GET", wh, &app.call_raw(client.get(&uri)).await);
     }
+    let listed = c.check(
+        "GET",
+        "/api/v1/warehouses",
+        &app.call_raw(d.a.get("/api/v1/warehouses")).await,
+    );
+    assert!(listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w["id"] == warehouse.as_str()));
+
+    // The key a request carries, to a key with every scope and to one
+    // with a single scope (any valid key may ask).
+    for client in [&d.a, &d.narrow] {
+        c.check(
+            "GET",
+            "/api/v1/api-key",
+            &app.call_raw(client.get("/api/v1/api-key")).await,
+        );
+    }
 
     // Inventory levels: create, list, deactivate.
     let level_body =
