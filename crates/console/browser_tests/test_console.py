@@ -117,6 +117,24 @@ def test_a_filtered_and_sorted_listing_is_the_apis_answer(console):
     expect(page).to_have_url(re.compile(r"page=2"))
 
 
+def test_the_filters_offer_what_the_api_takes(console):
+    """Every parameter of the listing in the OpenAPI document has its field,
+    named as the parameter, with the document's values."""
+    page = console.sign_in().page
+    with urllib.request.urlopen(f"{console.server.base}/openapi.json") as res:
+        spec = json.load(res)
+    params = {p["name"]: p for p in spec["paths"]["/api/v1/inventory"]["get"]["parameters"]}
+    form = page.locator("form.filters")
+    names = set(form.locator("[name]").evaluate_all("es => es.map(e => e.name)"))
+    assert set(params) - {"page"} == names, "the pager sets page"
+    statuses = form.locator("input[name=deployStatuses]").evaluate_all("es => es.map(e => e.value)")
+    assert sorted(statuses) == sorted(params["deployStatuses"]["schema"]["items"]["enum"])
+    sorts = form.locator("select[name=sortBy] option").evaluate_all("os => os.map(o => o.value)")
+    assert sorted(sorts) == sorted(params["sortBy"]["schema"]["enum"])
+    directions = form.locator("select[name=sortDirection] option").evaluate_all("os => os.map(o => o.value)")
+    assert sorted(directions) == sorted(params["sortDirection"]["schema"]["enum"])
+
+
 def test_an_invalid_filter_shows_the_apis_detail(console):
     page = console.sign_in().page
     console.go("#/inventory?updatedAtFrom=yesterday")

@@ -92,9 +92,9 @@ function build(main) {
     "form",
     { class: "filters", role: "search", "aria-label": "Filter inventory" },
     h("div", { class: "field grow" }, h("label", { for: "f-searchString" }, "Search"), search),
-    h("div", { class: "field" }, h("label", { for: "f-sortBy" }, "Sort by"), sortBy),
-    h("div", { class: "field" }, h("label", { for: "f-sortDirection" }, "Order"), sortDirection),
-    h("div", { class: "field" }, h("label", { for: "f-size" }, "Page size"), size),
+    h("div", { class: "field compact" }, h("label", { for: "f-sortBy" }, "Sort by"), sortBy),
+    h("div", { class: "field compact" }, h("label", { for: "f-sortDirection" }, "Order"), sortDirection),
+    h("div", { class: "field compact" }, h("label", { for: "f-size" }, "Page size"), size),
     h("fieldset", { class: "statuses" }, h("legend", {}, "Deploy status"), statuses),
     h("details", { class: "more-filters" }, h("summary", {}, "More filters"), h("div", { class: "grid" }, more)),
     h("div", { class: "form-actions" }, h("button", { type: "button", class: "secondary", id: "clear-filters", onclick: clear }, "Clear filters")),
@@ -134,10 +134,24 @@ function paramsOfForm() {
     if (type === "datetime-local" && v.length === 16) v = `${v}:00`;
     if (v) params.set(name, v);
   }
-  if (value("sortBy") !== "createdAt") params.set("sortBy", value("sortBy"));
-  if (value("sortDirection") !== "DESC") params.set("sortDirection", value("sortDirection"));
+  // Without parameters the API sorts by createdAt, newest first; any other
+  // order is sent whole (the API sorts ASC when sortBy comes alone).
+  const by = value("sortBy");
+  const direction = value("sortDirection");
+  if (by !== "createdAt" || direction !== "DESC") {
+    params.set("sortBy", by);
+    params.set("sortDirection", direction);
+  }
   if (value("size") !== DEFAULT_SIZE) params.set("size", value("size"));
   return params;
+}
+
+/// The order the API applies for `params`: createdAt newest first without
+/// `sortBy`; with `sortBy`, its `sortDirection`, ASC when it has none.
+function sortOf(params) {
+  const by = SORTS.find(([v]) => v.toLowerCase() === (params.get("sortBy") || "").toLowerCase())?.[0];
+  if (!by) return { by: "createdAt", direction: (params.get("sortDirection") || "DESC").toUpperCase() };
+  return { by, direction: (params.get("sortDirection") || "ASC").toUpperCase() };
 }
 
 function apply({ replace }) {
@@ -160,8 +174,9 @@ function sync(params) {
   }
   const statuses = new Set((params.get("deployStatuses") || "").split(",").filter(Boolean));
   for (const box of form.querySelectorAll("input[name=deployStatuses]")) box.checked = statuses.has(box.value);
-  form.elements.namedItem("sortBy").value = params.get("sortBy") || "createdAt";
-  form.elements.namedItem("sortDirection").value = (params.get("sortDirection") || "DESC").toUpperCase();
+  const sort = sortOf(params);
+  form.elements.namedItem("sortBy").value = sort.by;
+  form.elements.namedItem("sortDirection").value = sort.direction;
   const size = params.get("size") || DEFAULT_SIZE;
   const sizeSelect = form.elements.namedItem("size");
   if (![...sizeSelect.options].some((o) => o.value === size)) sizeSelect.append(h("option", { value: size }, `${size} a page`));
@@ -191,8 +206,9 @@ async function load(params, ctx) {
   body.classList.remove("stale");
   body.setAttribute("aria-busy", "false");
   const { data, pagination } = answer;
-  const sortKey = params.get("sortBy") || "createdAt";
-  const direction = (params.get("sortDirection") || "DESC").toUpperCase() === "ASC" ? "ascending" : "descending";
+  const sort = sortOf(params);
+  const sortKey = sort.by;
+  const direction = sort.direction === "ASC" ? "ascending" : "descending";
   fill(
     body,
     h("p", { class: "count", id: "result-count" }, `${pagination.totalRecords} items`),
