@@ -74,7 +74,6 @@ function errorOf(status, statusText, text) {
       source = body.errors[0].source;
     } else if (body && typeof body.detail === "string") {
       detail = body.detail;
-      source = body.scimType;
     }
   } catch {
     if (text && text.length < 300) detail = `${detail}: ${text.trim()}`;

@@ -55,6 +55,7 @@ export function errorBox(error, what) {
     { class: "error", role: "alert" },
     h("strong", {}, what ? `${what} failed${status}` : `Error${status}`),
     h("p", { class: "error-detail" }, detail),
+    error && error.source && typeof error.source === "string" ? h("p", { class: "error-source" }, `About: ${error.source}`) : null,
   );
 }
 
