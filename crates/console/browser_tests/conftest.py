@@ -186,13 +186,21 @@ class Console:
         self.page = page
         self.problems: list[str] = []
         page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        # The browser logs every 4xx answer as an error; the API's are
+        # expected (a refused key, a 409); a file of the console's is not.
         page.on(
             "console",
             lambda m: self.problems.append(f"console {m.type}: {m.text}")
-            if m.type == "error" and "status of 4" not in m.text and "status of 409" not in m.text
+            if m.type == "error" and "the server responded with a status of 4" not in m.text
             else None,
         )
         page.on("request", self._request)
+        page.on(
+            "response",
+            lambda r: self.problems.append(f"{r.status} for {r.url}")
+            if "/console/" in r.url and r.status >= 400
+            else None,
+        )
 
     def _request(self, req):
         for key in self.server.keys.values():

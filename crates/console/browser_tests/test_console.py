@@ -6,7 +6,9 @@ is compared with what the API answers for the same key.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import json
 import os
 import re
@@ -59,6 +61,9 @@ def test_sign_in_shows_the_keys_scopes_and_the_inventory(console):
     status, key = console.server.api("GET", "/api/v1/api-key")
     assert status == 200
     assert sorted(chips) == sorted(key["scopes"])
+    # The console knows every scope equip has (the demo key holds them all).
+    known = page.evaluate("async () => Object.keys((await import('./js/scopes.js')).SCOPES)")
+    assert sorted(known) == sorted(key["scopes"])
     page.locator("#key-summary").click()
     for area in ["Inventory", "People", "CSV upload", "Warehouses", "Inventory levels"]:
         expect(page.get_by_role("link", name=area, exact=True)).to_be_visible()
@@ -179,8 +184,25 @@ def test_people_search_and_a_persons_detail(console):
     page.get_by_role("searchbox", name="Search").press_sequentially(family, delay=30)
     expect(page.locator("#result-count")).to_have_text(f"{expected['totalResults']} people")
     page.get_by_role("link", name=re.compile(re.escape(family))).first.click()
-    expect(page.get_by_role("heading", name="Assigned items")).to_be_visible()
-    expect(page.locator(".facts")).to_contain_text("Effective package")
+    expect(page).to_have_url(re.compile(r"#/people/[0-9a-f-]{36}$"))
+    person_id = page.url.rsplit("/", 1)[-1]
+    _, shown = console.server.api("GET", f"/scim/v2/Users/{person_id}")
+    facts = page.locator(".facts")
+    expect(facts).to_contain_text(shown["userName"])
+    effective = shown[EXT].get("effectivePackageId")
+    if effective:
+        expect(facts.locator("dd", has_text=effective)).to_have_count(2 if shown[EXT].get("packageId") == effective else 1)
+    groups = sorted(g["display"] for g in shown.get("groups", []))
+    chips = sorted(facts.locator(".chip").all_inner_texts())
+    assert chips == groups
+    _, items = console.server.api("GET", "/api/v1/inventory", query={"personId": person_id, "size": "100"})
+    section = page.locator("section[aria-labelledby=items-title]")
+    if items["data"]:
+        expect(section.locator("tbody tr")).to_have_count(len(items["data"]))
+        hrefs = section.locator("tbody a").evaluate_all("as => as.map(a => a.getAttribute('href').split('/').pop())")
+        assert hrefs == [i["id"] for i in items["data"]]
+    else:
+        expect(section).to_contain_text("No items are assigned")
 
 
 def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
@@ -188,11 +210,16 @@ def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
     run = os.urandom(4).hex()
     good1 = f"ada.{run}@console.example"
     good2 = f"grace.{run}@console.example"
+    # Rows as spreadsheets write them: a quoted comma, a quote inside an
+    # unquoted cell (text, for equip as for the console), a row of blanks
+    # (skipped and not numbered by both).
     rows = [
         f",Ada,Lovelace,{good1},,,1 Main St,,CA,San Francisco,US,94105,+1 555 0100,yes,",
         f",Bea,Costa,bea.{run}@console.example,,,,,,,BR,,,,",
+        "  , ,,,,,,,,,,,,,",
         f",Grace,Hopper,{good2},,,,,,,,,,no,",
         f',Carl,"Nobody, Jr.",carl.{run}@console.example,,no-such-kit,,,,,,,,,',
+        f',Dwayne "The Rock",Johnson,rock.{run}@console.example,,no-such-kit,,,,,,,,,',
     ]
     file = tmp_path / "people.csv"
     file.write_text(HEADER + "\r\n" + "\r\n".join(rows) + "\r\n", encoding="utf-8")
@@ -208,26 +235,29 @@ def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
     page.dispatch_event("#drop-zone", "drop", {"dataTransfer": transfer})
     page.get_by_role("button", name="Upload people.csv").click()
     expect(page.locator("#upload-status")).to_have_text("Done.")
-    expect(page.locator(".notice")).to_have_text("4 rows: 2 succeeded, 2 failed.")
+    expect(page.locator(".notice")).to_have_text("5 rows: 2 succeeded, 3 failed.")
     cells = page.locator(".upload-result tbody tr").evaluate_all("trs => trs.map(tr => [...tr.cells].map(td => td.innerText.trim()))")
-    assert [c[0] for c in cells] == ["2", "4", "1", "3"], cells
+    assert [c[0] for c in cells] == ["2", "4", "5", "1", "3"], cells
     assert "cpf_number" in cells[0][2] and cells[0][1].startswith("400")
     assert "package_slug" in cells[1][2] and cells[1][1].startswith("404")
-    assert cells[2][1].startswith("201") and cells[3][1].startswith("201")
+    assert "package_slug" in cells[2][2] and cells[2][1].startswith("404")
+    assert cells[3][1].startswith("201") and cells[4][1].startswith("201")
     accessible(console, "upload report")
     console.shoot("upload")
     # The failed rows come back as the file's own rows, ready to fix and upload again.
     with page.expect_download() as info:
         page.locator("#download-failed").click()
-    failed = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
-    assert failed[0] == HEADER
-    assert failed[1] == rows[1]
-    assert failed[2] == rows[3]
-    assert len(failed) == 3
+    failed = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    original = list(csv.reader(io.StringIO("\r\n".join(rows))))
+    assert failed[0] == HEADER.split(",")
+    assert failed[1:] == [original[1], original[4], original[5]], failed
+    assert failed[3][1] == 'Dwayne "The Rock"'
+    assert failed[2][2] == "Nobody, Jr."
     with page.expect_download() as info:
         page.locator("#download-errors").click()
     errors = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
     assert errors[0] == "row,status,error" and errors[1].startswith("2,400,") and errors[2].startswith("4,404,")
+    assert errors[3].startswith("5,404,") and len(errors) == 4
     # The good rows exist in the API.
     for email in (good1, good2):
         _, found = console.server.api("GET", "/scim/v2/Users", query={"filter": f'userName eq "{email}"'})
@@ -256,7 +286,7 @@ def test_a_reminder_shows_the_apis_202_and_409(console):
     expect(page.get_by_role("button", name="Send reminder")).to_be_visible()
     accessible(console, "person")
     page.get_by_role("button", name="Send reminder").click()
-    expect(page.locator(".reminder-result")).to_contain_text("Reminder queued (202 Accepted)")
+    expect(page.locator(".reminder-result")).to_contain_text("Reminder queued (HTTP 202)")
     expect(page.locator(".reminder-result")).to_contain_text(joiners[0]["userName"])
     _, reminders = console.server.api("GET", f"/api/v1/new-joiners/{joiners[0]['id']}/reminders")
     assert len(reminders["data"]) >= 1
@@ -295,9 +325,18 @@ def test_a_level_is_deactivated_after_confirmation(console):
     _, after = console.server.api("GET", "/api/v1/inventory-levels", query={"includeInactive": "true"})
     level = next(lv for lv in after["data"] if lv["id"] == level_id)
     assert level["active"] is False and level["deactivatedAt"]
-    # Another deactivation of the same level is the API's 409, shown with its detail.
-    status, _ = console.server.api("DELETE", f"/api/v1/inventory-levels/{level_id}")
-    assert status == 409
+    expect(page.locator(".level-message")).to_be_focused()
+    # A level deactivated elsewhere since the list was drawn: the API's 409,
+    # shown with its detail.
+    other = page.locator("button[data-level]").first
+    other_id = other.get_attribute("data-level")
+    status, _ = console.server.api("DELETE", f"/api/v1/inventory-levels/{other_id}")
+    assert status == 204
+    other.click()
+    page.get_by_role("dialog").get_by_role("button", name="Deactivate").click()
+    error = page.locator(".level-message .error")
+    expect(error).to_contain_text("409")
+    expect(error).to_contain_text("already")
 
 
 def test_warehouses(console):
@@ -349,7 +388,7 @@ def test_sign_out_and_a_revoked_key(console):
     # A key revoked while signed in is dropped at its next request (401).
     key, key_id = _fresh_key(console)
     console.sign_in(key)
-    expect(console.heading()).to_have_text("Inventory")
+    expect(page.locator("#result-count")).to_be_visible()
     console.server.equip("key", "revoke", key_id)
     page.get_by_role("link", name="People", exact=True).click()
     expect(page.get_by_role("heading", name="Sign in to equip")).to_be_visible()

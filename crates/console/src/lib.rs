@@ -28,7 +28,7 @@ pub const PREFIX: &str = "/console/";
 /// inline script or style, requests only to its own origin (the API), never
 /// framed, no `<base>` and no form posts elsewhere.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
-     style-src 'self'; img-src 'self' data:; connect-src 'self'; manifest-src 'self'; \
+     style-src 'self'; img-src 'self'; connect-src 'self'; manifest-src 'self'; \
      base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// Adds the console's routes: `/console` (redirects to `/console/`),

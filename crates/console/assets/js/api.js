@@ -8,7 +8,7 @@ const KEY = "equip.key";
 const KEY_INFO = "equip.keyInfo";
 
 /// An error answer of the API, with the `detail` the API gave.
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, detail, source) {
     super(detail);
     this.status = status;
@@ -81,8 +81,9 @@ function errorOf(status, statusText, text) {
   return new ApiError(status, detail, source);
 }
 
-/// Sends a request to the API and answers its JSON (or null without a body).
-/// `query`: [name, value] pairs; `body`: JSON; `form`: FormData.
+/// Sends a request to the API and answers its JSON (or null without a body);
+/// with `withStatus`, `{ status, body }`. `query`: [name, value] pairs (empty
+/// values left out); `body`: JSON.
 export async function request(method, path, options = {}) {
   const key = options.key ?? storedKey();
   const headers = { Accept: "application/json" };
@@ -109,28 +110,41 @@ export async function request(method, path, options = {}) {
   const text = await response.text();
   if (!response.ok) {
     const error = errorOf(response.status, response.statusText, text);
-    if (response.status === 401 && !options.keepKeyOn401) {
-      forget();
-      onSignedOut(error.detail);
-    }
+    if (response.status === 401 && !options.keepKeyOn401) refused(key, error.detail);
     throw error;
   }
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(response.status, "equip answered something that is not JSON");
+  let parsed = null;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ApiError(response.status, "equip answered something that is not JSON");
+    }
   }
+  return options.withStatus ? { status: response.status, body: parsed } : parsed;
+}
+
+/// A 401 for `key`: forget it and sign out, unless another key has been
+/// signed in since the request left (its answer says nothing about that one).
+function refused(key, detail) {
+  if (key && key !== storedKey()) return;
+  forget();
+  onSignedOut(detail);
 }
 
 /// Uploads `file` as the `file` field of a multipart form; `progress(sent,
 /// total)` follows the upload. XMLHttpRequest, because fetch cannot report
 /// upload progress.
 export function upload(path, file, progress) {
+  const key = storedKey();
+  if (!key) {
+    onSignedOut("there is no key in this tab");
+    return Promise.reject(new ApiError(401, "sign in first"));
+  }
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", path);
-    xhr.setRequestHeader("Authorization", `ApiKey ${storedKey()}`);
+    xhr.setRequestHeader("Authorization", `ApiKey ${key}`);
     xhr.setRequestHeader("Accept", "application/scim+json, application/json");
     xhr.upload.addEventListener("progress", (e) => progress(e.loaded, e.lengthComputable ? e.total : file.size));
     xhr.upload.addEventListener("load", () => progress(file.size, file.size, true));
@@ -146,10 +160,7 @@ export function upload(path, file, progress) {
         return;
       }
       const error = errorOf(xhr.status, xhr.statusText, xhr.responseText);
-      if (xhr.status === 401) {
-        forget();
-        onSignedOut(error.detail);
-      }
+      if (xhr.status === 401) refused(key, error.detail);
       reject(error);
     });
     const form = new FormData();

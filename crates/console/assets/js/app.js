@@ -34,8 +34,8 @@ function showSession() {
   document.getElementById("nav").hidden = !signedIn;
   document.getElementById("session").hidden = !signedIn;
   if (!signedIn) return;
-  for (const li of document.querySelectorAll("#nav li[data-needs]")) {
-    li.hidden = !can(li.dataset.needs);
+  for (const a of document.querySelectorAll("#nav a[data-area]")) {
+    a.closest("li").hidden = !can(VIEWS[a.dataset.area].needs);
   }
   const name = info.label ? `${info.label} (${info.prefix})` : `key ${info.prefix}`;
   document.getElementById("key-summary").textContent = name;
@@ -71,9 +71,13 @@ async function render() {
   const area = route.path[0];
   if (!storedKey() || !keyInfo()) {
     markCurrentArea(null);
-    const { signInView } = await import("./signin.js");
-    if (!isCurrent(token)) return;
-    signInView(main, { message: signOutMessage, onSignedIn: afterSignIn });
+    try {
+      const { signInView } = await import("./signin.js");
+      if (!isCurrent(token)) return;
+      signInView(main, { message: signOutMessage, onSignedIn: afterSignIn });
+    } catch (e) {
+      if (isCurrent(token)) failed(e);
+    }
     return;
   }
   const view = VIEWS[area];
@@ -103,8 +107,23 @@ async function render() {
     await draw(main, route, { token, signal, isCurrent: () => isCurrent(token) });
   } catch (e) {
     if (e.name === "AbortError" || !isCurrent(token)) return;
-    fill(main, h("div", { class: "error", role: "alert" }, h("strong", {}, "This view could not be shown"), h("p", {}, e.detail || e.message)));
+    failed(e);
   }
+}
+
+/// A screen that could not be drawn (its module did not load, say): never a
+/// blank page.
+function failed(e) {
+  fill(
+    main,
+    h(
+      "div",
+      { class: "error", role: "alert" },
+      h("strong", {}, "This screen could not be shown"),
+      h("p", {}, e.detail || e.message || String(e)),
+      h("p", {}, "Reload the page to try again."),
+    ),
+  );
 }
 
 function noScopes() {

@@ -1,7 +1,7 @@
 // CSV as equip's upload reads it (RFC 4180: quoted fields may hold commas,
-// quotes and line breaks; CRLF or LF; an optional UTF-8 BOM; rows whose cells
-// are all empty are skipped and not numbered), so the console can give back
-// the very rows that failed.
+// quotes and line breaks; a quote inside an unquoted field is text; CRLF or
+// LF; an optional UTF-8 BOM; rows whose cells are all blank are skipped and
+// not numbered), so the console can give back the very rows that failed.
 
 /// The records of `text`, blank rows dropped: [header, row 1, row 2, …].
 export function parse(text) {
@@ -16,7 +16,7 @@ export function parse(text) {
   };
   const endRecord = () => {
     endField();
-    if (record.some((cell) => cell !== "")) records.push(record);
+    if (record.some((cell) => cell.trim() !== "")) records.push(record);
     record = [];
   };
   for (; i < text.length; i++) {
@@ -32,7 +32,7 @@ export function parse(text) {
       } else {
         field += c;
       }
-    } else if (c === '"') {
+    } else if (c === '"' && field === "") {
       quoted = true;
     } else if (c === ",") {
       endField();

@@ -13,7 +13,10 @@ export function historySection(path) {
     fill(more, loading("Loading history…"));
     try {
       const answer = await request("GET", path, { query: [["size", "20"], ["after", after]] });
-      for (const event of answer.data) list.append(entry(event));
+      const entries = answer.data.map(entry);
+      list.append(...entries);
+      // "Show older" is replaced: the keyboard goes on at the first older change.
+      if (after && entries.length) entries[0].focus();
       if (!list.firstChild) list.replaceWith(h("p", { class: "empty" }, "No recorded changes."));
       fill(
         more,
@@ -34,7 +37,7 @@ function entry(event) {
   const actor = event.actor ? `${label(event.actor.type)}${event.actor.id ? ` ${event.actor.id.slice(0, 8)}` : ""}` : "";
   return h(
     "li",
-    {},
+    { tabindex: "-1" },
     h("div", { class: "event-head" }, h("strong", {}, event.type), " · ", time(event.occurredAt), actor ? h("span", { class: "sub" }, ` by ${actor}`) : null),
     changes.length
       ? h(

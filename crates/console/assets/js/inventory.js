@@ -1,7 +1,9 @@
 // The inventory listing: every filter and sort of `GET /api/v1/inventory`,
 // paging, and search as you type. The form's state is the URL's: each field
-// is named as the API's parameter, so `#/inventory?deployStatuses=DEPLOYED`
-// asks the API exactly `?deployStatuses=DEPLOYED`, and a view can be shared.
+// is named as the API's parameter, and the URL's parameters go to the API as
+// they are (with `size=25` when it has none), so
+// `#/inventory?deployStatuses=DEPLOYED` asks `?deployStatuses=DEPLOYED&size=25`,
+// a view can be shared, and a parameter the API refuses shows its error.
 
 import { request } from "./api.js";
 import { current, go, href } from "./router.js";
@@ -9,10 +11,10 @@ import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, la
 
 /// The deploy statuses a listing can filter on (the API answers 400 for
 /// GIFTED, LOCKED and OUT_FOR_REPAIR, which it no longer uses).
-export const DEPLOY_STATUSES = ["AVAILABLE", "DEPLOYED", "AWAITING_ARRIVAL", "ON_HOLD", "UNAVAILABLE", "ARCHIVED", "VOIDED"];
+const DEPLOY_STATUSES = ["AVAILABLE", "DEPLOYED", "AWAITING_ARRIVAL", "ON_HOLD", "UNAVAILABLE", "ARCHIVED", "VOIDED"];
 
 /// The API's `sortBy` values, with the console's names for them.
-export const SORTS = [
+const SORTS = [
   ["createdAt", "Created"],
   ["updatedAt", "Updated"],
   ["product", "Product"],
@@ -40,12 +42,12 @@ const TEXT_FILTERS = [
   ["skuIds", "SKU ids", "text", "UUIDs, comma-separated"],
   ["serialNumber", "Serial numbers", "text", "Comma-separated"],
   ["vendorSku", "Vendor SKUs", "text", "Comma-separated"],
-  ["updatedAtFrom", "Updated after", "datetime-local", "UTC"],
-  ["updatedAtTo", "Updated before", "datetime-local", "UTC"],
+  ["updatedAtFrom", "Updated from", "text", "UTC, YYYY-MM-DDTHH:MM:SS (an item's updatedAt works)"],
+  ["updatedAtTo", "Updated until", "text", "UTC, YYYY-MM-DDTHH:MM:SS"],
 ];
 
-/// Every parameter the console passes through to the API.
-const PARAMS = ["searchString", "deployStatuses", ...TEXT_FILTERS.map((f) => f[0]), "sortBy", "sortDirection", "size", "page"];
+/// The parameters the form sets; others in the URL are kept as they are.
+const OWNED = ["searchString", "deployStatuses", ...TEXT_FILTERS.map((f) => f[0]), "sortBy", "sortDirection", "size", "page"];
 
 let view = null;
 let firstScreen = true;
@@ -84,7 +86,7 @@ function build(main) {
       "div",
       { class: "field" },
       h("label", { for: `f-${name}` }, title),
-      h("input", { id: `f-${name}`, name, type, step: type === "datetime-local" ? "1" : null, autocomplete: "off", "aria-describedby": `f-${name}-help` }),
+      h("input", { id: `f-${name}`, name, type, autocomplete: "off", spellcheck: "false", "aria-describedby": `f-${name}-help` }),
       h("small", { id: `f-${name}-help`, class: "help" }, help),
     ),
   );
@@ -99,7 +101,7 @@ function build(main) {
     h("details", { class: "more-filters" }, h("summary", {}, "More filters"), h("div", { class: "grid" }, more)),
     h("div", { class: "form-actions" }, h("button", { type: "button", class: "secondary", id: "clear-filters", onclick: clear }, "Clear filters")),
   );
-  const results = h("section", { class: "results", "aria-labelledby": "results-title" }, h("h2", { id: "results-title", class: "visually-hidden" }, "Items"));
+  const results = h("section", { class: "results", "aria-labelledby": "results-title" }, h("h2", { id: "results-title", class: "visually-hidden", tabindex: "-1" }, "Items"));
   const body = h("div", { "aria-busy": "false" });
   results.append(body);
   fill(main, heading("Inventory"), form, results);
@@ -120,18 +122,19 @@ function build(main) {
   return { form, body };
 }
 
-/// The form's values as the API's parameters (page back to 1).
+/// The form's values as the API's parameters (page back to 1), with the
+/// URL's parameters the form does not set.
 function paramsOfForm() {
   const form = view.form;
   const params = new URLSearchParams();
+  for (const [name, value] of current().params) if (!OWNED.includes(name)) params.append(name, value);
   const value = (name) => form.elements.namedItem(name)?.value?.trim() ?? "";
   const search = value("searchString");
   if (search) params.set("searchString", search);
   const statuses = [...form.querySelectorAll("input[name=deployStatuses]:checked")].map((c) => c.value);
   if (statuses.length) params.set("deployStatuses", statuses.join(","));
-  for (const [name, , type] of TEXT_FILTERS) {
-    let v = value(name);
-    if (type === "datetime-local" && v.length === 16) v = `${v}:00`;
+  for (const [name] of TEXT_FILTERS) {
+    const v = value(name);
     if (v) params.set(name, v);
   }
   // Without parameters the API sorts by createdAt, newest first; any other
@@ -149,12 +152,17 @@ function paramsOfForm() {
 /// The order the API applies for `params`: createdAt newest first without
 /// `sortBy`; with `sortBy`, its `sortDirection`, ASC when it has none.
 function sortOf(params) {
-  const by = SORTS.find(([v]) => v.toLowerCase() === (params.get("sortBy") || "").toLowerCase())?.[0];
-  if (!by) return { by: "createdAt", direction: (params.get("sortDirection") || "DESC").toUpperCase() };
-  return { by, direction: (params.get("sortDirection") || "ASC").toUpperCase() };
+  const asked = (params.get("sortBy") || "").trim().toLowerCase();
+  const by = SORTS.find(([v]) => v.toLowerCase() === asked)?.[0];
+  const direction = (params.get("sortDirection") || "").trim().toUpperCase();
+  const known = direction === "ASC" || direction === "DESC" ? direction : null;
+  if (!by) return { by: "createdAt", direction: known || "DESC" };
+  return { by, direction: known || "ASC" };
 }
 
 function apply({ replace }) {
+  // A search typed just before leaving the listing must not bring it back.
+  if (!view.form.isConnected || current().path.join("/") !== "inventory") return;
   go(["inventory"], paramsOfForm(), { replace });
 }
 
@@ -167,12 +175,16 @@ function sync(params) {
   const form = view.form;
   for (const name of ["searchString", ...TEXT_FILTERS.map((f) => f[0])]) {
     const input = form.elements.namedItem(name);
-    if (input && input !== document.activeElement) {
-      const v = params.get(name) ?? "";
-      input.value = input.type === "datetime-local" ? v.replace(/Z$/, "") : v;
-    }
+    if (input && input !== document.activeElement) input.value = params.getAll(name).join(",");
   }
-  const statuses = new Set((params.get("deployStatuses") || "").split(",").filter(Boolean));
+  // As the API reads them: repeated or comma-separated, any case, spaces ignored.
+  const statuses = new Set(
+    params
+      .getAll("deployStatuses")
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim().toUpperCase())
+      .filter(Boolean),
+  );
   for (const box of form.querySelectorAll("input[name=deployStatuses]")) box.checked = statuses.has(box.value);
   const sort = sortOf(params);
   form.elements.namedItem("sortBy").value = sort.by;
@@ -187,8 +199,8 @@ function sync(params) {
 
 async function load(params, ctx) {
   const body = view.body;
-  const query = [...params].filter(([name]) => PARAMS.includes(name));
-  if (!params.get("size")) query.push(["size", DEFAULT_SIZE]);
+  const query = [...params];
+  if (!params.has("size")) query.push(["size", DEFAULT_SIZE]);
   body.setAttribute("aria-busy", "true");
   if (!body.firstChild) fill(body, loading("Loading inventory…"));
   else body.classList.add("stale");
@@ -250,7 +262,10 @@ async function load(params, ctx) {
         if (page > 1) next.set("page", String(page));
         else next.delete("page");
         go(["inventory"], next);
-        document.getElementById("results-title")?.scrollIntoView({ block: "start" });
+        // The pager is drawn again: keep the keyboard's place at the results.
+        const title = document.getElementById("results-title");
+        title?.focus({ preventScroll: true });
+        title?.scrollIntoView({ block: "start" });
       },
     }),
   );

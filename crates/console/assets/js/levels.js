@@ -11,7 +11,7 @@ export default async function levelsView(main, route, ctx) {
   const includeInactive = route.params.get("includeInactive") === "true";
   const toggle = h("input", { type: "checkbox", id: "include-inactive", checked: includeInactive });
   toggle.addEventListener("change", () => go(["levels"], toggle.checked ? new URLSearchParams({ includeInactive: "true" }) : null));
-  const message = h("div", { class: "level-message", "aria-live": "polite" });
+  const message = h("div", { class: "level-message", tabindex: "-1" });
   const body = h("div", {}, loading("Loading inventory levels…"));
   fill(
     main,
@@ -78,18 +78,20 @@ async function draw(body, message, includeInactive, ctx) {
   );
 }
 
-/// The SKUs' titles, read from one item of each (the API has no catalog
-/// endpoint); a SKU without items shows its id.
+/// The SKUs' titles, from the items of those SKUs (the API has no catalog
+/// endpoint): one request, at most 500 SKUs and the first 1,000 items; a SKU
+/// not among them shows its id.
 async function skuTitles(levels, signal) {
-  const ids = [...new Set(levels.map((l) => l.skuId))];
-  const found = await Promise.all(
-    ids.map((id) =>
-      request("GET", "/api/v1/inventory", { query: [["skuIds", id], ["size", "1"]], signal })
-        .then((a) => [id, a.data[0]?.skuTitle])
-        .catch(() => [id, null]),
-    ),
-  );
-  return new Map(found.filter(([, title]) => title));
+  const ids = [...new Set(levels.map((l) => l.skuId))].slice(0, 500);
+  const titles = new Map();
+  if (!ids.length) return titles;
+  try {
+    const answer = await request("GET", "/api/v1/inventory", { query: [["skuIds", ids.join(",")], ["size", "1000"], ["sortBy", "skuId"]], signal });
+    for (const item of answer.data) if (!titles.has(item.skuId)) titles.set(item.skuId, item.skuTitle);
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+  }
+  return titles;
 }
 
 async function deactivate(level, sku, names, body, message, includeInactive, ctx) {
@@ -108,4 +110,7 @@ async function deactivate(level, sku, names, body, message, includeInactive, ctx
     fill(message, errorBox(error, "Deactivating the level"));
   }
   await draw(body, message, includeInactive, ctx);
+  // The button that opened the dialog is drawn again: the keyboard's place
+  // is the outcome.
+  message.focus({ preventScroll: true });
 }

@@ -2,7 +2,7 @@
 // name or email, 25 a page. The search and page are in the URL.
 
 import { request } from "./api.js";
-import { go, href } from "./router.js";
+import { current, go, href } from "./router.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, loading, pager, table, text } from "./ui.js";
 
 export const EXTENSION = "urn:ietf:params:scim:schemas:extension:equip:1.0:User";
@@ -38,6 +38,8 @@ function build(main) {
   search.addEventListener(
     "input",
     debounce(() => {
+      // A search typed just before leaving the list must not bring it back.
+      if (!form.isConnected || current().path.join("/") !== "people") return;
       const params = new URLSearchParams();
       if (search.value.trim()) params.set("q", search.value.trim());
       go(["people"], params, { replace: true });
@@ -51,7 +53,7 @@ function quoted(value) {
   return `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
-export function searchFilter(q) {
+function searchFilter(q) {
   if (!q) return null;
   const v = quoted(q);
   return `userName co ${v} or name.givenName co ${v} or name.familyName co ${v}`;

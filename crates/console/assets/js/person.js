@@ -97,7 +97,7 @@ function itemsSection(user) {
 }
 
 function reminderSection(user) {
-  const result = h("div", { class: "reminder-result", "aria-live": "polite" });
+  const result = h("div", { class: "reminder-result" });
   const list = h("div", {});
   const newJoiner = isNewJoiner(user);
   const button = h(
@@ -109,8 +109,8 @@ function reminderSection(user) {
         button.disabled = true;
         fill(result, loading("Queuing the reminder…"));
         try {
-          const reminder = await request("POST", `/api/v1/new-joiners/${encodeURIComponent(user.id)}/remind`, { body: {} });
-          fill(result, notice(`Reminder queued (202 Accepted): the email to ${user.userName} is ${label(reminder.status).toLowerCase()}; equip sends it in the background.`, "success"));
+          const { status, body: reminder } = await request("POST", `/api/v1/new-joiners/${encodeURIComponent(user.id)}/remind`, { body: {}, withStatus: true });
+          fill(result, notice(`Reminder queued (HTTP ${status}): the email to ${user.userName} is ${label(reminder.status).toLowerCase()}; equip sends it in the background.`, "success"));
           loadReminders(user, list);
         } catch (error) {
           fill(result, errorBox(error, "Sending the reminder"));

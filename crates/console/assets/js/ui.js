@@ -76,14 +76,17 @@ export function debounce(fn, ms) {
   };
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const two = (n) => String(n).padStart(2, "0");
 
-/// A time from the API (RFC 3339) for people; the exact value in `title`.
+/// A time from the API (RFC 3339) in the browser's time zone, as
+/// `2026-11-23 14:03`; the exact value in `title`. (Not Intl: loading its
+/// locale data cost the first screen tens of milliseconds.)
 export function time(value) {
   if (!value) return h("span", { class: "muted" }, "—");
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) return value;
-  return h("time", { datetime: value, title: value }, dateTime.format(d));
+  const shown = `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+  return h("time", { datetime: value, title: value }, shown);
 }
 
 export function text(value) {

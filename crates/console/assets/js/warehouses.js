@@ -6,7 +6,7 @@ import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { errorBox, fill, focusHeading, h, heading, loading, table, text } from "./ui.js";
 
-export function addressOf(w) {
+function addressOf(w) {
   const a = w.address;
   if (!a) return null;
   return [a.street1, a.street2, a.postalCode, a.city, a.province, a.countryCode].filter(Boolean).join(", ");

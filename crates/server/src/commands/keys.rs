@@ -33,19 +33,24 @@ pub fn run(db: &DatabaseConfig, command: KeyCommand) -> anyhow::Result<()> {
     }
 }
 
-/// Parses `--scope` values; none means every scope.
+/// Parses `--scope` values; none means every scope. An empty value (`--scope
+/// ""`, as a script with an unset variable sends) is refused: it must not
+/// become a key with every scope.
 fn parse_scopes(raw: &[String]) -> anyhow::Result<Scopes> {
+    if raw.is_empty() {
+        return Ok(Scopes::all());
+    }
+    if raw.iter().any(|s| s.trim().is_empty()) {
+        anyhow::bail!(
+            "--scope: an empty scope; name each scope, or give --no-scopes for a key without any"
+        );
+    }
     let list = raw
         .iter()
-        .filter(|s| !s.trim().is_empty())
         .map(|s| Scope::parse(s))
         .collect::<Result<Vec<_>, _>>()
         .context("--scope")?;
-    Ok(if list.is_empty() {
-        Scopes::all()
-    } else {
-        Scopes::from_list(list)
-    })
+    Ok(Scopes::from_list(list))
 }
 
 /// Issues a key: the key alone on standard output (shown this once), its id and
