@@ -180,6 +180,31 @@ impl TestDatabase {
 }
 
 impl TestDatabase {
+    /// After a server using this database was killed: waits until the
+    /// database has no other session (on PostgreSQL, a statement the server
+    /// sent just before it died runs to its end, and may commit, before the
+    /// backend sees the closed connection and exits), so that what is counted
+    /// afterwards no longer changes. SQLite: nothing runs outside the dead
+    /// process, so nothing to wait for.
+    ///
+    /// # Panics
+    /// When sessions remain after `timeout`.
+    pub fn wait_until_unused(&self, timeout: std::time::Duration) {
+        if matches!(self.kind, Kind::Sqlite { .. }) {
+            return;
+        }
+        let started = std::time::Instant::now();
+        let others =
+            "pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()";
+        while self.count_rows(others) > 0 {
+            assert!(
+                started.elapsed() < timeout,
+                "sessions of the killed server still open after {timeout:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Runs `sql` (no result) on a connection of its own. For tests.
     ///
     /// # Panics

@@ -62,6 +62,8 @@ fn killed_mid_upload(db: TestDatabase) {
         std::thread::sleep(Duration::from_millis(5));
     }
     server.kill(); // SIGKILL
+                   // A row PostgreSQL was writing when equip died may still commit.
+    db.wait_until_unused(Duration::from_secs(30));
     let committed = db.count_rows("people");
     assert!(
         committed >= 100 && committed < i64::try_from(ROWS).unwrap(),
