@@ -8,12 +8,4 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=lib/venv.sh
 . "$here/lib/venv.sh"
-command -v python3 >/dev/null || { echo "metrics-venv: python3 not found" >&2; exit 1; }
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/equip"
-mkdir -p "$cache"
-exec 9>"$cache/metrics-venv.lock"
-flock 9
-ensure_venv metrics-venv "prometheus_client==0.21.1" python >&2
-"$VENV/bin/python" -c 'import prometheus_client.openmetrics.parser' >&2 \
-  || { echo "metrics-venv: prometheus_client is not importable in $VENV" >&2; exit 1; }
-echo "$VENV/bin/python"
+prepare_venv metrics-venv "prometheus_client==0.21.1" 'import prometheus_client.openmetrics.parser' python

@@ -98,7 +98,7 @@ async function load(params, ctx) {
           cell: (u) => h("a", { href: href(["people", u.id], null), class: "person-link" }, displayName(u)),
         },
         { title: "Email", cell: (u) => text(u.userName) },
-        { title: "Status", cell: (u) => h("div", {}, badge(u[EXTENSION]?.status), isNewJoiner(u) ? h("div", { class: "sub" }, "New joiner") : null) },
+        { title: "Status", cell: (u) => badge(u[EXTENSION]?.status) },
         { title: "Start date", cell: (u) => text(u[EXTENSION]?.startDate) },
         { title: "Active", cell: (u) => (u.active === false ? "No" : "Yes") },
       ],
@@ -125,10 +125,3 @@ export function displayName(u) {
   return name || u.displayName || u.userName;
 }
 
-/// Whether the user is a new joiner (active, starting today or later, by the
-/// UTC date, as the reminder endpoint judges it).
-export function isNewJoiner(u) {
-  const ext = u[EXTENSION] || {};
-  const today = new Date().toISOString().slice(0, 10);
-  return ext.status === "ACTIVE" && Boolean(ext.startDate) && ext.startDate >= today;
-}

@@ -3,7 +3,7 @@
 
 import { request } from "./api.js";
 import { historySection } from "./history.js";
-import { displayName, EXTENSION, isNewJoiner } from "./people.js";
+import { displayName, EXTENSION } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { badge, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, table, text, time } from "./ui.js";
@@ -99,7 +99,6 @@ function itemsSection(user) {
 function reminderSection(user) {
   const result = h("div", { class: "reminder-result" });
   const list = h("div", {});
-  const newJoiner = isNewJoiner(user);
   const button = h(
     "button",
     {
@@ -128,9 +127,7 @@ function reminderSection(user) {
     h(
       "p",
       { class: "help" },
-      newJoiner
-        ? "Emails this new joiner a reminder to complete their equipment details."
-        : "Reminders go to new joiners: active people whose start date is today or later. equip will say so if this person is not one.",
+      "Emails a new joiner a reminder to complete their equipment details. equip decides who is a new joiner, and says why when this person is not one.",
     ),
     button,
     result,
