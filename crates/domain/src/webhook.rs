@@ -28,6 +28,27 @@ pub const SECRET_PREFIX: &str = "whsec_";
 pub const SECRET_BYTES: usize = 32;
 /// The most webhooks one organization may have.
 pub const MAX_WEBHOOKS_PER_ORGANIZATION: usize = 100;
+/// An organization that has [`MAX_WEBHOOKS_PER_ORGANIZATION`] webhooks
+/// already: no other is added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("an organization may have at most {MAX_WEBHOOKS_PER_ORGANIZATION} webhooks")]
+pub struct WebhookLimitReached;
+
+/// Whether an organization that has `existing` webhooks may have one more.
+/// A store decides it inside the transaction that adds the webhook, after
+/// taking the organization's write lock, so concurrent creates never pass
+/// the limit together.
+///
+/// # Errors
+/// [`WebhookLimitReached`] at the limit.
+pub fn room_for_another(existing: usize) -> Result<(), WebhookLimitReached> {
+    if existing >= MAX_WEBHOOKS_PER_ORGANIZATION {
+        Err(WebhookLimitReached)
+    } else {
+        Ok(())
+    }
+}
+
 /// Longest kept error text of a delivery attempt (characters).
 pub const MAX_ERROR_CHARS: usize = 500;
 
@@ -363,7 +384,9 @@ impl AddressPolicy {
 /// Whether `ip` is not a public unicast address: unspecified, loopback,
 /// private (RFC 1918, unique local), link-local, shared (CGNAT), multicast,
 /// broadcast, documentation, benchmarking, reserved, or an IPv6 form of one
-/// of those (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo).
+/// of those (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo), or any
+/// IPv4-translated address (`::ffff:0:a.b.c.d`, RFC 2765: not routed on the
+/// Internet, and some stacks reach `a.b.c.d` through it).
 #[must_use]
 pub fn is_private(ip: IpAddr) -> bool {
     match ip {
@@ -392,6 +415,11 @@ fn is_private_v6(ip: Ipv6Addr) -> bool {
     let s = ip.segments();
     if let Some(v4) = ip.to_ipv4_mapped() {
         return is_private_v4(v4);
+    }
+    // IPv4-translated ::ffff:0:a.b.c.d (RFC 2765 SIIT): never a public
+    // destination; `[::ffff:0:7f00:1]` reaches 127.0.0.1 on Linux.
+    if s[..4].iter().all(|x| *x == 0) && s[4] == 0xffff && s[5] == 0 {
+        return true;
     }
     // IPv4-compatible (deprecated) ::a.b.c.d
     if s[..6].iter().all(|x| *x == 0) {
@@ -599,6 +627,8 @@ mod tests {
             "::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            "::ffff:0:7f00:1",
+            "::ffff:0:8.8.8.8",
             "::127.0.0.1",
             "fc00::1",
             "fd12:3456::1",
@@ -623,6 +653,20 @@ mod tests {
         ] {
             assert!(!is_private(public.parse().unwrap()), "{public}");
         }
+    }
+
+    #[test]
+    fn an_organization_has_at_most_the_limit_of_webhooks() {
+        assert_eq!(room_for_another(0), Ok(()));
+        assert_eq!(room_for_another(MAX_WEBHOOKS_PER_ORGANIZATION - 1), Ok(()));
+        assert_eq!(
+            room_for_another(MAX_WEBHOOKS_PER_ORGANIZATION),
+            Err(WebhookLimitReached)
+        );
+        assert_eq!(
+            room_for_another(MAX_WEBHOOKS_PER_ORGANIZATION + 7),
+            Err(WebhookLimitReached)
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ use uuid::Uuid;
 use equip_domain::group::{Group, GroupFields, Member};
 use equip_domain::ids::{GroupId, PackageId, PersonId};
 
+use crate::resource_schema::BodyError;
 use crate::schemas;
 use crate::user::{timestamp, user_location, version_tag};
 
@@ -72,6 +73,21 @@ pub enum ScimGroupError {
         /// What is wrong with the value.
         message: String,
     },
+}
+
+impl ScimGroup {
+    /// Reads a Group document (a POST or PUT body, a Bulk operation's
+    /// `data`) with attribute names compared case-insensitively at every
+    /// level (RFC 7643 §2.1): `"DisplayName"`, `"Members"` and a member's
+    /// `"Value"` are read as their canonical spellings.
+    ///
+    /// # Errors
+    /// [`BodyError`]: an attribute named twice in two spellings, or a value
+    /// of the wrong JSON type.
+    pub fn from_body(body: Value) -> Result<Self, BodyError> {
+        let body = crate::group_schema::GROUP_RESOURCE.canonical_names(body)?;
+        Ok(serde_json::from_value(body)?)
+    }
 }
 
 impl ScimGroupError {

@@ -60,7 +60,7 @@ fn group_field(path: &AttrPath) -> Result<Field, ListError> {
 fn member_op_err(p: &AttrPath) -> ListError {
     filter_err(format!(
         "'{p}': members are compared with eq, ne and pr only (each a look-up in the \
-         membership index); co, sw, ew, gt, ge, lt, le and not are not supported on members"
+         membership index); co, sw, ew, gt, ge, lt and le are not supported on members"
     ))
 }
 

@@ -34,7 +34,7 @@ use crate::filter::{parse_path, AttrPath, CompValue, CompareOp, Filter, PatchPat
 use crate::group::{member_id, member_ids, package_id, precedence, ScimGroupError};
 use crate::group_schema::GROUP_RESOURCE;
 use crate::patch::{OpKind, PatchError, PatchOperation};
-use crate::resource_schema::Schema;
+use crate::resource_schema::{Resolved, Schema};
 
 /// What a PATCH changes: new fields (when they differ from the current
 /// ones) and the members.
@@ -171,8 +171,20 @@ impl Draft {
         value: Option<&Value>,
     ) -> Result<(), PatchError> {
         let Some(r) = GROUP_RESOURCE.resolve(&path.attr) else {
-            // Unknown attribute or another extension: ignored, as on users.
-            return Ok(());
+            // Unknown attribute or another extension: ignored, as on users;
+            // a sub-attribute an attribute does not have is not.
+            return match GROUP_RESOURCE.lacking_sub_attribute(&path.attr) {
+                Some((
+                    Resolved {
+                        attr: Some(attr), ..
+                    },
+                    sub,
+                )) => Err(PatchError::InvalidPath(format!(
+                    "{} has no sub-attribute {sub}",
+                    attr.name
+                ))),
+                _ => Ok(()),
+            };
         };
         let Some(attr) = r.attr else {
             // The whole extension object.

@@ -95,6 +95,7 @@ pub static GROUP_RESOURCE: ResourceSchema = ResourceSchema {
     extension_urn: schemas::EQUIP_GROUP_EXTENSION,
     core: CORE,
     extension: EXTENSION,
+    unstored_sub: &[],
 };
 
 #[cfg(test)]

@@ -26,7 +26,9 @@ use serde_json::{Map, Value};
 
 use crate::filter::{parse_path, AttrPath, CompValue, CompareOp, Filter, PatchPath};
 use crate::schemas;
-use crate::user_schema::{is_rfc7643_sub_attribute, resolve, AttrDef, Schema};
+use crate::user_schema::{
+    is_rfc7643_sub_attribute, resolve, AttrDef, Resolved, Schema, USER_RESOURCE,
+};
 
 /// The PatchOp message URN.
 pub const PATCH_OP: &str = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -311,8 +313,7 @@ fn apply_path(
     value: Option<&Value>,
 ) -> Result<(), PatchError> {
     let Some(r) = resolve(&path.attr) else {
-        // Unknown attribute or another extension: ignored, as on create.
-        return Ok(());
+        return unresolved_path(&path.attr);
     };
     let Some(attr) = r.attr else {
         // The whole extension object.
@@ -453,6 +454,27 @@ fn apply_path(
         },
     }
     Ok(())
+}
+
+/// A path that names nothing equip stores: an unknown attribute or another
+/// extension is ignored, as on create, and so is a sub-attribute RFC 7643
+/// defines that equip does not store (`name.formatted`); a sub-attribute of
+/// a known attribute that does not have it (`displayName.x`,
+/// `name.nonsense`) is `invalidPath`.
+fn unresolved_path(attr_path: &AttrPath) -> Result<(), PatchError> {
+    match USER_RESOURCE.lacking_sub_attribute(attr_path) {
+        Some((
+            Resolved {
+                schema,
+                attr: Some(attr),
+                ..
+            },
+            sub,
+        )) if !(schema == Schema::Core && is_rfc7643_sub_attribute(attr.name, sub)) => Err(
+            PatchError::InvalidPath(format!("{} has no sub-attribute {sub}", attr.name)),
+        ),
+        _ => Ok(()),
+    }
 }
 
 fn set_sub(o: &mut Map<String, Value>, name: &str, kind: OpKind, value: Option<&Value>) {

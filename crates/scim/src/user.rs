@@ -21,6 +21,7 @@ use equip_domain::ids::{OrganizationId, PackageId, PersonId};
 use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
 use equip_domain::services::groups::Belonging;
 
+use crate::resource_schema::BodyError;
 use crate::schemas;
 
 /// A user as sent by a client (POST, PUT, Bulk data, import files); also
@@ -252,6 +253,20 @@ fn parse_start_date(raw: &str) -> Result<NaiveDate, ScimUserError> {
 }
 
 impl ScimUser {
+    /// Reads a User document (a POST or PUT body, a Bulk operation's
+    /// `data`): attribute names at every level are compared
+    /// case-insensitively (RFC 7643 §2.1), so `"Active": false` and
+    /// `"emails": [{"Value": …, "Primary": true}]` are read as their
+    /// canonical spellings.
+    ///
+    /// # Errors
+    /// [`BodyError`]: an attribute named twice in two spellings, or a value
+    /// of the wrong JSON type.
+    pub fn from_body(body: Value) -> Result<Self, BodyError> {
+        let body = crate::user_schema::USER_RESOURCE.canonical_names(body)?;
+        Ok(serde_json::from_value(body)?)
+    }
+
     /// The person this user describes, in `organization` under `id`, created and
     /// updated at `now` with version 1. The caller runs [`Person::validate`] and
     /// carries over what a replace keeps (creation time, version).

@@ -176,6 +176,7 @@ pub static USER_RESOURCE: ResourceSchema = ResourceSchema {
     extension_urn: schemas::EQUIP_USER_EXTENSION,
     core: CORE,
     extension: EXTENSION,
+    unstored_sub: RFC7643_SUB,
 };
 
 /// Sub-attributes RFC 7643 (§4.1.1, §4.1.2) defines for the core User's

@@ -8,17 +8,23 @@ use crate::error::StoreResult;
 use crate::event_feed::Cursor;
 use crate::ids::{OrganizationId, WebhookId};
 use crate::service_stats::WebhookBacklog;
-use crate::webhook::{DeliveryAttempt, Webhook, WebhookProgress};
+use crate::webhook::{DeliveryAttempt, Webhook, WebhookLimitReached, WebhookProgress};
 
 /// Webhooks of an organization.
 pub trait WebhookRepository: Send + Sync {
-    /// Stores a new webhook. Its position becomes the organization's last
-    /// event sequence at that moment (it receives the events after it); the
-    /// stored webhook is returned.
+    /// Stores a new webhook unless its organization has as many as it may
+    /// ([`crate::webhook::room_for_another`], decided on the count read in
+    /// the writing transaction under the organization's write lock, so
+    /// concurrent creates never pass the limit). Its position becomes the
+    /// organization's last event sequence at that moment (it receives the
+    /// events after it); the stored webhook is returned.
     ///
     /// # Errors
-    /// Backend failures.
-    fn insert_webhook(&self, webhook: &Webhook) -> StoreResult<Webhook>;
+    /// Backend failures; `Ok(Err(_))` at the limit (nothing written).
+    fn insert_webhook(
+        &self,
+        webhook: &Webhook,
+    ) -> StoreResult<Result<Webhook, WebhookLimitReached>>;
 
     /// The organization's webhooks, oldest first.
     ///

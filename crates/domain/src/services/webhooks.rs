@@ -10,7 +10,7 @@ use crate::event::EventType;
 use crate::event_feed::Cursor;
 use crate::ids::{OrganizationId, WebhookId};
 use crate::ports::WebhookRepository;
-use crate::webhook::{DeliveryAttempt, Webhook, WebhookUrl, MAX_WEBHOOKS_PER_ORGANIZATION};
+use crate::webhook::{DeliveryAttempt, Webhook, WebhookUrl};
 
 fn not_found(id: WebhookId) -> DomainError {
     DomainError::not_found("webhook", format!("webhook {id} not found"))
@@ -20,7 +20,8 @@ fn not_found(id: WebhookId) -> DomainError {
 ///
 /// # Errors
 /// [`DomainError::Conflict`] when the organization has
-/// [`MAX_WEBHOOKS_PER_ORGANIZATION`] webhooks already; store failures.
+/// [`crate::webhook::MAX_WEBHOOKS_PER_ORGANIZATION`] webhooks already
+/// (decided in the store's writing transaction); store failures.
 pub fn create_webhook(
     ports: &dyn WebhookRepository,
     organization: OrganizationId,
@@ -28,14 +29,10 @@ pub fn create_webhook(
     types: Vec<EventType>,
     now: DateTime<Utc>,
 ) -> Result<Webhook, DomainError> {
-    if ports.list_webhooks(organization)?.len() >= MAX_WEBHOOKS_PER_ORGANIZATION {
-        return Err(DomainError::conflict(
-            "webhook",
-            format!("an organization may have at most {MAX_WEBHOOKS_PER_ORGANIZATION} webhooks"),
-        ));
-    }
     let webhook = Webhook::new(organization, url, types, now)?;
-    Ok(ports.insert_webhook(&webhook)?)
+    ports
+        .insert_webhook(&webhook)?
+        .map_err(|limit| DomainError::conflict("webhook", limit.to_string()))
 }
 
 /// One webhook of the organization.

@@ -3,7 +3,9 @@
 use super::*;
 use crate::event_feed::Cursor;
 use crate::ids::WebhookId;
-use crate::webhook::{DeliveryAttempt, Webhook, WebhookProgress, WebhookStatus};
+use crate::webhook::{
+    room_for_another, DeliveryAttempt, Webhook, WebhookLimitReached, WebhookProgress, WebhookStatus,
+};
 
 fn claimable(s: &State, w: &Webhook, now: DateTime<Utc>) -> bool {
     let (head, _) = s
@@ -18,7 +20,10 @@ fn claimable(s: &State, w: &Webhook, now: DateTime<Utc>) -> bool {
 }
 
 impl crate::ports::WebhookRepository for InMemoryStore {
-    fn insert_webhook(&self, webhook: &Webhook) -> StoreResult<Webhook> {
+    fn insert_webhook(
+        &self,
+        webhook: &Webhook,
+    ) -> StoreResult<Result<Webhook, WebhookLimitReached>> {
         let mut s = self.state();
         if !s
             .organizations
@@ -30,13 +35,21 @@ impl crate::ports::WebhookRepository for InMemoryStore {
                 detail: "organization not found".into(),
             });
         }
+        let existing = s
+            .webhooks
+            .iter()
+            .filter(|w| w.organization_id == webhook.organization_id)
+            .count();
+        if let Err(limit) = room_for_another(existing) {
+            return Ok(Err(limit));
+        }
         let mut webhook = webhook.clone();
         webhook.delivery.position = s
             .event_heads
             .get(&webhook.organization_id)
             .map_or(0, |(head, _)| *head);
         s.webhooks.push(webhook.clone());
-        Ok(webhook)
+        Ok(Ok(webhook))
     }
 
     fn list_webhooks(&self, organization: OrganizationId) -> StoreResult<Vec<Webhook>> {

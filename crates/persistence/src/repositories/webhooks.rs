@@ -21,14 +21,14 @@ use equip_domain::ids::{OrganizationId, WebhookId};
 use equip_domain::ports::{WebhookQueue, WebhookRepository};
 use equip_domain::service_stats::WebhookBacklog;
 use equip_domain::webhook::{
-    parse_types, AttemptOutcome, DeliveryAttempt, DeliveryState, Webhook, WebhookProgress,
-    WebhookStatus,
+    parse_types, room_for_another, AttemptOutcome, DeliveryAttempt, DeliveryState, Webhook,
+    WebhookLimitReached, WebhookProgress, WebhookStatus,
 };
 
 use crate::connection::{on_inner, write_transaction, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::models::{db_time, parse_id, utc};
-use crate::schema::{event_sequences, events, webhook_deliveries, webhooks};
+use crate::schema::{event_sequences, events, organizations, webhook_deliveries, webhooks};
 use crate::store::Store;
 
 /// Rows per multi-row insert of attempts (10 binds each, under SQLite's 999).
@@ -160,11 +160,36 @@ impl AttemptRow {
 }
 
 impl WebhookRepository for Store {
-    fn insert_webhook(&self, webhook: &Webhook) -> StoreResult<Webhook> {
+    fn insert_webhook(
+        &self,
+        webhook: &Webhook,
+    ) -> StoreResult<Result<Webhook, WebhookLimitReached>> {
         let org = webhook.organization_id.to_string();
         let webhook = webhook.clone();
         self.with("webhook", "webhook exists", |c| {
             write_transaction(c, |c| {
+                // The organization's webhooks are counted under its write
+                // lock: SQLite's BEGIN IMMEDIATE holds the database's; on
+                // PostgreSQL the organization's row, locked FOR NO KEY
+                // UPDATE (which rows referencing it do not wait for), so
+                // two creates count one after the other.
+                if let DbConnection::Postgres(pg) = c {
+                    organizations::table
+                        .filter(organizations::id.eq(&org))
+                        .select(organizations::id)
+                        .for_no_key_update()
+                        .first::<String>(pg)
+                        .optional()?;
+                }
+                let existing: i64 = webhooks::table
+                    .filter(webhooks::organization_id.eq(&org))
+                    .count()
+                    .get_result(c)?;
+                if let Err(limit) =
+                    room_for_another(usize::try_from(existing).unwrap_or(usize::MAX))
+                {
+                    return Ok(Err(limit));
+                }
                 // It receives the events committed after it: those after the
                 // last sequence now.
                 let (head, _) = crate::events::positions(c, &org)?;
@@ -172,7 +197,7 @@ impl WebhookRepository for Store {
                 diesel::insert_into(webhooks::table)
                     .values(&row)
                     .execute(c)?;
-                row.into_domain()
+                row.into_domain().map(Ok)
             })
         })
     }

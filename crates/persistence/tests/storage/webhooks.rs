@@ -9,8 +9,8 @@ use equip_domain::event_feed::Cursor;
 use equip_domain::ids::{EventId, WebhookId};
 use equip_domain::ports::{WebhookQueue, WebhookRepository};
 use equip_domain::webhook::{
-    AttemptOutcome, DeliveryAttempt, DeliveryState, Webhook, WebhookProgress, WebhookStatus,
-    WebhookUrl,
+    AttemptOutcome, DeliveryAttempt, DeliveryState, Webhook, WebhookLimitReached, WebhookProgress,
+    WebhookStatus, WebhookUrl, MAX_WEBHOOKS_PER_ORGANIZATION,
 };
 
 use crate::support::*;
@@ -25,6 +25,7 @@ storage_tests!(
     concurrent_claims_never_share_a_webhook,
     old_attempts_are_pruned,
     the_backlog_dates_the_oldest_event_still_stored,
+    concurrent_creates_never_pass_the_limit,
 );
 
 /// Sets the organization's last event sequence (what claims look at).
@@ -40,7 +41,7 @@ fn set_head(db: &TestDatabase, org: &Organization, last: i64, pruned: i64) {
 fn webhook(store: &Store, org: &Organization, types: Vec<EventType>) -> Webhook {
     let url = WebhookUrl::parse("https://hooks.example.com/equip").unwrap();
     let w = Webhook::new(org.id, &url, types, at(2, 0)).unwrap();
-    store.insert_webhook(&w).unwrap()
+    store.insert_webhook(&w).unwrap().unwrap()
 }
 
 fn attempt(w: &Webhook, number: i64, when: DateTime<Utc>, ok: bool) -> DeliveryAttempt {
@@ -458,4 +459,41 @@ fn the_backlog_dates_the_oldest_event_still_stored(db: &TestDatabase, store: &St
     let backlog = store.webhook_backlog().unwrap();
     assert_eq!(backlog.behind, 1);
     assert_eq!(backlog.oldest_undelivered_at, Some(events[1].occurred_at));
+}
+
+/// Twelve threads create webhooks at once for an organization 5 short of the
+/// limit: exactly 5 are added, the others refused, and the count read then
+/// is the limit (before, each create counted outside its transaction and
+/// PostgreSQL ended with 104–108).
+fn concurrent_creates_never_pass_the_limit(_db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "Busy");
+    let other = new_org(store, "Other");
+    for _ in 0..MAX_WEBHOOKS_PER_ORGANIZATION - 5 {
+        webhook(store, &org, vec![]);
+    }
+    let threads = 12;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let store = store.clone();
+            let barrier = Arc::clone(&barrier);
+            let org = org.id;
+            std::thread::spawn(move || {
+                let url = WebhookUrl::parse("https://hooks.example.com/equip").unwrap();
+                let w = Webhook::new(org, &url, vec![], at(2, 0)).unwrap();
+                barrier.wait();
+                store.insert_webhook(&w).unwrap()
+            })
+        })
+        .collect();
+    let results: Vec<Result<Webhook, WebhookLimitReached>> =
+        handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 5);
+    assert_eq!(
+        store.list_webhooks(org.id).unwrap().len(),
+        MAX_WEBHOOKS_PER_ORGANIZATION
+    );
+    // Another organization is not limited by this one's webhooks.
+    webhook(store, &other, vec![]);
+    assert_eq!(store.list_webhooks(other.id).unwrap().len(), 1);
 }

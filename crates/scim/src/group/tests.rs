@@ -148,3 +148,21 @@ fn a_group_shown_reads_back_to_the_same_fields_and_members() {
     assert_eq!(fields, g.fields());
     assert_eq!(ids, [pid(ADA), pid(BOB)].into());
 }
+
+#[test]
+fn attribute_names_are_read_in_any_case_at_every_level() {
+    let (fields, members) = ScimGroup::from_body(json!({
+        "DISPLAYNAME": "Engineering",
+        "Members": [{"Value": ADA}, {"VALUE": BOB}],
+        "urn:ietf:params:scim:schemas:extension:equip:1.0:group": {"PackageId": KIT, "Precedence": 2}
+    }))
+    .unwrap()
+    .into_parts()
+    .unwrap();
+    assert_eq!(fields.display_name, "Engineering");
+    assert_eq!(members, [pid(ADA), pid(BOB)].into_iter().collect());
+    assert_eq!(fields.precedence, 2);
+    assert!(fields.package_id.is_some());
+    let e = ScimGroup::from_body(json!({"displayName": "a", "DisplayName": "b"})).unwrap_err();
+    assert_eq!(e.attribute(), Some("displayName"));
+}

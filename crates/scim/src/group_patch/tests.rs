@@ -277,3 +277,16 @@ fn read_only_attributes_and_unknown_ones() {
         }
     );
 }
+
+#[test]
+fn a_sub_attribute_an_attribute_does_not_have_is_an_invalid_path() {
+    for path in ["displayName.x", "externalId.y", "members.colour"] {
+        let r = patch(json!([{"op": "replace", "path": path, "value": "x"}]));
+        assert!(
+            matches!(r, Err(PatchError::InvalidPath(_))),
+            "{path}: {r:?}"
+        );
+    }
+    // Unknown attributes are still ignored.
+    assert!(patch(json!([{"op": "replace", "path": "nickName.x", "value": "x"}])).is_ok());
+}

@@ -237,3 +237,33 @@ fn groups_and_effective_package_are_read_only() {
         .is_none());
     assert_eq!(u[schemas::EQUIP_USER_EXTENSION]["startDate"], "2031-01-02");
 }
+
+#[test]
+fn a_sub_attribute_an_attribute_does_not_have_is_an_invalid_path() {
+    for path in [
+        "displayName.x",
+        "userName.foo",
+        "name.nonsense",
+        "active.value",
+        "urn:ietf:params:scim:schemas:extension:equip:1.0:User:startDate.day",
+    ] {
+        let mut u = user();
+        let r = patch(
+            &mut u,
+            json!({"Operations": [{"op": "replace", "path": path, "value": "x"}]}),
+        );
+        assert!(
+            matches!(r, Err(PatchError::InvalidPath(_))),
+            "{path}: {r:?}"
+        );
+        assert_eq!(u, user(), "{path}");
+    }
+    // One RFC 7643 defines and equip does not store is accepted and ignored.
+    let mut u = user();
+    patch(
+        &mut u,
+        json!({"Operations": [{"op": "replace", "path": "name.middleName", "value": "B"}]}),
+    )
+    .unwrap();
+    assert_eq!(u, user());
+}

@@ -352,3 +352,47 @@ fn the_entity_tag_follows_groups_and_the_effective_package() {
         tag
     );
 }
+
+/// `v` with every object key in upper case, at every level.
+fn upper_keys(v: Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (k.to_uppercase(), upper_keys(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(upper_keys).collect()),
+        other => other,
+    }
+}
+
+#[test]
+fn attribute_names_are_read_in_any_case_at_every_level() {
+    let as_sent = ScimUser::from_body(full_user()).unwrap();
+    assert_eq!(as_sent, parse(full_user()));
+    let shouted = ScimUser::from_body(upper_keys(full_user())).unwrap();
+    assert_eq!(shouted, as_sent);
+    let v = json!({"userName": "a@b.example", "Active": "False",
+        "emails": [{"Value": "a@b.example", "Primary": true}]});
+    let u = ScimUser::from_body(v).unwrap();
+    assert_eq!(u.active, Some(false));
+    assert_eq!(u.emails[0].primary, Some(true));
+    assert_eq!(u.emails[0].value.as_deref(), Some("a@b.example"));
+}
+
+#[test]
+fn an_attribute_in_two_spellings_is_refused_naming_it() {
+    let e = ScimUser::from_body(json!({"active": true, "ACTIVE": false})).unwrap_err();
+    assert_eq!(e.attribute(), Some("active"));
+    let e = ScimUser::from_body(json!({"emails": [{"value": "a@b", "Value": "c@d"}]})).unwrap_err();
+    assert_eq!(e.attribute(), Some("emails[0].value"));
+    // Unknown attributes are ignored, whatever their spellings.
+    assert!(ScimUser::from_body(json!({"locale": "en", "Locale": "de"})).is_ok());
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_an_error_without_an_attribute() {
+    let e = ScimUser::from_body(json!({"Emails": "a@b.example"})).unwrap_err();
+    assert_eq!(e.attribute(), None);
+    assert!(e.to_string().contains("invalid type"), "{e}");
+}

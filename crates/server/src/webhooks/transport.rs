@@ -92,16 +92,53 @@ impl HttpTransport {
         Ok(Self { agent, timeout })
     }
 
+    /// What went wrong, for the log and the delivery log: the error's kind,
+    /// the receiver's host, and ureq's message and cause. Never the URL
+    /// itself: its path and query are where receivers keep their tokens
+    /// (ureq's own text starts with the whole URL).
     fn describe(&self, err: &ureq::Transport) -> String {
-        let text = err.to_string();
+        let cause = std::error::Error::source(err).map(ToString::to_string);
         let timed_out = matches!(err.kind(), ureq::ErrorKind::Io)
-            && (text.contains("timed out") || text.contains("Resource temporarily unavailable"));
-        if timed_out {
-            format!("timed out after {} ms", self.timeout.as_millis())
-        } else {
-            text
+            && cause.as_deref().is_some_and(|c| {
+                c.contains("timed out") || c.contains("Resource temporarily unavailable")
+            });
+        let host = err.url().and_then(|u| u.host_str()).map(str::to_owned);
+        describe_failure(
+            &err.kind().to_string(),
+            host.as_deref(),
+            err.message(),
+            cause.as_deref(),
+            timed_out.then_some(self.timeout),
+        )
+    }
+}
+
+/// The text of a failed attempt (see [`HttpTransport::describe`]): `kind`,
+/// then the host, ureq's message and the cause, each when known; a time-out
+/// says how long was waited.
+fn describe_failure(
+    kind: &str,
+    host: Option<&str>,
+    message: Option<&str>,
+    cause: Option<&str>,
+    timed_out_after: Option<Duration>,
+) -> String {
+    let mut text = match timed_out_after {
+        Some(after) => format!("timed out after {} ms", after.as_millis()),
+        None => kind.to_owned(),
+    };
+    if let Some(host) = host {
+        text.push_str(" (host ");
+        text.push_str(host);
+        text.push(')');
+    }
+    if timed_out_after.is_none() {
+        for part in [message, cause].into_iter().flatten() {
+            text.push_str(": ");
+            text.push_str(part);
         }
     }
+    text
 }
 
 /// Reads (part of) the answer's body so that the connection can be reused.
@@ -146,5 +183,63 @@ impl WebhookTransport for HttpTransport {
                 latency: started.elapsed(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use equip_domain::webhook::AddressPolicy;
+
+    /// A receiver that refuses connections: nothing listens on the port.
+    fn closed_port() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        drop(listener);
+        port
+    }
+
+    #[test]
+    fn a_failed_attempt_names_the_host_never_the_path_or_query() {
+        let transport = HttpTransport::new(
+            Duration::from_secs(2),
+            AddressPolicy {
+                allow_private: true,
+            },
+        )
+        .expect("tls");
+        let url = format!(
+            "http://127.0.0.1:{}/hooks/SECRET-PATH-TOKEN?token=SECRET-QUERY-TOKEN",
+            closed_port()
+        );
+        let answer = transport.post(&url, &[], b"{}");
+        let error = answer.error.expect("a failure");
+        assert!(error.contains("127.0.0.1"), "{error}");
+        assert!(!error.contains("SECRET"), "{error}");
+        assert!(!error.contains("/hooks"), "{error}");
+    }
+
+    #[test]
+    fn the_text_of_a_failure_has_kind_host_message_and_cause() {
+        assert_eq!(
+            describe_failure(
+                "Connection Failed",
+                Some("hooks.example"),
+                Some("Connect error"),
+                Some("connection refused"),
+                None
+            ),
+            "Connection Failed (host hooks.example): Connect error: connection refused"
+        );
+        assert_eq!(
+            describe_failure(
+                "Network Error",
+                None,
+                None,
+                None,
+                Some(Duration::from_secs(2))
+            ),
+            "timed out after 2000 ms"
+        );
     }
 }

@@ -31,6 +31,8 @@ on_both_backends!(
     other_organizations_webhooks_and_events_stay_apart,
     webhooks_need_their_scope,
     types_select_the_events_delivered,
+    concurrent_creates_stop_at_the_limit,
+    a_failed_delivery_logs_the_host_never_the_url,
 );
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -405,6 +407,7 @@ async fn private_and_malformed_urls_are_refused(app: TestApp) {
         "http://100.64.1.1/",
         "http://0.0.0.0/",
         "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:0:7f00:1]/",
     ] {
         let (status, body) = app
             .call(w.a.post_json("/api/v1/webhooks", &json!({"url": url})))
@@ -635,4 +638,68 @@ fn killed_server_resumes(db: equip_persistence::test_support::TestDatabase) {
     }
     assert_eq!(seen.len(), n);
     assert_eq!(*seen.last().unwrap() - *seen.first().unwrap() + 1, n as i64);
+}
+
+/// 99 webhooks, then twelve creates at once: exactly one more is created,
+/// the others answer 409, and the organization has the limit (before, each
+/// create counted outside its transaction: 104–108 on PostgreSQL).
+async fn concurrent_creates_stop_at_the_limit(app: TestApp) {
+    let app = app.allowing_private_webhooks();
+    let w = app.world();
+    let create = |i: usize| {
+        w.a.post_json(
+            "/api/v1/webhooks",
+            &json!({"url": format!("http://127.0.0.1:9/hook{i}")}),
+        )
+    };
+    for i in 0..99 {
+        let (status, body) = app.call(create(i)).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+    let statuses = app
+        .call_concurrently((100..112).map(create).collect())
+        .await;
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| **s == StatusCode::CREATED)
+            .count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses
+            .iter()
+            .all(|s| *s == StatusCode::CREATED || *s == StatusCode::CONFLICT),
+        "{statuses:?}"
+    );
+    let (_, list) = app.call(w.a.get("/api/v1/webhooks")).await;
+    assert_eq!(list["data"].as_array().map(Vec::len), Some(100), "{list}");
+}
+
+/// A receiver that cannot be reached: the delivery log names the host and
+/// the kind of failure, never the URL's path or query (where receivers keep
+/// their tokens).
+async fn a_failed_delivery_logs_the_host_never_the_url(app: TestApp) {
+    let app = app.allowing_private_webhooks();
+    let w = app.world();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}/hook/TOKEN-IN-PATH?key=TOKEN-IN-QUERY");
+    let (status, hook) = app
+        .call(w.a.post_json("/api/v1/webhooks", &json!({"url": url})))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+    let id = hook["id"].as_str().unwrap().to_owned();
+    create_item(&app, "UNREACHABLE-1").await;
+    let _running = dispatcher(&app, fast());
+    let log = wait_for_log(&app, &w.a, &id, 1).await;
+    let error = log[0]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("127.0.0.1"), "{log:?}");
+    assert!(
+        !error.contains("TOKEN") && !error.contains("/hook"),
+        "{log:?}"
+    );
 }

@@ -37,6 +37,7 @@ mod overload;
 mod rate_limits;
 mod request_ids;
 mod review_findings;
+mod scim_names_and_paths;
 mod shared_warehouse;
 mod tenant_isolation;
 mod unwritable;

@@ -32,10 +32,10 @@ pub(crate) fn group_id(raw: &str) -> Result<GroupId, HttpError> {
 
 /// The group described by the Group document `body`: its fields and members.
 fn to_group(body: Value) -> Result<(GroupFields, BTreeSet<PersonId>), HttpError> {
-    let group: ScimGroup = serde_json::from_value(body).map_err(|e| {
+    let group = ScimGroup::from_body(body).map_err(|e| {
         bad(
             ScimType::InvalidValue,
-            "request",
+            e.attribute().unwrap_or("request"),
             format!("not a valid Group: {e}"),
         )
     })?;

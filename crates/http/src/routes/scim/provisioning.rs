@@ -141,10 +141,10 @@ pub(crate) fn person_id(raw: &str) -> Result<PersonId, HttpError> {
 
 /// The person described by the User document `body`.
 fn to_person(body: Value, org: OrganizationId, id: PersonId) -> Result<Person, HttpError> {
-    let user: ScimUser = serde_json::from_value(body).map_err(|e| {
+    let user = ScimUser::from_body(body).map_err(|e| {
         bad(
             ScimType::InvalidValue,
-            "request",
+            e.attribute().unwrap_or("request"),
             format!("not a valid User: {e}"),
         )
     })?;
