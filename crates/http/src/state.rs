@@ -17,7 +17,7 @@ use crate::rate_limit::RateLimit;
 use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
-    Acting, ApiKeyRepository, CatalogRepository, Durability, GroupRepository, HealthCheck,
+    Acting, ApiKeyRepository, CatalogRepository, GroupRepository, HealthCheck,
     InventoryLevelRepository, InventoryRepository, PersonRepository, WarehouseRepository,
     WebhookRepository, WriteSessions,
 };
@@ -39,7 +39,6 @@ pub trait Ports:
     + GroupRepository
     + WebhookRepository
     + HealthCheck
-    + Durability
 {
 }
 
@@ -57,7 +56,6 @@ impl<T> Ports for T where
         + GroupRepository
         + WebhookRepository
         + HealthCheck
-        + Durability
 {
 }
 
@@ -213,8 +211,7 @@ impl AppState {
     }
 
     /// The ports bound to one connection, for a request of `caller` that
-    /// makes many writes (see [`WriteSessions`]); call
-    /// [`Durability::make_durable`] before answering.
+    /// makes many writes (see [`WriteSessions`]).
     ///
     /// # Errors
     /// No connection in time.

@@ -81,9 +81,10 @@ pub struct Store {
     pub(crate) actor: equip_domain::event::Actor,
 }
 
-/// The connection of a write session. On PostgreSQL it commits without
-/// waiting for the WAL flush (`synchronous_commit = off`) until dropped;
-/// [`Store::flush`] waits for the flush of everything committed before.
+/// The connection of a write session. Its commits are as durable as every
+/// other connection's when they return (PostgreSQL's `synchronous_commit`
+/// stays on): nothing a session wrote is visible to others, or reported to a
+/// client, before a crash of the database server could take it back.
 struct Pinned {
     conn: Mutex<Conn>,
     /// People inserted through the session.
@@ -93,24 +94,6 @@ struct Pinned {
 /// A session refreshes the planner's statistics of the people tables after
 /// this many inserted people, and again each time that count doubles.
 const SESSION_ANALYZE_FIRST: u64 = 500;
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        let conn = self.conn.get_mut().unwrap_or_else(PoisonError::into_inner);
-        if conn.suspect {
-            return;
-        }
-        if let DbConnection::Postgres(c) = &mut ***conn {
-            // Back to the default before the connection returns to the pool.
-            if let Err(e) = diesel::sql_query("SET synchronous_commit TO DEFAULT").execute(c) {
-                // Never hand a connection that may still commit asynchronously
-                // to a caller outside a session: the pool drops it instead.
-                log::warn!("could not reset synchronous_commit of a session: {e}");
-                conn.suspect = true;
-            }
-        }
-    }
-}
 
 /// A connection of the pool, or the session's pinned one. What the store
 /// remembers (API keys, `crate::change_feed`) is emptied by key writes
@@ -310,17 +293,17 @@ impl Store {
         }
     }
 
-    /// A pooled connection prepared for a write session: on PostgreSQL its
-    /// commits do not wait for the WAL flush (see [`Store::session`]).
+    /// A pooled connection for a write session, checked with one statement:
+    /// a lost connection may still sit idle in the pool, and a session would
+    /// otherwise find it lost at its first write.
     fn fresh_session_connection(&self) -> DbResult<Conn> {
-        // A lost connection may still sit idle in the pool: take another.
         let mut attempts = 2;
         loop {
             let mut conn = self.pool_get()?;
             let DbConnection::Postgres(c) = &mut **conn else {
                 return Ok(conn);
             };
-            match diesel::sql_query("SET synchronous_commit = off").execute(c) {
+            match diesel::sql_query("SELECT 1").execute(c) {
                 Ok(_) => return Ok(conn),
                 Err(e) if crate::connection::connection_lost(&e) && attempts > 0 => {
                     conn.suspect = true;
@@ -336,12 +319,10 @@ impl Store {
     }
 
     /// A write session: this store bound to one pooled connection until the
-    /// returned value (and its clones) are dropped. Each write still commits
-    /// on its own; on PostgreSQL commits do not wait for the WAL flush
-    /// (`synchronous_commit = off`: a crash of equip loses nothing committed,
-    /// a crash of the database server could lose the last fraction of a
-    /// second) until [`Store::flush`], which waits for all of them. A session
-    /// of a session is itself.
+    /// returned value (and its clones) are dropped, for a request that makes
+    /// many writes (SCIM Bulk, a CSV upload). Each write still commits on its
+    /// own, durably (people created together share one commit:
+    /// `PersonRepository::insert_people`). A session of a session is itself.
     ///
     /// # Errors
     /// No connection within the pool's timeout.
@@ -368,40 +349,6 @@ impl Store {
             losses: self.losses.clone(),
             checkouts: self.checkouts.clone(),
             actor: self.actor,
-        })
-    }
-
-    /// Waits until everything committed before is durable. PostgreSQL: one
-    /// transaction that takes a transaction id and commits with
-    /// `synchronous_commit = on`, so its commit waits for the WAL flush up to
-    /// its own record, which covers every earlier commit. SQLite (WAL,
-    /// `synchronous = NORMAL`): nothing to do, as for every other write.
-    ///
-    /// # Errors
-    /// Backend failures.
-    pub fn flush(&self) -> StoreResult<()> {
-        // A connection lost just before is replaced and the flush tried once
-        // more: it waits for the WAL up to its own commit, which covers what
-        // the lost connection committed.
-        match self.flush_once() {
-            Err(equip_domain::StoreError::Unavailable(cause)) if self.pinned.is_some() => {
-                log::warn!("write session: flush failed ({cause}); retrying on a new connection");
-                self.flush_once()
-            }
-            other => other,
-        }
-    }
-
-    fn flush_once(&self) -> StoreResult<()> {
-        self.with("database", "", |c| match c {
-            DbConnection::Sqlite(_) => Ok(()),
-            DbConnection::Postgres(c) => c
-                .transaction::<_, diesel::result::Error, _>(|c| {
-                    diesel::sql_query("SET LOCAL synchronous_commit = on").execute(c)?;
-                    diesel::sql_query("SELECT txid_current()").execute(c)?;
-                    Ok(())
-                })
-                .map_err(DbError::from),
         })
     }
 

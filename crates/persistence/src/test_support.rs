@@ -81,6 +81,17 @@ impl TestDatabase {
             .ok()
             .filter(|u| !u.trim().is_empty())
             .unwrap_or_else(|| DEFAULT_POSTGRES_ADMIN_URL.to_owned());
+        Self::postgres_at(&admin_url)
+    }
+
+    /// As [`TestDatabase::postgres`], on the server of `admin_url` (a
+    /// server a test runs itself, e.g. to crash it).
+    ///
+    /// # Panics
+    /// As [`TestDatabase::postgres`].
+    #[must_use]
+    pub fn postgres_at(admin_url: &str) -> Option<TestDatabase> {
+        let admin_url = admin_url.to_owned();
         let mut admin = match PgConnection::establish(&with_connect_timeout(&admin_url)) {
             Ok(conn) => conn,
             Err(e) => {

@@ -36,6 +36,6 @@ pub use people::{
     insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite, UNAVAILABLE_IN_A_ROW,
 };
 pub use reminders::{OutboxRepository, ReminderRepository};
-pub use sessions::{Durability, WriteSessions};
+pub use sessions::WriteSessions;
 pub use stats::StatsSource;
 pub use webhooks::{WebhookQueue, WebhookRepository};

@@ -15,7 +15,7 @@ use equip_domain::person::Person;
 use equip_domain::person_query::{PersonPage, PersonQuery};
 use equip_domain::ports::{insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite};
 
-use crate::connection::{on_inner, Backend, DbConnection};
+use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, write_recorded_pg};
 use crate::models::{
@@ -177,17 +177,20 @@ fn refuses_the_row(e: &DbError) -> bool {
     )
 }
 
-/// SQLite: `write` (people creates) under the in-process writer mutex
-/// without checkpointing the WAL in its commit. SQLite checkpoints the WAL
+/// `write` (people creates). PostgreSQL: as it is. SQLite: under the
+/// in-process writer mutex without checkpointing the WAL in its commit. SQLite checkpoints the WAL
 /// inside the commit that crosses 1,000 pages, which here would hold the
 /// mutex: every other create waited for it (and its fsync). A create's own
 /// commit does not checkpoint; every [`CHECKPOINT_EVERY`] creates, one
 /// checkpoints after releasing the mutex ([`Store::people_created`];
 /// PASSIVE: it never blocks a writer or a reader).
-fn sqlite_creates<T>(
+fn creates_together<T>(
     c: &mut DbConnection,
     write: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
+    if matches!(c, DbConnection::Postgres(_)) {
+        return write(c);
+    }
     let _writer = sqlite_writer(c);
     c.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
     let written = write(c);
@@ -346,7 +349,7 @@ impl PersonRepository for Store {
                     write_recorded_pg(pg, self.actor, org, person.updated_at, event, &writes)?;
                 }
                 DbConnection::Sqlite(_) => {
-                    sqlite_creates(c, |c| {
+                    creates_together(c, |c| {
                         recorded(c, self.actor, |c, events| {
                             insert_rows(c, &rows)?;
                             events.push(org, person.updated_at, event);
@@ -368,11 +371,14 @@ impl PersonRepository for Store {
     /// once per person (docs/performance.md, "Events"). PostgreSQL: one
     /// statement each, as [`Self::insert_person`].
     fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
-        if people.len() < 2 || self.backend() == Backend::Postgres {
+        if people.len() < 2 {
             return insert_one_at_a_time(people, |p| self.insert_person(p));
         }
+        // One transaction, a savepoint per person, one (durable) commit for
+        // them all: on PostgreSQL a commit waits for the WAL flush, so the
+        // batch makes one wait where one-by-one creates made one each.
         let batch = self.with("person", DUPLICATE_USER_NAME, |c| {
-            let each = sqlite_creates(c, |c| {
+            let each = creates_together(c, |c| {
                 recorded(c, self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
                     let mut each = Vec::with_capacity(people.len());
                     for person in people {

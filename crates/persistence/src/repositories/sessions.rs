@@ -1,7 +1,7 @@
-//! [`WriteSessions`] and [`Durability`] for [`Store`] (see [`Store::session`]).
+//! [`WriteSessions`] for [`Store`] (see [`Store::session`]).
 
 use equip_domain::error::{StoreError, StoreResult};
-use equip_domain::ports::{Durability, WriteSessions};
+use equip_domain::ports::WriteSessions;
 
 use crate::store::Store;
 
@@ -9,11 +9,5 @@ impl WriteSessions for Store {
     fn write_session(&self) -> StoreResult<Self> {
         self.session()
             .map_err(|e| StoreError::Unavailable(e.to_string()))
-    }
-}
-
-impl Durability for Store {
-    fn make_durable(&self) -> StoreResult<()> {
-        self.flush()
     }
 }

@@ -34,6 +34,7 @@ mod metrics;
 mod nul_text;
 mod openapi;
 mod overload;
+mod postgres_crash;
 mod rate_limits;
 mod request_ids;
 mod review_findings;

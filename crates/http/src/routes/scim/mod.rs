@@ -103,8 +103,8 @@ where
 }
 
 /// As [`run`], on a write session (Bulk, CSV): the key check and every store
-/// call of `f` use one connection, and what `f` committed is durable before
-/// the answer.
+/// call of `f` use one connection (each write durable when it commits, as
+/// everywhere).
 pub(crate) async fn run_in_session<T, F>(
     state: &crate::state::AppState,
     key: Authenticated,
@@ -137,24 +137,7 @@ where
         } else {
             state.ports(&key.caller)
         };
-        let result = f(&*ports, org);
-        if session {
-            ports.make_durable().map_err(|e| match e {
-                equip_domain::error::StoreError::Unavailable(cause) => {
-                    log::warn!("write session: could not confirm durability: {cause}");
-                    HttpError::new(
-                        Area::Scim,
-                        actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-                        "server",
-                        "the database became unavailable before this request's writes \
-                         were confirmed; some operations may have taken effect: read \
-                         before retrying",
-                    )
-                }
-                other => store_error(other),
-            })?;
-        }
-        result
+        f(&*ports, org)
     })
     .await
 }

@@ -33,6 +33,7 @@ macro_rules! on_both_backends {
 
 pub mod consistency;
 pub mod inventory;
+pub mod pg_cluster;
 pub mod process;
 pub mod receiver;
 pub mod reminders;
