@@ -18,8 +18,10 @@ pub(super) fn cursor() -> Value {
 /// A feed cursor as pages give them: bound to the organization and to the
 /// event at its position (docs/events.md, "Cursors and restores").
 fn feed_cursor() -> Value {
-    json!({ "type": "string", "pattern": "^ev2\\.[0-9a-f]{16}\\.[0-9]{1,18}(\\.[0-9a-f]{32})?$" })
+    json!({ "type": "string", "pattern": FEED_CURSOR_PATTERN })
 }
+
+const FEED_CURSOR_PATTERN: &str = "^ev2\\.[0-9a-f]{16}\\.[0-9]{1,18}(\\.[0-9a-f]{32})?$";
 
 fn size() -> Value {
     query(
@@ -76,7 +78,7 @@ pub(super) fn paths() -> Value {
                 "responses": responses(json!({
                     "200": json_response("A page of events.", closed_object(json!({
                         "data": { "type": "array", "items": schema_ref("Event") },
-                        "next": feed_cursor(),
+                        "next": { "type": "string", "pattern": FEED_CURSOR_PATTERN, "description": "Where the next page starts." },
                     }))),
                     "400": error("A malformed or expired cursor, another organization's cursor, an unknown type, a bad size or subjectId, or an unknown parameter (source names it)."),
                     "410": error("The cursor is from another timeline of the events (the database was restored to an earlier state) or of the earlier form `ev1.`: resynchronize, then follow the feed again without `after`."),
