@@ -134,7 +134,10 @@ impl FeedCursor {
             ));
         }
         let malformed = || {
-            DomainError::invalid(field, "malformed cursor: pass the `next` of a page as it is")
+            DomainError::invalid(
+                field,
+                "malformed cursor: pass the `next` of a page as it is",
+            )
         };
         let rest = raw.strip_prefix(FEED_CURSOR_PREFIX).ok_or_else(malformed)?;
         let mut parts = rest.split('.');
@@ -568,7 +571,10 @@ mod tests {
         assert_eq!(q(11).start(10, 3), Err(FeedRead::Ahead));
         assert_eq!(q(3).start(10, 3), Ok(3));
         assert_eq!(q(10).start(10, 3), Ok(10));
-        let none = FeedQuery { after: None, ..q(0) };
+        let none = FeedQuery {
+            after: None,
+            ..q(0)
+        };
         assert_eq!(none.start(10, 3), Ok(3));
     }
 

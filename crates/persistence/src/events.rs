@@ -415,11 +415,7 @@ struct FeedPositionsRow {
 /// so that they agree with each other even while events are pruned: a
 /// position's id is its event's, or, when the position is where pruning
 /// stopped, the id kept of the last event pruned.
-fn feed_positions(
-    c: &mut DbConnection,
-    org: &str,
-    after: i64,
-) -> DbResult<(i64, i64, FeedMarks)> {
+fn feed_positions(c: &mut DbConnection, org: &str, after: i64) -> DbResult<(i64, i64, FeedMarks)> {
     let mut sql = Sql::default();
     sql.push_sql(
         "SELECT s.last_sequence AS head, s.pruned_through AS pruned_through, \
@@ -447,7 +443,11 @@ fn feed_positions(
     };
     let marks = FeedMarks {
         after: if after > 0 { mark(row.after_id)? } else { None },
-        head: if row.head > 0 { mark(row.head_id)? } else { None },
+        head: if row.head > 0 {
+            mark(row.head_id)?
+        } else {
+            None
+        },
     };
     Ok((row.head, row.pruned_through, marks))
 }

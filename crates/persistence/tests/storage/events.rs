@@ -5,11 +5,11 @@ use std::collections::BTreeSet;
 
 use equip_domain::event::{Actor, Event, EventType, Subject, SubjectType};
 use equip_domain::event_feed::{Cursor, FeedPage, FeedQuery, FeedRead, RawFeedQuery};
-use equip_domain::services::events::read_feed;
-use equip_domain::DomainError;
 use equip_domain::group::{Group, GroupFields, MembersChange};
 use equip_domain::ids::GroupId;
 use equip_domain::ports::{Acting, EventRepository, GroupChange, GroupRepository};
+use equip_domain::services::events::read_feed;
+use equip_domain::DomainError;
 
 use crate::support::*;
 
@@ -696,7 +696,10 @@ fn a_cursor_from_before_a_restore_is_refused_never_skips(db: &TestDatabase) {
     assert_eq!(new, whole[seen.len()..]);
     // Resynchronizing (no `after`) gives a cursor that works.
     let (_, fresh) = client_page(&restored, &org, None).unwrap();
-    assert!(client_page(&restored, &org, Some(&fresh)).unwrap().0.is_empty());
+    assert!(client_page(&restored, &org, Some(&fresh))
+        .unwrap()
+        .0
+        .is_empty());
 }
 
 /// Once the event at a cursor's position is pruned, the id kept of the last
@@ -710,10 +713,12 @@ fn a_cursor_at_the_pruned_boundary_is_still_checked(_db: &TestDatabase, store: &
             .unwrap();
     }
     let (_, boundary) = client_page(store, &org, None).unwrap();
-    assert!(store
-        .prune_events(Utc::now() - Duration::days(90), 1000)
-        .unwrap()
-        > 0);
+    assert!(
+        store
+            .prune_events(Utc::now() - Duration::days(90), 1000)
+            .unwrap()
+            > 0
+    );
     store
         .insert_inventory_item(&item(&org, &s, &w, Utc::now()))
         .unwrap();

@@ -204,7 +204,10 @@ async fn feed_parameters_are_checked(app: TestApp) {
     let (_, next) = drain(&app, &w.a, "").await;
     let (prefix, rest) = next.split_at("ev2.0123456789abcdef.".len());
     let (sequence, event) = rest.split_once('.').unwrap();
-    let ahead = format!("{prefix}{}.{event}", sequence.parse::<i64>().unwrap() + 1000);
+    let ahead = format!(
+        "{prefix}{}.{event}",
+        sequence.parse::<i64>().unwrap() + 1000
+    );
     for cursor in ["ev1.1".to_owned(), ahead] {
         let (status, body) = app
             .call(w.a.get(&format!("/api/v1/events?after={cursor}")))
