@@ -49,7 +49,7 @@ function response(status, headers, body)
     return
   end
   events = events + n
-  after = body:match('"next":"(ev1%.%d+)"')
+  after = body:match('"next":"(ev[12]%.[%w%.]+)"')
 end
 
 function done(summary, latency, requests)

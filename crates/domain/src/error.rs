@@ -66,6 +66,16 @@ pub enum DomainError {
         /// Human-readable description.
         message: String,
     },
+    /// What the input refers to existed once and is gone for good (a feed
+    /// cursor from another timeline of the events, after a restore); the
+    /// caller must start over rather than correct the input.
+    #[error("{field}: {message}")]
+    Gone {
+        /// The input field or parameter, e.g. `"after"`.
+        field: String,
+        /// Human-readable description, saying what to do instead.
+        message: String,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(StoreError),
@@ -84,6 +94,14 @@ impl DomainError {
     pub fn not_found(entity: impl Into<String>, message: impl Into<String>) -> Self {
         Self::NotFound {
             entity: entity.into(),
+            message: message.into(),
+        }
+    }
+
+    /// A [`DomainError::Gone`] for `field`.
+    pub fn gone(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Gone {
+            field: field.into(),
             message: message.into(),
         }
     }

@@ -195,6 +195,9 @@ impl HttpError {
             DomainError::Conflict { entity, message } => {
                 Self::new(area, StatusCode::CONFLICT, entity, message)
             }
+            DomainError::Gone { field, message } => {
+                Self::new(area, StatusCode::GONE, field, message)
+            }
             DomainError::Store(StoreError::Unavailable(cause)) => {
                 log::warn!("storage unavailable: {cause}");
                 Self::new(

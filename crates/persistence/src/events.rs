@@ -35,7 +35,7 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::upsert::excluded;
 
 use equip_domain::event::{Actor, Event, EventType, NewEvent, RawChanges, Subject, SubjectType};
-use equip_domain::event_feed::{Cursor, FeedQuery, FeedRead};
+use equip_domain::event_feed::{Cursor, FeedMarks, FeedQuery, FeedRead};
 use equip_domain::ids::{EventId, OrganizationId};
 
 use crate::connection::{on_inner, write_transaction, DbConnection};
@@ -397,16 +397,74 @@ pub(crate) fn positions(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)>
         .unwrap_or((0, 0)))
 }
 
-/// The feed: the head first, then the events (see [`FeedRead::Events`]).
+/// What [`feed_positions`] reads.
+#[derive(diesel::QueryableByName)]
+struct FeedPositionsRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    head: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pruned_through: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    head_id: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    after_id: Option<String>,
+}
+
+/// The organization's last sequence, how far it was pruned, and the ids of
+/// the events at the head and at `after` ([`FeedMarks`]), in one statement,
+/// so that they agree with each other even while events are pruned: a
+/// position's id is its event's, or, when the position is where pruning
+/// stopped, the id kept of the last event pruned.
+fn feed_positions(c: &mut DbConnection, org: &str, after: i64) -> DbResult<(i64, i64, FeedMarks)> {
+    let mut sql = Sql::default();
+    sql.push_sql(
+        "SELECT s.last_sequence AS head, s.pruned_through AS pruned_through, \
+         COALESCE(h.id, CASE WHEN s.pruned_through = s.last_sequence \
+         THEN s.pruned_through_id END) AS head_id, \
+         COALESCE(a.id, CASE WHEN s.pruned_through = ",
+    )
+    .push_bind(after)
+    .push_sql(
+        " THEN s.pruned_through_id END) AS after_id \
+         FROM event_sequences s \
+         LEFT JOIN events h ON h.organization_id = s.organization_id \
+         AND h.sequence = s.last_sequence \
+         LEFT JOIN events a ON a.organization_id = s.organization_id AND a.sequence = ",
+    )
+    .push_bind(after)
+    .push_sql(" WHERE s.organization_id = ")
+    .push_bind(org);
+    let Some(row) = sql.load::<FeedPositionsRow>(c)?.into_iter().next() else {
+        return Ok((0, 0, FeedMarks::default()));
+    };
+    let mark = |id: Option<String>| {
+        id.map(|id| EventId::parse(&id).map_err(DbError::corrupt))
+            .transpose()
+    };
+    let marks = FeedMarks {
+        after: if after > 0 { mark(row.after_id)? } else { None },
+        head: if row.head > 0 {
+            mark(row.head_id)?
+        } else {
+            None
+        },
+    };
+    Ok((row.head, row.pruned_through, marks))
+}
+
+/// The feed: the head (and the [`FeedMarks`]) first, then the events (see
+/// [`FeedRead::Events`]).
 pub(crate) fn read_feed(
     c: &mut DbConnection,
     organization: OrganizationId,
     query: &FeedQuery,
 ) -> DbResult<FeedRead> {
     let org = organization.to_string();
-    let (head, pruned_through) = positions(c, &org)?;
-    let Some(after) = query.start(head, pruned_through) else {
-        return Ok(FeedRead::Expired);
+    let (head, pruned_through, marks) =
+        feed_positions(c, &org, query.after.map_or(0, |cursor| cursor.0))?;
+    let after = match query.start(head, pruned_through) {
+        Ok(after) => after,
+        Err(refused) => return Ok(refused),
     };
     let mut select = events::table
         .filter(events::organization_id.eq(&org))
@@ -429,7 +487,11 @@ pub(crate) fn read_feed(
         .into_iter()
         .map(EventRow::into_domain)
         .collect::<DbResult<_>>()?;
-    Ok(FeedRead::Events { events, head })
+    Ok(FeedRead::Events {
+        events,
+        head,
+        marks,
+    })
 }
 
 /// A subject's events, newest first.
@@ -476,17 +538,19 @@ pub(crate) fn prune(c: &mut DbConnection, cutoff: DateTime<Utc>, limit: usize) -
             break;
         }
         let batch = i64::try_from(limit - deleted).map_err(DbError::corrupt)?;
-        let oldest: Vec<(i64, chrono::NaiveDateTime)> = events::table
+        let oldest: Vec<(i64, chrono::NaiveDateTime, String)> = events::table
             .filter(events::organization_id.eq(&org))
             .filter(events::sequence.gt(pruned_through))
             .order(events::sequence.asc())
             .limit(batch)
-            .select((events::sequence, events::occurred_at))
+            .select((events::sequence, events::occurred_at, events::id))
             .load(c)?;
-        let Some(through) = oldest
+        // The last event pruned: its id stays, so that a feed cursor at its
+        // position can still be checked (`FeedMarks`).
+        let Some((through, through_id)) = oldest
             .iter()
-            .take_while(|(_, at)| *at < cutoff)
-            .map(|(sequence, _)| *sequence)
+            .take_while(|(_, at, _)| *at < cutoff)
+            .map(|(sequence, _, id)| (*sequence, id))
             .last()
         else {
             continue;
@@ -503,7 +567,10 @@ pub(crate) fn prune(c: &mut DbConnection, cutoff: DateTime<Utc>, limit: usize) -
                     .filter(event_sequences::organization_id.eq(&org))
                     .filter(event_sequences::pruned_through.lt(through)),
             )
-            .set(event_sequences::pruned_through.eq(through))
+            .set((
+                event_sequences::pruned_through.eq(through),
+                event_sequences::pruned_through_id.eq(through_id),
+            ))
             .execute(c)?;
             Ok(n)
         })?;

@@ -338,6 +338,7 @@ diesel::table! {
         organization_id -> Text,
         last_sequence -> BigInt,
         pruned_through -> BigInt,
+        pruned_through_id -> Nullable<Text>,
     }
 }
 

@@ -415,6 +415,47 @@ impl Store {
     }
 }
 
+impl TestDatabase {
+    /// A copy of this database as it is now, as a backup taken now would be
+    /// (the storage suite restores it to simulate a restore): on SQLite
+    /// `VACUUM INTO` a new file (an online, consistent copy); on PostgreSQL
+    /// `CREATE DATABASE … TEMPLATE` this one, which needs this database to
+    /// have no other session: drop its stores first (waits up to 10 s for
+    /// their sessions to close).
+    ///
+    /// # Panics
+    /// When the copy cannot be made.
+    #[must_use]
+    pub fn backup(&self) -> TestDatabase {
+        match &self.kind {
+            Kind::Sqlite { .. } => {
+                let copy = TestDatabase::sqlite();
+                self.execute(&format!("VACUUM INTO '{}'", copy.url.replace('\'', "''")));
+                copy
+            }
+            Kind::Postgres { admin_url, name } => {
+                self.wait_until_unused(std::time::Duration::from_secs(10));
+                let copy = format!("equip_test_{}", Uuid::new_v4().simple());
+                let created = PgConnection::establish(admin_url).and_then(|mut admin| {
+                    diesel::sql_query(format!("CREATE DATABASE {copy} TEMPLATE {name}"))
+                        .execute(&mut admin)
+                        .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))
+                });
+                if let Err(e) = created {
+                    panic!("cannot copy test database {name}: {e}");
+                }
+                TestDatabase {
+                    url: with_database(admin_url, &copy),
+                    kind: Kind::Postgres {
+                        admin_url: admin_url.clone(),
+                        name: copy,
+                    },
+                }
+            }
+        }
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         match &self.kind {

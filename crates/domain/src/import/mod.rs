@@ -230,7 +230,10 @@ fn rule(entry: String, err: DomainError) -> ImportError {
         | DomainError::Conflict {
             entity: field,
             message,
-        } => ImportError::new(format!("{entry}.{field}"), message),
+        }
+        | DomainError::Gone { field, message } => {
+            ImportError::new(format!("{entry}.{field}"), message)
+        }
         DomainError::Store(e) => ImportError::new(entry, e.to_string()),
     }
 }

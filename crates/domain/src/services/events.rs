@@ -4,7 +4,8 @@
 use crate::error::DomainError;
 use crate::event::{Subject, SubjectType};
 use crate::event_feed::{
-    page_size, Cursor, FeedPage, FeedQuery, FeedRead, HistoryPage, RawFeedQuery,
+    page_size, ClientFeedPage, Cursor, FeedPage, FeedQuery, FeedRead, HistoryPage, RawFeedQuery,
+    RESYNCHRONIZE,
 };
 use crate::ids::{InventoryItemId, OrganizationId, PersonId};
 use crate::ports::{EventRepository, InventoryRepository, PersonRepository};
@@ -17,20 +18,38 @@ impl<T> HistoryPorts for T where T: EventRepository + InventoryRepository + Pers
 ///
 /// # Errors
 /// [`DomainError::Invalid`] naming a bad parameter, or `after` for a cursor
-/// that has expired (its events were pruned) or that no page gave.
+/// that has expired (its events were pruned) or that another organization's
+/// feed gave; [`DomainError::Gone`] (`after`) for a cursor from another
+/// timeline of the events (the database was restored: the cursor lies past
+/// the last event, or its position now holds another event) or of the
+/// earlier form `ev1.`: the client must resynchronize.
 pub fn read_feed(
     ports: &dyn EventRepository,
     organization: OrganizationId,
     raw: &RawFeedQuery,
-) -> Result<FeedPage, DomainError> {
-    let query = FeedQuery::parse(raw)?;
+) -> Result<ClientFeedPage, DomainError> {
+    let (query, cursor) = FeedQuery::parse(raw, organization)?;
     match ports.read_feed(organization, &query)? {
-        FeedRead::Events { events, head } => Ok(FeedPage::from_read(&query, events, head)),
+        FeedRead::Events {
+            events,
+            head,
+            marks,
+        } => {
+            if let Some(cursor) = cursor {
+                cursor.check(marks.after, "after")?;
+            }
+            let page = FeedPage::from_read(&query, events, head);
+            let next = page.next_cursor(head, marks);
+            Ok(ClientFeedPage {
+                events: page.events,
+                next,
+            })
+        }
         FeedRead::Expired => Err(DomainError::invalid(
             "after",
-            "this cursor has expired (its events were pruned) or was not given by this feed; \
-             start again without `after`",
+            "this cursor has expired (its events were pruned); start again without `after`",
         )),
+        FeedRead::Ahead => Err(DomainError::gone("after", RESYNCHRONIZE)),
     }
 }
 

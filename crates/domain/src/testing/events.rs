@@ -2,15 +2,32 @@
 
 use super::*;
 use crate::event::{Event, Subject};
-use crate::event_feed::{Cursor, FeedQuery, FeedRead};
+use crate::event_feed::{Cursor, FeedMarks, FeedQuery, FeedRead};
+use crate::ids::EventId;
 use crate::ports::EventRepository;
 
 impl EventRepository for InMemoryStore {
     fn read_feed(&self, organization: OrganizationId, query: &FeedQuery) -> StoreResult<FeedRead> {
         let s = self.state();
         let (head, pruned) = s.event_heads.get(&organization).copied().unwrap_or((0, 0));
-        let Some(after) = query.start(head, pruned) else {
-            return Ok(FeedRead::Expired);
+        let after = match query.start(head, pruned) {
+            Ok(after) => after,
+            Err(refused) => return Ok(refused),
+        };
+        let mark = |sequence: i64| -> Option<EventId> {
+            s.events
+                .iter()
+                .find(|e| e.organization_id == organization && e.sequence == sequence)
+                .map(|e| e.id)
+                .or_else(|| {
+                    (sequence == pruned && sequence > 0)
+                        .then(|| s.pruned_event_ids.get(&organization).copied())
+                        .flatten()
+                })
+        };
+        let marks = FeedMarks {
+            after: query.after.and_then(|c| mark(c.0)),
+            head: mark(head),
         };
         let events = s
             .events
@@ -20,7 +37,11 @@ impl EventRepository for InMemoryStore {
             .take(query.size)
             .cloned()
             .collect();
-        Ok(FeedRead::Events { events, head })
+        Ok(FeedRead::Events {
+            events,
+            head,
+            marks,
+        })
     }
 
     fn read_history(
@@ -44,7 +65,8 @@ impl EventRepository for InMemoryStore {
 
     fn prune_events(&self, cutoff: DateTime<Utc>, limit: usize) -> StoreResult<usize> {
         let mut s = self.state();
-        let mut through: std::collections::HashMap<OrganizationId, i64> = Default::default();
+        let mut through: std::collections::HashMap<OrganizationId, (i64, EventId)> =
+            Default::default();
         let mut stopped: HashSet<OrganizationId> = HashSet::new();
         let mut deleted = 0;
         for e in &s.events {
@@ -55,7 +77,7 @@ impl EventRepository for InMemoryStore {
                 continue;
             }
             if e.occurred_at < cutoff {
-                through.insert(e.organization_id, e.sequence);
+                through.insert(e.organization_id, (e.sequence, e.id));
                 deleted += 1;
             } else {
                 stopped.insert(e.organization_id);
@@ -64,11 +86,16 @@ impl EventRepository for InMemoryStore {
         s.events.retain(|e| {
             through
                 .get(&e.organization_id)
-                .is_none_or(|t| e.sequence > *t)
+                .is_none_or(|(t, _)| e.sequence > *t)
         });
-        for (org, t) in through {
-            if let Some(head) = s.event_heads.get_mut(&org) {
+        for (org, (t, id)) in through {
+            let advanced = s.event_heads.get_mut(&org).is_some_and(|head| {
+                let advanced = t > head.1;
                 head.1 = head.1.max(t);
+                advanced
+            });
+            if advanced {
+                s.pruned_event_ids.insert(org, id);
             }
         }
         Ok(deleted)

@@ -89,6 +89,8 @@ pub struct State {
     /// Per organization: the last sequence given out and how far events
     /// were pruned.
     pub event_heads: std::collections::HashMap<OrganizationId, (i64, i64)>,
+    /// Per organization: the id of the last event pruned.
+    pub pruned_event_ids: std::collections::HashMap<OrganizationId, crate::ids::EventId>,
 }
 
 impl State {

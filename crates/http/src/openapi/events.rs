@@ -15,6 +15,14 @@ pub(super) fn cursor() -> Value {
     json!({ "type": "string", "pattern": "^ev1\\.[0-9]{1,18}$" })
 }
 
+/// A feed cursor as pages give them: bound to the organization and to the
+/// event at its position (docs/events.md, "Cursors and restores").
+fn feed_cursor() -> Value {
+    json!({ "type": "string", "pattern": FEED_CURSOR_PATTERN })
+}
+
+const FEED_CURSOR_PATTERN: &str = "^ev2\\.[0-9a-f]{16}\\.[0-9]{1,18}(\\.[0-9a-f]{32})?$";
+
 fn size() -> Value {
     query(
         "size",
@@ -56,10 +64,13 @@ pub(super) fn paths() -> Value {
                 "description": "Follow `next`: a client that always passes the last `next` it got sees every \
                     committed event exactly once, in sequence order, whatever writers do meanwhile. At the end \
                     of the feed a page is empty and `next` stays; poll with it. Events are kept for the \
-                    server's retention (90 days by default); a cursor before the oldest kept event is refused.",
+                    server's retention (90 days by default); a cursor before the oldest kept event is refused. A cursor is \
+                    bound to its organization (another organization's is refused) and names the event at its \
+                    position: after the database was restored from a backup, a cursor from beyond the restore \
+                    point is refused with 410 and the client must resynchronize.",
                 "tags": ["events"],
                 "parameters": [
-                    query("after", "The `next` of the previous page, as it was returned; absent: from the oldest event kept.", cursor()),
+                    query("after", "The `next` of the previous page, as it was returned; absent: from the oldest event kept.", feed_cursor()),
                     query("types", "Only these event types, comma-separated (the parameter may repeat).", json!({ "type": "string" })),
                     query("subjectId", "Only the events of this subject.", uuid()),
                     size(),
@@ -67,9 +78,10 @@ pub(super) fn paths() -> Value {
                 "responses": responses(json!({
                     "200": json_response("A page of events.", closed_object(json!({
                         "data": { "type": "array", "items": schema_ref("Event") },
-                        "next": { "type": "string", "description": "Where the next page starts." },
+                        "next": { "type": "string", "pattern": FEED_CURSOR_PATTERN, "description": "Where the next page starts." },
                     }))),
-                    "400": error("A malformed or expired cursor, an unknown type, a bad size or subjectId, or an unknown parameter (source names it)."),
+                    "400": error("A malformed or expired cursor, another organization's cursor, an unknown type, a bad size or subjectId, or an unknown parameter (source names it)."),
+                    "410": error("The cursor is from another timeline of the events (the database was restored to an earlier state) or of the earlier form `ev1.`: resynchronize, then follow the feed again without `after`."),
                 })),
             },
         },

@@ -67,7 +67,7 @@ pub async fn feed(
     let page = blocking::run(Area::Api, move || read_feed(&*ports, org, &raw)).await?;
     Ok(HttpResponse::Ok().json(Page {
         data: &page.events,
-        next: page.next.encode(),
+        next: page.next.encode(org),
     }))
 }
 

@@ -4,10 +4,12 @@
 use std::collections::BTreeSet;
 
 use equip_domain::event::{Actor, Event, EventType, Subject, SubjectType};
-use equip_domain::event_feed::{Cursor, FeedPage, FeedQuery, FeedRead};
+use equip_domain::event_feed::{Cursor, FeedPage, FeedQuery, FeedRead, RawFeedQuery};
 use equip_domain::group::{Group, GroupFields, MembersChange};
 use equip_domain::ids::GroupId;
 use equip_domain::ports::{Acting, EventRepository, GroupChange, GroupRepository};
+use equip_domain::services::events::read_feed;
+use equip_domain::DomainError;
 
 use crate::support::*;
 
@@ -20,7 +22,20 @@ storage_tests!(
     concurrent_writers_never_make_a_reader_skip,
     group_writes_record_one_event_per_member_who_joins_or_leaves,
     people_inserted_together_are_each_written_or_refused,
+    a_cursor_at_the_pruned_boundary_is_still_checked,
 );
+
+#[test]
+fn sqlite_a_cursor_from_before_a_restore_is_refused_never_skips() {
+    a_cursor_from_before_a_restore_is_refused_never_skips(&TestDatabase::sqlite());
+}
+
+#[test]
+fn postgres_a_cursor_from_before_a_restore_is_refused_never_skips() {
+    if let Some(db) = TestDatabase::postgres() {
+        a_cursor_from_before_a_restore_is_refused_never_skips(&db);
+    }
+}
 
 fn query(after: i64, size: usize) -> FeedQuery {
     FeedQuery {
@@ -33,8 +48,8 @@ fn query(after: i64, size: usize) -> FeedQuery {
 
 fn feed(store: &Store, org: &Organization, q: &FeedQuery) -> FeedPage {
     match store.read_feed(org.id, q).unwrap() {
-        FeedRead::Events { events, head } => FeedPage::from_read(q, events, head),
-        FeedRead::Expired => panic!("cursor {:?} expired", q.after),
+        FeedRead::Events { events, head, .. } => FeedPage::from_read(q, events, head),
+        refused => panic!("cursor {:?}: {refused:?}", q.after),
     }
 }
 
@@ -232,7 +247,7 @@ fn feed_filters_and_cursors(_db: &TestDatabase, store: &Store) {
     // A cursor past the head (not given by this feed) is refused.
     assert_eq!(
         store.read_feed(org.id, &query(head + 1, 10)).unwrap(),
-        FeedRead::Expired
+        FeedRead::Ahead
     );
 }
 
@@ -600,4 +615,118 @@ fn waits_without_the_sequence(
         kinds(&events[events.len() - 2..]),
         ["inventory.item.created", "person.created"]
     );
+}
+
+/// A client's page of the feed through the use case (cursors as the API
+/// gives them), or its refusal.
+fn client_page(
+    store: &Store,
+    org: &Organization,
+    after: Option<&str>,
+) -> Result<(Vec<Event>, String), DomainError> {
+    let raw = RawFeedQuery {
+        after: after.map(str::to_owned),
+        size: Some("1000".into()),
+        ..RawFeedQuery::default()
+    };
+    read_feed(store, org.id, &raw).map(|page| (page.events, page.next.encode(org.id)))
+}
+
+fn assert_resynchronize(refused: Result<(Vec<Event>, String), DomainError>) {
+    match refused {
+        Err(DomainError::Gone { field, message }) => {
+            assert_eq!(field, "after");
+            assert!(message.contains("Resynchronize"), "{message}");
+        }
+        other => panic!("expected Gone (resynchronize), got {other:?}"),
+    }
+}
+
+/// A restore brings back an older database: its sequences go on from the
+/// backup's, so new events reuse numbers a client has already seen. A client
+/// whose cursor is past the restore point is refused, both before the
+/// restored feed reaches its number and after (when, unchecked, it would
+/// silently skip every event in between); a client whose cursor is before
+/// the restore point goes on and sees every event of the restored database.
+fn a_cursor_from_before_a_restore_is_refused_never_skips(db: &TestDatabase) {
+    let live = db.store();
+    let (org, s, w) = seeded(&live, "Acme");
+    for i in 0..2 {
+        live.insert_inventory_item(&item(&org, &s, &w, at(3, i)))
+            .unwrap();
+    }
+    // A client caught up before the backup.
+    let (seen, early) = client_page(&live, &org, None).unwrap();
+    assert!(!seen.is_empty());
+    drop(live);
+    let backup = db.backup();
+
+    // After the backup: more events, which a second client reads.
+    let live = db.store();
+    for i in 0..3 {
+        live.insert_inventory_item(&item(&org, &s, &w, at(4, i)))
+            .unwrap();
+    }
+    let (lost, late) = client_page(&live, &org, Some(&early)).unwrap();
+    assert_eq!(lost.len(), 3);
+    drop(live);
+
+    // The database is restored from the backup.
+    let restored = backup.store();
+    // "Refused at first": the late cursor is past the restored head.
+    assert_resynchronize(client_page(&restored, &org, Some(&late)));
+    // New events pass the late client's position ...
+    for i in 0..5 {
+        restored
+            .insert_inventory_item(&item(&org, &s, &w, at(5, i)))
+            .unwrap();
+    }
+    let (new, _) = client_page(&restored, &org, Some(&early)).unwrap();
+    assert_eq!(new.len(), 5);
+    assert!(new.last().unwrap().sequence > lost.last().unwrap().sequence);
+    // ... and reuse the sequences the late client saw, with other events.
+    assert_eq!(new[0].sequence, lost[0].sequence);
+    assert_ne!(new[0].id, lost[0].id);
+    // Still refused: accepting it would skip the new events up to its
+    // position.
+    assert_resynchronize(client_page(&restored, &org, Some(&late)));
+    // The early client (before the restore point) skips nothing: every event
+    // of the restored database after its position, once.
+    let whole = all_events(&restored, &org);
+    assert_eq!(new, whole[seen.len()..]);
+    // Resynchronizing (no `after`) gives a cursor that works.
+    let (_, fresh) = client_page(&restored, &org, None).unwrap();
+    assert!(client_page(&restored, &org, Some(&fresh))
+        .unwrap()
+        .0
+        .is_empty());
+}
+
+/// Once the event at a cursor's position is pruned, the id kept of the last
+/// event pruned still checks the cursor.
+fn a_cursor_at_the_pruned_boundary_is_still_checked(_db: &TestDatabase, store: &Store) {
+    let (org, s, w) = seeded(store, "Acme");
+    let old = Utc::now() - Duration::days(100);
+    for i in 0..2 {
+        store
+            .insert_inventory_item(&item(&org, &s, &w, old + Duration::seconds(i)))
+            .unwrap();
+    }
+    let (_, boundary) = client_page(store, &org, None).unwrap();
+    assert!(
+        store
+            .prune_events(Utc::now() - Duration::days(90), 1000)
+            .unwrap()
+            > 0
+    );
+    store
+        .insert_inventory_item(&item(&org, &s, &w, Utc::now()))
+        .unwrap();
+    // The cursor's event is gone, but it is the last one pruned: accepted.
+    let (after, _) = client_page(store, &org, Some(&boundary)).unwrap();
+    assert_eq!(kinds(&after), ["inventory.item.created"]);
+    // A cursor at the same position naming another event is refused.
+    let (sequence, _) = boundary.rsplit_once('.').unwrap();
+    let forged = format!("{sequence}.{}", Uuid::new_v4().simple());
+    assert_resynchronize(client_page(store, &org, Some(&forged)));
 }

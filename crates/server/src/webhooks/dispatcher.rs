@@ -336,10 +336,12 @@ impl WebhookDispatcher {
                 size: self.options.batch,
             };
             let (events, head) = match self.store.read_feed(h.webhook.organization_id, &query)? {
-                FeedRead::Events { events, head } => (events, head),
-                FeedRead::Expired => {
+                FeedRead::Events { events, head, .. } => (events, head),
+                FeedRead::Expired | FeedRead::Ahead => {
                     // Its position is past the last event (or before pruned
                     // ones, which the next claim skips): nothing to send now.
+                    // (Past the last event: the database was restored while
+                    // this instance ran, which docs/operations.md forbids.)
                     log::warn!(
                         "webhook {}: its position {} is outside the organization's feed",
                         h.webhook.id,

@@ -184,7 +184,7 @@ async fn feed_parameters_are_checked(app: TestApp) {
     let w = app.world();
     for (query, field) in [
         ("after=nonsense", "after"),
-        ("after=ev1.999999", "after"),
+        ("after=ev2.0123456789abcdef.x", "after"),
         ("size=0", "size"),
         ("size=1001", "size"),
         ("types=person.exploded", "types"),
@@ -195,6 +195,27 @@ async fn feed_parameters_are_checked(app: TestApp) {
         let (status, body) = app.call(w.a.get(&format!("/api/v1/events?{query}"))).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
         assert_eq!(body["errors"][0]["source"], field, "{query}: {body}");
+    }
+    // A cursor of the earlier form, and a cursor past the last event (what a
+    // client holds after the database was restored to an earlier state):
+    // 410, resynchronize.
+    let s = seeded(&app);
+    create_item(&app, &s).await;
+    let (_, next) = drain(&app, &w.a, "").await;
+    let (prefix, rest) = next.split_at("ev2.0123456789abcdef.".len());
+    let (sequence, event) = rest.split_once('.').unwrap();
+    let ahead = format!(
+        "{prefix}{}.{event}",
+        sequence.parse::<i64>().unwrap() + 1000
+    );
+    for cursor in ["ev1.1".to_owned(), ahead] {
+        let (status, body) = app
+            .call(w.a.get(&format!("/api/v1/events?after={cursor}")))
+            .await;
+        assert_eq!(status, StatusCode::GONE, "{cursor}: {body}");
+        assert_eq!(body["errors"][0]["source"], "after", "{body}");
+        let detail = body["errors"][0]["detail"].as_str().unwrap();
+        assert!(detail.to_lowercase().contains("resynchronize"), "{detail}");
     }
 }
 
@@ -292,17 +313,22 @@ async fn another_organizations_events_and_ids_stay_hidden(app: TestApp) {
         let (status, body) = app.call(w.b.get(&path)).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {body}");
     }
-    // A cursor of A's feed is not a position in B's (B has fewer events).
+    // A cursor of A's feed is refused by B's, whatever its number: the
+    // first event's (low enough to be a position in B's feed too), the
+    // last's, and B's cursor before any event in A's.
+    let (status, first) = app.call(w.a.get("/api/v1/events?size=1")).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let a_first = first["next"].as_str().unwrap().to_owned();
     let (_, a_next) = drain(&app, &w.a, "").await;
     let (_, b_next) = drain(&app, &w.b, "").await;
-    if a_next != b_next {
-        let (status, _) = app
-            .call(w.b.get(&format!("/api/v1/events?after={a_next}")))
+    for (client, cursor) in [(&w.b, &a_first), (&w.b, &a_next), (&w.a, &b_next)] {
+        let (status, body) = app
+            .call(client.get(&format!("/api/v1/events?after={cursor}")))
             .await;
-        assert!(
-            status == StatusCode::BAD_REQUEST || status == StatusCode::OK,
-            "{status}"
-        );
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{cursor}: {body}");
+        assert_eq!(body["errors"][0]["source"], "after", "{body}");
+        let detail = body["errors"][0]["detail"].as_str().unwrap();
+        assert!(detail.contains("another organization"), "{detail}");
     }
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE event_sequences DROP COLUMN pruned_through_id;
