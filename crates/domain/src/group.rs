@@ -60,17 +60,107 @@ impl GroupFields {
     /// # Errors
     /// [`DomainError::Invalid`] naming the field.
     pub fn validate(&self) -> Result<(), DomainError> {
-        if self.display_name.trim().is_empty() {
-            return Err(DomainError::invalid(
-                "displayName",
-                "displayName is required and must not be blank",
-            ));
+        validate_display_name(&self.display_name)?;
+        validate_external_id(self.external_id.as_deref())
+    }
+}
+
+fn validate_display_name(name: &str) -> Result<(), DomainError> {
+    if name.trim().is_empty() {
+        return Err(DomainError::invalid(
+            "displayName",
+            "displayName is required and must not be blank",
+        ));
+    }
+    check_length("displayName", name, SHORT_TEXT_MAX)?;
+    check_identifier("displayName", name)
+}
+
+fn validate_external_id(id: Option<&str>) -> Result<(), DomainError> {
+    check_optional_length("externalId", id, SHORT_TEXT_MAX)?;
+    if let Some(e) = id {
+        check_identifier("externalId", e)?;
+    }
+    Ok(())
+}
+
+/// A change of some of a group's fields: each `Some` sets that field, each
+/// `None` keeps what is stored. A SCIM PATCH that renames a group changes
+/// its name only, so it can be applied to whatever version is stored when
+/// it is written (a concurrent change of another field, or of the members,
+/// is kept, and nothing has to be tried again); a PUT sets every field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupFieldsChange {
+    /// The identity provider's id (`Some(None)` removes it).
+    pub external_id: Option<Option<String>>,
+    /// Name.
+    pub display_name: Option<String>,
+    /// Package of the members (`Some(None)` removes it).
+    pub package_id: Option<Option<PackageId>>,
+    /// Precedence among a person's groups.
+    pub precedence: Option<i32>,
+}
+
+impl From<GroupFields> for GroupFieldsChange {
+    /// Every field set (a replace).
+    fn from(f: GroupFields) -> Self {
+        Self {
+            external_id: Some(f.external_id),
+            display_name: Some(f.display_name),
+            package_id: Some(f.package_id),
+            precedence: Some(f.precedence),
         }
-        check_length("displayName", &self.display_name, SHORT_TEXT_MAX)?;
-        check_identifier("displayName", &self.display_name)?;
-        check_optional_length("externalId", self.external_id.as_deref(), SHORT_TEXT_MAX)?;
-        if let Some(e) = &self.external_id {
-            check_identifier("externalId", e)?;
+    }
+}
+
+impl GroupFieldsChange {
+    /// The fields in which `after` differs from `before`.
+    #[must_use]
+    pub fn between(before: &GroupFields, after: &GroupFields) -> Self {
+        Self {
+            external_id: (after.external_id != before.external_id)
+                .then(|| after.external_id.clone()),
+            display_name: (after.display_name != before.display_name)
+                .then(|| after.display_name.clone()),
+            package_id: (after.package_id != before.package_id).then_some(after.package_id),
+            precedence: (after.precedence != before.precedence).then_some(after.precedence),
+        }
+    }
+
+    /// Whether no field is set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// `fields` with this change made.
+    #[must_use]
+    pub fn apply(&self, fields: &GroupFields) -> GroupFields {
+        GroupFields {
+            external_id: self
+                .external_id
+                .clone()
+                .unwrap_or_else(|| fields.external_id.clone()),
+            display_name: self
+                .display_name
+                .clone()
+                .unwrap_or_else(|| fields.display_name.clone()),
+            package_id: self.package_id.unwrap_or(fields.package_id),
+            precedence: self.precedence.unwrap_or(fields.precedence),
+        }
+    }
+
+    /// Checks the rules of the fields it sets (each field's rules stand
+    /// alone, so stored fields need no check).
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming the field.
+    pub fn validate(&self) -> Result<(), DomainError> {
+        if let Some(name) = &self.display_name {
+            validate_display_name(name)?;
+        }
+        if let Some(id) = &self.external_id {
+            validate_external_id(id.as_deref())?;
         }
         Ok(())
     }
@@ -357,5 +447,64 @@ mod tests {
         let mut f = fields("Engineering");
         f.external_id = Some("a\u{0}b".into());
         assert!(f.validate().is_err());
+    }
+}
+
+#[cfg(test)]
+mod fields_change_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn fields() -> GroupFields {
+        GroupFields {
+            external_id: Some("00g1".into()),
+            display_name: "Engineering".into(),
+            package_id: None,
+            precedence: 5,
+        }
+    }
+
+    #[test]
+    fn a_change_sets_only_its_fields_on_whatever_is_stored() {
+        let mut renamed = fields();
+        renamed.display_name = "Platform".into();
+        let change = GroupFieldsChange::between(&fields(), &renamed);
+        assert_eq!(
+            change,
+            GroupFieldsChange {
+                display_name: Some("Platform".into()),
+                ..GroupFieldsChange::default()
+            }
+        );
+        // Stored meanwhile: another precedence, another externalId.
+        let stored = GroupFields {
+            external_id: None,
+            precedence: 9,
+            ..fields()
+        };
+        let after = change.apply(&stored);
+        assert_eq!(after.display_name, "Platform");
+        assert_eq!((after.external_id, after.precedence), (None, 9));
+        assert!(GroupFieldsChange::between(&fields(), &fields()).is_empty());
+        // A replace sets every field.
+        assert_eq!(
+            GroupFieldsChange::from(renamed.clone()).apply(&stored),
+            renamed
+        );
+    }
+
+    #[test]
+    fn only_the_fields_a_change_sets_are_checked() {
+        assert!(GroupFieldsChange::default().validate().is_ok());
+        let blank = GroupFieldsChange {
+            display_name: Some("  ".into()),
+            ..GroupFieldsChange::default()
+        };
+        assert!(blank.validate().is_err());
+        let control = GroupFieldsChange {
+            external_id: Some(Some("a\u{0}b".into())),
+            ..GroupFieldsChange::default()
+        };
+        assert!(control.validate().is_err());
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use crate::error::StoreResult;
-use crate::group::{Group, GroupFields, Member, MembersChange, PersonGroup};
+use crate::group::{Group, GroupFieldsChange, Member, MembersChange, PersonGroup};
 use crate::group_query::{GroupPage, GroupQuery};
 use crate::ids::{GroupId, OrganizationId, PersonId};
 
@@ -33,8 +33,8 @@ pub enum GroupWrite {
 /// transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupChange {
-    /// The new fields, or the stored ones kept.
-    pub fields: Option<GroupFields>,
+    /// The fields it sets (the others keep what is stored).
+    pub fields: GroupFieldsChange,
     /// The change of members.
     pub members: MembersChange,
     /// Only if the stored version is this one.
@@ -44,7 +44,7 @@ pub struct GroupChange {
 }
 
 impl GroupChange {
-    /// `current` with this change's fields (the stored ones when none), or
+    /// `current` with this change's fields set (the others as stored), or
     /// the stored version when it is not the expected one (the store then
     /// answers [`GroupWrite::Stale`]): the rule every store applies before
     /// writing.
@@ -55,10 +55,11 @@ impl GroupChange {
         if self.expected_version.is_some_and(|v| v != current.version) {
             return Err(current.version);
         }
-        Ok(self
-            .fields
-            .clone()
-            .map_or_else(|| current.clone(), |f| current.with_fields(f)))
+        Ok(if self.fields.is_empty() {
+            current.clone()
+        } else {
+            current.with_fields(self.fields.apply(&current.fields()))
+        })
     }
 }
 

@@ -140,9 +140,7 @@ pub fn change_group(
     id: GroupId,
     change: &GroupChange,
 ) -> Result<Result<Group, VersionMismatch>, DomainError> {
-    if let Some(fields) = &change.fields {
-        fields.validate()?;
-    }
+    change.fields.validate()?;
     match ports
         .update_group(organization, id, change)
         .map_err(store_error)?
@@ -219,6 +217,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::catalog::Package;
+    use crate::group::GroupFieldsChange;
     use crate::group::MembersChange;
     use crate::person::tests::person;
     use crate::services::people;
@@ -246,7 +245,7 @@ mod tests {
 
     fn change(members: MembersChange) -> GroupChange {
         GroupChange {
-            fields: None,
+            fields: GroupFieldsChange::default(),
             members,
             expected_version: None,
             at: Utc::now(),
@@ -293,7 +292,7 @@ mod tests {
         assert_eq!(same.version, 2);
         // The group's precedence decides at once.
         let mut g = change(MembersChange::Keep);
-        g.fields = Some(fields("Engineering", Some(eng_kit), 20));
+        g.fields = fields("Engineering", Some(eng_kit), 20).into();
         change_group(&store, org, eng.id, &g).unwrap().unwrap();
         assert_eq!(belonging(&ada).effective_package, Some(all_kit));
         // Offboarding leaves every group.

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use equip_domain::event::{Actor, Event, EventType, Subject, SubjectType};
 use equip_domain::event_feed::{Cursor, FeedPage, FeedQuery, FeedRead, RawFeedQuery};
-use equip_domain::group::{Group, GroupFields, MembersChange};
+use equip_domain::group::{Group, GroupFields, GroupFieldsChange, MembersChange};
 use equip_domain::ids::GroupId;
 use equip_domain::ports::{Acting, EventRepository, GroupChange, GroupRepository};
 use equip_domain::services::events::read_feed;
@@ -393,7 +393,7 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
     store.insert_group(&g, &members).unwrap();
     // Add c (and a again, already in), remove b; rename.
     let change = GroupChange {
-        fields: Some(fields("Sales EMEA")),
+        fields: fields("Sales EMEA").into(),
         members: MembersChange::Delta {
             add: [people[0].id, people[2].id].into_iter().collect(),
             remove: [people[1].id].into_iter().collect(),
@@ -410,7 +410,7 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
     store.update_group(org.id, g.id, &again).unwrap();
     // A replace by the same set: nothing either.
     let same = GroupChange {
-        fields: None,
+        fields: GroupFieldsChange::default(),
         members: MembersChange::Replace([people[0].id, people[2].id].into_iter().collect()),
         expected_version: None,
         at: at(5, 3),

@@ -9,7 +9,9 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::{Config, TestRunner};
 
-use equip_domain::group::{Group, GroupFields, Member, MembersChange, PersonGroup, MAX_MEMBERS};
+use equip_domain::group::{
+    Group, GroupFields, GroupFieldsChange, Member, MembersChange, PersonGroup, MAX_MEMBERS,
+};
 use equip_domain::group_query::{GroupField, GroupFilter, GroupQuery, MemberFilter};
 use equip_domain::ids::GroupId;
 use equip_domain::import::ImportedGroup;
@@ -97,7 +99,7 @@ fn done(w: GroupWrite) -> Group {
 
 fn change(members: MembersChange, at: DateTime<Utc>) -> GroupChange {
     GroupChange {
-        fields: None,
+        fields: GroupFieldsChange::default(),
         members,
         expected_version: None,
         at,
@@ -241,10 +243,11 @@ fn display_names_are_unique_case_insensitively(_db: &TestDatabase, store: &Store
             .unwrap(),
     );
     let rename = |name: &str| GroupChange {
-        fields: Some(GroupFields {
+        fields: GroupFields {
             display_name: name.into(),
             ..sales.fields()
-        }),
+        }
+        .into(),
         ..change(MembersChange::Keep, at(4, 0))
     };
     let err = store
@@ -293,10 +296,11 @@ fn a_package_of_another_organization_is_a_missing_reference(_db: &TestDatabase, 
             org.id,
             g.id,
             &GroupChange {
-                fields: Some(GroupFields {
+                fields: GroupFields {
                     package_id: Some(foreign),
                     ..g.fields()
-                }),
+                }
+                .into(),
                 ..change(MembersChange::Keep, at(4, 0))
             },
         )
@@ -332,7 +336,7 @@ fn member_changes_apply_as_deltas_and_move_the_version_only_on_a_change(
     assert_eq!(store.find_group(org.id, g.id).unwrap(), Some(v2.clone()));
     // Keep, and the same fields, change nothing either.
     let same = update(GroupChange {
-        fields: Some(g.fields()),
+        fields: g.fields().into(),
         ..change(MembersChange::Keep, at(5, 0))
     });
     assert_eq!(same, v2);
@@ -359,11 +363,12 @@ fn member_changes_apply_as_deltas_and_move_the_version_only_on_a_change(
     assert_eq!(same, v5);
     // Fields and members in one change: one version.
     let v6 = update(GroupChange {
-        fields: Some(GroupFields {
+        fields: GroupFields {
             external_id: Some("okta-9".into()),
             precedence: 3,
             ..g.fields()
-        }),
+        }
+        .into(),
         ..change(delta(&[&p[1]], &[]), at(7, 0))
     });
     assert_eq!(
@@ -416,10 +421,11 @@ fn joining_people_must_be_active_people_of_the_organization(db: &TestDatabase, s
             org.id,
             g.id,
             &GroupChange {
-                fields: Some(GroupFields {
+                fields: GroupFields {
                     display_name: "Renamed".into(),
                     ..g.fields()
-                }),
+                }
+                .into(),
                 members: MembersChange::Delta {
                     add: [p[1].id, stranger.id, p[2].id, unknown].into(),
                     remove: [p[0].id].into(),
@@ -799,7 +805,7 @@ fn concurrent_member_additions_from_two_stores_all_land(db: &TestDatabase, store
                 barrier.wait();
                 for id in half {
                     let c = GroupChange {
-                        fields: None,
+                        fields: GroupFieldsChange::default(),
                         members: MembersChange::Delta {
                             add: [id].into(),
                             remove: BTreeSet::new(),

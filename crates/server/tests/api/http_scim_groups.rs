@@ -22,6 +22,7 @@ on_both_backends!(
     effective_package_follows_groups,
     offboarding_leaves_every_group,
     concurrent_member_patches_from_two_instances_all_apply,
+    concurrent_renames_with_member_changes_all_apply,
     bulk_creates_users_and_a_group_referring_to_them,
     etags_and_preconditions_on_groups,
     root_search_spans_users_and_groups,
@@ -537,6 +538,71 @@ async fn concurrent_member_patches_from_two_instances_all_apply(app: TestApp) {
     assert_eq!(members(&app, &id).await, sorted(&want));
     let (_, now) = app.call(a.get(&format!("/scim/v2/Groups/{id}"))).await;
     assert_eq!(now["meta"]["version"], format!("W/\"{}\"", 1 + users.len()));
+}
+
+/// Okta's shape without `If-Match`: sixteen PATCHes at once on two
+/// instances, each renaming the group and adding a member, another changing
+/// its precedence. Every one answers 200 (before, PostgreSQL answered some
+/// `409 … retry`: each rename needed the version it was read at); every
+/// member is there, the name is one of the names sent, the precedence kept.
+async fn concurrent_renames_with_member_changes_all_apply(app: TestApp) {
+    let a = app.world().a;
+    let g = group(&app, "Engineering", &[]).await;
+    let id = g["id"].as_str().unwrap().to_owned();
+    let mut users = Vec::new();
+    for i in 0..16 {
+        users.push(user(&app, &format!("r{i}@acme.example")).await);
+    }
+    let second = Arc::new(app.db().store_with(PoolOptions::default()));
+    let one = test::init_service(equip_http::app(AppState::with_write_sessions(Arc::clone(
+        &app.store,
+    ))))
+    .await;
+    let two = test::init_service(equip_http::app(AppState::with_write_sessions(second))).await;
+    let path = format!("/scim/v2/Groups/{id}?excludedAttributes=members");
+    let mut bodies: Vec<Value> = users
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            patch(json!([
+                {"op": "replace", "path": "displayName", "value": format!("Engineering {i}")},
+                {"op": "add", "path": "members", "value": [{"value": u}]}
+            ]))
+        })
+        .collect();
+    bodies.push(patch(json!([
+        {"op": "replace", "path": format!("{GROUP_EXT}:precedence"), "value": 7}
+    ])));
+    let calls = bodies.iter().enumerate().map(|(i, body)| {
+        let req = a.scim_patch(&path, body).to_request();
+        let (one, two) = (&one, &two);
+        async move {
+            let resp = if i % 2 == 0 {
+                test::call_service(one, req).await
+            } else {
+                test::call_service(two, req).await
+            };
+            let status = resp.status();
+            (status, test::read_body(resp).await)
+        }
+    });
+    let answers = futures_util::future::join_all(calls).await;
+    for (status, body) in &answers {
+        assert_eq!(*status, StatusCode::OK, "{}", String::from_utf8_lossy(body));
+    }
+    let want: Vec<&str> = users.iter().map(String::as_str).collect();
+    assert_eq!(members(&app, &id).await, sorted(&want));
+    let (_, now) = app.call(a.get(&format!("/scim/v2/Groups/{id}"))).await;
+    let name = now["displayName"].as_str().unwrap();
+    assert!(
+        (0..16).any(|i| name == format!("Engineering {i}")),
+        "{name}"
+    );
+    assert_eq!(now[GROUP_EXT]["precedence"], 7, "{now}");
+    assert_eq!(
+        now["meta"]["version"],
+        format!("W/\"{}\"", 1 + bodies.len())
+    );
 }
 
 async fn bulk_creates_users_and_a_group_referring_to_them(app: TestApp) {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use actix_web::http::StatusCode;
 use chrono::Utc;
-use equip_domain::group::{Group, GroupFields, MembersChange};
+use equip_domain::group::{Group, GroupFields, GroupFieldsChange, MembersChange};
 use equip_domain::ids::{GroupId, OrganizationId, PersonId};
 use equip_domain::ports::GroupChange;
 use equip_domain::services::groups;
@@ -77,7 +77,7 @@ pub(crate) fn replace_group(
 ) -> Result<Group, HttpError> {
     let (fields, members) = to_group(body.clone())?;
     let change = GroupChange {
-        fields: Some(fields),
+        fields: fields.into(),
         members: MembersChange::Replace(members),
         expected_version: expected_version(ports, org, id, if_match)?,
         at: Utc::now(),
@@ -90,11 +90,11 @@ pub(crate) fn replace_group(
 
 /// Applies PATCH operations to the group `id`. The operations are
 /// interpreted against the group's current fields (never its members) and
-/// written as one change. A change of fields is made only on the version
-/// it was computed from: without a precondition, a concurrent change is
-/// retried on the new version; with one, the answer is 412. A change of
-/// members alone applies whatever the version (the store composes
-/// concurrent member changes).
+/// written as one change of the fields they change and of the members,
+/// applied to whatever is stored when it is written (the store composes
+/// concurrent changes: another PATCH's rename, members added meanwhile).
+/// With a precondition, the write needs the version it was read at (412
+/// otherwise).
 pub(crate) fn patch_group(
     ports: &dyn Ports,
     org: OrganizationId,
@@ -106,9 +106,15 @@ pub(crate) fn patch_group(
         let cur = groups::get_group(ports, org, id).map_err(domain)?;
         let conditional = if_match.check(cur.version, "group")?;
         let patch = interpret(ops, &cur).map_err(patch_error)?;
+        // Only the fields the PATCH changes are written, onto whatever
+        // version is stored then: without If-Match, a concurrent change
+        // (another PATCH's rename, members) is kept, never a conflict.
         let change = GroupChange {
-            expected_version: (conditional || patch.fields.is_some()).then_some(cur.version),
-            fields: patch.fields,
+            expected_version: conditional.then_some(cur.version),
+            fields: patch
+                .fields
+                .map(|after| GroupFieldsChange::between(&cur.fields(), &after))
+                .unwrap_or_default(),
             members: patch.members,
             at: Utc::now(),
         };
