@@ -117,7 +117,12 @@ impl GroupFilter {
     /// `field op given` on a time field whose values are shown with `digits`
     /// fractional digits ([`shown_time_condition`]).
     #[must_use]
-    pub fn time_as_shown(field: GroupField, op: CompareOp, given: DateTime<Utc>, digits: u16) -> Self {
+    pub fn time_as_shown(
+        field: GroupField,
+        op: CompareOp,
+        given: DateTime<Utc>,
+        digits: u16,
+    ) -> Self {
         shown_time_condition(op, given, digits).build(
             |op, v| Self::Compare(field, op, v),
             |a, b| Self::And(Box::new(a), Box::new(b)),

@@ -175,7 +175,9 @@ pub fn shown_time_condition(op: CompareOp, given: DateTime<Utc>, digits: u16) ->
     let unit = TimeDelta::nanoseconds(10_i64.pow(9 - u32::from(digits)));
     let floor = given.trunc_subsecs(digits);
     // Times past chrono's range cannot be parsed from a filter; saturate.
-    let next = floor.checked_add_signed(unit).unwrap_or(DateTime::<Utc>::MAX_UTC);
+    let next = floor
+        .checked_add_signed(unit)
+        .unwrap_or(DateTime::<Utc>::MAX_UTC);
     let ceil = if floor == given { floor } else { next };
     match op {
         CompareOp::Eq | CompareOp::Ne => TimeCondition::Within {
@@ -227,7 +229,12 @@ impl PersonFilter {
     /// `field op given` on a time field whose values are shown with `digits`
     /// fractional digits ([`shown_time_condition`]).
     #[must_use]
-    pub fn time_as_shown(field: PersonField, op: CompareOp, given: DateTime<Utc>, digits: u16) -> Self {
+    pub fn time_as_shown(
+        field: PersonField,
+        op: CompareOp,
+        given: DateTime<Utc>,
+        digits: u16,
+    ) -> Self {
         shown_time_condition(op, given, digits).build(
             |op, v| Self::Compare(field, op, v),
             |a, b| Self::And(Box::new(a), Box::new(b)),
@@ -582,9 +589,8 @@ mod tests {
         let mut p = person("a@b.example");
         p.created_at = at("2026-11-25T10:00:00.123456Z");
         let shown = at("2026-11-25T10:00:00.123Z");
-        let holds = |op, given| {
-            PersonFilter::time_as_shown(PersonField::Created, op, given, 3).matches(&p)
-        };
+        let holds =
+            |op, given| PersonFilter::time_as_shown(PersonField::Created, op, given, 3).matches(&p);
         assert!(holds(CompareOp::Eq, shown));
         assert!(!holds(CompareOp::Ne, shown));
         assert!(!holds(CompareOp::Gt, shown));
@@ -606,9 +612,8 @@ mod tests {
         assert!(holds(CompareOp::Gt, coarser) && holds(CompareOp::Ge, coarser));
         // Seconds shown: the whole second matches.
         let second = at("2026-11-25T10:00:00Z");
-        let in_seconds = |op| {
-            PersonFilter::time_as_shown(PersonField::Created, op, second, 0).matches(&p)
-        };
+        let in_seconds =
+            |op| PersonFilter::time_as_shown(PersonField::Created, op, second, 0).matches(&p);
         assert!(in_seconds(CompareOp::Eq) && in_seconds(CompareOp::Le));
         assert!(!in_seconds(CompareOp::Gt) && !in_seconds(CompareOp::Lt));
     }

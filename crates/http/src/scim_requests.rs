@@ -111,8 +111,14 @@ mod tests {
 
     #[test]
     fn only_scim_paths_lose_extra_slashes() {
-        assert_eq!(scim_path("/scim/v2/Users/").as_deref(), Some("/scim/v2/Users"));
-        assert_eq!(scim_path("/scim/v2//Users").as_deref(), Some("/scim/v2/Users"));
+        assert_eq!(
+            scim_path("/scim/v2/Users/").as_deref(),
+            Some("/scim/v2/Users")
+        );
+        assert_eq!(
+            scim_path("/scim/v2//Users").as_deref(),
+            Some("/scim/v2/Users")
+        );
         assert_eq!(
             scim_path("//scim//v2///Groups/abc//").as_deref(),
             Some("/scim/v2/Groups/abc")

@@ -194,8 +194,7 @@ impl AppState {
     /// 1 and [`equip_domain::person_query::PAGE_SIZE_LIMIT`].
     #[must_use]
     pub fn with_scim_max_results(mut self, max_results: u32) -> Self {
-        self.scim_max_results =
-            max_results.clamp(1, equip_domain::person_query::PAGE_SIZE_LIMIT);
+        self.scim_max_results = max_results.clamp(1, equip_domain::person_query::PAGE_SIZE_LIMIT);
         self
     }
 

@@ -250,10 +250,10 @@ mod tests {
         assert_eq!(spc["patch"]["supported"], true);
         assert_eq!(spc["filter"]["maxResults"], 100);
         // What the gate accepts: a bearer token, not HTTP Basic.
+        assert_eq!(spc["authenticationSchemes"][0]["type"], "oauthbearertoken");
         assert_eq!(
-            spc["authenticationSchemes"][0]["type"],
-            "oauthbearertoken"
+            spc["authenticationSchemes"].as_array().map(Vec::len),
+            Some(1)
         );
-        assert_eq!(spc["authenticationSchemes"].as_array().map(Vec::len), Some(1));
     }
 }

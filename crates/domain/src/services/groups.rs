@@ -8,9 +8,9 @@ use chrono::{DateTime, Utc};
 use crate::error::{DomainError, StoreError};
 use crate::group::{effective_package, Group, GroupFields, Member, PersonGroup, MAX_MEMBERS};
 use crate::group_query::{GroupPage, GroupQuery};
-use crate::person_query::PAGE_SIZE_LIMIT;
 use crate::ids::{GroupId, OrganizationId, PackageId, PersonId};
 use crate::person::Person;
+use crate::person_query::PAGE_SIZE_LIMIT;
 use crate::ports::{GroupChange, GroupRepository, GroupWrite};
 use crate::services::people::VersionMismatch;
 

@@ -153,16 +153,32 @@ fn times_compare_at_the_millisecond_shown(_db: &TestDatabase, store: &Store) {
     }
     // The shown time finds its person only; gt excludes it, le includes it.
     let shown = |op, given: &str| {
-        selected(&PersonFilter::time_as_shown(PersonField::Created, op, t(given), 3))
+        selected(&PersonFilter::time_as_shown(
+            PersonField::Created,
+            op,
+            t(given),
+            3,
+        ))
     };
-    assert_eq!(shown(CompareOp::Eq, "2026-03-04T05:06:07.123Z"), [stored[0].id]);
+    assert_eq!(
+        shown(CompareOp::Eq, "2026-03-04T05:06:07.123Z"),
+        [stored[0].id]
+    );
     assert!(!shown(CompareOp::Gt, "2026-03-04T05:06:07.123Z").contains(&stored[0].id));
     assert!(shown(CompareOp::Le, "2026-03-04T05:06:07.123Z").contains(&stored[0].id));
     let modified = |op, given: &str| {
-        selected(&PersonFilter::time_as_shown(PersonField::LastModified, op, t(given), 3))
+        selected(&PersonFilter::time_as_shown(
+            PersonField::LastModified,
+            op,
+            t(given),
+            3,
+        ))
     };
     let mut both = vec![stored[0].id, stored[2].id];
     both.sort();
     assert_eq!(modified(CompareOp::Eq, "2026-03-04T05:06:07.999Z"), both);
-    assert_eq!(modified(CompareOp::Gt, "2026-03-04T05:06:07.999Z"), [stored[1].id]);
+    assert_eq!(
+        modified(CompareOp::Gt, "2026-03-04T05:06:07.999Z"),
+        [stored[1].id]
+    );
 }

@@ -317,10 +317,16 @@ fn an_optional_start_date_column_sets_the_start_date() {
         "2026-12-01"
     );
     // Empty: no start date.
-    assert!(op(&rows[1]).data.get(schemas::EQUIP_USER_EXTENSION).is_none());
+    assert!(op(&rows[1])
+        .data
+        .get(schemas::EQUIP_USER_EXTENSION)
+        .is_none());
     let err = invalid(&rows[2]);
     assert_eq!(err.column, Some(START_DATE));
-    assert_eq!((err.status, err.scim_type), (400, Some(ScimType::InvalidValue)));
+    assert_eq!(
+        (err.status, err.scim_type),
+        (400, Some(ScimType::InvalidValue))
+    );
     assert!(err.detail.contains("YYYY-MM-DD"), "{}", err.detail);
     // With the 16th column in the header, every row has 16 fields.
     let err = invalid(&rows[3]);

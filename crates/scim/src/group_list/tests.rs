@@ -75,10 +75,14 @@ fn times_compare_in_order_at_the_millisecond_shown() {
     let GroupFilter::And(from, until) = eq else {
         panic!("{eq:?}")
     };
-    assert!(matches!(*from, GroupFilter::Compare(GroupField::Created, DCompareOp::Ge, FilterValue::Time(t))
-        if t.to_rfc3339() == "2026-01-01T00:00:00.250+00:00"));
-    assert!(matches!(*until, GroupFilter::Compare(GroupField::Created, DCompareOp::Lt, FilterValue::Time(t))
-        if t.to_rfc3339() == "2026-01-01T00:00:00.251+00:00"));
+    assert!(
+        matches!(*from, GroupFilter::Compare(GroupField::Created, DCompareOp::Ge, FilterValue::Time(t))
+        if t.to_rfc3339() == "2026-01-01T00:00:00.250+00:00")
+    );
+    assert!(
+        matches!(*until, GroupFilter::Compare(GroupField::Created, DCompareOp::Lt, FilterValue::Time(t))
+        if t.to_rfc3339() == "2026-01-01T00:00:00.251+00:00")
+    );
     assert!(parse_group_filter(r#"meta.created co "2026""#).is_err());
     assert!(parse_group_filter(r#"meta.created gt "yesterday""#).is_err());
 }

@@ -55,7 +55,14 @@ async fn total(app: &TestApp, c: &Client, resource: &str, filter: &str) -> u64 {
 
 /// Checks that filters on `attr` with the value `shown` (as equip returned
 /// it) treat the resource as having exactly that time.
-async fn assert_compares_as_shown(app: &TestApp, c: &Client, resource: &str, attr: &str, shown: &str, id: &str) {
+async fn assert_compares_as_shown(
+    app: &TestApp,
+    c: &Client,
+    resource: &str,
+    attr: &str,
+    shown: &str,
+    id: &str,
+) {
     let only = |op: &str| format!(r#"id eq "{id}" and {attr} {op} "{shown}""#);
     for (op, expected) in [
         ("eq", 1),
@@ -84,8 +91,7 @@ async fn user_time_filters_match_the_times_shown(app: TestApp) {
         let id = user["id"].as_str().unwrap();
         for attr in ["created", "lastModified"] {
             let shown = user["meta"][attr].as_str().unwrap();
-            assert_compares_as_shown(&app, &w.a, "Users", &format!("meta.{attr}"), shown, id)
-                .await;
+            assert_compares_as_shown(&app, &w.a, "Users", &format!("meta.{attr}"), shown, id).await;
         }
         // A delta sync: nothing changed after the last lastModified seen.
         let last = user["meta"]["lastModified"].as_str().unwrap();
@@ -165,7 +171,8 @@ async fn pages_follow_the_scim_max_results_setting(app: TestApp) {
     // Groups and searches too.
     let groups = ok(&app, w.a.get("/scim/v2/Groups?count=100")).await;
     assert_eq!(groups["itemsPerPage"], 60);
-    let search = json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"], "count": 1000});
+    let search =
+        json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"], "count": 1000});
     let found = ok(&app, w.a.scim_post("/scim/v2/Users/.search", &search)).await;
     assert_eq!(found["itemsPerPage"], 100);
     let found = ok(&app, w.a.scim_post("/scim/v2/.search", &search)).await;
@@ -200,7 +207,10 @@ fn scim_max_results_is_a_serve_setting_from_1_to_1000() {
             .env("EQUIP_SCIM_MAX_RESULTS", bad)
             .output()
             .unwrap();
-        assert!(!run.status.success(), "EQUIP_SCIM_MAX_RESULTS={bad} was accepted");
+        assert!(
+            !run.status.success(),
+            "EQUIP_SCIM_MAX_RESULTS={bad} was accepted"
+        );
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert!(stderr.contains("scim-max-results"), "{stderr}");
     }
@@ -230,7 +240,10 @@ async fn writes_without_content_type_are_read_as_scim_json(app: TestApp) {
     // POST without Content-Type: created.
     let user = created(
         &app,
-        bare(TestRequest::post().uri("/scim/v2/Users"), &okta_user("ada@acme.example")),
+        bare(
+            TestRequest::post().uri("/scim/v2/Users"),
+            &okta_user("ada@acme.example"),
+        ),
     )
     .await;
     let path = format!("/scim/v2/Users/{}", user["id"].as_str().unwrap());
@@ -246,15 +259,29 @@ async fn writes_without_content_type_are_read_as_scim_json(app: TestApp) {
     let patched = ok(&app, bare(TestRequest::patch().uri(&path), &patch)).await;
     assert_eq!(patched["displayName"], "Ada L.");
     // Bulk and search too.
-    ok(&app, bare(TestRequest::post().uri("/scim/v2/Bulk"), &users_bulk("b", 1))).await;
+    ok(
+        &app,
+        bare(
+            TestRequest::post().uri("/scim/v2/Bulk"),
+            &users_bulk("b", 1),
+        ),
+    )
+    .await;
     let search = json!({"filter": "userName eq \"ada@acme.example\""});
-    let found = ok(&app, bare(TestRequest::post().uri("/scim/v2/Users/.search"), &search)).await;
+    let found = ok(
+        &app,
+        bare(TestRequest::post().uri("/scim/v2/Users/.search"), &search),
+    )
+    .await;
     assert_eq!(found["totalResults"], 1);
     // A type that is not JSON is still refused.
     let (status, body) = app
         .call(
-            bare(TestRequest::post().uri("/scim/v2/Users"), &okta_user("bob@acme.example"))
-                .insert_header(("Content-Type", "text/xml")),
+            bare(
+                TestRequest::post().uri("/scim/v2/Users"),
+                &okta_user("bob@acme.example"),
+            )
+            .insert_header(("Content-Type", "text/xml")),
         )
         .await;
     assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
@@ -262,7 +289,10 @@ async fn writes_without_content_type_are_read_as_scim_json(app: TestApp) {
     // /api/v1 still requires its Content-Type.
     let level = json!({"skuId": w.a_sku.to_string(), "warehouseId": w.a_warehouse.to_string(), "minimumQuantity": 1});
     let (status, body) = app
-        .call(bare(TestRequest::post().uri("/api/v1/inventory-levels"), &level))
+        .call(bare(
+            TestRequest::post().uri("/api/v1/inventory-levels"),
+            &level,
+        ))
         .await;
     assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
     assert!(body["errors"].is_array(), "{body}");
@@ -287,7 +317,10 @@ async fn trailing_and_doubled_slashes_are_served_on_scim_only(app: TestApp) {
         let list = ok(&app, w.a.get(&path)).await;
         assert_eq!(list["totalResults"], 1, "{path}: {list}");
     }
-    for path in [format!("/scim/v2/Users/{id}/"), format!("/scim/v2//Users//{id}")] {
+    for path in [
+        format!("/scim/v2/Users/{id}/"),
+        format!("/scim/v2//Users//{id}"),
+    ] {
         let got = ok(&app, w.a.get(&path)).await;
         assert_eq!(got["id"], id, "{path}");
     }
@@ -295,7 +328,10 @@ async fn trailing_and_doubled_slashes_are_served_on_scim_only(app: TestApp) {
     // Unknown SCIM paths and methods keep their SCIM answers.
     let (status, body) = app.call(w.a.get("/scim/v2/Nothing/")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(body["schemas"][0], "urn:ietf:params:scim:api:messages:2.0:Error");
+    assert_eq!(
+        body["schemas"][0],
+        "urn:ietf:params:scim:api:messages:2.0:Error"
+    );
     let raw = app
         .call_raw(w.a.with(TestRequest::delete().uri("/scim/v2/Users/")))
         .await;
@@ -345,7 +381,13 @@ async fn a_start_date_column_makes_csv_people_new_joiners(app: TestApp) {
             .contains("start_date"),
         "{body}"
     );
-    let id = ops[0]["location"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+    let id = ops[0]["location"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
     let user = ok(&app, w.a.get(&format!("/scim/v2/Users/{id}"))).await;
     assert_eq!(user[EXT]["startDate"], start.to_string(), "{user}");
     // The person can be reminded.
