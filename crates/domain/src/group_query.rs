@@ -7,8 +7,11 @@
 use crate::error::DomainError;
 use crate::group::Group;
 use crate::ids::PersonId;
+use chrono::{DateTime, Utc};
+
 use crate::person_query::{
-    check_filter_text, compare, sort_by_field, CompareOp, FieldKind, FilterValue, SortOrder,
+    check_filter_text, compare, shown_time_condition, sort_by_field, CompareOp, FieldKind,
+    FilterValue, SortOrder,
 };
 
 /// Largest page a list of groups returns: the same as people's, since SCIM
@@ -111,6 +114,22 @@ impl MemberFilter {
 }
 
 impl GroupFilter {
+    /// `field op given` on a time field whose values are shown with `digits`
+    /// fractional digits ([`shown_time_condition`]).
+    #[must_use]
+    pub fn time_as_shown(
+        field: GroupField,
+        op: CompareOp,
+        given: DateTime<Utc>,
+        digits: u16,
+    ) -> Self {
+        shown_time_condition(op, given, digits).build(
+            |op, v| Self::Compare(field, op, v),
+            |a, b| Self::And(Box::new(a), Box::new(b)),
+            |a, b| Self::Or(Box::new(a), Box::new(b)),
+        )
+    }
+
     /// Checks every text value (no NUL).
     ///
     /// # Errors

@@ -4,13 +4,17 @@
 //! language (SQL in `equip-persistence`), so filtering never happens in memory
 //! outside the in-memory test store.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, SubsecRound, TimeDelta, Utc};
 
 use crate::error::DomainError;
 use crate::person::Person;
 
-/// Largest page a list of people returns.
+/// Largest page a list of people returns unless the deployment allows
+/// another (`equip serve --scim-max-results`, up to [`PAGE_SIZE_LIMIT`]).
 pub const MAX_PAGE_SIZE: u32 = 50;
+
+/// The largest page a deployment may allow for lists of people and groups.
+pub const PAGE_SIZE_LIMIT: u32 = 1000;
 
 /// A field of a person that can be filtered on or sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,6 +140,109 @@ pub enum FilterValue {
     Date(NaiveDate),
 }
 
+/// A comparison of a stored time with a time given at the precision the
+/// stored times are shown with (see [`shown_time_condition`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeCondition {
+    /// `stored op time`.
+    Compare(CompareOp, DateTime<Utc>),
+    /// `from <= stored < until`; with `outside`, its negation.
+    Within {
+        /// Inclusive lower bound.
+        from: DateTime<Utc>,
+        /// Exclusive upper bound.
+        until: DateTime<Utc>,
+        /// Whether the condition is that the stored time is outside.
+        outside: bool,
+    },
+}
+
+/// The condition on stored times (kept to the microsecond) that `stored op
+/// given` means when stored times are shown with `digits` fractional
+/// digits of a second (SCIM shows milliseconds): the stored time is compared
+/// as shown, truncated to that precision. So a client that filters with
+/// `eq` on a time it was shown finds the resource, `gt` excludes it and `le`
+/// includes it, although the stored time has more digits than were shown.
+///
+/// With `floor`, the given time truncated, `ceil` the smallest shown time
+/// not before it, and `next = floor + 1 unit`: `eq` is `ceil <= stored <
+/// next` (nothing when the given time has more digits than are shown, since
+/// no shown time equals it), `ne` its negation, `gt` is `stored >= next`,
+/// `ge` `stored >= ceil`, `lt` `stored < ceil`, `le` `stored < next`.
+#[must_use]
+pub fn shown_time_condition(op: CompareOp, given: DateTime<Utc>, digits: u16) -> TimeCondition {
+    let digits = digits.min(9);
+    let unit = TimeDelta::nanoseconds(10_i64.pow(9 - u32::from(digits)));
+    let floor = given.trunc_subsecs(digits);
+    // Times past chrono's range cannot be parsed from a filter; saturate.
+    let next = floor
+        .checked_add_signed(unit)
+        .unwrap_or(DateTime::<Utc>::MAX_UTC);
+    let ceil = if floor == given { floor } else { next };
+    match op {
+        CompareOp::Eq | CompareOp::Ne => TimeCondition::Within {
+            from: ceil,
+            until: next,
+            outside: op == CompareOp::Ne,
+        },
+        CompareOp::Gt => TimeCondition::Compare(CompareOp::Ge, next),
+        CompareOp::Ge => TimeCondition::Compare(CompareOp::Ge, ceil),
+        CompareOp::Lt => TimeCondition::Compare(CompareOp::Lt, ceil),
+        CompareOp::Le => TimeCondition::Compare(CompareOp::Lt, next),
+        // Substring operators do not apply to times; left as they are.
+        CompareOp::Co | CompareOp::Sw | CompareOp::Ew => TimeCondition::Compare(op, given),
+    }
+}
+
+impl TimeCondition {
+    /// The condition as a filter, built with `compare` (a field compared with
+    /// a time), `and`, `or`.
+    pub fn build<F>(
+        self,
+        compare: impl Fn(CompareOp, FilterValue) -> F,
+        and: impl FnOnce(F, F) -> F,
+        or: impl FnOnce(F, F) -> F,
+    ) -> F {
+        match self {
+            Self::Compare(op, t) => compare(op, FilterValue::Time(t)),
+            Self::Within {
+                from,
+                until,
+                outside: false,
+            } => and(
+                compare(CompareOp::Ge, FilterValue::Time(from)),
+                compare(CompareOp::Lt, FilterValue::Time(until)),
+            ),
+            Self::Within {
+                from,
+                until,
+                outside: true,
+            } => or(
+                compare(CompareOp::Lt, FilterValue::Time(from)),
+                compare(CompareOp::Ge, FilterValue::Time(until)),
+            ),
+        }
+    }
+}
+
+impl PersonFilter {
+    /// `field op given` on a time field whose values are shown with `digits`
+    /// fractional digits ([`shown_time_condition`]).
+    #[must_use]
+    pub fn time_as_shown(
+        field: PersonField,
+        op: CompareOp,
+        given: DateTime<Utc>,
+        digits: u16,
+    ) -> Self {
+        shown_time_condition(op, given, digits).build(
+            |op, v| Self::Compare(field, op, v),
+            |a, b| Self::And(Box::new(a), Box::new(b)),
+            |a, b| Self::Or(Box::new(a), Box::new(b)),
+        )
+    }
+}
+
 /// A condition on one email address of a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmailFilter {
@@ -191,7 +298,8 @@ pub struct PersonQuery {
     pub order: SortOrder,
     /// 1-based index of the first person of the page.
     pub start_index: u64,
-    /// Page size, at most [`MAX_PAGE_SIZE`]; 0 counts only.
+    /// Page size, at most [`PAGE_SIZE_LIMIT`] (the protocol applies the
+    /// deployment's own cap, [`MAX_PAGE_SIZE`] by default); 0 counts only.
     pub count: u32,
 }
 
@@ -470,6 +578,44 @@ mod tests {
         assert!(f(CompareOp::Ne));
         assert!(!PersonFilter::Present(PersonField::DisplayName).matches(&p));
         assert!(PersonFilter::Present(PersonField::UserName).matches(&p));
+    }
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn times_compare_as_shown_in_milliseconds() {
+        let mut p = person("a@b.example");
+        p.created_at = at("2026-11-25T10:00:00.123456Z");
+        let shown = at("2026-11-25T10:00:00.123Z");
+        let holds =
+            |op, given| PersonFilter::time_as_shown(PersonField::Created, op, given, 3).matches(&p);
+        assert!(holds(CompareOp::Eq, shown));
+        assert!(!holds(CompareOp::Ne, shown));
+        assert!(!holds(CompareOp::Gt, shown));
+        assert!(holds(CompareOp::Ge, shown));
+        assert!(!holds(CompareOp::Lt, shown));
+        assert!(holds(CompareOp::Le, shown));
+        // The neighbouring shown times.
+        let before = at("2026-11-25T10:00:00.122Z");
+        let after = at("2026-11-25T10:00:00.124Z");
+        assert!(!holds(CompareOp::Eq, before) && !holds(CompareOp::Eq, after));
+        assert!(holds(CompareOp::Gt, before) && !holds(CompareOp::Le, before));
+        assert!(holds(CompareOp::Lt, after) && !holds(CompareOp::Ge, after));
+        // A given time with more digits than shown: compared with the shown time.
+        let finer = at("2026-11-25T10:00:00.1234Z");
+        assert!(!holds(CompareOp::Eq, finer) && holds(CompareOp::Ne, finer));
+        assert!(holds(CompareOp::Lt, finer) && holds(CompareOp::Le, finer));
+        assert!(!holds(CompareOp::Gt, finer) && !holds(CompareOp::Ge, finer));
+        let coarser = at("2026-11-25T10:00:00.1229Z");
+        assert!(holds(CompareOp::Gt, coarser) && holds(CompareOp::Ge, coarser));
+        // Seconds shown: the whole second matches.
+        let second = at("2026-11-25T10:00:00Z");
+        let in_seconds =
+            |op| PersonFilter::time_as_shown(PersonField::Created, op, second, 0).matches(&p);
+        assert!(in_seconds(CompareOp::Eq) && in_seconds(CompareOp::Le));
+        assert!(!in_seconds(CompareOp::Gt) && !in_seconds(CompareOp::Lt));
     }
 
     #[test]

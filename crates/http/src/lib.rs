@@ -18,6 +18,8 @@
 //! - [`blocking`]: store calls on the blocking threads; 503 past capacity,
 //!   nothing started for a client that has gone ([`client`]).
 //! - [`routes`]: one module per resource.
+//! - [`scim_requests`]: what `/scim/v2` forgives before routing (extra
+//!   slashes in the path, a JSON body without `Content-Type`).
 //! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
 pub mod auth;
@@ -34,6 +36,7 @@ pub mod public_url;
 pub mod rate_limit;
 pub mod request_id;
 pub mod routes;
+pub mod scim_requests;
 mod state;
 
 use actix_web::body::MessageBody;
@@ -90,6 +93,8 @@ pub fn app_with(
         .configure(routes::configure)
         .default_service(web::to(error::unknown_path))
         .wrap(limits)
+        // Before the limits, which choose the time limit by path.
+        .wrap(scim_requests::ScimRequests)
         .wrap(logging::RequestLog)
         // Outermost: counts what the limits answer too.
         .wrap(metrics)

@@ -71,6 +71,7 @@ pub struct AppState {
     webhook_addresses: AddressPolicy,
     rate_limit: RateLimit,
     metrics: Option<Arc<Metrics>>,
+    scim_max_results: u32,
 }
 
 /// The store's ports with their writes attributed to an actor.
@@ -123,6 +124,7 @@ impl AppState {
             webhook_addresses: AddressPolicy::default(),
             rate_limit: RateLimit::off(),
             metrics: None,
+            scim_max_results: equip_domain::person_query::MAX_PAGE_SIZE,
         }
     }
 
@@ -182,6 +184,23 @@ impl AppState {
     #[must_use]
     pub fn rate_limit(&self) -> &RateLimit {
         &self.rate_limit
+    }
+
+    /// The same state with SCIM lists and searches of Users and Groups
+    /// returning pages of up to `max_results` resources (`equip serve
+    /// --scim-max-results`; announced as `filter.maxResults`). Kept within
+    /// 1 and [`equip_domain::person_query::PAGE_SIZE_LIMIT`].
+    #[must_use]
+    pub fn with_scim_max_results(mut self, max_results: u32) -> Self {
+        self.scim_max_results = max_results.clamp(1, equip_domain::person_query::PAGE_SIZE_LIMIT);
+        self
+    }
+
+    /// The largest page of a SCIM list or search (default
+    /// [`equip_domain::person_query::MAX_PAGE_SIZE`]).
+    #[must_use]
+    pub fn scim_max_results(&self) -> u32 {
+        self.scim_max_results
     }
 
     /// The same state with links based on `public_url`.

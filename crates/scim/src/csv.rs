@@ -29,9 +29,9 @@
 //! [`CsvUpload::parse`] checks the whole file in one cheap pass before any row
 //! is handed out: at most [`MAX_CSV_BYTES`], UTF-8 only ([`CsvError::NotUtf8`]
 //! says at which byte, line and row), an optional UTF-8 BOM, the header row
-//! ([`COLUMNS`], in order; names compared case-insensitively, surrounding
-//! spaces ignored; otherwise [`CsvError::Header`] naming the first wrong
-//! column), and at most [`MAX_CSV_ROWS`] data rows ([`CsvError::TooManyRows`],
+//! ([`COLUMNS`], in order, optionally followed by [`START_DATE`]; names
+//! compared case-insensitively, surrounding spaces ignored; otherwise
+//! [`CsvError::Header`] naming the first wrong column), and at most [`MAX_CSV_ROWS`] data rows ([`CsvError::TooManyRows`],
 //! 413). [`CsvUpload::operations`] then reads the file a second time and yields
 //! one [`CsvRow`] per data row, lazily: memory stays bounded by one record and
 //! one user, whatever the file size, and the caller takes the rows in chunks of
@@ -62,6 +62,7 @@
 //! | `package_slug` | extension `packageId`, through the caller's slug resolver |
 //! | `send_activation_email` | extension `skipUserActivation`: `true`/`yes` → `false`, `false`/`no` → `true`, `null`/empty → not set (case-insensitive) |
 //! | `cpf_number` | extension `cpfNumber` |
+//! | `start_date` (optional 16th column) | extension `startDate` (`YYYY-MM-DD`): the first working day, which a new-joiner reminder needs |
 //!
 //! The address, present only when one of its six columns is not empty, has
 //! `type` `"home"` and `primary` `true`: the address in an equipment roster is
@@ -75,12 +76,13 @@
 //!
 //! | problem | status | `scimType` |
 //! |---|---|---|
-//! | not 15 fields | 400 | `invalidSyntax` |
+//! | not as many fields as the header (15, or 16 with `start_date`) | 400 | `invalidSyntax` |
 //! | `id` not a UUID | 400 | `invalidValue` |
 //! | `email` empty | 400 | `invalidValue` |
 //! | `package_slug` unknown to the resolver | 404 (as the single-user endpoints answer a `packageId` outside the organization) | none |
 //! | `send_activation_email` not one of the accepted words | 400 | `invalidValue` |
 //! | `country_code` `BR` (any case) and `cpf_number` empty | 400 | `invalidValue` |
+//! | `start_date` not a date `YYYY-MM-DD` | 400 | `invalidValue` |
 //!
 //! Only these are checked here; everything else (an email that does not look
 //! like one, CPF check digits, uniqueness) is checked by the domain when the
@@ -91,6 +93,7 @@
 
 use crate::user::{ScimAddress, ScimEmail, ScimName, ScimPhoneNumber, ScimUser, ScimUserExtension};
 use ::csv::{ReaderBuilder, StringRecord};
+use chrono::NaiveDate;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -103,7 +106,8 @@ pub const MAX_CSV_BYTES: usize = 10 * 1024 * 1024;
 /// Largest accepted number of data rows (docs/scim.md, "CSV upload").
 pub const MAX_CSV_ROWS: usize = 50_000;
 
-/// The header row's columns, in order (docs/scim.md, "CSV upload").
+/// The header row's columns, in order (docs/scim.md, "CSV upload"); a 16th,
+/// [`START_DATE`], may follow them.
 pub const COLUMNS: [&str; 15] = [
     "id",
     "forename",
@@ -122,6 +126,29 @@ pub const COLUMNS: [&str; 15] = [
     "cpf_number",
 ];
 
+/// The optional column after [`COLUMNS`]: the first working day, `YYYY-MM-DD`.
+pub const START_DATE: &str = "start_date";
+
+/// Every column a header may have: [`COLUMNS`], then [`START_DATE`].
+const ALL_COLUMNS: [&str; 16] = [
+    COLUMNS[0],
+    COLUMNS[1],
+    COLUMNS[2],
+    COLUMNS[3],
+    COLUMNS[4],
+    COLUMNS[5],
+    COLUMNS[6],
+    COLUMNS[7],
+    COLUMNS[8],
+    COLUMNS[9],
+    COLUMNS[10],
+    COLUMNS[11],
+    COLUMNS[12],
+    COLUMNS[13],
+    COLUMNS[14],
+    START_DATE,
+];
+
 const ID: usize = 0;
 const FORENAME: usize = 1;
 const SURNAME: usize = 2;
@@ -137,6 +164,7 @@ const POSTAL_CODE: usize = 11;
 const PHONE_NUMBER: usize = 12;
 const SEND_ACTIVATION_EMAIL: usize = 13;
 const CPF_NUMBER: usize = 14;
+const START_DATE_CELL: usize = 15;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -164,7 +192,8 @@ pub enum CsvError {
     /// The file is empty: no header row (400).
     #[error("the file is empty; its first row must be the header: {}", COLUMNS.join(","))]
     MissingHeader,
-    /// The header row is not [`COLUMNS`] (400): the first wrong column.
+    /// The header row is not [`COLUMNS`], optionally followed by
+    /// [`START_DATE`] (400): the first wrong column.
     #[error("{}", header_message(*.position, *.expected, .found.as_deref()))]
     Header {
         /// 1-based position of the first wrong column.
@@ -205,7 +234,11 @@ fn header_message(position: usize, expected: Option<&str>, found: Option<&str>) 
             format!("header column {position}: expected {expected:?}, found no column")
         }
         (None, found) => format!(
-            "header column {position}: expected no more columns after cpf_number, found {:?}",
+            "header column {position}: expected no more columns after {}, found {:?}",
+            position
+                .checked_sub(2)
+                .and_then(|i| ALL_COLUMNS.get(i))
+                .unwrap_or(&START_DATE),
             found.unwrap_or_default()
         ),
     }
@@ -324,6 +357,8 @@ pub struct CsvUpload<'a> {
     data: &'a [u8],
     /// Non-blank data rows.
     rows: usize,
+    /// Columns of the header: 15, or 16 with [`START_DATE`].
+    columns: usize,
 }
 
 impl<'a> CsvUpload<'a> {
@@ -356,7 +391,7 @@ impl<'a> CsvUpload<'a> {
         if !next_non_blank(&mut reader, &mut record)? {
             return Err(CsvError::MissingHeader);
         }
-        check_header(&record)?;
+        let columns = check_header(&record)?;
         let mut rows = 0;
         while next_non_blank(&mut reader, &mut record)? {
             rows += 1;
@@ -367,7 +402,11 @@ impl<'a> CsvUpload<'a> {
                 max: MAX_CSV_ROWS,
             });
         }
-        Ok(Self { data, rows })
+        Ok(Self {
+            data,
+            rows,
+            columns,
+        })
     }
 
     /// The number of data rows: as many as [`CsvUpload::operations`] yields.
@@ -393,6 +432,7 @@ impl<'a> CsvUpload<'a> {
             record,
             row: 0,
             rows: self.rows,
+            columns: self.columns,
             packages,
             failed: false,
         }
@@ -405,6 +445,7 @@ pub struct CsvOperations<'a, F> {
     record: StringRecord,
     row: usize,
     rows: usize,
+    columns: usize,
     packages: F,
     failed: bool,
 }
@@ -432,7 +473,12 @@ where
             Ok(false) => None,
             Ok(true) => {
                 self.row += 1;
-                Some(convert(self.row, &self.record, &self.packages))
+                Some(convert(
+                    self.row,
+                    &self.record,
+                    self.columns,
+                    &self.packages,
+                ))
             }
             Err(err) => {
                 // Not reachable after `parse` read the same bytes; fail this row
@@ -489,7 +535,9 @@ fn next_non_blank(
     }
 }
 
-fn check_header(record: &StringRecord) -> Result<(), CsvError> {
+/// Checks the header row; the number of its columns (15, or 16 with
+/// [`START_DATE`]).
+fn check_header(record: &StringRecord) -> Result<usize, CsvError> {
     for (i, expected) in COLUMNS.iter().enumerate() {
         match record.get(i).map(str::trim) {
             Some(found) if found.eq_ignore_ascii_case(expected) => {}
@@ -502,10 +550,21 @@ fn check_header(record: &StringRecord) -> Result<(), CsvError> {
             }
         }
     }
-    match record.get(COLUMNS.len()) {
-        None => Ok(()),
+    let columns = match record.get(COLUMNS.len()).map(str::trim) {
+        None => return Ok(COLUMNS.len()),
+        Some(found) if found.eq_ignore_ascii_case(START_DATE) => ALL_COLUMNS.len(),
+        Some(found) => {
+            return Err(CsvError::Header {
+                position: COLUMNS.len() + 1,
+                expected: Some(START_DATE),
+                found: Some(found.to_owned()),
+            })
+        }
+    };
+    match record.get(columns) {
+        None => Ok(columns),
         Some(extra) => Err(CsvError::Header {
-            position: COLUMNS.len() + 1,
+            position: columns + 1,
             expected: None,
             found: Some(extra.trim().to_owned()),
         }),
@@ -561,7 +620,7 @@ fn street_address(line1: Option<&str>, line2: Option<&str>) -> Option<String> {
     Some(joined.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
-fn convert<F>(row: usize, record: &StringRecord, packages: &F) -> CsvRow
+fn convert<F>(row: usize, record: &StringRecord, columns: usize, packages: &F) -> CsvRow
 where
     F: Fn(&str) -> Option<String>,
 {
@@ -587,7 +646,7 @@ where
             detail,
         })
     };
-    if record.len() != COLUMNS.len() {
+    if record.len() != columns {
         return fail(
             None,
             "POST",
@@ -595,8 +654,7 @@ where
             400,
             Some(ScimType::InvalidSyntax),
             format!(
-                "expected {} fields (the header's columns), found {}",
-                COLUMNS.len(),
+                "expected {columns} fields (the header's columns), found {}",
                 record.len()
             ),
         );
@@ -625,7 +683,7 @@ where
     };
     let invalid = |column: usize, message: String| {
         fail(
-            Some(COLUMNS[column]),
+            Some(ALL_COLUMNS[column]),
             method,
             path.clone(),
             400,
@@ -671,8 +729,22 @@ where
         );
     }
 
+    let start_date = match cell(START_DATE_CELL) {
+        None => None,
+        Some(raw) => match NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+            Ok(date) => Some(date.format("%Y-%m-%d").to_string()),
+            Err(_) => {
+                return invalid(
+                    START_DATE_CELL,
+                    format!("{raw:?} is not a date of the form YYYY-MM-DD"),
+                )
+            }
+        },
+    };
+
     let extension = ScimUserExtension {
         package_id,
+        start_date,
         skip_user_activation,
         cpf_number: cpf_number.map(str::to_owned),
         ..ScimUserExtension::default()

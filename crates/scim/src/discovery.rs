@@ -14,30 +14,43 @@ pub const RESOURCE_TYPE_SCHEMA: &str = "urn:ietf:params:scim:schemas:core:2.0:Re
 /// Schema schema URN.
 pub const SCHEMA_SCHEMA: &str = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 
+/// Where equip's SCIM service is described.
+const DOCUMENTATION_URI: &str = "https://github.com/equip/equip/blob/main/docs/scim.md";
+
 fn base(base_url: &str) -> String {
     format!("{}/scim/v2", base_url.trim_end_matches('/'))
 }
 
-/// `/ServiceProviderConfig`.
+/// `/ServiceProviderConfig`; `max_results` is the largest page a list or
+/// search of Users or Groups returns (`equip serve --scim-max-results`).
+///
+/// The authentication scheme is what the gate accepts on `/scim/v2`: an API
+/// key holding the `scim` scope, as a bearer token (`Authorization: Bearer
+/// <key>`, RFC 6750, what identity providers send) or as equip's own
+/// `Authorization: ApiKey <key>`. HTTP Basic is not accepted, so not listed.
 #[must_use]
-pub fn service_provider_config(base_url: &str) -> Value {
+pub fn service_provider_config(base_url: &str, max_results: u32) -> Value {
     json!({
         "schemas": [SPC_SCHEMA],
-        "documentationUri": "https://github.com/equip/equip/blob/main/docs/scim.md",
+        "documentationUri": DOCUMENTATION_URI,
         "patch": {"supported": true},
         "bulk": {
             "supported": true,
             "maxOperations": crate::bulk::MAX_OPERATIONS,
             "maxPayloadSize": crate::bulk::MAX_PAYLOAD_SIZE
         },
-        "filter": {"supported": true, "maxResults": equip_domain::person_query::MAX_PAGE_SIZE},
+        "filter": {"supported": true, "maxResults": max_results},
         "changePassword": {"supported": false},
         "sort": {"supported": true},
         "etag": {"supported": true},
         "authenticationSchemes": [{
-            "type": "httpbasic",
-            "name": "API key",
-            "description": "Authorization: ApiKey <key>, a key of the organization with the scim scope",
+            "type": "oauthbearertoken",
+            "name": "API key as a bearer token",
+            "description": "An equip API key of the organization holding the scim scope, sent as \
+                            Authorization: Bearer <key>; the same key is also accepted as \
+                            Authorization: ApiKey <key>",
+            "specUri": "https://www.rfc-editor.org/rfc/rfc6750",
+            "documentationUri": DOCUMENTATION_URI,
             "primary": true
         }],
         "meta": {
@@ -233,9 +246,14 @@ mod tests {
             types[1]["schemaExtensions"],
             json!([{"schema": schemas::EQUIP_GROUP_EXTENSION, "required": false}])
         );
+        let spc = service_provider_config("http://x", 100);
+        assert_eq!(spc["patch"]["supported"], true);
+        assert_eq!(spc["filter"]["maxResults"], 100);
+        // What the gate accepts: a bearer token, not HTTP Basic.
+        assert_eq!(spc["authenticationSchemes"][0]["type"], "oauthbearertoken");
         assert_eq!(
-            service_provider_config("http://x")["patch"]["supported"],
-            true
+            spc["authenticationSchemes"].as_array().map(Vec::len),
+            Some(1)
         );
     }
 }

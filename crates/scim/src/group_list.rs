@@ -13,14 +13,15 @@
 //! on members would be (400 `invalidFilter`).
 
 use equip_domain::group_query::{
-    GroupField, GroupFilter, GroupQuery, MemberFilter, MAX_PAGE_SIZE, MEMBER_VALUE_KIND,
+    GroupField, GroupFilter, GroupQuery, MemberFilter, MEMBER_VALUE_KIND,
 };
-use equip_domain::person_query::CompareOp as DCompareOp;
+use equip_domain::person_query::{CompareOp as DCompareOp, FilterValue};
 
 use crate::filter::{parse_filter, AttrPath, Filter};
 use crate::group_schema::GROUP_RESOURCE;
 use crate::list::{condition, filter_err, Cond, ListError, ListInputs};
 use crate::resource_schema::Schema;
+use crate::user::TIMESTAMP_DIGITS;
 
 /// What a filter's attribute names.
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +129,10 @@ pub fn to_group_filter(f: &Filter) -> Result<GroupFilter, ListError> {
         },
         Filter::Compare(path, o, v) => match group_field(path)? {
             Field::Group(g) => match condition(path, g.kind(), *o, v)? {
+                // Times compare as shown (milliseconds), not as stored.
+                Cond::Compare(o, FilterValue::Time(t)) => {
+                    GroupFilter::time_as_shown(g, o, t, TIMESTAMP_DIGITS)
+                }
                 Cond::Compare(o, v) => GroupFilter::Compare(g, o, v),
                 Cond::Present(true) => GroupFilter::Present(g),
                 Cond::Present(false) => GroupFilter::Not(Box::new(GroupFilter::Present(g))),
@@ -178,13 +183,14 @@ fn sort_field(raw: &str) -> Result<GroupField, ListError> {
 }
 
 impl ListInputs {
-    /// The domain query on groups.
+    /// The domain query on groups; its page is at most `max_results` long
+    /// (as [`ListInputs::query`]).
     ///
     /// # Errors
     /// [`ListError::Filter`] for the filter; [`ListError::Param`] for a
     /// non-integer `startIndex` / `count`, an unknown `sortBy` or `sortOrder`.
-    pub fn group_query(&self) -> Result<GroupQuery, ListError> {
-        let (start_index, count) = self.page(MAX_PAGE_SIZE)?;
+    pub fn group_query(&self, max_results: u32) -> Result<GroupQuery, ListError> {
+        let (start_index, count) = self.page(max_results)?;
         let filter = match self.filter.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(raw) => Some(parse_group_filter(raw)?),

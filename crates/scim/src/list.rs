@@ -8,11 +8,12 @@ use serde_json::{json, Value};
 
 use equip_domain::person_query::{
     check_filter_text, CompareOp as DCompareOp, EmailField, EmailFilter, FieldKind, FilterValue,
-    PersonField, PersonFilter, PersonQuery, SortOrder, MAX_PAGE_SIZE,
+    PersonField, PersonFilter, PersonQuery, SortOrder, PAGE_SIZE_LIMIT,
 };
 
 use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};
 use crate::schemas;
+use crate::user::TIMESTAMP_DIGITS;
 use crate::user_schema::{resolve, Schema};
 
 /// A list input that cannot be used.
@@ -219,6 +220,10 @@ pub fn to_person_filter(f: &Filter) -> Result<PersonFilter, ListError> {
         },
         Filter::Compare(path, o, v) => match person_field(path)? {
             Field::Person(p) => match condition(path, p.kind(), *o, v)? {
+                // Times compare as shown (milliseconds), not as stored.
+                Cond::Compare(o, FilterValue::Time(t)) => {
+                    PersonFilter::time_as_shown(p, o, t, TIMESTAMP_DIGITS)
+                }
                 Cond::Compare(o, v) => PersonFilter::Compare(p, o, v),
                 Cond::Present(true) => PersonFilter::Present(p),
                 Cond::Present(false) => PersonFilter::Not(Box::new(PersonFilter::Present(p))),
@@ -318,13 +323,14 @@ impl ListInputs {
         }
     }
 
-    /// The domain query.
+    /// The domain query; its page is at most `max_results` long (the
+    /// deployment's `filter.maxResults`, at most [`PAGE_SIZE_LIMIT`]).
     ///
     /// # Errors
     /// [`ListError::Filter`] for the filter; [`ListError::Param`] for a
     /// non-integer `startIndex` / `count`, an unknown `sortBy` or `sortOrder`.
-    pub fn query(&self) -> Result<PersonQuery, ListError> {
-        let (start_index, count) = self.page(MAX_PAGE_SIZE)?;
+    pub fn query(&self, max_results: u32) -> Result<PersonQuery, ListError> {
+        let (start_index, count) = self.page(max_results)?;
         let filter = match self.filter.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(raw) => Some(parse_person_filter(raw)?),
@@ -342,8 +348,10 @@ impl ListInputs {
         })
     }
 
-    /// `startIndex` and `count`, the page at most `max` long.
+    /// `startIndex` and `count`, the page at most `max` long (and never
+    /// longer than [`PAGE_SIZE_LIMIT`]).
     pub(crate) fn page(&self, max: u32) -> Result<(u64, u32), ListError> {
+        let max = max.min(PAGE_SIZE_LIMIT);
         let int = |param: &'static str, raw: &Option<String>| -> Result<Option<i64>, ListError> {
             match raw.as_deref().map(str::trim) {
                 None | Some("") => Ok(None),

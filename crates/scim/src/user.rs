@@ -475,6 +475,22 @@ pub(crate) fn timestamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// The fractional digits of a second [`timestamp`] shows (milliseconds):
+/// filters on `meta.created` and `meta.lastModified` compare stored times at
+/// this precision, so the value a client was shown matches.
+pub(crate) const TIMESTAMP_DIGITS: u16 = 3;
+
+#[cfg(test)]
+#[test]
+fn timestamps_show_timestamp_digits() {
+    let t = DateTime::parse_from_rfc3339("2026-01-02T03:04:05.678901Z")
+        .map(|d| d.with_timezone(&Utc))
+        .unwrap_or_default();
+    let shown = timestamp(t);
+    let fraction = shown.trim_end_matches('Z').rsplit('.').next().unwrap_or("");
+    assert_eq!(fraction.len(), usize::from(TIMESTAMP_DIGITS), "{shown}");
+}
+
 /// The weak entity tag of a version, as `meta.version` and the `ETag`
 /// header show it: `W/"<version>"`.
 #[must_use]

@@ -155,6 +155,13 @@ pub struct ServeArgs {
     /// SCIM list response cache.
     #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", hide = true)]
     pub scim_cache_mib: Option<usize>,
+    /// Largest page of a SCIM list or search of Users and Groups, announced
+    /// as `filter.maxResults` in `/scim/v2/ServiceProviderConfig`; a larger
+    /// `count` gets this many. Identity providers that step `startIndex` by
+    /// the `count` they asked for (Okta asks 100) need at least that
+    /// (docs/scim.md).
+    #[arg(long, env = "EQUIP_SCIM_MAX_RESULTS", default_value_t = equip_domain::person_query::MAX_PAGE_SIZE, value_parser = clap::value_parser!(u32).range(1..=i64::from(equip_domain::person_query::PAGE_SIZE_LIMIT)))]
+    pub scim_max_results: u32,
     /// The base URL of the links equip returns (`Location`, SCIM
     /// `meta.location`), e.g. `https://equip.example.com`. Unset: `http://`
     /// and the request's `Host`.

@@ -7,9 +7,10 @@ use chrono::{DateTime, Utc};
 
 use crate::error::{DomainError, StoreError};
 use crate::group::{effective_package, Group, GroupFields, Member, PersonGroup, MAX_MEMBERS};
-use crate::group_query::{GroupPage, GroupQuery, MAX_PAGE_SIZE};
+use crate::group_query::{GroupPage, GroupQuery};
 use crate::ids::{GroupId, OrganizationId, PackageId, PersonId};
 use crate::person::Person;
+use crate::person_query::PAGE_SIZE_LIMIT;
 use crate::ports::{GroupChange, GroupRepository, GroupWrite};
 use crate::services::people::VersionMismatch;
 
@@ -95,7 +96,7 @@ pub fn get_group(
     ports.find_group(organization, id)?.ok_or_else(not_found)
 }
 
-/// A page of groups; the page size is capped at [`MAX_PAGE_SIZE`] and the
+/// A page of groups; the page size is capped at [`PAGE_SIZE_LIMIT`] and the
 /// start index is at least 1.
 ///
 /// # Errors
@@ -108,7 +109,7 @@ pub fn list_groups(
     if let Some(filter) = &query.filter {
         filter.validate()?;
     }
-    query.count = query.count.min(MAX_PAGE_SIZE);
+    query.count = query.count.min(PAGE_SIZE_LIMIT);
     query.start_index = query.start_index.max(1);
     Ok(ports.list_groups(organization, &query)?)
 }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use crate::error::{DomainError, StoreError};
 use crate::ids::{OrganizationId, PersonId};
 use crate::person::{Person, PersonStatus};
-use crate::person_query::{PersonPage, PersonQuery, MAX_PAGE_SIZE};
+use crate::person_query::{PersonPage, PersonQuery, PAGE_SIZE_LIMIT};
 use crate::ports::{Offboarding, PersonRepository, PersonWrite};
 
 /// The stored version differs from the one the caller expected.
@@ -117,7 +117,7 @@ pub fn get_person(
         .ok_or_else(not_found)
 }
 
-/// A page of provisioned people; the page size is capped at [`MAX_PAGE_SIZE`]
+/// A page of provisioned people; the page size is capped at [`PAGE_SIZE_LIMIT`]
 /// and the start index is at least 1.
 ///
 /// # Errors
@@ -130,7 +130,7 @@ pub fn list_people(
     if let Some(filter) = &query.filter {
         filter.validate()?;
     }
-    query.count = query.count.min(MAX_PAGE_SIZE);
+    query.count = query.count.min(PAGE_SIZE_LIMIT);
     query.start_index = query.start_index.max(1);
     Ok(ports.list_people(organization, &query)?)
 }

@@ -6,20 +6,23 @@ use chrono::{DateTime, Utc};
 use crate::email::reminder_email;
 use crate::error::DomainError;
 use crate::ids::{OrganizationId, OutboxMessageId, PersonId, ReminderId};
-use crate::ports::{PersonRepository, ReminderRepository};
+use crate::ports::{GroupRepository, PersonRepository, ReminderRepository};
 use crate::reminder::{
     check_new_joiner, DeliveryStatus, OutboxMessage, Reminder, ReminderDelivery,
 };
+use crate::services::groups::belonging_of;
 use crate::StoreError;
 
-/// The ports reminders need.
-pub trait ReminderPorts: PersonRepository + ReminderRepository {}
-impl<T: PersonRepository + ReminderRepository> ReminderPorts for T {}
+/// The ports reminders need (groups: a person's package may come from a group).
+pub trait ReminderPorts: PersonRepository + ReminderRepository + GroupRepository {}
+impl<T: PersonRepository + ReminderRepository + GroupRepository> ReminderPorts for T {}
 
 /// Asks for a reminder to the new joiner `person`, sent by `sender` (`None`:
 /// triggered through the API). Stores the reminder and its email (to the
 /// person's primary address, see [`crate::email::reminder_email`]) in one
-/// transaction; a dispatcher delivers it later. Whether the person is a new
+/// transaction; a dispatcher delivers it later. The email names the person's
+/// effective package (their own, else their groups':
+/// [`crate::group::effective_package`]). Whether the person is a new
 /// joiner is judged on the UTC date of `now`.
 ///
 /// # Errors
@@ -46,7 +49,10 @@ pub fn send_reminder(
         }
     }
     check_new_joiner(&person, now.date_naive())?;
-    let package = match person.package_id {
+    let package_id = belonging_of(ports, organization, &[&person])?
+        .remove(&person.id)
+        .and_then(|b| b.effective_package);
+    let package = match package_id {
         Some(id) => ports.find_reminder_package(organization, id)?,
         None => None,
     };
@@ -182,6 +188,41 @@ mod tests {
         assert_eq!(
             list_reminders(&store, f.org.id, joiner.id).unwrap().len(),
             2
+        );
+    }
+
+    #[test]
+    fn the_email_names_the_package_a_group_gives() {
+        use crate::group::GroupFields;
+        use crate::services::groups::create_group;
+        let store = InMemoryStore::default();
+        let f = fixtures::seed(&store);
+        let package = Package {
+            id: PackageId::new(),
+            organization_id: f.org.id,
+            slug: "eng".into(),
+            name: "Engineering Kit".into(),
+        };
+        let joiner = person(f.org.id, "ana@acme.example");
+        {
+            let mut s = store.state();
+            s.packages.push(package.clone());
+            s.people.push(joiner.clone());
+        }
+        let fields = GroupFields {
+            external_id: None,
+            display_name: "Engineering".into(),
+            package_id: Some(package.id),
+            precedence: 1,
+        };
+        let now = Utc::now();
+        create_group(&store, f.org.id, fields, &[joiner.id].into(), now).unwrap();
+        send_reminder(&store, f.org.id, joiner.id, None, now).unwrap();
+        let s = store.state();
+        assert!(
+            s.outbox[0].body_text.contains("Engineering Kit"),
+            "{}",
+            s.outbox[0].body_text
         );
     }
 

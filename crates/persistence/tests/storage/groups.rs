@@ -34,6 +34,7 @@ storage_tests!(
     the_member_limit_counts_the_members_after_the_change,
     concurrent_member_additions_from_two_stores_all_land,
     an_import_writes_groups_and_replaces_their_members,
+    group_times_compare_at_the_millisecond_shown,
 );
 
 // ---------------------------------------------------------------------------
@@ -1195,4 +1196,70 @@ fn an_import_writes_groups_and_replaces_their_members(db: &TestDatabase, store: 
         store.find_group(org.id, eng.id).unwrap().unwrap().version,
         3
     );
+}
+
+/// A group time filter built for the millisecond SCIM shows
+/// (`GroupFilter::time_as_shown`) selects in SQL what the reference
+/// selects; the shown time finds its group.
+fn group_times_compare_at_the_millisecond_shown(_db: &TestDatabase, store: &Store) {
+    let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+    let org = new_org(store, "Timed groups");
+    let mut stored = Vec::new();
+    for (name, created) in [
+        ("Engineering", "2026-03-04T05:06:07.123456Z"),
+        ("Sales", "2026-03-04T05:06:07.124000Z"),
+        ("Support", "2026-03-04T05:06:07.122999Z"),
+    ] {
+        let g = group(&org, name, t(created));
+        store.insert_group(&g, &BTreeSet::new()).unwrap();
+        stored.push(g);
+    }
+    let selected = |filter: &GroupFilter| -> Vec<GroupId> {
+        let query = GroupQuery {
+            filter: Some(filter.clone()),
+            ..GroupQuery::default()
+        };
+        let mut ids: Vec<GroupId> = store
+            .list_groups(org.id, &query)
+            .unwrap()
+            .groups
+            .iter()
+            .map(|g| g.id)
+            .collect();
+        ids.sort();
+        ids
+    };
+    for field in [GroupField::Created, GroupField::LastModified] {
+        for op in [
+            CompareOp::Eq,
+            CompareOp::Ne,
+            CompareOp::Gt,
+            CompareOp::Ge,
+            CompareOp::Lt,
+            CompareOp::Le,
+        ] {
+            for given in [
+                "2026-03-04T05:06:07.122Z",
+                "2026-03-04T05:06:07.123Z",
+                "2026-03-04T05:06:07.1235Z",
+                "2026-03-04T05:06:07.124Z",
+            ] {
+                let filter = GroupFilter::time_as_shown(field, op, t(given), 3);
+                let mut expected: Vec<GroupId> = stored
+                    .iter()
+                    .filter(|g| filter.matches(g, &[]))
+                    .map(|g| g.id)
+                    .collect();
+                expected.sort();
+                assert_eq!(selected(&filter), expected, "{field:?} {op:?} {given}");
+            }
+        }
+    }
+    let eq = GroupFilter::time_as_shown(
+        GroupField::Created,
+        CompareOp::Eq,
+        t("2026-03-04T05:06:07.123Z"),
+        3,
+    );
+    assert_eq!(selected(&eq), [stored[0].id]);
 }

@@ -1,8 +1,12 @@
-//! People: the maintained count of active people.
+//! People: the maintained count of active people; time filters at the
+//! precision SCIM shows.
 
 use crate::support::*;
 
-storage_tests!(unfiltered_people_totals_follow_every_write,);
+storage_tests!(
+    unfiltered_people_totals_follow_every_write,
+    times_compare_at_the_millisecond_shown,
+);
 
 /// The total of an unfiltered people list comes from a count kept by
 /// triggers (`people_active_counts`); after creates, offboardings, a person
@@ -78,3 +82,103 @@ fn unfiltered_people_totals_follow_every_write(db: &TestDatabase, store: &Store)
 // ---------------------------------------------------------------------------
 // Fixtures
 // ---------------------------------------------------------------------------
+
+/// A time filter built for the millisecond SCIM shows
+/// (`PersonFilter::time_as_shown`) selects in SQL exactly what the
+/// reference selects, and a client's `eq` on the time it was shown finds
+/// the person although the stored time has microseconds.
+fn times_compare_at_the_millisecond_shown(_db: &TestDatabase, store: &Store) {
+    use equip_domain::person_query::{CompareOp, PersonField, PersonFilter, PersonQuery};
+    let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+    let org = new_org(store, "Timed");
+    let mut stored = Vec::new();
+    for (i, (created, modified)) in [
+        ("2026-03-04T05:06:07.123456Z", "2026-03-04T05:06:07.999999Z"),
+        ("2026-03-04T05:06:07.124000Z", "2026-03-04T05:06:08.000001Z"),
+        ("2026-03-04T05:06:07.122999Z", "2026-03-04T05:06:07.999000Z"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut p = person(&org, &format!("p{i}@timed.example"));
+        p.created_at = t(created);
+        p.updated_at = t(modified);
+        store.insert_person(&p).unwrap();
+        stored.push(p);
+    }
+    let selected = |filter: &PersonFilter| -> Vec<PersonId> {
+        let query = PersonQuery {
+            filter: Some(filter.clone()),
+            ..PersonQuery::default()
+        };
+        let mut ids: Vec<PersonId> = store
+            .list_people(org.id, &query)
+            .unwrap()
+            .people
+            .iter()
+            .map(|p| p.id)
+            .collect();
+        ids.sort();
+        ids
+    };
+    let ops = [
+        CompareOp::Eq,
+        CompareOp::Ne,
+        CompareOp::Gt,
+        CompareOp::Ge,
+        CompareOp::Lt,
+        CompareOp::Le,
+    ];
+    let givens = [
+        "2026-03-04T05:06:07.122Z",
+        "2026-03-04T05:06:07.123Z",
+        "2026-03-04T05:06:07.1235Z",
+        "2026-03-04T05:06:07.124Z",
+        "2026-03-04T05:06:07.999Z",
+        "2026-03-04T05:06:08Z",
+    ];
+    for field in [PersonField::Created, PersonField::LastModified] {
+        for op in ops {
+            for given in givens {
+                let filter = PersonFilter::time_as_shown(field, op, t(given), 3);
+                let mut expected: Vec<PersonId> = stored
+                    .iter()
+                    .filter(|p| filter.matches(p))
+                    .map(|p| p.id)
+                    .collect();
+                expected.sort();
+                assert_eq!(selected(&filter), expected, "{field:?} {op:?} {given}");
+            }
+        }
+    }
+    // The shown time finds its person only; gt excludes it, le includes it.
+    let shown = |op, given: &str| {
+        selected(&PersonFilter::time_as_shown(
+            PersonField::Created,
+            op,
+            t(given),
+            3,
+        ))
+    };
+    assert_eq!(
+        shown(CompareOp::Eq, "2026-03-04T05:06:07.123Z"),
+        [stored[0].id]
+    );
+    assert!(!shown(CompareOp::Gt, "2026-03-04T05:06:07.123Z").contains(&stored[0].id));
+    assert!(shown(CompareOp::Le, "2026-03-04T05:06:07.123Z").contains(&stored[0].id));
+    let modified = |op, given: &str| {
+        selected(&PersonFilter::time_as_shown(
+            PersonField::LastModified,
+            op,
+            t(given),
+            3,
+        ))
+    };
+    let mut both = vec![stored[0].id, stored[2].id];
+    both.sort();
+    assert_eq!(modified(CompareOp::Eq, "2026-03-04T05:06:07.999Z"), both);
+    assert_eq!(
+        modified(CompareOp::Gt, "2026-03-04T05:06:07.999Z"),
+        [stored[1].id]
+    );
+}

@@ -272,18 +272,66 @@ fn a_wrong_header_names_its_first_wrong_column() {
             found: None
         }
     );
-    // Too long: the extra column.
+    // A 16th column other than start_date.
     let long = format!("{HEADER},notes");
     let err = CsvUpload::parse(long.as_bytes()).unwrap_err();
     assert_eq!(
         err,
         CsvError::Header {
             position: 16,
-            expected: None,
+            expected: Some(START_DATE),
             found: Some("notes".to_owned())
         }
     );
     assert!(err.to_string().contains("column 16"), "{err}");
+    // Too long: a column after start_date.
+    let longer = format!("{HEADER},start_date,notes");
+    let err = CsvUpload::parse(longer.as_bytes()).unwrap_err();
+    assert_eq!(
+        err,
+        CsvError::Header {
+            position: 17,
+            expected: None,
+            found: Some("notes".to_owned())
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains("expected no more columns after start_date"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_optional_start_date_column_sets_the_start_date() {
+    let text = format!(
+        "{HEADER}, Start_Date \n,Ana,Lima,ana@acme.example,,,,,,,,,,,,2026-12-01\n\
+         ,Bia,Reis,bia@acme.example,,,,,,,,,,,,\n\
+         ,Caio,Melo,caio@acme.example,,,,,,,,,,,,01/12/2026\n\
+         ,Davi,Lopes,davi@acme.example,,,,,,,,,,,\n"
+    );
+    let rows = rows_of(text.as_bytes());
+    assert_eq!(rows.len(), 4);
+    assert_eq!(
+        op(&rows[0]).data[schemas::EQUIP_USER_EXTENSION]["startDate"],
+        "2026-12-01"
+    );
+    // Empty: no start date.
+    assert!(op(&rows[1])
+        .data
+        .get(schemas::EQUIP_USER_EXTENSION)
+        .is_none());
+    let err = invalid(&rows[2]);
+    assert_eq!(err.column, Some(START_DATE));
+    assert_eq!(
+        (err.status, err.scim_type),
+        (400, Some(ScimType::InvalidValue))
+    );
+    assert!(err.detail.contains("YYYY-MM-DD"), "{}", err.detail);
+    // With the 16th column in the header, every row has 16 fields.
+    let err = invalid(&rows[3]);
+    assert_eq!((err.column, err.status), (None, 400));
+    assert!(err.detail.contains("expected 16 fields"), "{}", err.detail);
 }
 
 #[test]

@@ -1,4 +1,5 @@
 use super::*;
+use equip_domain::group_query::MAX_PAGE_SIZE;
 use equip_domain::person_query::{FilterValue, SortOrder};
 
 const ADA: &str = "6f1c2f4e-8d1b-4a53-9a43-3c1c8a0f4b11";
@@ -47,7 +48,7 @@ fn group_fields_translate_in_any_case_and_with_the_urn() {
 }
 
 #[test]
-fn times_compare_in_order() {
+fn times_compare_in_order_at_the_millisecond_shown() {
     let f = parse_group_filter(
         r#"meta.lastModified gt "2026-01-01T00:00:00Z" and meta.created le "2026-02-01T00:00:00+01:00""#,
     )
@@ -55,19 +56,33 @@ fn times_compare_in_order() {
     let GroupFilter::And(a, b) = f else {
         panic!("{f:?}")
     };
+    // gt: from the next millisecond on; le: before the next millisecond.
     assert!(matches!(
         *a,
         GroupFilter::Compare(
             GroupField::LastModified,
-            DCompareOp::Gt,
-            FilterValue::Time(_)
-        )
+            DCompareOp::Ge,
+            FilterValue::Time(t)
+        ) if t.to_rfc3339() == "2026-01-01T00:00:00.001+00:00"
     ));
     assert!(matches!(
         *b,
-        GroupFilter::Compare(GroupField::Created, DCompareOp::Le, FilterValue::Time(t))
-            if t.to_rfc3339() == "2026-01-31T23:00:00+00:00"
+        GroupFilter::Compare(GroupField::Created, DCompareOp::Lt, FilterValue::Time(t))
+            if t.to_rfc3339() == "2026-01-31T23:00:00.001+00:00"
     ));
+    // eq: within the millisecond shown.
+    let eq = parse_group_filter(r#"meta.created eq "2026-01-01T00:00:00.250Z""#).unwrap();
+    let GroupFilter::And(from, until) = eq else {
+        panic!("{eq:?}")
+    };
+    assert!(
+        matches!(*from, GroupFilter::Compare(GroupField::Created, DCompareOp::Ge, FilterValue::Time(t))
+        if t.to_rfc3339() == "2026-01-01T00:00:00.250+00:00")
+    );
+    assert!(
+        matches!(*until, GroupFilter::Compare(GroupField::Created, DCompareOp::Lt, FilterValue::Time(t))
+        if t.to_rfc3339() == "2026-01-01T00:00:00.251+00:00")
+    );
     assert!(parse_group_filter(r#"meta.created co "2026""#).is_err());
     assert!(parse_group_filter(r#"meta.created gt "yesterday""#).is_err());
 }
@@ -163,7 +178,7 @@ fn group_queries_sort_and_page() {
         sort_order: Some("Descending".into()),
         ..ListInputs::default()
     }
-    .group_query()
+    .group_query(MAX_PAGE_SIZE)
     .unwrap();
     assert_eq!(q.sort, Some(GroupField::LastModified));
     assert_eq!(q.order, SortOrder::Descending);
@@ -174,7 +189,7 @@ fn group_queries_sort_and_page() {
             sort_by: Some(by.into()),
             ..ListInputs::default()
         };
-        assert!(q.group_query().is_ok(), "{by}");
+        assert!(q.group_query(MAX_PAGE_SIZE).is_ok(), "{by}");
     }
     for by in ["members", "members.value", "userName", "precedence"] {
         let q = ListInputs {
@@ -183,7 +198,7 @@ fn group_queries_sort_and_page() {
         };
         assert!(
             matches!(
-                q.group_query(),
+                q.group_query(MAX_PAGE_SIZE),
                 Err(ListError::Param {
                     param: "sortBy",
                     ..

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used)]
 use super::*;
+use equip_domain::person_query::MAX_PAGE_SIZE;
 
 #[test]
 fn list_text_matches_the_value_form() {
@@ -62,21 +63,29 @@ fn paging_inputs_follow_rfc_7644() {
         count: Some("500".into()),
         ..ListInputs::default()
     }
-    .query()
+    .query(MAX_PAGE_SIZE)
     .unwrap();
     assert_eq!((q.start_index, q.count), (1, 50));
+    // A deployment's cap (`--scim-max-results`), never past the limit.
+    let hundred = ListInputs {
+        count: Some("100".into()),
+        ..ListInputs::default()
+    };
+    assert_eq!(hundred.query(100).unwrap().count, 100);
+    assert_eq!(hundred.query(80).unwrap().count, 80);
+    assert_eq!(ListInputs::default().query(5000).unwrap().count, 1000);
     let q = ListInputs {
         count: Some("-3".into()),
         ..ListInputs::default()
     }
-    .query()
+    .query(MAX_PAGE_SIZE)
     .unwrap();
     assert_eq!(q.count, 0);
     assert!(ListInputs {
         count: Some("ten".into()),
         ..ListInputs::default()
     }
-    .query()
+    .query(MAX_PAGE_SIZE)
     .is_err());
     let q = ListInputs::from_search_body(&json!({
         "schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
@@ -85,7 +94,7 @@ fn paging_inputs_follow_rfc_7644() {
     }))
     .unwrap();
     assert_eq!(q.attributes.as_deref(), Some("userName,emails"));
-    let query = q.query().unwrap();
+    let query = q.query(MAX_PAGE_SIZE).unwrap();
     assert_eq!((query.start_index, query.count), (2, 10));
     assert_eq!(query.sort, Some(PersonField::UserName));
     assert_eq!(query.order, SortOrder::Descending);

@@ -236,7 +236,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         })
         .with_public_url(public_url)
         .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms))
-        .with_rate_limit(equip_http::RateLimit::per_second(args.rate_limit));
+        .with_rate_limit(equip_http::RateLimit::per_second(args.rate_limit))
+        .with_scim_max_results(args.scim_max_results);
     if let Some((_, registry, _)) = &metrics {
         state = state.with_metrics(Arc::clone(registry));
     }

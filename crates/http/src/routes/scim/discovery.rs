@@ -11,6 +11,7 @@ use equip_scim::list::list_response;
 use super::{base_url, scim_response};
 use crate::auth::Authenticated;
 use crate::error::{Area, HttpError};
+use crate::state::AppState;
 
 fn not_found(what: &str) -> HttpError {
     HttpError::new(
@@ -24,11 +25,12 @@ fn not_found(what: &str) -> HttpError {
 /// `GET /scim/v2/ServiceProviderConfig`.
 pub async fn service_provider_config(
     _key: Authenticated,
+    state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
     Ok(scim_response(
         StatusCode::OK,
-        &discovery::service_provider_config(&base_url(&req)),
+        &discovery::service_provider_config(&base_url(&req), state.scim_max_results()),
     ))
 }
 

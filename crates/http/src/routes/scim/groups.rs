@@ -181,7 +181,9 @@ async fn run_list(
     inputs: ListInputs,
     base: String,
 ) -> Result<HttpResponse, HttpError> {
-    let query = inputs.group_query().map_err(list_error)?;
+    let query = inputs
+        .group_query(state.scim_max_results())
+        .map_err(list_error)?;
     let start = query.start_index;
     let body = run(state, key, move |ports, org| {
         let (total, resources) = render_page(ports, org, query, &inputs, &base)?;

@@ -55,8 +55,9 @@ pub async fn search(
         sort_by: None,
         ..inputs.clone()
     };
-    let users = or_unsorted(inputs.query(), || unsorted.query());
-    let groups = or_unsorted(inputs.group_query(), || unsorted.group_query());
+    let max = state.scim_max_results();
+    let users = or_unsorted(inputs.query(max), || unsorted.query(max));
+    let groups = or_unsorted(inputs.group_query(max), || unsorted.group_query(max));
     // A filter naming what only one type has selects from that type; an
     // error of both (a syntax error, an attribute neither has) is the answer.
     let (users, groups): (Option<PersonQuery>, Option<GroupQuery>) = match (users, groups) {

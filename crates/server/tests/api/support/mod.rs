@@ -202,6 +202,14 @@ impl TestApp {
         self
     }
 
+    /// The same application with SCIM pages of up to `max_results`
+    /// (`equip serve --scim-max-results`).
+    #[must_use]
+    pub fn with_scim_max_results(mut self, max_results: u32) -> Self {
+        self.state = self.state.with_scim_max_results(max_results);
+        self
+    }
+
     /// The test database.
     pub fn db(&self) -> &TestDatabase {
         &self._db
