@@ -112,6 +112,14 @@ pub trait WebhookQueue: Send + Sync {
         progress: &WebhookProgress,
     ) -> StoreResult<bool>;
 
+    /// Whether the webhook `id` still exists under the lease `lease` (a
+    /// cheap read by primary key). A dispatcher asks before each delivery,
+    /// so that none starts after a DELETE was answered.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn webhook_still_leased(&self, id: WebhookId, lease: DateTime<Utc>) -> StoreResult<bool>;
+
     /// Deletes delivery attempts made before `cutoff`, at most `limit`.
     /// Returns how many it deleted.
     ///

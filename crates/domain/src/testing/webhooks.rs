@@ -197,6 +197,14 @@ impl crate::ports::WebhookQueue for InMemoryStore {
         Ok(true)
     }
 
+    fn webhook_still_leased(&self, id: WebhookId, lease: DateTime<Utc>) -> StoreResult<bool> {
+        Ok(self
+            .state()
+            .webhooks
+            .iter()
+            .any(|w| w.id == id && w.claimed_until == Some(lease)))
+    }
+
     fn prune_webhook_attempts(&self, cutoff: DateTime<Utc>, limit: usize) -> StoreResult<usize> {
         let mut s = self.state();
         let mut deleted = 0;

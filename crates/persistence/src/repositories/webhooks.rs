@@ -469,6 +469,19 @@ impl WebhookQueue for Store {
         })
     }
 
+    fn webhook_still_leased(&self, id: WebhookId, lease: DateTime<Utc>) -> StoreResult<bool> {
+        let id = id.to_string();
+        let lease = db_time(lease);
+        self.read("webhook", |c| {
+            Ok(on_inner!(c, |c| diesel::select(diesel::dsl::exists(
+                webhooks::table
+                    .filter(webhooks::id.eq(&id))
+                    .filter(webhooks::claimed_until.eq(Some(lease)))
+            ))
+            .get_result::<bool>(c))?)
+        })
+    }
+
     fn prune_webhook_attempts(&self, cutoff: DateTime<Utc>, limit: usize) -> StoreResult<usize> {
         let cutoff = db_time(cutoff);
         let limit = i64::try_from(limit.max(1)).unwrap_or(i64::MAX);

@@ -362,6 +362,11 @@ impl WebhookDispatcher {
                 if Utc::now() + margin >= h.token && !self.write(h, None, false)? {
                     return Ok(());
                 }
+                // Deleted meanwhile (or its lease lost): no delivery starts
+                // after a DELETE was answered.
+                if !self.store.webhook_still_leased(h.webhook.id, h.token)? {
+                    return Ok(());
+                }
                 match self.attempt(h, event) {
                     Step::Next => {}
                     Step::Stop { disable } => return self.write(h, disable, true).map(drop),

@@ -33,6 +33,7 @@ on_both_backends!(
     types_select_the_events_delivered,
     concurrent_creates_stop_at_the_limit,
     a_failed_delivery_logs_the_host_never_the_url,
+    no_delivery_starts_after_a_delete_is_answered,
 );
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -701,5 +702,40 @@ async fn a_failed_delivery_logs_the_host_never_the_url(app: TestApp) {
     assert!(
         !error.contains("TOKEN") && !error.contains("/hook"),
         "{log:?}"
+    );
+}
+
+/// A webhook with many events to deliver to a receiver that takes 20 ms an
+/// answer is deleted mid-delivery: after the 204, at most the delivery
+/// already under way arrives (before, 3–4 more started within 0.7 s: the
+/// dispatcher noticed the delete only when it next saved its progress).
+async fn no_delivery_starts_after_a_delete_is_answered(app: TestApp) {
+    let app = app.allowing_private_webhooks();
+    let w = app.world();
+    let receiver = Receiver::start(|_| Reply::SlowStatus(204, Duration::from_millis(20)));
+    let hook = create_webhook(&app, &w.a, &receiver.url, json!([])).await;
+    for i in 0..60 {
+        create_item(&app, &format!("DELETED-{i}")).await;
+    }
+    let _running = dispatcher(
+        &app,
+        WebhookOptions {
+            flush_interval: Duration::from_secs(5),
+            ..fast()
+        },
+    );
+    receiver.wait_for(3, WAIT);
+    let id = hook["id"].as_str().unwrap();
+    let (status, _) = app
+        .call(w.a.delete(&format!("/api/v1/webhooks/{id}")))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let at_delete = receiver.received().len();
+    std::thread::sleep(Duration::from_millis(700));
+    let after = receiver.received().len();
+    assert!(
+        after <= at_delete + 1,
+        "{} deliveries arrived after the DELETE was answered",
+        after - at_delete
     );
 }
