@@ -13,7 +13,7 @@ pub enum PersistenceError {
     /// The database URL is empty, names an unsupported scheme, looks like a
     /// mistyped one, or has a user name or password that is not
     /// percent-encoded (the message never quotes it).
-    #[error("unsupported database URL: {0}")]
+    #[error("invalid database URL: {0}")]
     InvalidUrl(String),
     /// The directory of a SQLite database file does not exist (equip creates
     /// the file, never its directory: a typo in the path must not start an
