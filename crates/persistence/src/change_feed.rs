@@ -276,7 +276,9 @@ fn listen(url: &str, memo: &Weak<Memo>) {
 }
 
 fn connect(url: &str) -> Result<PgConnection, String> {
-    let mut conn = PgConnection::establish(url).map_err(|e| e.to_string())?;
+    // libpq's message may quote parts of the URL: never its password.
+    let mut conn = PgConnection::establish(url)
+        .map_err(|e| crate::database_url::Secrets::of(url).scrub(&e.to_string()))?;
     diesel::sql_query("SET application_name = 'equip-change-feed'")
         .execute(&mut conn)
         .map_err(|e| e.to_string())?;

@@ -12,6 +12,7 @@ use diesel::r2d2::{CustomizeConnection, Error as PoolError, ManageConnection, R2
 use diesel::sqlite::SqliteConnection;
 use diesel::Connection;
 
+use crate::database_url::{self, Secrets};
 use crate::error::PersistenceError;
 
 /// One connection to either backend. Most queries run on the enum itself
@@ -81,8 +82,11 @@ pub(crate) enum Target {
 impl Target {
     pub(crate) fn parse(database_url: &str) -> Result<Self, PersistenceError> {
         let url = database_url.trim();
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            return Ok(Self::Postgres(url.to_owned()));
+        for scheme in ["postgres://", "postgresql://"] {
+            if let Some(rest) = url.strip_prefix(scheme) {
+                database_url::check_postgres(rest)?;
+                return Ok(Self::Postgres(url.to_owned()));
+            }
         }
         let path = if let Some(rest) = url.strip_prefix("sqlite://") {
             rest
@@ -92,6 +96,8 @@ impl Target {
             return Err(PersistenceError::InvalidUrl(format!(
                 "unsupported scheme '{scheme}://'; use postgres://, postgresql://, sqlite:// or a file path"
             )));
+        } else if let Some(why) = database_url::mistyped_scheme(url) {
+            return Err(PersistenceError::InvalidUrl(why));
         } else {
             url
         };
@@ -110,21 +116,18 @@ impl Target {
         }
     }
 
-    /// Creates the parent directory of a SQLite file (SQLite creates the file).
-    pub(crate) fn prepare(&self) -> Result<(), PersistenceError> {
+    /// Refuses a SQLite file whose directory does not exist: a typo in the
+    /// path must not start an empty database elsewhere (which looks like lost
+    /// data). SQLite creates the file itself.
+    pub(crate) fn check_directory(&self) -> Result<(), PersistenceError> {
         if let Self::Sqlite(path) = self {
-            // `:memory:`, or an SQLite URI (`file:…?mode=ro`): nothing to create.
+            // `:memory:`, or an SQLite URI (`file:…?mode=ro`): no directory to check.
             if path == ":memory:" || path.starts_with("file:") {
                 return Ok(());
             }
             if let Some(dir) = Path::new(path).parent() {
-                if !dir.as_os_str().is_empty() && !dir.exists() {
-                    std::fs::create_dir_all(dir).map_err(|source| {
-                        PersistenceError::CreateDirectory {
-                            path: PathBuf::from(dir),
-                            source,
-                        }
-                    })?;
+                if !dir.as_os_str().is_empty() && !dir.is_dir() {
+                    return Err(PersistenceError::MissingDirectory(PathBuf::from(dir)));
                 }
             }
         }
@@ -170,11 +173,90 @@ pub(crate) use crate::error::connection_lost;
 pub(crate) struct Manager {
     target: Target,
     losses: std::sync::Arc<Losses>,
+    /// The URL's passwords, removed from libpq's messages.
+    secrets: Secrets,
 }
 
 impl Manager {
     pub(crate) fn new(target: Target, losses: std::sync::Arc<Losses>) -> Self {
-        Self { target, losses }
+        let secrets = match &target {
+            Target::Postgres(url) => Secrets::of(url),
+            Target::Sqlite(_) => Secrets::default(),
+        };
+        Self {
+            target,
+            losses,
+            secrets,
+        }
+    }
+
+    /// A connection error without the URL's passwords (libpq quotes parts of
+    /// the URL it cannot read).
+    fn scrubbed(&self, err: diesel::ConnectionError) -> diesel::ConnectionError {
+        use diesel::ConnectionError as E;
+        match err {
+            E::BadConnection(m) => E::BadConnection(self.secrets.scrub(&m)),
+            E::InvalidConnectionUrl(m) => E::InvalidConnectionUrl(self.secrets.scrub(&m)),
+            other => other,
+        }
+    }
+}
+
+/// The pool's error handler (r2d2's default logs every failed attempt at
+/// ERROR: an unreachable database printed the same line four times before
+/// the command said it once more). Until the pool has opened a connection,
+/// nothing is logged: the failure reaches the caller (`Store::connect`, the
+/// first checkout) as an error, which says it once. After that (the database
+/// went away under a running server), a failure is logged when it differs
+/// from the last one logged, and the recovery once.
+#[derive(Debug, Default)]
+pub(crate) struct ConnectFailures {
+    /// A connection has been opened.
+    opened: std::sync::atomic::AtomicBool,
+    /// The failure last logged, until a connection opens again.
+    logged: std::sync::Mutex<Option<String>>,
+}
+
+impl ConnectFailures {
+    /// A connection was opened (and set up).
+    fn opened(&self) {
+        self.opened
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut logged = self
+            .logged
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if logged.take().is_some() {
+            log::info!("database connections open again");
+        }
+    }
+
+    /// Opening a connection failed with `message` (passwords already removed).
+    /// Whether it was logged.
+    fn failed(&self, message: &str) -> bool {
+        if !self.opened.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        let mut logged = self
+            .logged
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if logged.as_deref() == Some(message) {
+            return false;
+        }
+        log::error!("cannot open a database connection (retrying): {message}");
+        *logged = Some(message.to_owned());
+        true
+    }
+}
+
+/// [`ConnectFailures`] as the pool's error handler.
+#[derive(Debug)]
+pub(crate) struct FailureHandler(pub(crate) std::sync::Arc<ConnectFailures>);
+
+impl diesel::r2d2::HandleError<PoolError> for FailureHandler {
+    fn handle_error(&self, error: PoolError) {
+        self.0.failed(&error.to_string());
     }
 }
 
@@ -227,7 +309,7 @@ impl ManageConnection for Manager {
                 .map_err(PoolError::ConnectionError)?,
             Target::Postgres(url) => PgConnection::establish(url)
                 .map(DbConnection::Postgres)
-                .map_err(PoolError::ConnectionError)?,
+                .map_err(|e| PoolError::ConnectionError(self.scrubbed(e)))?,
         };
         Ok(Pooled {
             conn,
@@ -308,9 +390,11 @@ pub(crate) fn register_sqlite_functions(c: &mut SqliteConnection) -> diesel::Que
 
 /// Applies [`SQLITE_PRAGMAS`] to each SQLite connection the pool opens, and
 /// registers the application's SQL functions on it
-/// ([`register_sqlite_functions`]).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct SqlitePragmas;
+/// ([`register_sqlite_functions`]); then counts the connection, of either
+/// backend, as opened ([`ConnectFailures`]: a SQLite file that is not a
+/// database opens, and fails only here).
+#[derive(Debug, Clone)]
+pub(crate) struct SqlitePragmas(pub(crate) std::sync::Arc<ConnectFailures>);
 
 impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut Pooled) -> Result<(), PoolError> {
@@ -319,6 +403,7 @@ impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
                 .map_err(PoolError::QueryError)?;
             register_sqlite_functions(c).map_err(PoolError::QueryError)?;
         }
+        self.0.opened();
         Ok(())
     }
 }

@@ -10,18 +10,20 @@ use equip_domain::StoreError;
 /// What can go wrong while opening or migrating a [`crate::Store`].
 #[derive(Debug, thiserror::Error)]
 pub enum PersistenceError {
-    /// The database URL is empty or names an unsupported scheme.
-    #[error("unsupported database URL: {0}")]
+    /// The database URL is empty, names an unsupported scheme, looks like a
+    /// mistyped one, or has a user name or password that is not
+    /// percent-encoded (the message never quotes it).
+    #[error("invalid database URL: {0}")]
     InvalidUrl(String),
-    /// The directory for a new SQLite database file could not be created.
-    #[error("cannot create the directory {path} for the SQLite database: {source}")]
-    CreateDirectory {
-        /// The directory.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The directory of a SQLite database file does not exist (equip creates
+    /// the file, never its directory: a typo in the path must not start an
+    /// empty database elsewhere).
+    #[error(
+        "the directory {} of the SQLite database does not exist: create it, or correct the \
+         path (equip creates the database file on first start, but not its directory)",
+        .0.display()
+    )]
+    MissingDirectory(PathBuf),
     /// The pool could not open its first connection (server down, bad
     /// credentials, unreadable file, ...).
     #[error("cannot connect to the database: {0}")]

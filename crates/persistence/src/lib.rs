@@ -5,8 +5,9 @@
 //!
 //! - [`Store::connect`] opens an r2d2 pool; the URL picks the backend
 //!   (`postgres://` / `postgresql://` → PostgreSQL; `sqlite://path`,
-//!   `sqlite:path` or a plain path → SQLite, file and directory created when
-//!   missing). Every SQLite connection runs `PRAGMA busy_timeout = 5000;
+//!   `sqlite:path` or a plain path → SQLite, the file created when missing, in
+//!   a directory that must exist; a mistyped scheme such as `postgres//host/db`
+//!   is refused, not taken for a path). Every SQLite connection runs `PRAGMA busy_timeout = 5000;
 //!   journal_mode = WAL; foreign_keys = ON; synchronous = NORMAL`.
 //! - [`Store::run_migrations`] applies the embedded migrations of the backend
 //!   (`migrations/sqlite` or `migrations/postgres`, kept equivalent).
@@ -42,6 +43,7 @@
 
 mod change_feed;
 mod connection;
+mod database_url;
 mod error;
 mod events;
 mod group_filter;
@@ -59,6 +61,7 @@ mod store;
 pub mod test_support;
 
 pub use connection::Backend;
+pub use database_url::redact_url;
 pub use error::PersistenceError;
 pub use events::events_written;
 pub use models::fold_case;

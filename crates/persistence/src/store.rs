@@ -15,7 +15,8 @@ use equip_domain::error::StoreResult;
 
 use crate::change_feed::Memo;
 use crate::connection::{
-    write_transaction, Backend, DbConnection, Losses, Manager, SqlitePragmas, Target,
+    write_transaction, Backend, ConnectFailures, DbConnection, FailureHandler, Losses, Manager,
+    SqlitePragmas, Target,
 };
 use crate::error::{DbError, DbResult, PersistenceError};
 
@@ -170,16 +171,18 @@ struct Checkouts {
 impl Store {
     /// Opens a pool for `database_url` (`postgres://…` / `postgresql://…`, or a
     /// SQLite `sqlite://path`, `sqlite:path` or plain path; a missing SQLite file
-    /// and its directory are created). Waits for one working connection. Does
-    /// not migrate: call [`Store::run_migrations`].
+    /// is created, in a directory that must exist). Waits for one working
+    /// connection. Does not migrate: call [`Store::run_migrations`].
     ///
     /// # Errors
-    /// [`PersistenceError::InvalidUrl`], [`PersistenceError::CreateDirectory`],
+    /// [`PersistenceError::InvalidUrl`] (also for a mistyped scheme such as
+    /// `postgres//host/db`, and for a PostgreSQL user name or password that is
+    /// not percent-encoded), [`PersistenceError::MissingDirectory`],
     /// or [`PersistenceError::Connect`] when no connection could be opened
     /// within `options.connection_timeout`.
     pub fn connect(database_url: &str, options: PoolOptions) -> Result<Store, PersistenceError> {
         let target = Target::parse(database_url)?;
-        target.prepare()?;
+        target.check_directory()?;
         let backend = target.backend();
         let postgres_url = match &target {
             Target::Postgres(url) => Some(url.clone()),
@@ -191,11 +194,13 @@ impl Store {
         }
         .max(1);
         let losses = Arc::new(Losses::default());
+        let failures = Arc::new(ConnectFailures::default());
         let pool = Pool::builder()
             .max_size(max_size)
             .min_idle(Some(options.min_idle))
             .connection_timeout(options.connection_timeout)
-            .connection_customizer(Box::new(SqlitePragmas))
+            .connection_customizer(Box::new(SqlitePragmas(Arc::clone(&failures))))
+            .error_handler(Box::new(FailureHandler(failures)))
             .build(Manager::new(target, Arc::clone(&losses)))
             .map_err(|e| PersistenceError::Connect(e.to_string()))?;
         Ok(Store {

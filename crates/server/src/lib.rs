@@ -4,13 +4,15 @@
 //! commands ([`commands`]), the import document ([`import_document`]) and the
 //! demo data generator ([`demo`]); mail delivery ([`mail`]: the outbox
 //! dispatcher and its transports); log lines ([`logs`]); the store figures of
-//! the metrics ([`metrics`]). `main.rs` only sets up logging, parses the
+//! the metrics ([`metrics`]); the listen addresses of `serve`, bound before
+//! the database is opened ([`listen`]). `main.rs` only sets up logging, parses the
 //! command line and dispatches.
 
 pub mod cli;
 pub mod commands;
 pub mod demo;
 pub mod import_document;
+pub mod listen;
 pub mod logs;
 pub mod mail;
 pub mod metrics;

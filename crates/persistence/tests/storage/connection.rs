@@ -23,34 +23,56 @@ fn sqlite_pragmas_are_set_on_pooled_connections() {
 }
 
 #[test]
-fn sqlite_file_and_directory_are_created() {
+fn sqlite_file_is_created_in_an_existing_directory_only() {
     let db = TestDatabase::sqlite();
-    let nested = std::path::Path::new(db.url())
-        .parent()
-        .unwrap()
-        .join("a/b/equip.db");
-    let url = format!("sqlite://{}", nested.display());
+    let dir = std::path::Path::new(db.url()).parent().unwrap().to_owned();
+    // A directory that does not exist (a typo) is refused by name, not created.
+    let nested = dir.join("a/b/equip.db");
+    let err = Store::connect(
+        &format!("sqlite://{}", nested.display()),
+        equip_persistence::PoolOptions::default(),
+    )
+    .unwrap_err();
+    match &err {
+        equip_persistence::PersistenceError::MissingDirectory(missing) => {
+            assert_eq!(missing, &dir.join("a/b"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err
+        .to_string()
+        .contains(&dir.join("a/b").display().to_string()));
+    assert!(!dir.join("a").exists());
+    // In a directory that exists, the file is created and migrated.
+    let file = dir.join("other.db");
+    let url = format!("sqlite://{}", file.display());
     let store = Store::connect(&url, equip_persistence::PoolOptions::default()).unwrap();
     let applied = store.run_migrations().unwrap();
     assert_eq!(
         applied.first().map(String::as_str),
         Some("2026-11-21-000000_baseline")
     );
-    assert!(nested.exists());
+    assert!(file.exists());
     assert!(store.run_migrations().unwrap().is_empty());
 }
 
 #[test]
 fn unsupported_urls_are_refused() {
-    let err = Store::connect(
+    for url in [
         "mysql://localhost/db",
-        equip_persistence::PoolOptions::default(),
-    )
-    .unwrap_err();
-    assert!(matches!(
-        err,
-        equip_persistence::PersistenceError::InvalidUrl(_)
-    ));
+        // Mistyped schemes: never a SQLite path.
+        "postgres//localhost/db",
+        "postgres:/localhost/db",
+        // A password that is not percent-encoded.
+        "postgres://u:pa@ss%word@localhost/db",
+    ] {
+        let err = Store::connect(url, equip_persistence::PoolOptions::default()).unwrap_err();
+        assert!(
+            matches!(err, equip_persistence::PersistenceError::InvalidUrl(_)),
+            "{url}: {err:?}"
+        );
+        assert!(!err.to_string().contains("ss%word"), "{err}");
+    }
 }
 
 fn write_sessions_commit_each_write_durably(_db: &TestDatabase, store: &Store) {

@@ -7,7 +7,7 @@ use equip_domain::services::admin::{create_organization, issue_api_key};
 
 use super::progress;
 use super::{open, DatabaseConfig};
-use crate::cli::{DemoArgs, DEFAULT_BIND};
+use crate::cli::{DemoArgs, DEFAULT_BIND, DEFAULT_DATABASE_URL};
 use crate::demo::{self, DemoConfig, Generator};
 
 /// Creates the organization, a key with every scope and the data; prints the
@@ -43,16 +43,70 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
         )
     })?;
     super::refresh_statistics(&store);
-    println!("{}", key.secret);
     eprintln!(
-        "demo organization '{}': {}\nkey id: {} (all scopes; the key, printed on stdout, is shown only now)\nimported {}",
+        "demo organization '{}': {}\nkey id: {} (all scopes)\nimported {}",
         org.name.as_str(),
         org.id,
         key.record.id,
         progress::describe(&summary)
     );
+    // Runs as written: `equip` is on no PATH after `cargo run`, so the hint
+    // names this binary by its path, and the database when it is not the
+    // default.
+    let program = shell_word(&program_path());
+    let database = if db.url == DEFAULT_DATABASE_URL {
+        String::new()
+    } else {
+        format!(
+            " --database-url {}",
+            shell_word(&super::redact_url(&db.url))
+        )
+    };
     eprintln!(
-        "try it:\n  KEY=<the key printed on stdout>\n  equip serve &\n  curl -H \"Authorization: ApiKey $KEY\" http://{DEFAULT_BIND}/api/v1/warehouses/{first_warehouse}"
+        "try it, with the key below in $KEY (KEY=$({program}{database} demo) keeps it there):\n  \
+         {program}{database} serve &\n  \
+         curl -H \"Authorization: ApiKey $KEY\" http://{DEFAULT_BIND}/api/v1/warehouses/{first_warehouse}\n\
+         the demo organization's API key (all scopes; shown only now, on stdout):"
     );
+    // The key last, alone on stdout, right under its label: it does not
+    // scroll away behind the summary.
+    println!("{}", key.secret);
     Ok(())
+}
+
+/// The path this binary was started from (`target/release/equip` after
+/// `cargo run --release`), or `equip` when the system cannot say.
+fn program_path() -> String {
+    std::env::current_exe()
+        .ok()
+        .map_or_else(|| "equip".to_owned(), |p| p.display().to_string())
+}
+
+/// `word` as one shell word: as it is when it holds only characters no shell
+/// treats specially, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | ':' | '@' | '+' | ',')
+        });
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn hint_words_are_quoted_for_the_shell() {
+        assert_eq!(
+            shell_word("/home/a/equip/target/release/equip"),
+            "/home/a/equip/target/release/equip"
+        );
+        assert_eq!(shell_word("/home/a b/equip"), "'/home/a b/equip'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+    }
 }

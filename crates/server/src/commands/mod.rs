@@ -70,8 +70,20 @@ pub(crate) fn connect_only(
     options: PoolOptions,
 ) -> anyhow::Result<(Store, String)> {
     let shown = redact_url(&db.url);
-    let store = Store::connect(&db.url, options)
-        .with_context(|| format!("cannot open the database {shown}"))?;
+    let store = match Store::connect(&db.url, options) {
+        Ok(store) => store,
+        // The URL itself is wrong (a mistyped scheme, a password not
+        // percent-encoded): said without repeating it, which may hold a
+        // password where the redaction would not find it.
+        Err(err @ equip_persistence::PersistenceError::InvalidUrl(_)) => {
+            return Err(anyhow::Error::new(err).context("--database-url (DATABASE_URL)"));
+        }
+        Err(err) => {
+            return Err(
+                anyhow::Error::new(err).context(format!("cannot open the database {shown}"))
+            );
+        }
+    };
     Ok((store, shown))
 }
 
@@ -132,23 +144,12 @@ fn open(db: &DatabaseConfig) -> anyhow::Result<Store> {
 }
 
 /// A database URL fit for messages: the password of `scheme://user:password@host`
-/// is replaced by `***`.
+/// (and of a `password=` parameter) is replaced by `***`; a user name or
+/// password that is not percent-encoded is hidden whole
+/// ([`equip_persistence::redact_url`]).
 #[must_use]
 pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let (authority, tail) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
-            None => url.to_owned(),
-        },
-        None => url.to_owned(),
-    }
+    equip_persistence::redact_url(url)
 }
 
 #[cfg(test)]
@@ -164,6 +165,10 @@ mod tests {
         assert_eq!(
             redact_url("postgres://equip@db/equip"),
             "postgres://equip@db/equip"
+        );
+        assert_eq!(
+            redact_url("postgres://equip:pa@ss%word@db/equip"),
+            "postgres://***@db/equip"
         );
         assert_eq!(redact_url("./equip.db"), "./equip.db");
         assert_eq!(redact_url("sqlite://x.db"), "sqlite://x.db");

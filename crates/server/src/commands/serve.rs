@@ -124,8 +124,11 @@ fn removed_options_warning(args: &ServeArgs) -> Option<String> {
 /// message saying why), then runs the HTTP server until it is
 /// stopped (Ctrl-C or SIGTERM: actix shuts down gracefully).
 ///
+/// The listen addresses are bound first ([`crate::listen`]): a malformed
+/// `--bind` or a port in use is refused before the database is touched.
+///
 /// # Errors
-/// When the database cannot be opened or the address cannot be bound.
+/// When the address cannot be bound or the database cannot be opened.
 pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     if let Some(warning) = removed_options_warning(args) {
         log::warn!("{warning}");
@@ -135,6 +138,13 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         None => equip_http::PublicUrl::from_host(),
     }
     .trusting_forwarded_headers(args.trust_forwarded_headers);
+    // The listen addresses first: `--bind 8080` or a port in use is said
+    // before the database is opened, created or migrated.
+    let listeners = crate::listen::bind("--bind", &args.bind)?;
+    let metrics_listeners = match &args.metrics_bind {
+        Some(bind) => Some((bind.clone(), crate::listen::bind("--metrics-bind", bind)?)),
+        None => None,
+    };
     let (store, _applied) = connect_writable(
         db,
         PoolOptions {
@@ -215,14 +225,15 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     let webhooks = start_webhooks(db, args)?;
     // Metrics (`--metrics-bind`): requests counted by the app, the stores'
     // figures read when scraped.
-    let metrics = args.metrics_bind.as_ref().map(|bind| {
+    let metrics = metrics_listeners.map(|(bind, listeners)| {
         let source: Arc<dyn equip_domain::ports::StatsSource> =
             Arc::new(crate::metrics::StoreStats {
                 requests: Arc::clone(&store),
                 background: Arc::clone(&background),
             });
         (
-            bind.clone(),
+            bind,
+            listeners,
             Arc::new(equip_http::metrics::Metrics::new()),
             source,
         )
@@ -238,7 +249,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms))
         .with_rate_limit(equip_http::RateLimit::per_second(args.rate_limit))
         .with_scim_max_results(args.scim_max_results);
-    if let Some((_, registry, _)) = &metrics {
+    if let Some((_, _, registry, _)) = &metrics {
         state = state.with_metrics(Arc::clone(registry));
     }
     let shutdown_timeout = args.shutdown_timeout;
@@ -271,14 +282,17 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             Some(n) => server.workers(n.max(1)),
             None => server,
         };
-        let server = server
-            .bind(&bind)
-            .with_context(|| format!("cannot listen on {bind}"))?;
+        let mut server = server;
+        for listener in listeners {
+            server = server
+                .listen(listener)
+                .with_context(|| format!("cannot listen on {bind}"))?;
+        }
         // The metrics listener: a server of its own (one worker, no
         // signals: it stops when the API server has stopped).
         let metrics_server = match metrics {
-            Some((bind, registry, source)) => {
-                let server = HttpServer::new(move || {
+            Some((bind, listeners, registry, source)) => {
+                let mut server = HttpServer::new(move || {
                     equip_http::metrics::metrics_app(Arc::clone(&registry), Arc::clone(&source))
                 })
                 .workers(1)
@@ -286,9 +300,12 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
                 .disable_signals()
                 .shutdown_timeout(1)
                 .client_request_timeout(CLIENT_REQUEST_TIMEOUT)
-                .keep_alive(KEEP_ALIVE)
-                .bind(&bind)
-                .with_context(|| format!("cannot listen on {bind} (--metrics-bind)"))?;
+                .keep_alive(KEEP_ALIVE);
+                for listener in listeners {
+                    server = server
+                        .listen(listener)
+                        .with_context(|| format!("cannot listen on {bind} (--metrics-bind)"))?;
+                }
                 for addr in server.addrs() {
                     crate::logs::announce(log_format, &format!("equip metrics on http://{addr}"));
                 }
