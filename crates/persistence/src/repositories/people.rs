@@ -202,6 +202,45 @@ fn creates_together<T>(
 }
 
 impl Store {
+    /// People created together whose connection was lost (or whose store
+    /// became unavailable) mid-batch. Their one transaction committed whole
+    /// or not at all, and the commit's answer may be what was lost: which of
+    /// them are stored, under the ids they were written with, is read on a
+    /// fresh connection. Those are reported written; the others are written
+    /// again one at a time (a person the batch refused is refused again, with
+    /// its own reason). So a 201 is never missing for a stored person, nor
+    /// given for one that is not.
+    fn after_a_lost_batch(&self, people: &[Person], cause: &str) -> Vec<StoreResult<()>> {
+        log::warn!(
+            "{} people created together met an unavailable database ({cause}); \
+             checking which were stored",
+            people.len()
+        );
+        let ids: Vec<String> = people.iter().map(|p| p.id.to_string()).collect();
+        let org = people
+            .first()
+            .map(|p| p.organization_id.to_string())
+            .unwrap_or_default();
+        let stored = self.read("person", |c| {
+            Ok(people::table
+                .filter(people::organization_id.eq(&org))
+                .filter(people::id.eq_any(&ids))
+                .select(people::id)
+                .load::<String>(c)?)
+        });
+        let stored: std::collections::HashSet<String> = match stored {
+            Ok(stored) => stored.into_iter().collect(),
+            Err(e) => return people.iter().map(|_| Err(e.clone())).collect(),
+        };
+        insert_one_at_a_time(people, |p| {
+            if stored.contains(&p.id.to_string()) {
+                Ok(())
+            } else {
+                self.insert_person(p)
+            }
+        })
+    }
+
     /// After `n` people were created (committed) on `c`: SQLite checkpoints
     /// the WAL every [`CHECKPOINT_EVERY`] creates of this process; a write
     /// session refreshes the planner's statistics now and then.
@@ -410,6 +449,9 @@ impl PersonRepository for Store {
                 .into_iter()
                 .map(|r| r.map_err(|e| e.into_store("person", DUPLICATE_USER_NAME)))
                 .collect(),
+            Err(equip_domain::StoreError::Unavailable(cause)) => {
+                self.after_a_lost_batch(people, &cause)
+            }
             Err(e) => people.iter().map(|_| Err(e.clone())).collect(),
         }
     }

@@ -627,7 +627,12 @@ async fn every_operation_answers_as_documented(app: TestApp) {
     // Events: the feed (a page, a bad parameter) and the two histories
     // (found, unknown, malformed).
     let events = "/api/v1/events";
-    for uri in ["/api/v1/events?size=2", "/api/v1/events?size=0"] {
+    // ev1.1: a cursor of the earlier form, refused with 410 (resynchronize).
+    for uri in [
+        "/api/v1/events?size=2",
+        "/api/v1/events?size=0",
+        "/api/v1/events?after=ev1.1",
+    ] {
         c.check("GET", events, &app.call_raw(d.a.get(uri)).await);
     }
     for (path, id) in [
