@@ -17,6 +17,8 @@
 //!   template, method and status, and the metrics listener's application.
 //! - [`blocking`]: store calls on the blocking threads; 503 past capacity,
 //!   nothing started for a client that has gone ([`client`]).
+//! - [`shares`]: each organization's share of the store calls (429 past
+//!   it), so that one organization cannot starve the others.
 //! - [`routes`]: one module per resource.
 //! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
 
@@ -34,6 +36,7 @@ pub mod public_url;
 pub mod rate_limit;
 pub mod request_id;
 pub mod routes;
+pub mod shares;
 mod state;
 
 use actix_web::body::MessageBody;
@@ -43,6 +46,7 @@ use actix_web::{web, App};
 pub use limits::Limits;
 pub use public_url::PublicUrl;
 pub use rate_limit::RateLimit;
+pub use shares::Shares;
 pub use state::{AppState, Ports};
 
 /// Largest JSON body accepted on `/api/v1` and `/scim/v2` (except uploads).

@@ -308,16 +308,31 @@ pub(crate) fn register_sqlite_functions(c: &mut SqliteConnection) -> diesel::Que
 
 /// Applies [`SQLITE_PRAGMAS`] to each SQLite connection the pool opens, and
 /// registers the application's SQL functions on it
-/// ([`register_sqlite_functions`]).
+/// ([`register_sqlite_functions`]); on PostgreSQL, sets the pool's statement
+/// time limit, if any.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct SqlitePragmas;
+pub(crate) struct SqlitePragmas {
+    /// PostgreSQL's `statement_timeout` of every connection of the pool
+    /// ([`crate::PoolOptions::statement_timeout`]).
+    pub(crate) statement_timeout: Option<std::time::Duration>,
+}
 
 impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut Pooled) -> Result<(), PoolError> {
-        if let DbConnection::Sqlite(c) = &mut conn.conn {
-            c.batch_execute(SQLITE_PRAGMAS)
-                .map_err(PoolError::QueryError)?;
-            register_sqlite_functions(c).map_err(PoolError::QueryError)?;
+        match &mut conn.conn {
+            DbConnection::Sqlite(c) => {
+                c.batch_execute(SQLITE_PRAGMAS)
+                    .map_err(PoolError::QueryError)?;
+                register_sqlite_functions(c).map_err(PoolError::QueryError)?;
+            }
+            DbConnection::Postgres(c) => {
+                if let Some(limit) = self.statement_timeout {
+                    // 0 would mean no limit: at least a millisecond.
+                    let ms = limit.as_millis().max(1);
+                    c.batch_execute(&format!("SET statement_timeout = {ms}"))
+                        .map_err(PoolError::QueryError)?;
+                }
+            }
         }
         Ok(())
     }

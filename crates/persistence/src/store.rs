@@ -37,15 +37,23 @@ pub struct PoolOptions {
     /// threads, and a process that exits while one of them is in the middle
     /// of a PostgreSQL (TLS) handshake can crash in libc at exit.
     pub min_idle: u32,
+    /// PostgreSQL: the longest one statement of a pooled connection may run
+    /// (`statement_timeout`; `None`: no limit). A statement past it is
+    /// cancelled and its call fails with
+    /// [`equip_domain::StoreError::Unavailable`]. Migrations are not limited.
+    /// SQLite: ignored.
+    pub statement_timeout: Option<Duration>,
 }
 
 impl Default for PoolOptions {
-    /// 16 connections (SQLite: 8), 5 s timeout, one kept idle.
+    /// 16 connections (SQLite: 8), 5 s timeout, one kept idle, no statement
+    /// time limit.
     fn default() -> Self {
         Self {
             max_size: 16,
             connection_timeout: Duration::from_secs(5),
             min_idle: 1,
+            statement_timeout: None,
         }
     }
 }
@@ -212,7 +220,9 @@ impl Store {
             .max_size(max_size)
             .min_idle(Some(options.min_idle))
             .connection_timeout(options.connection_timeout)
-            .connection_customizer(Box::new(SqlitePragmas))
+            .connection_customizer(Box::new(SqlitePragmas {
+                statement_timeout: options.statement_timeout,
+            }))
             .build(Manager::new(target, Arc::clone(&losses)))
             .map_err(|e| PersistenceError::Connect(e.to_string()))?;
         Ok(Store {
@@ -270,6 +280,8 @@ impl Store {
         let started = std::time::Instant::now();
         let got = self.pool.get();
         let waited = started.elapsed();
+        // The web layer's admission counts it as part of the call's wait.
+        equip_domain::waits::note(waited);
         let counts = &self.checkouts;
         counts.wait_nanos.fetch_add(
             u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX),
