@@ -45,7 +45,7 @@ use equip_domain::DomainError;
 
 use crate::client::Client;
 use crate::error::{Area, HttpError};
-use crate::shares::Shares;
+use crate::shares::{Places, ShareTaken, Shares};
 use equip_domain::ids::OrganizationId;
 
 /// The longest a new request may have waited for a blocking thread before
@@ -148,7 +148,11 @@ impl Admission {
     /// every request, as threads are).
     fn connection_waited(&self, for_thread: Duration, new_request: bool, for_connection: Duration) {
         if for_connection >= CONNECTION_WAITED {
-            let for_thread = if new_request { for_thread } else { Duration::ZERO };
+            let for_thread = if new_request {
+                for_thread
+            } else {
+                Duration::ZERO
+            };
             self.record(for_thread.saturating_add(for_connection));
         }
     }
@@ -176,12 +180,6 @@ struct Ticket {
 }
 
 impl Ticket {
-    /// The call's wait for a thread starts now (after the wait for its
-    /// organization's place, which is not the service's).
-    fn restart(&mut self) {
-        self.since = Instant::now();
-    }
-
     /// The call starts: a new request's wait is the admission's latest.
     /// Returns the wait for the thread.
     fn start(&mut self) -> Duration {
@@ -219,17 +217,38 @@ pub(crate) struct RequestScope {
     /// The caller's organization, once the gate has verified the key: the
     /// calls after take its places.
     organization: Arc<OnceLock<OrganizationId>>,
+    /// Set once a call of the request got a place: its later calls are not
+    /// refused (the work before would be wasted), they wait for theirs.
+    placed: Arc<AtomicBool>,
 }
 
 impl RequestScope {
-    pub(crate) fn new(admission: Arc<Admission>, shares: Arc<Shares>, client: Option<Client>) -> Self {
+    pub(crate) fn new(
+        admission: Arc<Admission>,
+        shares: Arc<Shares>,
+        client: Option<Client>,
+    ) -> Self {
         Self {
             admission,
             client,
             admitted: Arc::default(),
             shares,
             organization: Arc::default(),
+            placed: Arc::default(),
         }
+    }
+
+    /// A place of the request's organization for its next call, once the
+    /// gate has verified the key (`None` before): the first may be refused,
+    /// later ones wait.
+    async fn places(&self) -> Result<Option<Places>, ShareTaken> {
+        let Some(org) = self.organization.get() else {
+            return Ok(None);
+        };
+        let bounded = !self.placed.load(Ordering::Relaxed);
+        let places = self.shares.enter(*org, bounded).await?;
+        self.placed.store(true, Ordering::Relaxed);
+        Ok(Some(places))
     }
 
     /// The request is `org`'s: its later store calls take `org`'s places.
@@ -288,26 +307,19 @@ where
     T: Send + 'static,
 {
     let scope = REQUEST.try_with(Clone::clone).ok();
+    // The organization's place, waited for without a thread (and before the
+    // wait for a thread starts: it is the organization's own).
+    let places = match &scope {
+        Some(scope) => scope
+            .places()
+            .await
+            .map_err(|_| HttpError::share_taken(area))?,
+        None => None,
+    };
     let mut ticket = match &scope {
         Some(scope) => Some(scope.ticket().ok_or_else(|| HttpError::overloaded(area))?),
         None => None,
     };
-    // The organization's place, waited for without a thread.
-    let places = match scope
-        .as_ref()
-        .and_then(|s| s.organization.get().map(|org| (&s.shares, *org)))
-    {
-        Some((shares, org)) => Some(
-            shares
-                .enter(org)
-                .await
-                .map_err(|_| HttpError::share_taken(area))?,
-        ),
-        None => None,
-    };
-    if let Some(ticket) = ticket.as_mut() {
-        ticket.restart();
-    }
     let client = scope.and_then(|s| s.client);
     let dropped = Arc::new(AtomicBool::new(false));
     let guard = Dropped(Some(Arc::clone(&dropped)));

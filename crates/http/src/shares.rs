@@ -18,9 +18,11 @@
 //!   thread.
 //!
 //! A call waits for its place without holding a thread or a connection. A
-//! call that cannot get one within the wait bound (`--max-queue-wait-ms`) is
-//! answered 429 with `Retry-After`: only that organization is refused, the
-//! others are unaffected. The place is given back when the call ends, on its
+//! request whose first call cannot get one within the wait bound
+//! (`--max-queue-wait-ms`) is answered 429 with `Retry-After`: only that
+//! organization is refused, the others are unaffected. Once a call of a
+//! request got a place, its later calls wait for theirs as long as it takes
+//! (they wait only for the same organization's calls to end). The place is given back when the call ends, on its
 //! blocking thread, even when the request has gone meanwhile.
 //!
 //! An API key belongs to one organization: what a key may hold is bounded by
@@ -138,16 +140,21 @@ impl Shares {
     }
 
     /// Places for one store call of `org`: the worker's, then the process's,
-    /// within the wait bound.
-    pub(crate) async fn enter(&self, org: OrganizationId) -> Result<Places, ShareTaken> {
-        let deadline = Instant::now() + self.max_wait;
+    /// within the wait bound when `bounded` (else as long as it takes).
+    pub(crate) async fn enter(
+        &self,
+        org: OrganizationId,
+        bounded: bool,
+    ) -> Result<Places, ShareTaken> {
+        let deadline =
+            (bounded && !self.max_wait.is_zero()).then(|| Instant::now() + self.max_wait);
         let taken = ShareTaken;
         let worker = match self.worker_places(org) {
-            Some(places) => Some(self.place(places, deadline).await.ok_or(taken)?),
+            Some(places) => Some(Self::place(places, deadline).await.ok_or(taken)?),
             None => None,
         };
         let process = match self.process_places(org) {
-            Some(places) => Some(self.place(places, deadline).await.ok_or(taken)?),
+            Some(places) => Some(Self::place(places, deadline).await.ok_or(taken)?),
             None => None,
         };
         Ok(Places {
@@ -157,16 +164,15 @@ impl Shares {
     }
 
     async fn place(
-        &self,
         places: Arc<Semaphore>,
-        deadline: Instant,
+        deadline: Option<Instant>,
     ) -> Option<OwnedSemaphorePermit> {
         if let Ok(permit) = Arc::clone(&places).try_acquire_owned() {
             return Some(permit);
         }
-        if self.max_wait.is_zero() {
+        let Some(deadline) = deadline else {
             return places.acquire_owned().await.ok();
-        }
+        };
         let left = deadline.saturating_duration_since(Instant::now());
         actix_web::rt::time::timeout(left, places.acquire_owned())
             .await
@@ -201,26 +207,37 @@ mod tests {
     async fn one_organization_waits_for_its_own_places_only() {
         let shares = Shares::new(2, 0, Duration::from_millis(50));
         let (a, b) = (OrganizationId::new(), OrganizationId::new());
-        let first = shares.enter(a).await.unwrap();
-        let _second = shares.enter(a).await.unwrap();
+        let first = shares.enter(a, true).await.unwrap();
+        let _second = shares.enter(a, true).await.unwrap();
         let started = Instant::now();
-        assert_eq!(shares.enter(a).await.unwrap_err(), ShareTaken);
+        assert_eq!(shares.enter(a, true).await.unwrap_err(), ShareTaken);
         assert!(started.elapsed() >= Duration::from_millis(50));
         // Another organization is not affected.
-        let _other = shares.enter(b).await.unwrap();
+        let _other = shares.enter(b, true).await.unwrap();
         // A place given back is taken again.
         drop(first);
-        let _third = shares.enter(a).await.unwrap();
+        let third = shares.enter(a, true).await.unwrap();
+        // A later call of a request that had a place waits for its own.
+        actix_web::rt::spawn(async move {
+            actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+            drop(third);
+        });
+        let started = Instant::now();
+        assert!(shares.enter(a, false).await.is_ok());
+        assert!(started.elapsed() >= Duration::from_millis(100));
     }
 
     #[actix_web::test]
     async fn a_worker_holds_at_most_its_share() {
         let shares = Shares::new(4, 1, Duration::from_millis(20));
         let a = OrganizationId::new();
-        let held = shares.enter(a).await.unwrap();
-        assert!(shares.enter(a).await.is_err(), "the worker's one place");
+        let held = shares.enter(a, true).await.unwrap();
+        assert!(
+            shares.enter(a, true).await.is_err(),
+            "the worker's one place"
+        );
         drop(held);
-        let _again = shares.enter(a).await.unwrap();
+        let _again = shares.enter(a, true).await.unwrap();
     }
 
     #[actix_web::test]
@@ -229,7 +246,7 @@ mod tests {
         let a = OrganizationId::new();
         let mut held = Vec::new();
         for _ in 0..50 {
-            held.push(shares.enter(a).await.unwrap());
+            held.push(shares.enter(a, true).await.unwrap());
         }
     }
 }

@@ -111,6 +111,26 @@ impl Target {
     }
 
     /// Creates the parent directory of a SQLite file (SQLite creates the file).
+    /// The SQLite database's file: the path, or the path of a `file:` URI
+    /// (`file:/x/equip.db?mode=ro`, `file:///x/equip.db`); `None` for
+    /// PostgreSQL and `:memory:`.
+    pub(crate) fn sqlite_file(&self) -> Option<PathBuf> {
+        let Self::Sqlite(path) = self else {
+            return None;
+        };
+        if path == ":memory:" {
+            return None;
+        }
+        let path = match path.strip_prefix("file:") {
+            Some(uri) => {
+                let uri = uri.split(['?', '#']).next().unwrap_or_default();
+                uri.strip_prefix("//").unwrap_or(uri)
+            }
+            None => path,
+        };
+        (!path.is_empty() && path != ":memory:").then(|| PathBuf::from(path))
+    }
+
     pub(crate) fn prepare(&self) -> Result<(), PersistenceError> {
         if let Self::Sqlite(path) = self {
             // `:memory:`, or an SQLite URI (`file:…?mode=ro`): nothing to create.
@@ -397,5 +417,22 @@ mod tests {
         assert!(Target::parse("mysql://h/db").is_err());
         assert!(Target::parse("").is_err());
         assert!(Target::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn a_sqlite_target_names_its_file() {
+        let file = |u: &str| Target::parse(u).ok().and_then(|t| t.sqlite_file());
+        assert_eq!(file("/x/equip.db"), Some(PathBuf::from("/x/equip.db")));
+        assert_eq!(file("sqlite:equip.db"), Some(PathBuf::from("equip.db")));
+        assert_eq!(
+            file("file:/x/equip.db?mode=ro"),
+            Some(PathBuf::from("/x/equip.db"))
+        );
+        assert_eq!(
+            file("file:///x/equip.db"),
+            Some(PathBuf::from("/x/equip.db"))
+        );
+        assert_eq!(file(":memory:"), None);
+        assert_eq!(file("postgres://u@h/db"), None);
     }
 }

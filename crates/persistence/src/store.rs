@@ -68,6 +68,9 @@ pub struct Store {
     backend: Backend,
     /// The URL of a PostgreSQL store (for the change listener's connection).
     postgres_url: Option<String>,
+    /// The file of a SQLite store (not `:memory:`): the readiness probe
+    /// writes next to it to see whether its disk has room.
+    sqlite_file: Option<Arc<std::path::Path>>,
     /// Set on a write session ([`Store::session`]): the one connection every
     /// call of this value uses.
     pinned: Option<Arc<Pinned>>,
@@ -210,6 +213,7 @@ impl Store {
             Target::Postgres(url) => Some(url.clone()),
             Target::Sqlite(_) => None,
         };
+        let sqlite_file = target.sqlite_file().map(Arc::from);
         let max_size = match backend {
             Backend::Sqlite => options.max_size.min(SQLITE_MAX_POOL_SIZE),
             Backend::Postgres => options.max_size,
@@ -229,6 +233,7 @@ impl Store {
             pool,
             backend,
             postgres_url,
+            sqlite_file,
             pinned: None,
             anchors: Arc::default(),
             memo: Arc::default(),
@@ -370,6 +375,7 @@ impl Store {
             pool: self.pool.clone(),
             backend: self.backend,
             postgres_url: self.postgres_url.clone(),
+            sqlite_file: self.sqlite_file.clone(),
             pinned: Some(Arc::new(Pinned {
                 conn: Mutex::new(conn),
                 people_written: AtomicU64::new(0),
@@ -497,6 +503,11 @@ impl Store {
     /// last successful write probe.
     pub(crate) fn write_refused(&self) -> bool {
         self.unwritable.load(Ordering::Relaxed)
+    }
+
+    /// The SQLite database's file, if it has one.
+    pub(crate) fn sqlite_file(&self) -> Option<&std::path::Path> {
+        self.sqlite_file.as_deref()
     }
 
     /// A write probe succeeded.

@@ -71,7 +71,8 @@ fn shares(store: &Store, args: &ServeArgs) -> equip_http::Shares {
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
         None => equip_http::shares::default_per_organization(store.pool_stats().max),
     };
-    let per_worker = equip_http::shares::per_worker(blocking_threads(store, args), per_organization);
+    let per_worker =
+        equip_http::shares::per_worker(blocking_threads(store, args), per_organization);
     equip_http::Shares::new(
         per_organization,
         per_worker,

@@ -13,6 +13,7 @@ mod cli;
 mod console;
 mod csv_crash;
 mod dispatch;
+mod fairness;
 mod graceful_shutdown;
 mod http_api_key;
 mod http_events;
