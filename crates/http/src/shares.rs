@@ -11,8 +11,8 @@
 //! takes a place of its organization:
 //!
 //! - at most `per_organization` in the whole process (by default half the
-//!   pool's connections, at least one), so the others keep the rest of the
-//!   pool;
+//!   pool's connections, at least one, and on SQLite no more than the
+//!   machine's CPUs), so the others keep the rest of the pool;
 //! - at most `per_worker` on one actix worker (half its blocking threads, at
 //!   least one), so a worker's requests of other organizations always find a
 //!   thread.
@@ -38,10 +38,16 @@ use equip_domain::ids::OrganizationId;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The default share of one organization in the whole process: half the
-/// pool's connections, at least one.
+/// pool's connections, at least one; and when the database runs on this
+/// process's CPUs (SQLite: `in_process_cpus`), no more than there are CPUs:
+/// more of one organization's calls at once would not read faster, they
+/// would only take CPU time from the others' calls.
 #[must_use]
-pub fn default_per_organization(pool_size: u32) -> usize {
-    usize::try_from(pool_size / 2).unwrap_or(usize::MAX).max(1)
+pub fn default_per_organization(pool_size: u32, in_process_cpus: Option<usize>) -> usize {
+    let half_the_pool = usize::try_from(pool_size / 2).unwrap_or(usize::MAX);
+    in_process_cpus
+        .map_or(half_the_pool, |cpus| half_the_pool.min(cpus))
+        .max(1)
 }
 
 /// The share of one organization on one worker: half the worker's blocking
@@ -194,9 +200,13 @@ mod tests {
 
     #[test]
     fn defaults_leave_the_others_half() {
-        assert_eq!(default_per_organization(16), 8);
-        assert_eq!(default_per_organization(8), 4);
-        assert_eq!(default_per_organization(1), 1);
+        assert_eq!(default_per_organization(16, None), 8);
+        assert_eq!(default_per_organization(8, None), 4);
+        assert_eq!(default_per_organization(1, None), 1);
+        // SQLite reads on this process's CPUs.
+        assert_eq!(default_per_organization(8, Some(2)), 2);
+        assert_eq!(default_per_organization(8, Some(16)), 4);
+        assert_eq!(default_per_organization(8, Some(0)), 1);
         assert_eq!(per_worker(4, 8), 2);
         assert_eq!(per_worker(4, 1), 1);
         assert_eq!(per_worker(1, 4), 1);

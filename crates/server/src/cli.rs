@@ -122,8 +122,8 @@ pub struct ServeArgs {
     pub rate_limit: u32,
     /// Most store calls one organization's requests may have running or
     /// waiting for a thread at once, so that one organization cannot take
-    /// the whole pool (default: half the pool's connections, at least 1; 0:
-    /// no limit). A call that waits longer than --max-queue-wait-ms for its
+    /// the whole pool (default: half the pool's connections, at least 1, on
+    /// SQLite at most the machine's CPUs; 0: no limit). A call that waits longer than --max-queue-wait-ms for its
     /// organization's place is answered 429 with `Retry-After`
     /// (docs/reliability.md, "Fairness between organizations").
     #[arg(long, env = "EQUIP_MAX_STORE_CALLS_PER_ORGANIZATION")]

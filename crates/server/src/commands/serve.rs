@@ -63,13 +63,22 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
 
 /// Each organization's share of the store calls (`equip_http::shares`):
 /// `--max-store-calls-per-organization` (default half the request pool's
-/// connections) in the process, and half a worker's blocking threads on one
+/// connections, on SQLite at most the machine's CPUs) in the process, and half a worker's blocking threads on one
 /// worker, each call waiting at most `--max-queue-wait-ms` for its place.
 fn shares(store: &Store, args: &ServeArgs) -> equip_http::Shares {
     let per_organization = match args.max_store_calls_per_organization {
         Some(0) => return equip_http::Shares::off(),
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        None => equip_http::shares::default_per_organization(store.pool_stats().max),
+        None => {
+            // SQLite reads run on this process's CPUs.
+            let cpus = match store.backend() {
+                Backend::Sqlite => Some(
+                    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+                ),
+                Backend::Postgres => None,
+            };
+            equip_http::shares::default_per_organization(store.pool_stats().max, cpus)
+        }
     };
     let per_worker =
         equip_http::shares::per_worker(blocking_threads(store, args), per_organization);

@@ -177,3 +177,37 @@ fn postgres_one_organization_cannot_starve_another() {
     };
     one_organization_cannot_starve_another(&db, 64);
 }
+
+/// PostgreSQL: a statement of a request runs at most `--statement-timeout-ms`
+/// (`statement_timeout` on every pooled connection): a SCIM list held up
+/// (here by a lock the test holds on `people`) is cancelled and answered 503
+/// with `Retry-After`, instead of holding its connection for as long as the
+/// hold lasts; the server answers normally afterwards.
+#[test]
+fn postgres_a_statement_past_its_time_limit_is_cancelled_with_503() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let key = crate::support::process::organization_with_key(&db, "Slow Org");
+    let server = Serve::start(
+        db.url(),
+        &["--no-dispatcher", "--statement-timeout-ms", "300"],
+    );
+    let api = server.client(&key);
+    assert_eq!(api.get("/scim/v2/Users").unwrap().status, 200);
+
+    let lock = db.lock_table("people").unwrap();
+    let start = Instant::now();
+    let resp = api.get("/scim/v2/Users").unwrap();
+    let took = start.elapsed();
+    drop(lock);
+    assert_eq!(resp.status, 503, "{}", resp.text());
+    assert_eq!(resp.header("retry-after"), Some("1"));
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+    assert!(
+        server.log().contains("statement timeout"),
+        "the log says why: {}",
+        server.log()
+    );
+    assert_eq!(api.get("/scim/v2/Users").unwrap().status, 200);
+}
