@@ -112,8 +112,7 @@ impl Target {
 
     /// Creates the parent directory of a SQLite file (SQLite creates the file).
     /// The SQLite database's file: the path, or the path of a `file:` URI
-    /// (`file:/x/equip.db?mode=ro`, `file:///x/equip.db`); `None` for
-    /// PostgreSQL and `:memory:`.
+    /// (`file:/x/equip.db?mode=ro`); `None` for PostgreSQL and `:memory:`.
     pub(crate) fn sqlite_file(&self) -> Option<PathBuf> {
         let Self::Sqlite(path) = self else {
             return None;
@@ -122,10 +121,7 @@ impl Target {
             return None;
         }
         let path = match path.strip_prefix("file:") {
-            Some(uri) => {
-                let uri = uri.split(['?', '#']).next().unwrap_or_default();
-                uri.strip_prefix("//").unwrap_or(uri)
-            }
+            Some(uri) => uri.split(['?', '#']).next().unwrap_or_default(),
             None => path,
         };
         (!path.is_empty() && path != ":memory:").then(|| PathBuf::from(path))
@@ -426,10 +422,6 @@ mod tests {
         assert_eq!(file("sqlite:equip.db"), Some(PathBuf::from("equip.db")));
         assert_eq!(
             file("file:/x/equip.db?mode=ro"),
-            Some(PathBuf::from("/x/equip.db"))
-        );
-        assert_eq!(
-            file("file:///x/equip.db"),
             Some(PathBuf::from("/x/equip.db"))
         );
         assert_eq!(file(":memory:"), None);
