@@ -62,6 +62,7 @@ pub mod services;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
+pub mod waits;
 pub mod webhook;
 pub mod wire;
 

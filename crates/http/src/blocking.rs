@@ -12,7 +12,16 @@
 //!   wait: it is answered 503 with `Retry-After: 1` straight away, instead
 //!   of an answer seconds later that its client has likely stopped waiting
 //!   for. A request already admitted is never refused at its later calls
-//!   (the gate's key check is its first).
+//!   (the gate's key check is its first). The wait measured is the wait for
+//!   a blocking thread and, for any call that had to wait for one, for a
+//!   database connection (reported by the store through
+//!   [`equip_domain::waits`]).
+//! - **Each organization within its share.** Once the gate knows the
+//!   caller's organization, each later store call first takes one of the
+//!   organization's places ([`crate::shares`]), waiting for it without
+//!   holding a thread; an organization that already uses its share waits on
+//!   its own calls only, and past the wait bound is answered 429. That wait
+//!   is the organization's own and does not count as the service's.
 //! - **Not started for a client that has gone.** A call that reaches the head
 //!   of the queue first checks that its client is still connected
 //!   ([`crate::client`]) and that actix has not dropped the request; if not,
@@ -28,7 +37,7 @@
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use actix_web::web;
@@ -36,6 +45,8 @@ use equip_domain::DomainError;
 
 use crate::client::Client;
 use crate::error::{Area, HttpError};
+use crate::shares::{Places, ShareTaken, Shares};
+use equip_domain::ids::OrganizationId;
 
 /// The longest a new request may have waited for a blocking thread before
 /// new requests are refused, by default, in milliseconds (`equip serve
@@ -48,6 +59,10 @@ pub const DEFAULT_MAX_QUEUE_WAIT: Duration = Duration::from_millis(DEFAULT_MAX_Q
 /// Most store calls waiting for a blocking thread, whatever their waits (a
 /// bound on memory under a flood).
 const MAX_WAITING: usize = 4096;
+
+/// A connection handed out slower than this had to wait for one (an idle one
+/// is handed out in microseconds).
+const CONNECTION_WAITED: Duration = Duration::from_millis(1);
 
 /// Admission to the blocking threads: how many calls wait, and how long the
 /// last one to start had waited.
@@ -119,6 +134,29 @@ impl Admission {
         self.max_wait.max(Duration::from_secs(1))
     }
 
+    /// `waited` is the latest wait of a call that started just now.
+    fn record(&self, waited: Duration) {
+        self.last_wait_micros
+            .store(micros(waited), Ordering::Relaxed);
+        self.last_start_micros
+            .store(micros(self.epoch.elapsed()), Ordering::Relaxed);
+    }
+
+    /// A call that waited `for_thread` for its thread then waited
+    /// `for_connection` for a database connection: when it had to wait for
+    /// one at all, the sum is the latest wait (connections are shared by
+    /// every request, as threads are).
+    fn connection_waited(&self, for_thread: Duration, new_request: bool, for_connection: Duration) {
+        if for_connection >= CONNECTION_WAITED {
+            let for_thread = if new_request {
+                for_thread
+            } else {
+                Duration::ZERO
+            };
+            self.record(for_thread.saturating_add(for_connection));
+        }
+    }
+
     /// Calls admitted and not started yet.
     #[must_use]
     pub fn waiting(&self) -> usize {
@@ -143,17 +181,14 @@ struct Ticket {
 
 impl Ticket {
     /// The call starts: a new request's wait is the admission's latest.
-    fn start(&mut self) {
+    /// Returns the wait for the thread.
+    fn start(&mut self) -> Duration {
+        let waited = self.since.elapsed();
         if self.new_request {
-            let admission = &self.admission;
-            admission
-                .last_wait_micros
-                .store(micros(self.since.elapsed()), Ordering::Relaxed);
-            admission
-                .last_start_micros
-                .store(micros(admission.epoch.elapsed()), Ordering::Relaxed);
+            self.admission.record(waited);
         }
         self.leave();
+        waited
     }
 
     fn leave(&mut self) {
@@ -177,15 +212,48 @@ pub(crate) struct RequestScope {
     client: Option<Client>,
     /// Set by the request's first store call once admitted.
     admitted: Arc<AtomicBool>,
+    /// The organizations' shares of the store calls.
+    shares: Arc<Shares>,
+    /// The caller's organization, once the gate has verified the key: the
+    /// calls after take its places.
+    organization: Arc<OnceLock<OrganizationId>>,
+    /// Set once a call of the request got a place: its later calls are not
+    /// refused (the work before would be wasted), they wait for theirs.
+    placed: Arc<AtomicBool>,
 }
 
 impl RequestScope {
-    pub(crate) fn new(admission: Arc<Admission>, client: Option<Client>) -> Self {
+    pub(crate) fn new(
+        admission: Arc<Admission>,
+        shares: Arc<Shares>,
+        client: Option<Client>,
+    ) -> Self {
         Self {
             admission,
             client,
             admitted: Arc::default(),
+            shares,
+            organization: Arc::default(),
+            placed: Arc::default(),
         }
+    }
+
+    /// A place of the request's organization for its next call, once the
+    /// gate has verified the key (`None` before): the first may be refused,
+    /// later ones wait.
+    async fn places(&self) -> Result<Option<Places>, ShareTaken> {
+        let Some(org) = self.organization.get() else {
+            return Ok(None);
+        };
+        let bounded = !self.placed.load(Ordering::Relaxed);
+        let places = self.shares.enter(*org, bounded).await?;
+        self.placed.store(true, Ordering::Relaxed);
+        Ok(Some(places))
+    }
+
+    /// The request is `org`'s: its later store calls take `org`'s places.
+    pub(crate) fn set_organization(&self, org: OrganizationId) {
+        let _ = self.organization.set(org);
     }
 
     /// A place in the queue: the first call of a request may be refused,
@@ -239,6 +307,15 @@ where
     T: Send + 'static,
 {
     let scope = REQUEST.try_with(Clone::clone).ok();
+    // The organization's place, waited for without a thread (and before the
+    // wait for a thread starts: it is the organization's own).
+    let places = match &scope {
+        Some(scope) => scope
+            .places()
+            .await
+            .map_err(|_| HttpError::share_taken(area))?,
+        None => None,
+    };
     let mut ticket = match &scope {
         Some(scope) => Some(scope.ticket().ok_or_else(|| HttpError::overloaded(area))?),
         None => None,
@@ -249,16 +326,23 @@ where
     let id = crate::request_id::current();
     let result = web::block(move || {
         crate::request_id::on_this_thread(id, move || {
-            if let Some(ticket) = ticket.as_mut() {
-                ticket.start();
-            }
+            // Given back when the call ends, whether or not anyone waits for it.
+            let _places = places;
+            let for_thread = ticket.as_mut().map(Ticket::start);
             let wanted = move || {
                 !dropped.load(Ordering::Relaxed) && client.as_ref().is_none_or(Client::connected)
             };
             if !wanted() {
                 return Err(HttpError::client_gone(area));
             }
-            equip_domain::interrupt::while_wanted(wanted, f)
+            let (result, for_connection) =
+                equip_domain::waits::measured(|| equip_domain::interrupt::while_wanted(wanted, f));
+            if let (Some(ticket), Some(for_thread)) = (&ticket, for_thread) {
+                ticket
+                    .admission
+                    .connection_waited(for_thread, ticket.new_request, for_connection);
+            }
+            result
         })
     })
     .await;

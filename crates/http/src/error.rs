@@ -168,6 +168,22 @@ impl HttpError {
         err
     }
 
+    /// 429: the caller's organization already runs as many store calls as
+    /// its share allows (`crate::shares`), and none ended within the wait
+    /// bound; with `Retry-After: 1`. Other organizations are not refused.
+    #[must_use]
+    pub fn share_taken(area: Area) -> Self {
+        let mut err = Self::new(
+            area,
+            StatusCode::TOO_MANY_REQUESTS,
+            "organization",
+            "this organization's requests already use its share of the database; \
+             retry in 1 s",
+        );
+        err.headers = vec![(header::RETRY_AFTER, HeaderValue::from(1u32))];
+        err
+    }
+
     /// The client closed its connection before the work was done (nginx's
     /// 499, "client closed request"): nobody receives this answer, it is
     /// what the request log shows.

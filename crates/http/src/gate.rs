@@ -20,6 +20,9 @@
 //! (`crate::rate_limit`): past it, 429 with `Retry-After`; within it, the
 //! response carries what is left (`RateLimit-Limit`, `-Remaining`, `-Reset`).
 //!
+//! The request's later store calls count against its organization's share
+//! of the store (`crate::shares`): past it, 429 with `Retry-After`.
+//!
 //! After the key, the gate checks that every query parameter decodes to UTF-8
 //! (400 naming the parameter): the query extractors would otherwise replace
 //! invalid bytes silently.
@@ -125,9 +128,11 @@ where
         let request = req.app_data::<web::Data<AppState>>().map(|state| {
             crate::blocking::RequestScope::new(
                 state.admission(),
+                state.shares(),
                 crate::client::Client::of(req.request()),
             )
         });
+        let organization_of = request.clone();
         let rate_limit = req
             .app_data::<web::Data<AppState>>()
             .map(|state| state.rate_limit().clone())
@@ -142,6 +147,11 @@ where
             };
             match admitted {
                 Ok((caller, allowed)) => {
+                    // The handler's store calls take the organization's
+                    // places (`crate::shares`).
+                    if let Some(scope) = &organization_of {
+                        scope.set_organization(caller.organization_id);
+                    }
                     req.extensions_mut().insert(caller);
                     let mut res = service.call(req).await?;
                     if let Some(allowed) = allowed {

@@ -17,6 +17,8 @@
 //!   template, method and status, and the metrics listener's application.
 //! - [`blocking`]: store calls on the blocking threads; 503 past capacity,
 //!   nothing started for a client that has gone ([`client`]).
+//! - [`shares`]: each organization's share of the store calls (429 past
+//!   it), so that one organization cannot starve the others.
 //! - [`routes`]: one module per resource.
 //! - [`scim_requests`]: what `/scim/v2` forgives before routing (extra
 //!   slashes in the path, a JSON body without `Content-Type`).
@@ -37,6 +39,7 @@ pub mod rate_limit;
 pub mod request_id;
 pub mod routes;
 pub mod scim_requests;
+pub mod shares;
 mod state;
 
 use actix_web::body::MessageBody;
@@ -46,6 +49,7 @@ use actix_web::{web, App};
 pub use limits::Limits;
 pub use public_url::PublicUrl;
 pub use rate_limit::RateLimit;
+pub use shares::Shares;
 pub use state::{AppState, Ports};
 
 /// Largest JSON body accepted on `/api/v1` and `/scim/v2` (except uploads).

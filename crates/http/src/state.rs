@@ -14,6 +14,7 @@ use crate::limits::Limits;
 use crate::metrics::Metrics;
 use crate::public_url::PublicUrl;
 use crate::rate_limit::RateLimit;
+use crate::shares::Shares;
 use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
@@ -70,6 +71,7 @@ pub struct AppState {
     admission: Arc<Admission>,
     webhook_addresses: AddressPolicy,
     rate_limit: RateLimit,
+    shares: Arc<Shares>,
     metrics: Option<Arc<Metrics>>,
     scim_max_results: u32,
 }
@@ -123,6 +125,7 @@ impl AppState {
             admission: Arc::new(Admission::default()),
             webhook_addresses: AddressPolicy::default(),
             rate_limit: RateLimit::off(),
+            shares: Arc::new(Shares::off()),
             metrics: None,
             scim_max_results: equip_domain::person_query::MAX_PAGE_SIZE,
         }
@@ -178,6 +181,21 @@ impl AppState {
     pub fn with_rate_limit(mut self, rate_limit: RateLimit) -> Self {
         self.rate_limit = rate_limit;
         self
+    }
+
+    /// The same state bounding what one organization's requests may hold of
+    /// the store (`equip serve --max-store-calls-per-organization`;
+    /// [`crate::shares`]); without it, organizations are not bounded.
+    #[must_use]
+    pub fn with_shares(mut self, shares: Shares) -> Self {
+        self.shares = Arc::new(shares);
+        self
+    }
+
+    /// The organizations' shares of the store calls, shared by every worker.
+    #[must_use]
+    pub fn shares(&self) -> Arc<Shares> {
+        Arc::clone(&self.shares)
     }
 
     /// The rate limit of every key (its buckets shared by every worker).

@@ -116,6 +116,22 @@ impl Target {
         }
     }
 
+    /// The SQLite database's file: the path, or the path of a `file:` URI
+    /// (`file:/x/equip.db?mode=ro`); `None` for PostgreSQL and `:memory:`.
+    pub(crate) fn sqlite_file(&self) -> Option<PathBuf> {
+        let Self::Sqlite(path) = self else {
+            return None;
+        };
+        if path == ":memory:" {
+            return None;
+        }
+        let path = match path.strip_prefix("file:") {
+            Some(uri) => uri.split(['?', '#']).next().unwrap_or_default(),
+            None => path,
+        };
+        (!path.is_empty() && path != ":memory:").then(|| PathBuf::from(path))
+    }
+
     /// Refuses a SQLite file whose directory does not exist: a typo in the
     /// path must not start an empty database elsewhere (which looks like lost
     /// data). SQLite creates the file itself.
@@ -390,20 +406,37 @@ pub(crate) fn register_sqlite_functions(c: &mut SqliteConnection) -> diesel::Que
 
 /// Applies [`SQLITE_PRAGMAS`] to each SQLite connection the pool opens, and
 /// registers the application's SQL functions on it
-/// ([`register_sqlite_functions`]); then counts the connection, of either
-/// backend, as opened ([`ConnectFailures`]: a SQLite file that is not a
-/// database opens, and fails only here).
+/// ([`register_sqlite_functions`]); on PostgreSQL, sets the pool's statement
+/// time limit, if any; then counts the connection, of either backend, as
+/// opened ([`ConnectFailures`]: a SQLite file that is not a database opens,
+/// and fails only here).
 #[derive(Debug, Clone)]
-pub(crate) struct SqlitePragmas(pub(crate) std::sync::Arc<ConnectFailures>);
+pub(crate) struct SqlitePragmas {
+    /// What the pool's error handler reports.
+    pub(crate) failures: std::sync::Arc<ConnectFailures>,
+    /// PostgreSQL's `statement_timeout` of every connection of the pool
+    /// ([`crate::PoolOptions::statement_timeout`]).
+    pub(crate) statement_timeout: Option<std::time::Duration>,
+}
 
 impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut Pooled) -> Result<(), PoolError> {
-        if let DbConnection::Sqlite(c) = &mut conn.conn {
-            c.batch_execute(SQLITE_PRAGMAS)
-                .map_err(PoolError::QueryError)?;
-            register_sqlite_functions(c).map_err(PoolError::QueryError)?;
+        match &mut conn.conn {
+            DbConnection::Sqlite(c) => {
+                c.batch_execute(SQLITE_PRAGMAS)
+                    .map_err(PoolError::QueryError)?;
+                register_sqlite_functions(c).map_err(PoolError::QueryError)?;
+            }
+            DbConnection::Postgres(c) => {
+                if let Some(limit) = self.statement_timeout {
+                    // 0 would mean no limit: at least a millisecond.
+                    let ms = limit.as_millis().max(1);
+                    c.batch_execute(&format!("SET statement_timeout = {ms}"))
+                        .map_err(PoolError::QueryError)?;
+                }
+            }
         }
-        self.0.opened();
+        self.failures.opened();
         Ok(())
     }
 }
@@ -467,5 +500,18 @@ mod tests {
         assert!(Target::parse("mysql://h/db").is_err());
         assert!(Target::parse("").is_err());
         assert!(Target::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn a_sqlite_target_names_its_file() {
+        let file = |u: &str| Target::parse(u).ok().and_then(|t| t.sqlite_file());
+        assert_eq!(file("/x/equip.db"), Some(PathBuf::from("/x/equip.db")));
+        assert_eq!(file("sqlite:equip.db"), Some(PathBuf::from("equip.db")));
+        assert_eq!(
+            file("file:/x/equip.db?mode=ro"),
+            Some(PathBuf::from("/x/equip.db"))
+        );
+        assert_eq!(file(":memory:"), None);
+        assert_eq!(file("postgres://u@h/db"), None);
     }
 }

@@ -130,7 +130,9 @@ pub(crate) fn map_diesel(err: DieselError, entity: &'static str, duplicate: &str
         }
         DieselError::DatabaseError(_, ref info)
             if info.message().contains("database is locked")
-                || info.message().contains("database table is locked") =>
+                || info.message().contains("database table is locked")
+                // PostgreSQL 57014: a statement ran past `statement_timeout`.
+                || info.message().contains("canceling statement due to statement timeout") =>
         {
             StoreError::Unavailable(info.message().to_owned())
         }
@@ -240,6 +242,15 @@ mod tests {
         }
         assert!(!connection_lost(&db(Unknown, "syntax error at or near")));
         assert!(!unavailable(db(Unknown, "syntax error at or near")));
+    }
+
+    #[test]
+    fn a_statement_past_its_time_limit_is_unavailable() {
+        let err = db(
+            DatabaseErrorKind::Unknown,
+            "canceling statement due to statement timeout",
+        );
+        assert!(unavailable(err));
     }
 
     #[test]

@@ -38,15 +38,23 @@ pub struct PoolOptions {
     /// threads, and a process that exits while one of them is in the middle
     /// of a PostgreSQL (TLS) handshake can crash in libc at exit.
     pub min_idle: u32,
+    /// PostgreSQL: the longest one statement of a pooled connection may run
+    /// (`statement_timeout`; `None`: no limit). A statement past it is
+    /// cancelled and its call fails with
+    /// [`equip_domain::StoreError::Unavailable`]. Migrations are not limited.
+    /// SQLite: ignored.
+    pub statement_timeout: Option<Duration>,
 }
 
 impl Default for PoolOptions {
-    /// 16 connections (SQLite: 8), 5 s timeout, one kept idle.
+    /// 16 connections (SQLite: 8), 5 s timeout, one kept idle, no statement
+    /// time limit.
     fn default() -> Self {
         Self {
             max_size: 16,
             connection_timeout: Duration::from_secs(5),
             min_idle: 1,
+            statement_timeout: None,
         }
     }
 }
@@ -61,6 +69,9 @@ pub struct Store {
     backend: Backend,
     /// The URL of a PostgreSQL store (for the change listener's connection).
     postgres_url: Option<String>,
+    /// The file of a SQLite store (not `:memory:`): the readiness probe
+    /// writes next to it to see whether its disk has room.
+    sqlite_file: Option<Arc<std::path::Path>>,
     /// Set on a write session ([`Store::session`]): the one connection every
     /// call of this value uses.
     pinned: Option<Arc<Pinned>>,
@@ -188,6 +199,7 @@ impl Store {
             Target::Postgres(url) => Some(url.clone()),
             Target::Sqlite(_) => None,
         };
+        let sqlite_file = target.sqlite_file().map(Arc::from);
         let max_size = match backend {
             Backend::Sqlite => options.max_size.min(SQLITE_MAX_POOL_SIZE),
             Backend::Postgres => options.max_size,
@@ -199,7 +211,10 @@ impl Store {
             .max_size(max_size)
             .min_idle(Some(options.min_idle))
             .connection_timeout(options.connection_timeout)
-            .connection_customizer(Box::new(SqlitePragmas(Arc::clone(&failures))))
+            .connection_customizer(Box::new(SqlitePragmas {
+                failures: Arc::clone(&failures),
+                statement_timeout: options.statement_timeout,
+            }))
             .error_handler(Box::new(FailureHandler(failures)))
             .build(Manager::new(target, Arc::clone(&losses)))
             .map_err(|e| PersistenceError::Connect(e.to_string()))?;
@@ -207,6 +222,7 @@ impl Store {
             pool,
             backend,
             postgres_url,
+            sqlite_file,
             pinned: None,
             anchors: Arc::default(),
             memo: Arc::default(),
@@ -258,6 +274,8 @@ impl Store {
         let started = std::time::Instant::now();
         let got = self.pool.get();
         let waited = started.elapsed();
+        // The web layer's admission counts it as part of the call's wait.
+        equip_domain::waits::note(waited);
         let counts = &self.checkouts;
         counts.wait_nanos.fetch_add(
             u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX),
@@ -344,6 +362,7 @@ impl Store {
             pool: self.pool.clone(),
             backend: self.backend,
             postgres_url: self.postgres_url.clone(),
+            sqlite_file: self.sqlite_file.clone(),
             pinned: Some(Arc::new(Pinned {
                 conn: Mutex::new(conn),
                 people_written: AtomicU64::new(0),
@@ -437,6 +456,11 @@ impl Store {
     /// last successful write probe.
     pub(crate) fn write_refused(&self) -> bool {
         self.unwritable.load(Ordering::Relaxed)
+    }
+
+    /// The SQLite database's file, if it has one.
+    pub(crate) fn sqlite_file(&self) -> Option<&std::path::Path> {
+        self.sqlite_file.as_deref()
     }
 
     /// A write probe succeeded.

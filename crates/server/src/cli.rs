@@ -17,6 +17,9 @@ pub const DEFAULT_SEED: u64 = 20_261_121;
 /// Default number of inventory items `equip demo` creates.
 pub const DEFAULT_DEMO_ITEMS: usize = 400;
 
+/// `equip serve --statement-timeout-ms` by default: five seconds.
+pub const DEFAULT_STATEMENT_TIMEOUT_MS: u64 = 5000;
+
 /// equip: equipment inventory and people provisioning service.
 #[derive(Debug, Parser)]
 #[command(name = "equip", version, propagate_version = true)]
@@ -117,6 +120,20 @@ pub struct ServeArgs {
     /// docs/api.md, "Rate limits").
     #[arg(long, env = "EQUIP_RATE_LIMIT", default_value_t = equip_http::rate_limit::DEFAULT_PER_SECOND)]
     pub rate_limit: u32,
+    /// Most store calls one organization's requests may have running or
+    /// waiting for a thread at once, so that one organization cannot take
+    /// the whole pool (default: half the pool's connections, at least 1, on
+    /// SQLite at most the machine's CPUs; 0: no limit). A call that waits longer than --max-queue-wait-ms for its
+    /// organization's place is answered 429 with `Retry-After`
+    /// (docs/reliability.md, "Fairness between organizations").
+    #[arg(long, env = "EQUIP_MAX_STORE_CALLS_PER_ORGANIZATION")]
+    pub max_store_calls_per_organization: Option<u32>,
+    /// PostgreSQL: the longest one statement of a request may run, in
+    /// milliseconds (`statement_timeout`); past it the statement is
+    /// cancelled and the request answered 503 (0: no limit; SQLite: not
+    /// applied, see docs/reliability.md, "Fairness between organizations").
+    #[arg(long, env = "EQUIP_STATEMENT_TIMEOUT_MS", default_value_t = DEFAULT_STATEMENT_TIMEOUT_MS)]
+    pub statement_timeout_ms: u64,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]

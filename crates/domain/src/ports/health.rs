@@ -11,8 +11,10 @@ pub trait HealthCheck: Send + Sync {
     fn ping(&self) -> StoreResult<()>;
 
     /// Whether the store can be written: a write that changes nothing (rolled
-    /// back), or a committed no-op write after a write failed for a full
-    /// disk. Never grows the database.
+    /// back), or, after a write failed for a read-only database or a full
+    /// disk, a committed no-op write, preceded where the store can (a
+    /// database file) by a write that needs new space on its disk. Never
+    /// grows the database.
     ///
     /// # Errors
     /// [`crate::StoreError::Unavailable`] naming why it cannot be written

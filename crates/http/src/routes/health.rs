@@ -15,7 +15,8 @@ pub async fn healthz() -> HttpResponse {
 
 /// 200 when the database answers a trivial query and can be written
 /// (`check_writable`: a write that is rolled back, or after a write failed
-/// for a full disk, a committed one-row no-op), 503 otherwise, naming which.
+/// for a full disk, a committed one-row no-op, on SQLite after 1 MiB written
+/// next to the database file), 503 otherwise, naming which.
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
     let ports = state.system_ports();
     let result = web::block(move || {

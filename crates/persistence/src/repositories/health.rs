@@ -4,6 +4,7 @@ use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
 use equip_domain::ports::HealthCheck;
+use equip_domain::StoreError;
 
 use crate::connection::{on_inner, write_transaction, DbConnection};
 use crate::error::DbError;
@@ -55,6 +56,37 @@ fn probe(conn: &mut DbConnection, commit: bool) -> Result<(), DbError> {
     }
 }
 
+/// Bytes the readiness probe writes next to a SQLite database after a write
+/// failed for a full disk: the disk must take that much before the store
+/// counts as writable again.
+pub(crate) const SPACE_PROBE_BYTES: usize = 1024 * 1024;
+
+/// Writes [`SPACE_PROBE_BYTES`] to a new file next to `database` (same
+/// directory, so the same file system), flushes it to disk and removes it:
+/// fails when the file system cannot take them. A write through SQLite
+/// cannot show this: its commit may rewrite pages the database or its WAL
+/// already own, and succeed on a disk where any write that grows them fails.
+fn space_probe(database: &std::path::Path) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut name = database.as_os_str().to_owned();
+    name.push(format!("-space-probe-{}", std::process::id()));
+    let path = std::path::PathBuf::from(name);
+    let written = (|| {
+        let mut file = std::fs::File::create(&path)?;
+        let chunk = vec![0u8; 64 * 1024];
+        for _ in 0..SPACE_PROBE_BYTES / chunk.len() {
+            file.write_all(&chunk)?;
+        }
+        file.sync_all()
+    })();
+    let removed = std::fs::remove_file(&path);
+    written?;
+    match removed {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 impl HealthCheck for Store {
     fn ping(&self) -> StoreResult<()> {
         self.read("database", |c| {
@@ -65,8 +97,19 @@ impl HealthCheck for Store {
 
     fn check_writable(&self) -> StoreResult<()> {
         // After a write failed for a full disk, only a committed write shows
-        // that there is room again.
+        // that there is room again, and on SQLite only one that needs new
+        // space: its commit alone may rewrite pages it already owns.
         let commit = self.write_refused();
+        if commit {
+            if let Some(file) = self.sqlite_file() {
+                space_probe(file).map_err(|e| {
+                    StoreError::Unavailable(format!(
+                        "the database's disk cannot take {} KiB: {e}",
+                        SPACE_PROBE_BYTES / 1024
+                    ))
+                })?;
+            }
+        }
         self.read("database", |c| probe(c, commit))?;
         self.note_writable();
         Ok(())

@@ -61,6 +61,34 @@ fn default_blocking_threads(pool: usize, workers: usize) -> usize {
         .clamp(2, MAX_DEFAULT_BLOCKING_THREADS)
 }
 
+/// Each organization's share of the store calls (`equip_http::shares`):
+/// `--max-store-calls-per-organization` (default half the request pool's
+/// connections, on SQLite at most the machine's CPUs) in the process, and half a worker's blocking threads on one
+/// worker, each call waiting at most `--max-queue-wait-ms` for its place.
+fn shares(store: &Store, args: &ServeArgs) -> equip_http::Shares {
+    let per_organization = match args.max_store_calls_per_organization {
+        Some(0) => return equip_http::Shares::off(),
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        None => {
+            // SQLite reads run on this process's CPUs.
+            let cpus = match store.backend() {
+                Backend::Sqlite => Some(
+                    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+                ),
+                Backend::Postgres => None,
+            };
+            equip_http::shares::default_per_organization(store.pool_stats().max, cpus)
+        }
+    };
+    let per_worker =
+        equip_http::shares::per_worker(blocking_threads(store, args), per_organization);
+    equip_http::Shares::new(
+        per_organization,
+        per_worker,
+        Duration::from_millis(args.max_queue_wait_ms),
+    )
+}
+
 /// Connections of the pool kept for background work (the outbox dispatcher
 /// the statistics keeper and the event pruner), apart from the request pool;
 /// one more when the metrics are served (a scrape reads the queues through
@@ -150,6 +178,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         PoolOptions {
             max_size: args.db_pool_size,
             connection_timeout: Duration::from_secs(args.db_pool_timeout),
+            statement_timeout: (args.statement_timeout_ms > 0)
+                .then(|| Duration::from_millis(args.statement_timeout_ms)),
             ..PoolOptions::default()
         },
     )?;
@@ -168,6 +198,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             max_size: BACKGROUND_CONNECTIONS + u32::from(args.metrics_bind.is_some()),
             connection_timeout: Duration::from_secs(args.db_pool_timeout),
             min_idle: 1,
+            statement_timeout: None,
         },
     )?;
     let background = Arc::new(background);
@@ -248,7 +279,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         .with_public_url(public_url)
         .with_max_queue_wait(Duration::from_millis(args.max_queue_wait_ms))
         .with_rate_limit(equip_http::RateLimit::per_second(args.rate_limit))
-        .with_scim_max_results(args.scim_max_results);
+        .with_scim_max_results(args.scim_max_results)
+        .with_shares(shares(&store, args));
     if let Some((_, _, registry, _)) = &metrics {
         state = state.with_metrics(Arc::clone(registry));
     }
@@ -385,6 +417,7 @@ fn start_webhooks(
             max_size: u32::try_from(workers + 1).unwrap_or(8),
             connection_timeout: Duration::from_secs(args.db_pool_timeout),
             min_idle: 1,
+            statement_timeout: None,
         },
     )?;
     let timeout = Duration::from_millis(w.webhook_timeout_ms);

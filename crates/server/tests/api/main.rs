@@ -14,6 +14,7 @@ mod configuration;
 mod console;
 mod csv_crash;
 mod dispatch;
+mod fairness;
 mod graceful_shutdown;
 mod http_api_key;
 mod http_events;

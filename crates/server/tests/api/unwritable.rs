@@ -172,3 +172,148 @@ fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
     });
     assert_eq!(resp.status, 201, "{}", resp.text());
 }
+
+/// A small file system of its own (tmpfs), unmounted on drop.
+struct SmallDisk {
+    dir: std::path::PathBuf,
+}
+
+impl SmallDisk {
+    /// Mounts a tmpfs of `size` (e.g. `"6m"`) on a new directory; `None`
+    /// (with a message saying why the test is skipped) where that is not
+    /// allowed (not root, no mount in the container).
+    fn mount(size: &str) -> Option<SmallDisk> {
+        let dir =
+            std::env::temp_dir().join(format!("equip-full-disk-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output();
+        match mounted {
+            Ok(out) if out.status.success() => Some(SmallDisk { dir }),
+            Ok(out) => {
+                eprintln!(
+                    "skipping the full-disk test: cannot mount a small tmpfs ({})",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                let _ = std::fs::remove_dir(&dir);
+                None
+            }
+            Err(e) => {
+                eprintln!("skipping the full-disk test: cannot run mount ({e})");
+                let _ = std::fs::remove_dir(&dir);
+                None
+            }
+        }
+    }
+
+    /// Writes a file until the file system refuses more (in ever smaller
+    /// pieces, down to one byte).
+    fn fill(&self, name: &str) -> std::path::PathBuf {
+        use std::io::Write as _;
+        let path = self.dir.join(name);
+        let mut file = std::fs::File::create(&path).unwrap();
+        let mut chunk = 256 * 1024;
+        while chunk > 0 {
+            let buf = vec![7u8; chunk];
+            while file.write_all(&buf).is_ok() {}
+            chunk /= 2;
+        }
+        let _ = file.sync_all();
+        path
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Issue 29 item 3: a SQLite database on a full disk. Writes answer 503;
+/// `/readyz` used to answer 200 again at its next probe (its committed write
+/// rewrote a page SQLite already owned and needed no new space), clearing the
+/// state that said the disk was full. It now stays 503 until a write that
+/// needs space succeeds, and is 200 again once the disk has room.
+#[test]
+fn sqlite_readyz_stays_503_on_a_full_disk_until_there_is_room() {
+    let Some(disk) = SmallDisk::mount("8m") else {
+        return;
+    };
+    let url = disk.dir.join("equip.db").to_string_lossy().into_owned();
+    let key = {
+        let store = equip_persistence::Store::connect(
+            &url,
+            equip_persistence::PoolOptions {
+                min_idle: 0,
+                ..equip_persistence::PoolOptions::default()
+            },
+        )
+        .unwrap();
+        store.run_migrations().unwrap();
+        let now = chrono::Utc::now();
+        let org = equip_domain::services::admin::create_organization(&store, "Full Disk Org", now)
+            .unwrap()
+            .id;
+        equip_domain::services::admin::issue_api_key(
+            &store,
+            org,
+            equip_domain::api_key::Scopes::all(),
+            None,
+            now,
+        )
+        .unwrap()
+        .secret
+    };
+    let server = Serve::start(&url, &["--no-dispatcher"]);
+    let api = server.client(&key);
+    assert_eq!(readyz(&server).0, 200);
+    assert_eq!(create(&api, "before@acme.example").status, 201);
+
+    // The disk fills up; writes soon fail for want of space.
+    let filler = disk.fill("filler");
+    let mut refused = None;
+    for i in 0..2000 {
+        let resp = create(
+            &api,
+            &format!("user{i}.with.a.rather.long.name@acme.example"),
+        );
+        match resp.status {
+            201 => {}
+            503 => {
+                refused = Some(resp);
+                break;
+            }
+            other => panic!("{other}: {}", resp.text()),
+        }
+    }
+    let refused = refused.expect("a write was refused on the full disk");
+    assert_eq!(refused.json()["status"], "503", "{}", refused.text());
+
+    // Not ready, however often it is asked: the probe does not clear the
+    // state by rewriting what SQLite already owns.
+    for _ in 0..5 {
+        let (status, body) = readyz(&server);
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(body["errors"][0]["source"], "database", "{body}");
+        assert!(body.to_string().contains("cannot be written"), "{body}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        server.log().contains("disk"),
+        "the log says why: {}",
+        server.log()
+    );
+
+    // Room again: ready, and writes succeed.
+    std::fs::remove_file(&filler).unwrap();
+    eventually("readyz is 200 once the disk has room", || {
+        (readyz(&server).0 == 200).then_some(())
+    });
+    assert_eq!(create(&api, "after@acme.example").status, 201);
+    drop(server);
+}

@@ -57,6 +57,8 @@ impl Serve {
             .env_remove("EQUIP_UPLOAD_TIMEOUT")
             .env_remove("EQUIP_DB_POOL_TIMEOUT")
             .env_remove("EQUIP_DB_POOL_SIZE")
+            .env_remove("EQUIP_MAX_STORE_CALLS_PER_ORGANIZATION")
+            .env_remove("EQUIP_STATEMENT_TIMEOUT_MS")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
