@@ -13,8 +13,6 @@ impl HealthCheck for InMemoryStore {
     }
 }
 
-/// Nothing to wait for: memory is as durable as it gets.
-
 impl crate::ports::ReminderRepository for InMemoryStore {
     fn find_reminder_package(
         &self,

@@ -143,34 +143,6 @@ fn open(db: &DatabaseConfig) -> anyhow::Result<Store> {
     connect_one_shot(db).map(|(store, _)| store.acting_as(equip_domain::event::Actor::Cli))
 }
 
-/// A database URL fit for messages: the password of `scheme://user:password@host`
-/// (and of a `password=` parameter) is replaced by `***`; a user name or
-/// password that is not percent-encoded is hidden whole
-/// ([`equip_persistence::redact_url`]).
-#[must_use]
-pub fn redact_url(url: &str) -> String {
-    equip_persistence::redact_url(url)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact_url;
-
-    #[test]
-    fn passwords_are_redacted() {
-        assert_eq!(
-            redact_url("postgres://equip:s3cret@db:5432/equip"),
-            "postgres://equip:***@db:5432/equip"
-        );
-        assert_eq!(
-            redact_url("postgres://equip@db/equip"),
-            "postgres://equip@db/equip"
-        );
-        assert_eq!(
-            redact_url("postgres://equip:pa@ss%word@db/equip"),
-            "postgres://***@db/equip"
-        );
-        assert_eq!(redact_url("./equip.db"), "./equip.db");
-        assert_eq!(redact_url("sqlite://x.db"), "sqlite://x.db");
-    }
-}
+/// A database URL fit for messages (the password hidden; see
+/// [`equip_persistence::redact_url`]).
+pub use equip_persistence::redact_url;
