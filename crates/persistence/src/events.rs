@@ -243,6 +243,24 @@ pub(crate) fn write_recorded_pg(
     Ok(())
 }
 
+/// Runs `writes` as one statement (`WITH w0 AS (…), … SELECT 1`), inside
+/// the caller's transaction: a person and their emails in one round trip
+/// when people are created together (their events are written at the end of
+/// the transaction, [`recorded`]).
+pub(crate) fn write_together_pg(
+    c: &mut PgConnection,
+    writes: &[&dyn QueryFragment<Pg>],
+) -> DbResult<()> {
+    let mut then = Sql::default();
+    then.push_sql("done AS (SELECT 1) SELECT 1");
+    WithWrites {
+        writes,
+        then: &then,
+    }
+    .execute(c)?;
+    Ok(())
+}
+
 /// Statements of [`write_recorded_pg`] with more writes than this are not
 /// kept prepared (each number of writes is a statement of its own).
 const CACHED_WRITES_MAX: usize = 4;

@@ -202,6 +202,98 @@ fn creates_together<T>(
 }
 
 impl Store {
+    /// PostgreSQL: the people of one call in one transaction with one
+    /// durable commit (a commit waits for the WAL flush: one wait per batch
+    /// instead of one per person), without savepoints, whose round trips
+    /// cost as much as the writes. A person whose userName is taken — by a
+    /// stored person, read once for the batch, or by an earlier person of the
+    /// batch — is refused before anything is written, as the unique index
+    /// would; each other person and their emails are one statement. Should a
+    /// write still fail (a userName taken meanwhile by a concurrent create, a
+    /// package deleted meanwhile), nothing of the batch was written and its
+    /// people are written one at a time, each refused or written on its own.
+    fn insert_people_pg(&self, people: &[Person]) -> Vec<StoreResult<()>> {
+        let org = people
+            .first()
+            .map(|p| p.organization_id.to_string())
+            .unwrap_or_default();
+        let batch = self.with("person", DUPLICATE_USER_NAME, |c| {
+            let rows: Vec<DbResult<PersonRows>> =
+                people.iter().map(PersonRows::from_domain).collect();
+            let names: Vec<String> = rows
+                .iter()
+                .filter_map(|r| r.as_ref().ok())
+                .map(|r| r.person.user_name_lower.clone())
+                .collect();
+            let mut taken: std::collections::HashSet<String> = people::table
+                .filter(people::organization_id.eq(&org))
+                .filter(people::status.eq("ACTIVE"))
+                .filter(people::user_name_lower.eq_any(&names))
+                .select(people::user_name_lower)
+                .load::<String>(c)?
+                .into_iter()
+                .collect();
+            let each = recorded(c, self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
+                let DbConnection::Postgres(pg) = c else {
+                    return Err(DbError::corrupt("a PostgreSQL batch on SQLite"));
+                };
+                let mut each = Vec::with_capacity(people.len());
+                for (person, rows) in people.iter().zip(rows) {
+                    let rows = match rows {
+                        Ok(rows) => rows,
+                        Err(e) => {
+                            each.push(Err(e));
+                            continue;
+                        }
+                    };
+                    if !taken.insert(rows.person.user_name_lower.clone()) {
+                        each.push(Err(DbError::Diesel(diesel::result::Error::DatabaseError(
+                            diesel::result::DatabaseErrorKind::UniqueViolation,
+                            Box::new(DUPLICATE_USER_NAME.to_owned()),
+                        ))));
+                        continue;
+                    }
+                    let person_row = diesel::insert_into(people::table)
+                        .values(&rows.person)
+                        .returning(people::id);
+                    let email_rows: Vec<_> = rows
+                        .emails
+                        .iter()
+                        .map(|email| {
+                            diesel::insert_into(person_emails::table)
+                                .values(email)
+                                .returning(person_emails::person_id)
+                        })
+                        .collect();
+                    let mut writes: Vec<&dyn QueryFragment<Pg>> = vec![&person_row];
+                    writes.extend(email_rows.iter().map(|w| w as &dyn QueryFragment<Pg>));
+                    crate::events::write_together_pg(pg, &writes)?;
+                    events.push(
+                        &person.organization_id.to_string(),
+                        person.updated_at,
+                        NewEvent::created(EventType::PersonCreated, person),
+                    );
+                    each.push(Ok(()));
+                }
+                Ok(each)
+            })?;
+            let created = each.iter().filter(|r| r.is_ok()).count();
+            self.people_created(c, created as u64);
+            Ok(each)
+        });
+        match batch {
+            Ok(each) => each
+                .into_iter()
+                .map(|r| r.map_err(|e| e.into_store("person", DUPLICATE_USER_NAME)))
+                .collect(),
+            Err(equip_domain::StoreError::Unavailable(cause)) => {
+                self.after_a_lost_batch(people, &cause)
+            }
+            // Nothing of the batch was written: each on its own.
+            Err(_) => insert_one_at_a_time(people, |p| self.insert_person(p)),
+        }
+    }
+
     /// People created together whose connection was lost (or whose store
     /// became unavailable) mid-batch. Their one transaction committed whole
     /// or not at all, and the commit's answer may be what was lost: which of
@@ -412,6 +504,9 @@ impl PersonRepository for Store {
     fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
         if people.len() < 2 {
             return insert_one_at_a_time(people, |p| self.insert_person(p));
+        }
+        if self.backend() == crate::connection::Backend::Postgres {
+            return self.insert_people_pg(people);
         }
         // One transaction, a savepoint per person, one (durable) commit for
         // them all: on PostgreSQL a commit waits for the WAL flush, so the
