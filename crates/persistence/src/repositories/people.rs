@@ -313,13 +313,24 @@ impl Store {
             .first()
             .map(|p| p.organization_id.to_string())
             .unwrap_or_default();
-        let stored = self.read("person", |c| {
-            Ok(people::table
-                .filter(people::organization_id.eq(&org))
-                .filter(people::id.eq_any(&ids))
-                .select(people::id)
-                .load::<String>(c)?)
-        });
+        let read = || {
+            self.read("person", |c| {
+                Ok(people::table
+                    .filter(people::organization_id.eq(&org))
+                    .filter(people::id.eq_any(&ids))
+                    .select(people::id)
+                    .load::<String>(c)?)
+            })
+        };
+        // The fresh connection may be lost too (a failover ends every
+        // session): a few tries before the batch is given up as unavailable.
+        let mut stored = read();
+        for _ in 0..2 {
+            if !matches!(stored, Err(equip_domain::StoreError::Unavailable(_))) {
+                break;
+            }
+            stored = read();
+        }
         let stored: std::collections::HashSet<String> = match stored {
             Ok(stored) => stored.into_iter().collect(),
             Err(e) => return people.iter().map(|_| Err(e.clone())).collect(),

@@ -5,7 +5,9 @@
 //!
 //! - A Bulk or CSV run goes on with a fresh connection; its answer is a
 //!   BulkResponse with one result per operation: 201 for each create that
-//!   committed, 503 for the one a lost connection interrupted (or, when the
+//!   committed (a batch of creates whose connection was lost is settled on
+//!   the fresh one: what it stored is read back, the rest written again), 503
+//!   for an operation a lost connection interrupted otherwise (or, when the
 //!   database stays unavailable, "not run"). The users reported created are
 //!   exactly the users stored (compared with the database and with a SCIM
 //!   list afterwards).
@@ -178,7 +180,13 @@ fn postgres_bulk_with_terminated_connections_reports_exactly_what_is_stored() {
     let (created, unavailable) = reported_creates(&resp, BULK_OPS, |bulk_id| {
         user(bulk_id.trim_start_matches('b').parse().unwrap())
     });
-    assert!(unavailable > 0, "no operation met a lost connection");
+    // A batch of creates that met a lost connection is settled on a fresh
+    // one (what it stored is read back, the rest written again): it answers
+    // 201s, not 503s.
+    assert!(
+        unavailable > 0 || server.log().contains("checking which were stored"),
+        "no operation met a lost connection"
+    );
     assert!(
         created.len() > BULK_OPS / 2,
         "the run went on with fresh connections: {} created, {unavailable} unavailable",
@@ -220,7 +228,10 @@ fn postgres_csv_upload_with_terminated_connections_reports_exactly_what_is_store
     assert!(terminations > 0, "no connection was terminated mid-run");
     let (created, unavailable) =
         reported_creates(&resp, CSV_ROWS, |bulk_id| by_row[bulk_id].clone());
-    assert!(unavailable > 0, "no row met a lost connection");
+    assert!(
+        unavailable > 0 || server.log().contains("checking which were stored"),
+        "no row met a lost connection"
+    );
     assert!(created.len() > CSV_ROWS / 2, "{} created", created.len());
     assert_exactly_stored(&db, &api, &created);
     eprintln!(
