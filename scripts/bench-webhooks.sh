@@ -17,6 +17,9 @@ set -euo pipefail
 # One key sends far more than `equip serve`'s default per-key rate limit:
 # measure without it (older binaries ignore the variable).
 export EQUIP_RATE_LIMIT=0
+# …and one organization's throughput alone, without its share of the store
+# calls (serve --max-store-calls-per-organization; older binaries ignore it).
+export EQUIP_MAX_STORE_CALLS_PER_ORGANIZATION=0
 cd "$(dirname "$0")/.."
 
 rows="${ROWS:-50000}"
