@@ -497,43 +497,61 @@ async fn offboarding_leaves_every_group(app: TestApp) {
     assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
 }
 
-async fn concurrent_member_patches_from_two_instances_all_apply(app: TestApp) {
-    let a = app.world().a;
-    let g = group(&app, "Engineering", &[]).await;
+/// A group of A (no members) and sixteen users of A: their ids.
+async fn group_and_sixteen_users(app: &TestApp, prefix: &str) -> (String, Vec<String>) {
+    let g = group(app, "Engineering", &[]).await;
     let id = g["id"].as_str().unwrap().to_owned();
     let mut users = Vec::new();
     for i in 0..16 {
-        users.push(user(&app, &format!("u{i}@acme.example")).await);
+        users.push(user(app, &format!("{prefix}{i}@acme.example")).await);
     }
-    // A second instance: its own pool on the same database.
+    (id, users)
+}
+
+/// Sends `reqs` all at once, alternately to this instance and to a second
+/// one (its own pool on the same database); each answer's status and body.
+async fn on_two_instances(
+    app: &TestApp,
+    reqs: Vec<test::TestRequest>,
+) -> Vec<(StatusCode, actix_web::web::Bytes)> {
     let second = Arc::new(app.db().store_with(PoolOptions::default()));
     let one = test::init_service(equip_http::app(AppState::with_write_sessions(Arc::clone(
         &app.store,
     ))))
     .await;
     let two = test::init_service(equip_http::app(AppState::with_write_sessions(second))).await;
+    let calls = reqs.into_iter().enumerate().map(|(i, req)| {
+        let (one, two, req) = (&one, &two, req.to_request());
+        async move {
+            let resp = if i % 2 == 0 {
+                test::call_service(one, req).await
+            } else {
+                test::call_service(two, req).await
+            };
+            let status = resp.status();
+            (status, test::read_body(resp).await)
+        }
+    });
+    futures_util::future::join_all(calls).await
+}
+
+async fn concurrent_member_patches_from_two_instances_all_apply(app: TestApp) {
+    let a = app.world().a;
+    let (id, users) = group_and_sixteen_users(&app, "u").await;
     let path = format!("/scim/v2/Groups/{id}?excludedAttributes=members");
-    let calls = users.iter().enumerate().map(|(i, u)| {
-        let req = a
-            .scim_patch(
+    let reqs = users
+        .iter()
+        .map(|u| {
+            a.scim_patch(
                 &path,
                 &patch(json!([{"op": "add", "path": "members", "value": [{"value": u}]}])),
             )
-            .to_request();
-        let (one, two) = (&one, &two);
-        async move {
-            if i % 2 == 0 {
-                test::call_service(one, req).await.status()
-            } else {
-                test::call_service(two, req).await.status()
-            }
-        }
-    });
-    let statuses = futures_util::future::join_all(calls).await;
-    assert!(
-        statuses.iter().all(|s| *s == StatusCode::OK),
-        "{statuses:?}"
-    );
+        })
+        .collect();
+    let answers = on_two_instances(&app, reqs).await;
+    for (status, body) in &answers {
+        assert_eq!(*status, StatusCode::OK, "{}", String::from_utf8_lossy(body));
+    }
     let want: Vec<&str> = users.iter().map(String::as_str).collect();
     assert_eq!(members(&app, &id).await, sorted(&want));
     let (_, now) = app.call(a.get(&format!("/scim/v2/Groups/{id}"))).await;
@@ -547,18 +565,7 @@ async fn concurrent_member_patches_from_two_instances_all_apply(app: TestApp) {
 /// member is there, the name is one of the names sent, the precedence kept.
 async fn concurrent_renames_with_member_changes_all_apply(app: TestApp) {
     let a = app.world().a;
-    let g = group(&app, "Engineering", &[]).await;
-    let id = g["id"].as_str().unwrap().to_owned();
-    let mut users = Vec::new();
-    for i in 0..16 {
-        users.push(user(&app, &format!("r{i}@acme.example")).await);
-    }
-    let second = Arc::new(app.db().store_with(PoolOptions::default()));
-    let one = test::init_service(equip_http::app(AppState::with_write_sessions(Arc::clone(
-        &app.store,
-    ))))
-    .await;
-    let two = test::init_service(equip_http::app(AppState::with_write_sessions(second))).await;
+    let (id, users) = group_and_sixteen_users(&app, "r").await;
     let path = format!("/scim/v2/Groups/{id}?excludedAttributes=members");
     let mut bodies: Vec<Value> = users
         .iter()
@@ -573,20 +580,11 @@ async fn concurrent_renames_with_member_changes_all_apply(app: TestApp) {
     bodies.push(patch(json!([
         {"op": "replace", "path": format!("{GROUP_EXT}:precedence"), "value": 7}
     ])));
-    let calls = bodies.iter().enumerate().map(|(i, body)| {
-        let req = a.scim_patch(&path, body).to_request();
-        let (one, two) = (&one, &two);
-        async move {
-            let resp = if i % 2 == 0 {
-                test::call_service(one, req).await
-            } else {
-                test::call_service(two, req).await
-            };
-            let status = resp.status();
-            (status, test::read_body(resp).await)
-        }
-    });
-    let answers = futures_util::future::join_all(calls).await;
+    let reqs = bodies
+        .iter()
+        .map(|body| a.scim_patch(&path, body))
+        .collect();
+    let answers = on_two_instances(&app, reqs).await;
     for (status, body) in &answers {
         assert_eq!(*status, StatusCode::OK, "{}", String::from_utf8_lossy(body));
     }
