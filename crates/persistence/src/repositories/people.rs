@@ -177,6 +177,33 @@ fn refuses_the_row(e: &DbError) -> bool {
     )
 }
 
+/// PostgreSQL: `write` given the statements that insert a person and their
+/// emails (one insert per email: single-row inserts keep the statement
+/// prepared, a multi-row one is planned anew each time), then `extra`, to
+/// be run as one statement.
+fn with_person_writes_pg<T>(
+    rows: &PersonRows,
+    extra: Option<&dyn QueryFragment<Pg>>,
+    write: impl FnOnce(&[&dyn QueryFragment<Pg>]) -> DbResult<T>,
+) -> DbResult<T> {
+    let person_row = diesel::insert_into(people::table)
+        .values(&rows.person)
+        .returning(people::id);
+    let email_rows: Vec<_> = rows
+        .emails
+        .iter()
+        .map(|email| {
+            diesel::insert_into(person_emails::table)
+                .values(email)
+                .returning(person_emails::person_id)
+        })
+        .collect();
+    let mut writes: Vec<&dyn QueryFragment<Pg>> = vec![&person_row];
+    writes.extend(email_rows.iter().map(|w| w as &dyn QueryFragment<Pg>));
+    writes.extend(extra);
+    write(&writes)
+}
+
 /// `write` (people creates). PostgreSQL: as it is. SQLite: under the
 /// in-process writer mutex without checkpointing the WAL in its commit. SQLite checkpoints the WAL
 /// inside the commit that crosses 1,000 pages, which here would hold the
@@ -247,27 +274,17 @@ impl Store {
                         }
                     };
                     if !taken.insert(rows.person.user_name_lower.clone()) {
+                        // What the unique index would have answered (and is
+                        // mapped to 409 `uniqueness` with every other one).
                         each.push(Err(DbError::Diesel(diesel::result::Error::DatabaseError(
                             diesel::result::DatabaseErrorKind::UniqueViolation,
                             Box::new(DUPLICATE_USER_NAME.to_owned()),
                         ))));
                         continue;
                     }
-                    let person_row = diesel::insert_into(people::table)
-                        .values(&rows.person)
-                        .returning(people::id);
-                    let email_rows: Vec<_> = rows
-                        .emails
-                        .iter()
-                        .map(|email| {
-                            diesel::insert_into(person_emails::table)
-                                .values(email)
-                                .returning(person_emails::person_id)
-                        })
-                        .collect();
-                    let mut writes: Vec<&dyn QueryFragment<Pg>> = vec![&person_row];
-                    writes.extend(email_rows.iter().map(|w| w as &dyn QueryFragment<Pg>));
-                    crate::events::write_together_pg(pg, &writes)?;
+                    with_person_writes_pg(&rows, None, |writes| {
+                        crate::events::write_together_pg(pg, writes)
+                    })?;
                     events.push(
                         &person.organization_id.to_string(),
                         person.updated_at,
@@ -281,6 +298,21 @@ impl Store {
             self.people_created(c, created as u64);
             Ok(each)
         });
+        // Any other failure: nothing of the batch was written; each on its own.
+        self.settle_batch(people, batch, |_| {
+            insert_one_at_a_time(people, |p| self.insert_person(p))
+        })
+    }
+
+    /// The results of people created together: each person's own, or, when
+    /// the batch as a whole failed, [`Self::after_a_lost_batch`] for an
+    /// unavailable database and `otherwise` for any other failure.
+    fn settle_batch(
+        &self,
+        people: &[Person],
+        batch: StoreResult<Vec<DbResult<()>>>,
+        otherwise: impl FnOnce(&equip_domain::StoreError) -> Vec<StoreResult<()>>,
+    ) -> Vec<StoreResult<()>> {
         match batch {
             Ok(each) => each
                 .into_iter()
@@ -289,8 +321,7 @@ impl Store {
             Err(equip_domain::StoreError::Unavailable(cause)) => {
                 self.after_a_lost_batch(people, &cause)
             }
-            // Nothing of the batch was written: each on its own.
-            Err(_) => insert_one_at_a_time(people, |p| self.insert_person(p)),
+            Err(e) => otherwise(&e),
         }
     }
 
@@ -457,21 +488,6 @@ impl PersonRepository for Store {
             match c {
                 // The person, the emails and the event: one statement.
                 DbConnection::Postgres(pg) => {
-                    let person_row = diesel::insert_into(people::table)
-                        .values(&rows.person)
-                        .returning(people::id);
-                    // One insert per email: single-row inserts keep the
-                    // statement prepared (a multi-row one is planned anew
-                    // each time).
-                    let email_rows: Vec<_> = rows
-                        .emails
-                        .iter()
-                        .map(|email| {
-                            diesel::insert_into(person_emails::table)
-                                .values(email)
-                                .returning(person_emails::person_id)
-                        })
-                        .collect();
                     // The package's foreign key is checked at the end of
                     // the statement, after the sequence is taken: its lock
                     // (KEY SHARE, which an import updating the package waits
@@ -483,12 +499,10 @@ impl PersonRepository for Store {
                             .select(packages::id)
                             .for_key_share()
                     });
-                    let mut writes: Vec<&dyn QueryFragment<Pg>> = vec![&person_row];
-                    writes.extend(email_rows.iter().map(|w| w as &dyn QueryFragment<Pg>));
-                    if let Some(package) = &package {
-                        writes.push(package);
-                    }
-                    write_recorded_pg(pg, self.actor, org, person.updated_at, event, &writes)?;
+                    let package = package.as_ref().map(|p| p as &dyn QueryFragment<Pg>);
+                    with_person_writes_pg(&rows, package, |writes| {
+                        write_recorded_pg(pg, self.actor, org, person.updated_at, event, writes)
+                    })?;
                 }
                 DbConnection::Sqlite(_) => {
                     creates_together(c, |c| {
@@ -550,16 +564,9 @@ impl PersonRepository for Store {
             self.people_created(c, created as u64);
             Ok(each)
         });
-        match batch {
-            Ok(each) => each
-                .into_iter()
-                .map(|r| r.map_err(|e| e.into_store("person", DUPLICATE_USER_NAME)))
-                .collect(),
-            Err(equip_domain::StoreError::Unavailable(cause)) => {
-                self.after_a_lost_batch(people, &cause)
-            }
-            Err(e) => people.iter().map(|_| Err(e.clone())).collect(),
-        }
+        self.settle_batch(people, batch, |e| {
+            people.iter().map(|_| Err(e.clone())).collect()
+        })
     }
 
     fn update_person(&self, current: &Person, person: &Person) -> StoreResult<PersonWrite> {
