@@ -438,7 +438,8 @@ async fn the_reminder_names_the_package_of_the_persons_group(app: TestApp) {
 
 // Microsoft Entra ID's default attribute mapping: the sub-attributes RFC 7643
 // defines but equip does not store are accepted and ignored, so the rest of a
-// PATCH (a deactivation) is not lost.
+// PATCH (a deactivation) is not lost (docs/reliability.md, "What identity
+// providers send").
 const ENTERPRISE: &str = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 
 async fn create_user(app: &TestApp, c: &Client, body: &Value) -> Value {

@@ -3,6 +3,8 @@
 //! addr-specs, identifiers have one comparison (NFC and full case folding;
 //! invisible and control characters refused), and every text field has a
 //! length limit, on `/scim/v2` (POST, PUT, PATCH, Bulk) and `/api/v1/inventory`.
+//! See docs/reliability.md, "Text: identifiers, email addresses, NUL" and
+//! "Field length limits".
 use crate::support::inventory::{organization, seed};
 use crate::support::scim::{okta_user, PATCH_OP};
 use crate::support::{Client, TestApp};
