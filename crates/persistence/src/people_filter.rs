@@ -29,7 +29,7 @@ use crate::sql_builder::{byte_order as collate, Bind, Sql};
 fn bounded_shape(query: &PersonQuery) -> bool {
     // No filter (the list): left to custom plans, which measured cheaper
     // than a kept generic plan for its LIMIT/OFFSET (docs/performance.md,
-    // "SCIM on PostgreSQL").
+    // "Prepared statements").
     let leaf = match &query.filter {
         None => false,
         Some(PersonFilter::Compare(..) | PersonFilter::Present(_)) => true,

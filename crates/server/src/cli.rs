@@ -146,7 +146,7 @@ pub struct ServeArgs {
     /// (docs/events.md, "Retention").
     #[arg(long, env = "EQUIP_EVENT_RETENTION_DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub event_retention_days: u32,
-    /// Seconds a request may take before it is answered 503 (docs/reliability.md).
+    /// Seconds a request may take before it is answered 503 (docs/reliability.md, "Limits").
     #[arg(long, env = "EQUIP_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout: u64,
     /// Seconds a Bulk request or CSV upload may take before it is answered 503.
@@ -164,7 +164,8 @@ pub struct ServeArgs {
     #[arg(long, env = "EQUIP_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,
     /// Accepted (hidden) and ignored, so that configurations that set it
-    /// still start: equip keeps no listing response cache (docs/performance.md);
+    /// still start: equip keeps no listing response cache (docs/performance.md,
+    /// "No response caches");
     /// `serve` warns when it is given.
     #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", hide = true)]
     pub listing_cache_mib: Option<usize>,

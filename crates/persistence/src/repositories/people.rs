@@ -47,7 +47,7 @@ static PEOPLE_INSERTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU
 /// default) runs while the writer mutex is held and makes every other create
 /// wait; run outside it every 300 creates, it raises the creates' throughput
 /// at the same CPU per create, where every 100 would cost more CPU
-/// (docs/performance.md, "SCIM", "WAL checkpoints off the creates' writer section").
+/// (docs/performance.md, "SCIM users", "WAL checkpoints off the creates' writer section").
 const CHECKPOINT_EVERY: u64 = 300;
 
 pub(super) fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>> {
@@ -524,7 +524,8 @@ impl PersonRepository for Store {
     /// and their events written together at its end: a SQLite commit writes
     /// every page it changed to the WAL, and the pages of the people, their
     /// indexes and the events are shared by the batch instead of written
-    /// once per person (docs/performance.md, "Events"). PostgreSQL: one
+    /// once per person (docs/performance.md, "Bulk and CSV uploads", "Creates
+    /// written together"). PostgreSQL: one
     /// statement each, as [`Self::insert_person`].
     fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
         if people.len() < 2 {

@@ -29,14 +29,14 @@ const MAX_DEFAULT_BLOCKING_THREADS: usize = 4;
 /// pooled connections only queue on the pool, each idle thread keeps a malloc
 /// arena, and every request handed to a sleeping thread costs a wake-up, so
 /// fewer threads make each request cheaper in CPU (docs/performance.md,
-/// "SCIM", "Fewer blocking threads"). 2 would be cheaper still, but would
+/// "Blocking threads per worker"). 2 would be cheaper still, but would
 /// leave a worker one free thread beside a long CSV upload.
 ///
 /// At most [`MAX_DEFAULT_BLOCKING_THREADS`] by default: on PostgreSQL (pool of
 /// 16, so 8 per worker) requests that each run a statement would queue in the
 /// database's CPU, and every answer would wait for that queue; with at most 4
 /// per worker the tail latency of one-statement requests stays low at the same
-/// throughput (docs/performance.md, "Inventory listing", "Figures").
+/// throughput (docs/performance.md, "Blocking threads per worker").
 fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize {
     if let Some(n) = args.blocking_threads {
         return n as usize;
@@ -118,7 +118,8 @@ fn keep_statistics(store: &Store, stopped: &std::sync::mpsc::Receiver<()>) {
 }
 
 /// The warning for the options that sized response caches equip does not keep
-/// (the inventory listing's and the SCIM lists'; docs/performance.md): still
+/// (the inventory listing's and the SCIM lists'; docs/performance.md, "No
+/// response caches"): still
 /// accepted so that configurations that set them start, and ignored. `None`
 /// when neither is given.
 fn removed_options_warning(args: &ServeArgs) -> Option<String> {

@@ -78,7 +78,8 @@ pub(crate) struct BulkRun<'a> {
 /// most: each is still written or refused on its own, and its result is the
 /// one it would have alone, but the store may commit them together (on
 /// SQLite one transaction instead of one per user; docs/performance.md,
-/// "Events"). Bounded so that other writers wait little for the lock.
+/// "Bulk and CSV uploads", "Creates written together"). Bounded so that other
+/// writers wait little for the lock.
 const CREATES_TOGETHER: usize = 50;
 
 /// A run halts after this many operations in a row found the database
