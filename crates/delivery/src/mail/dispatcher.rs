@@ -12,8 +12,9 @@
 //! accepting a message and the `SENT` mark: after the lease expires the
 //! message is sent again. See `docs/reminders.md`.
 
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Duration, Utc};
@@ -249,5 +250,51 @@ impl Dispatcher {
             }
         }
         log::info!("outbox dispatcher stopped");
+    }
+
+    /// Starts [`Self::run`] on a thread of its own (`equip-dispatcher`): its
+    /// store calls and SMTP conversations block.
+    ///
+    /// # Errors
+    /// The thread cannot be started.
+    pub fn start(self) -> std::io::Result<RunningDispatcher> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("equip-dispatcher".into())
+            .spawn(move || self.run(&stopped))?;
+        Ok(RunningDispatcher {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+/// A started outbox dispatcher; stopped (and its thread joined) by
+/// [`Self::stop`] or on drop.
+pub struct RunningDispatcher {
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl RunningDispatcher {
+    /// Stops: the dispatcher finishes the message it is sending, then its
+    /// thread is joined.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                log::error!("the outbox dispatcher panicked");
+            }
+        }
+    }
+}
+
+impl Drop for RunningDispatcher {
+    fn drop(&mut self) {
+        self.shutdown();
     }
 }
