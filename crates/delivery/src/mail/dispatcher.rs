@@ -298,3 +298,113 @@ impl Drop for RunningDispatcher {
         self.shutdown();
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Mutex;
+
+    use equip_domain::ids::{OrganizationId, OutboxMessageId, ReminderId};
+    use equip_domain::reminder::{DeliveryStatus, OutboxMessage};
+    use equip_domain::testing::InMemoryStore;
+
+    use super::*;
+    use crate::mail::SendError;
+
+    /// Accepts every message after `refusals` transient refusals; records
+    /// what it accepted.
+    #[derive(Default)]
+    struct Recording {
+        refusals: Mutex<usize>,
+        sent: Mutex<Vec<OutboxMessageId>>,
+    }
+
+    impl MailTransport for Arc<Recording> {
+        fn send(&self, message: &OutboxMessage) -> Result<(), SendError> {
+            let mut refusals = self.refusals.lock().unwrap();
+            if *refusals > 0 {
+                *refusals -= 1;
+                return Err(SendError::transient("try later"));
+            }
+            self.sent.lock().unwrap().push(message.id);
+            Ok(())
+        }
+
+        fn describe(&self) -> String {
+            "recording".into()
+        }
+    }
+
+    fn queued(store: &InMemoryStore) -> OutboxMessageId {
+        let now = Utc::now();
+        let message = OutboxMessage {
+            id: OutboxMessageId::new(),
+            organization_id: OrganizationId::new(),
+            reminder_id: ReminderId::new(),
+            recipient: "ana@example.com".into(),
+            subject: "Welcome".into(),
+            body_text: "Hello".into(),
+            body_html: "<p>Hello</p>".into(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_attempt_at: now - Duration::seconds(1),
+            last_error: None,
+            sent_at: None,
+            claimed_until: None,
+            created_at: now,
+        };
+        let id = message.id;
+        store.state().outbox.push(message);
+        id
+    }
+
+    fn fast() -> DispatcherOptions {
+        DispatcherOptions {
+            send_timeout: StdDuration::from_millis(100),
+            poll_interval: StdDuration::from_millis(20),
+            retry: RetryPolicy {
+                base: Duration::milliseconds(1),
+                ..RetryPolicy::default()
+            },
+            ..DispatcherOptions::default()
+        }
+    }
+
+    #[test]
+    fn a_pass_sends_what_is_due_and_schedules_a_retry_after_a_refusal() {
+        let store = Arc::new(InMemoryStore::default());
+        let first = queued(&store);
+        let transport = Arc::new(Recording {
+            refusals: Mutex::new(1),
+            ..Recording::default()
+        });
+        let dispatcher = Dispatcher::new(store.clone(), Box::new(transport.clone()), fast());
+        let report = dispatcher.run_once().unwrap();
+        assert_eq!((report.sent, report.retried), (0, 1), "{report:?}");
+        std::thread::sleep(StdDuration::from_millis(50));
+        let report = dispatcher.run_once().unwrap();
+        assert_eq!((report.sent, report.retried), (1, 0), "{report:?}");
+        assert_eq!(*transport.sent.lock().unwrap(), [first]);
+        assert_eq!(dispatcher.run_once().unwrap(), DispatchReport::default());
+    }
+
+    #[test]
+    fn a_started_dispatcher_delivers_until_it_is_stopped() {
+        let store = Arc::new(InMemoryStore::default());
+        let transport = Arc::new(Recording::default());
+        let running = Dispatcher::new(store.clone(), Box::new(transport.clone()), fast())
+            .start()
+            .unwrap();
+        let id = queued(&store);
+        let deadline = Instant::now() + StdDuration::from_secs(10);
+        while transport.sent.lock().unwrap().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(StdDuration::from_millis(10));
+        }
+        running.stop();
+        assert_eq!(*transport.sent.lock().unwrap(), [id]);
+        // Stopped: nothing more is sent.
+        queued(&store);
+        std::thread::sleep(StdDuration::from_millis(100));
+        assert_eq!(transport.sent.lock().unwrap().len(), 1);
+    }
+}
