@@ -185,3 +185,58 @@ fn keep_statistics(store: &Store, stopped: &Receiver<()>) {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::time::Instant;
+
+    use equip_delivery::mail::{Dispatcher, DispatcherOptions, Sender, SpoolDir, DEFAULT_FROM};
+    use equip_delivery::webhooks::{HttpTransport, WebhookDispatcher, WebhookOptions};
+    use equip_domain::webhook::AddressPolicy;
+    use equip_persistence::test_support::TestDatabase;
+
+    use super::*;
+
+    #[test]
+    fn every_worker_starts_and_all_stop_at_once_when_asked_or_dropped() {
+        let db = TestDatabase::sqlite();
+        let background = Arc::new(db.store());
+        let spool = std::env::temp_dir().join(format!("equip-workers-{}", uuid::Uuid::new_v4()));
+        let plan = || Plan {
+            mail: Some(Dispatcher::new(
+                background.clone(),
+                Box::new(SpoolDir::new(&spool, Sender::parse(DEFAULT_FROM).unwrap()).unwrap()),
+                DispatcherOptions::default(),
+            )),
+            webhooks: Some(WebhookDispatcher::new(
+                background.clone(),
+                Arc::new(
+                    HttpTransport::new(Duration::from_secs(1), AddressPolicy::default()).unwrap(),
+                ),
+                WebhookOptions::default(),
+            )),
+            event_retention_days: 90,
+        };
+        let workers = Workers::start(&background, plan()).unwrap();
+        assert_eq!(workers.running.len(), 3, "no statistics keeper on SQLite");
+        // Each waits for work for seconds; stopping does not wait for that.
+        let stopping = Instant::now();
+        workers.stop();
+        assert!(
+            stopping.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            stopping.elapsed()
+        );
+        // Dropped (as when `serve` fails after starting them): stopped too.
+        let workers = Workers::start(&background, plan()).unwrap();
+        let stopping = Instant::now();
+        drop(workers);
+        assert!(
+            stopping.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            stopping.elapsed()
+        );
+        let _ = std::fs::remove_dir_all(&spool);
+    }
+}
