@@ -16,6 +16,7 @@ use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 use equip_domain::api_key::{Caller, Scope};
 use equip_domain::ids::OrganizationId;
+use equip_domain::DomainError;
 
 use crate::auth::gated_caller;
 use crate::blocking;
@@ -74,6 +75,29 @@ impl Scoped {
         let org = self.organization();
         let ports = self.state.ports(&self.caller);
         blocking::run(move || f(&*ports, org)).await
+    }
+
+    /// [`Scoped::run`] on a write session of the store (see
+    /// [`equip_domain::ports::WriteSessions`]): for a request that makes many
+    /// writes, which then wait for their durability once.
+    ///
+    /// # Errors
+    /// As [`Scoped::run`], and 503 when no connection is free in time.
+    pub async fn run_in_session<T, E, F>(self, f: F) -> Result<T, HttpError>
+    where
+        F: FnOnce(&dyn Ports, OrganizationId) -> Result<T, E> + Send + 'static,
+        E: Into<HttpError>,
+        T: Send + 'static,
+    {
+        let org = self.organization();
+        blocking::run(move || {
+            let ports = self
+                .state
+                .write_session(&self.caller)
+                .map_err(|e| HttpError::from(DomainError::from(e)))?;
+            f(&*ports, org).map_err(Into::into)
+        })
+        .await
     }
 }
 
