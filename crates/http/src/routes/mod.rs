@@ -1,6 +1,6 @@
 //! Routes, one module per resource.
 //!
-//! Every route is declared once, in [`register`]: its path and, for each
+//! Every route is declared once, in `register`: its path and, for each
 //! method, what the key must hold (`crate::gate::Needs`) and the handler.
 //! From that one declaration come the actix resource, the route's gate, the
 //! `Allow` header of its 405, and its line in [`table`]: the OpenAPI
