@@ -304,6 +304,19 @@ impl ResponseError for HttpError {
     }
 }
 
+/// A SCIM operation's error, answered with the SCIM body (its status,
+/// `scimType`, `source` and text as the provisioning service decided them).
+impl From<equip_scim::provisioning::ScimError> for HttpError {
+    fn from(e: equip_scim::provisioning::ScimError) -> Self {
+        let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let err = Self::new(Area::Scim, status, e.about(), e.detail());
+        match e.scim_type() {
+            Some(t) => err.with_scim_type(t),
+            None => err,
+        }
+    }
+}
+
 /// Default service: an unknown path is 404 with the area's body.
 pub async fn unknown_path(req: HttpRequest) -> HttpResponse {
     HttpError::new(

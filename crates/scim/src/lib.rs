@@ -23,6 +23,7 @@ pub mod group_schema;
 pub mod list;
 pub mod patch;
 pub mod projection;
+pub mod provisioning;
 pub mod resource_schema;
 pub mod schemas;
 pub mod user;

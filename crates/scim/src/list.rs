@@ -33,6 +33,20 @@ pub enum ListError {
     },
 }
 
+/// A list input that cannot be used: 400 `invalidFilter` (about `filter`) or
+/// `invalidValue` (about the parameter).
+impl From<ListError> for crate::error::ScimError {
+    fn from(e: ListError) -> Self {
+        use crate::error::ScimType;
+        match e {
+            ListError::Filter(m) => Self::bad(ScimType::InvalidFilter, "filter", m),
+            ListError::Param { param, message } => {
+                Self::bad(ScimType::InvalidValue, param, message)
+            }
+        }
+    }
+}
+
 pub(crate) fn filter_err(message: impl Into<String>) -> ListError {
     ListError::Filter(message.into())
 }

@@ -220,13 +220,15 @@ const SCIM: Access = &[
 
 /// `/scim/v2`: Users, Groups, Bulk, CSV upload and discovery.
 fn register_scim(s: &mut impl Sink) {
-    use scim::{bulk, csv, discovery, groups, root_search, users};
+    use equip_scim::provisioning::{groups::Groups, users::Users};
+    use scim::resources as rs;
+    use scim::{bulk, csv, discovery, root_search};
     add(s, "/scim/v2/Users", "GET, POST", SCIM, |r| {
-        r.route(get().to(users::list))
-            .route(web::post().to(users::create))
+        r.route(get().to(rs::list::<Users>))
+            .route(web::post().to(rs::create::<Users>))
     });
     add(s, "/scim/v2/Users/.search", "POST", SCIM, |r| {
-        r.route(web::post().to(users::search))
+        r.route(web::post().to(rs::search::<Users>))
     });
     // Before `/Users/{id}`, which would otherwise take `csv` for an id.
     add(s, "/scim/v2/Users/csv", "POST", SCIM, |r| {
@@ -248,18 +250,18 @@ fn register_scim(s: &mut impl Sink) {
         "GET, PUT, PATCH, DELETE",
         SCIM,
         |r| {
-            r.route(get().to(users::get))
-                .route(web::put().to(users::replace))
-                .route(web::patch().to(users::patch))
-                .route(web::delete().to(users::delete))
+            r.route(get().to(rs::get::<Users>))
+                .route(web::put().to(rs::replace::<Users>))
+                .route(web::patch().to(rs::patch::<Users>))
+                .route(web::delete().to(rs::delete::<Users>))
         },
     );
     add(s, "/scim/v2/Groups", "GET, POST", SCIM, |r| {
-        r.route(get().to(groups::list))
-            .route(web::post().to(groups::create))
+        r.route(get().to(rs::list::<Groups>))
+            .route(web::post().to(rs::create::<Groups>))
     });
     add(s, "/scim/v2/Groups/.search", "POST", SCIM, |r| {
-        r.route(web::post().to(groups::search))
+        r.route(web::post().to(rs::search::<Groups>))
     });
     add(
         s,
@@ -267,10 +269,10 @@ fn register_scim(s: &mut impl Sink) {
         "GET, PUT, PATCH, DELETE",
         SCIM,
         |r| {
-            r.route(get().to(groups::get))
-                .route(web::put().to(groups::replace))
-                .route(web::patch().to(groups::patch))
-                .route(web::delete().to(groups::delete))
+            r.route(get().to(rs::get::<Groups>))
+                .route(web::put().to(rs::replace::<Groups>))
+                .route(web::patch().to(rs::patch::<Groups>))
+                .route(web::delete().to(rs::delete::<Groups>))
         },
     );
     add(s, "/scim/v2/ServiceProviderConfig", "GET", SCIM, |r| {
