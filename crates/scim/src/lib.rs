@@ -21,6 +21,7 @@ pub mod group_list;
 pub mod group_patch;
 pub mod group_schema;
 pub mod list;
+pub mod meta;
 pub mod patch;
 pub mod projection;
 pub mod provisioning;

@@ -12,8 +12,8 @@ use equip_domain::person_query::{
 };
 
 use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};
+use crate::meta::TIMESTAMP_DIGITS;
 use crate::schemas;
-use crate::user::TIMESTAMP_DIGITS;
 use crate::user_schema::{resolve, Schema};
 
 /// A list input that cannot be used.

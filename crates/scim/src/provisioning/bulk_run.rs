@@ -28,9 +28,9 @@ use crate::bulk::{
     BulkResponseWriter, BulkTarget,
 };
 use crate::error::{ScimError, ScimErrorBody, ScimType};
-use crate::group::group_location;
+use crate::meta::{group_location, user_location, version_tag};
 use crate::patch::parse_patch;
-use crate::user::{user_location, user_tag, version_tag};
+use crate::user::user_tag;
 
 /// Runs a Bulk request (`body`, checked whole first) for the organization
 /// of `provisioning`: the BulkResponse (JSON text).

@@ -20,13 +20,13 @@ use serde_json::Value;
 use super::precondition::{retry_concurrent, IfMatch};
 use super::{Answer, Fetched, Provisioning, ResourceType, Selection};
 use crate::error::{ScimError, ScimType};
-use crate::group::{from_group, group_json, group_location, ScimGroup};
+use crate::group::{from_group, group_json, ScimGroup};
 use crate::group_patch::interpret;
 use crate::group_schema::GROUP_RESOURCE;
 use crate::list::{list_response_text, ListError, ListInputs};
-use crate::patch::PatchOperation;
+use crate::meta::{group_location, version_tag};
+use crate::patch::{parse_patch, PatchOperation};
 use crate::projection::{project_resource, returns};
-use crate::user::version_tag;
 
 /// The group described by the Group document `body`: its fields and members.
 fn to_group(body: Value) -> Result<(GroupFields, BTreeSet<PersonId>), ScimError> {
@@ -304,11 +304,11 @@ impl ResourceType for Groups {
     fn patch(
         p: &Provisioning<'_>,
         id: GroupId,
-        ops: &[PatchOperation],
+        body: &Value,
         if_match: &IfMatch,
         selection: &Selection,
     ) -> Result<Answer, ScimError> {
-        let group = p.patch_group_of(id, ops, if_match)?;
+        let group = p.patch_group_of(id, &parse_patch(body)?, if_match)?;
         p.group_answer(&group, selection)
     }
 

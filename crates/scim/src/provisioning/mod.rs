@@ -27,7 +27,6 @@ use equip_domain::ports::{CatalogRepository, GroupRepository, PersonRepository};
 use serde_json::Value;
 
 use crate::list::{ListError, ListInputs};
-use crate::patch::PatchOperation;
 
 pub use crate::error::ScimError;
 pub use precondition::IfMatch;
@@ -172,14 +171,15 @@ pub trait ResourceType {
         if_match: &IfMatch,
         selection: &Selection,
     ) -> Result<Answer, ScimError>;
-    /// `PATCH`.
+    /// `PATCH` with the PatchOp message `body`.
     ///
     /// # Errors
-    /// As the type's patch.
+    /// A body that is no PatchOp message (400 `invalidSyntax`), and as the
+    /// type's patch.
     fn patch(
         p: &Provisioning<'_>,
         id: Self::Id,
-        ops: &[PatchOperation],
+        body: &Value,
         if_match: &IfMatch,
         selection: &Selection,
     ) -> Result<Answer, ScimError>;

@@ -18,9 +18,10 @@ use super::precondition::{retry_concurrent, IfMatch};
 use super::{Answer, Fetched, Provisioning, ResourceType, Selection};
 use crate::error::{ScimError, ScimType};
 use crate::list::{list_response_text, ListError, ListInputs};
-use crate::patch::{apply_patch, PatchOperation};
+use crate::meta::user_location;
+use crate::patch::{apply_patch, parse_patch, PatchOperation};
 use crate::projection::project;
-use crate::user::{from_person, person_json, user_location, user_tag, ScimUser};
+use crate::user::{from_person, person_json, user_tag, ScimUser};
 
 /// A person with their groups and effective package, as a user is shown.
 pub(crate) type Shown = (Person, Belonging);
@@ -268,11 +269,11 @@ impl ResourceType for Users {
     fn patch(
         p: &Provisioning<'_>,
         id: PersonId,
-        ops: &[PatchOperation],
+        body: &Value,
         if_match: &IfMatch,
         selection: &Selection,
     ) -> Result<Answer, ScimError> {
-        let person = p.patch_person(id, ops, if_match)?;
+        let person = p.patch_person(id, &parse_patch(body)?, if_match)?;
         Ok(p.user_answer(&p.shown_user(person)?, selection))
     }
 

@@ -6,7 +6,6 @@ use actix_web::http::header;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_scim::list::ListInputs;
-use equip_scim::patch::parse_patch;
 use equip_scim::provisioning::{ResourceType, ScimError};
 use serde_json::Value;
 
@@ -112,11 +111,10 @@ pub async fn patch<R: ResourceType>(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let id = R::id(&id)?;
-    let ops = parse_patch(&body).map_err(ScimError::from)?;
+    let (body, selection) = (body.into_inner(), selection(&q));
     let if_match = precondition(&req, header::IF_MATCH);
-    let selection = selection(&q);
     let answer = run(&state, key, base_url(&req), move |p| {
-        R::patch(&p, id, &ops, &if_match, &selection)
+        R::patch(&p, id, &body, &if_match, &selection)
     })
     .await?;
     Ok(resource(StatusCode::OK, answer))
