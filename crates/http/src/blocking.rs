@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 use actix_web::web;
 
 use crate::client::Client;
-use crate::error::{Area, HttpError};
+use crate::error::HttpError;
 use crate::shares::{Places, ShareTaken, Shares};
 use equip_domain::ids::OrganizationId;
 
@@ -351,19 +351,6 @@ where
         Ok(result) => result,
         Err(e) => Err(HttpError::internal(&e)),
     }
-}
-
-/// [`run`], for `routes/scim` until it switches to [`run`]: the error's area
-/// is the request's ([`crate::error::Area::current`]), `_area` is not read.
-///
-/// # Errors
-/// As [`run`].
-pub async fn block<T, F>(_area: Area, f: F) -> Result<T, HttpError>
-where
-    F: FnOnce() -> Result<T, HttpError> + Send + 'static,
-    T: Send + 'static,
-{
-    run(f).await
 }
 
 #[cfg(test)]

@@ -23,8 +23,8 @@ use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{web, Error, HttpRequest, HttpResponse, ResponseError};
 use equip_domain::api_key::{AuthError, MissingScope};
-use equip_domain::{DomainError, StoreError};
-use equip_scim::error::{ScimErrorBody, ScimType};
+use equip_domain::DomainError;
+use equip_scim::error::{ScimError, ScimErrorBody, ScimType};
 use serde_json::json;
 
 use crate::rate_limit::Exceeded;
@@ -111,30 +111,6 @@ impl HttpError {
     /// 400 naming `source`.
     pub fn invalid(source: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::with_status(StatusCode::BAD_REQUEST, source, detail)
-    }
-
-    /// [`HttpError::with_status`], for `routes/scim` until it maps its errors
-    /// once: the area is the request's ([`Area::current`]), `_area` is not
-    /// read.
-    pub fn new(
-        _area: Area,
-        status: StatusCode,
-        source: impl Into<String>,
-        detail: impl Into<String>,
-    ) -> Self {
-        Self::with_status(status, source, detail)
-    }
-
-    /// [`HttpError::invalid`], for `routes/scim` (as [`HttpError::new`]).
-    pub fn bad_request(_area: Area, source: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::invalid(source, detail)
-    }
-
-    /// [`HttpError::from`] a domain error, for `routes/scim` (as
-    /// [`HttpError::new`]).
-    #[must_use]
-    pub fn from_domain(_area: Area, err: DomainError) -> Self {
-        Self::from(err)
     }
 
     /// Sets the SCIM `scimType`.
@@ -295,33 +271,24 @@ impl HttpError {
     }
 }
 
-/// The status of a domain error, with its field as `source`.
+/// The status of a domain error, with its field as `source`: decided once,
+/// by the SCIM error of the same failure (`equip_scim::error`; the API body
+/// shows its `detail` and `source`, the SCIM body its `scimType` too).
 impl From<DomainError> for HttpError {
     fn from(err: DomainError) -> Self {
-        match err {
-            DomainError::Invalid { field, message } => {
-                Self::with_status(StatusCode::BAD_REQUEST, field, message)
-                    .with_scim_type(ScimType::InvalidValue)
-            }
-            DomainError::NotFound { entity, message } => {
-                Self::with_status(StatusCode::NOT_FOUND, entity, message)
-            }
-            DomainError::Conflict { entity, message } => {
-                Self::with_status(StatusCode::CONFLICT, entity, message)
-            }
-            DomainError::Gone { field, message } => {
-                Self::with_status(StatusCode::GONE, field, message)
-            }
-            DomainError::Store(StoreError::Unavailable(cause)) => {
-                log::warn!("storage unavailable: {cause}");
-                Self::with_status(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "server",
-                    "the service is temporarily unavailable; retry later",
-                )
-            }
-            DomainError::Store(StoreError::Interrupted) => Self::client_gone(),
-            DomainError::Store(other) => Self::internal(&other),
+        ScimError::from(err).into()
+    }
+}
+
+/// A SCIM operation's error, answered with its status, `scimType`, `source`
+/// and text as the provisioning service decided them.
+impl From<ScimError> for HttpError {
+    fn from(e: ScimError) -> Self {
+        let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let err = Self::with_status(status, e.about(), e.detail());
+        match e.scim_type() {
+            Some(t) => err.with_scim_type(t),
+            None => err,
         }
     }
 }
@@ -523,7 +490,7 @@ mod tests {
 
     #[actix_web::test]
     async fn server_errors_hide_their_cause() {
-        let err = HttpError::from(DomainError::Store(StoreError::Backend(
+        let err = HttpError::from(DomainError::Store(equip_domain::StoreError::Backend(
             "SELECT secret FROM x".into(),
         )));
         let resp = err.error_response();

@@ -20,8 +20,8 @@ use equip_domain::person_query::{CompareOp as DCompareOp, FilterValue};
 use crate::filter::{parse_filter, AttrPath, Filter};
 use crate::group_schema::GROUP_RESOURCE;
 use crate::list::{condition, filter_err, Cond, ListError, ListInputs};
+use crate::meta::TIMESTAMP_DIGITS;
 use crate::resource_schema::Schema;
-use crate::user::TIMESTAMP_DIGITS;
 
 /// What a filter's attribute names.
 #[derive(Debug, Clone, Copy)]

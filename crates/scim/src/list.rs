@@ -12,8 +12,8 @@ use equip_domain::person_query::{
 };
 
 use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};
+use crate::meta::TIMESTAMP_DIGITS;
 use crate::schemas;
-use crate::user::TIMESTAMP_DIGITS;
 use crate::user_schema::{resolve, Schema};
 
 /// A list input that cannot be used.
@@ -31,6 +31,20 @@ pub enum ListError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// A list input that cannot be used: 400 `invalidFilter` (about `filter`) or
+/// `invalidValue` (about the parameter).
+impl From<ListError> for crate::error::ScimError {
+    fn from(e: ListError) -> Self {
+        use crate::error::ScimType;
+        match e {
+            ListError::Filter(m) => Self::bad(ScimType::InvalidFilter, "filter", m),
+            ListError::Param { param, message } => {
+                Self::bad(ScimType::InvalidValue, param, message)
+            }
+        }
+    }
 }
 
 pub(crate) fn filter_err(message: impl Into<String>) -> ListError {

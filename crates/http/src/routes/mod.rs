@@ -256,13 +256,15 @@ fn register() -> Vec<Route> {
 /// `/scim/v2`: Users, Groups, Bulk, CSV upload and discovery; every method
 /// needs the `scim` scope.
 fn register_scim() -> Vec<Route> {
-    use scim::{bulk, csv, discovery, groups, root_search, users};
+    use equip_scim::provisioning::{groups::Groups, users::Users};
+    use scim::resources as rs;
+    use scim::{bulk, csv, discovery, root_search};
     const S: Needs = KeyWith(Scim);
     vec![
         scim("/scim/v2/Users")
-            .get(S, users::list)
-            .post(S, users::create),
-        scim("/scim/v2/Users/.search").post(S, users::search),
+            .get(S, rs::list::<Users>)
+            .post(S, rs::create::<Users>),
+        scim("/scim/v2/Users/.search").post(S, rs::search::<Users>),
         // Before `/Users/{id}`, which would otherwise take `csv` for an id.
         scim("/scim/v2/Users/csv").post(S, csv::upload),
         scim("/scim/v2/Bulk")
@@ -271,19 +273,19 @@ fn register_scim() -> Vec<Route> {
         // RFC 7644 §3.4.3: a search at the root spans every resource type.
         scim("/scim/v2/.search").post(S, root_search::search),
         scim("/scim/v2/Users/{id}")
-            .get(S, users::get)
-            .put(S, users::replace)
-            .patch(S, users::patch)
-            .delete(S, users::delete),
+            .get(S, rs::get::<Users>)
+            .put(S, rs::replace::<Users>)
+            .patch(S, rs::patch::<Users>)
+            .delete(S, rs::delete::<Users>),
         scim("/scim/v2/Groups")
-            .get(S, groups::list)
-            .post(S, groups::create),
-        scim("/scim/v2/Groups/.search").post(S, groups::search),
+            .get(S, rs::list::<Groups>)
+            .post(S, rs::create::<Groups>),
+        scim("/scim/v2/Groups/.search").post(S, rs::search::<Groups>),
         scim("/scim/v2/Groups/{id}")
-            .get(S, groups::get)
-            .put(S, groups::replace)
-            .patch(S, groups::patch)
-            .delete(S, groups::delete),
+            .get(S, rs::get::<Groups>)
+            .put(S, rs::replace::<Groups>)
+            .patch(S, rs::patch::<Groups>)
+            .delete(S, rs::delete::<Groups>),
         scim("/scim/v2/ServiceProviderConfig").get(S, discovery::service_provider_config),
         scim("/scim/v2/ResourceTypes").get(S, discovery::resource_types),
         scim("/scim/v2/ResourceTypes/{id}").get(S, discovery::resource_type),
