@@ -24,6 +24,7 @@
 use equip_domain::filter::{
     fold_text, CompareOp, Condition, Field, FieldKind, Filter, FilterValue,
 };
+use equip_domain::person_query::SortOrder;
 
 use crate::connection::Backend;
 use crate::models::db_time;
@@ -195,4 +196,49 @@ fn compare(
             sql.push_bind(b).push_sql(collate).push_sql(")");
         }
     }
+}
+
+/// `ORDER BY …` of a listing whose rows are `alias`: by the sort column
+/// (`sort`: its expression, how its field compares, the direction; absent
+/// values last when ascending, first when descending, as the in-memory
+/// reference; texts in byte order), then by creation time and id so that
+/// paging is stable, then `LIMIT count OFFSET start_index - 1`.
+///
+/// Ids are lowercase hyphenated UUIDs: every collation orders them alike, so
+/// the tie-break needs no `COLLATE` and the indexes on (organization,
+/// creation time) serve the default order.
+pub(crate) fn push_order_and_page(
+    sql: &mut Sql,
+    backend: Backend,
+    sort: Option<(&str, FieldKind, SortOrder)>,
+    alias: &str,
+    count: u32,
+    start_index: u64,
+) {
+    sql.push_sql(" ORDER BY ");
+    if let Some((col, kind, order)) = sort {
+        let dir = match order {
+            SortOrder::Ascending => " ASC",
+            SortOrder::Descending => " DESC",
+        };
+        sql.push_sql("(")
+            .push_sql(col)
+            .push_sql(" IS NULL)")
+            .push_sql(dir)
+            .push_sql(", ")
+            .push_sql(col);
+        if kind.is_text() {
+            sql.push_sql(byte_order(backend));
+        }
+        sql.push_sql(dir).push_sql(", ");
+    }
+    sql.push_sql(alias)
+        .push_sql(".created_at ASC, ")
+        .push_sql(alias)
+        .push_sql(".id ASC LIMIT ");
+    sql.push_bind(i64::from(count));
+    sql.push_sql(" OFFSET ");
+    sql.push_bind(Bind::BigInt(
+        i64::try_from(start_index.saturating_sub(1)).unwrap_or(i64::MAX),
+    ));
 }

@@ -18,11 +18,10 @@
 
 use equip_domain::filter::Condition;
 use equip_domain::group_query::{GroupField, GroupFilter, GroupLeaf, GroupQuery, MemberField};
-use equip_domain::person_query::{FieldKind, SortOrder};
 
 use crate::connection::Backend;
-use crate::filter_sql::{push_condition, push_filter, Present};
-use crate::sql_builder::{byte_order, Bind, Sql};
+use crate::filter_sql::{push_condition, push_filter, push_order_and_page, Present};
+use crate::sql_builder::Sql;
 
 /// Whether a query's statements come in a bounded number of shapes and are
 /// worth keeping prepared (PostgreSQL): one condition, in the default order.
@@ -87,35 +86,22 @@ pub(crate) fn from_where(sql: &mut Sql, backend: Backend, organization: &str, qu
     }
 }
 
-/// `ORDER BY …` (absent values last when ascending, first when descending,
-/// texts in byte order), then creation time and id, then `LIMIT` / `OFFSET`.
+/// `ORDER BY …` (the sort field, then creation time and id;
+/// [`push_order_and_page`]), then `LIMIT` / `OFFSET`. The index
+/// `groups_organization_created_idx` serves the default order.
 pub(crate) fn order_and_page(sql: &mut Sql, backend: Backend, query: &GroupQuery) {
-    sql.push_sql(" ORDER BY ");
-    if let Some(field) = query.sort {
-        let col = column(field);
-        let dir = match query.order {
-            SortOrder::Ascending => " ASC",
-            SortOrder::Descending => " DESC",
-        };
-        sql.push_sql("(")
-            .push_sql(col)
-            .push_sql(" IS NULL)")
-            .push_sql(dir)
-            .push_sql(", ")
-            .push_sql(col);
-        if matches!(field.kind(), FieldKind::Text { .. } | FieldKind::Identifier) {
-            sql.push_sql(byte_order(backend));
-        }
-        sql.push_sql(dir).push_sql(", ");
-    }
-    // Lowercase hyphenated UUIDs order alike in every collation, so the
-    // index groups_organization_created_idx serves the default order.
-    sql.push_sql("g.created_at ASC, g.id ASC LIMIT ");
-    sql.push_bind(i64::from(query.count));
-    sql.push_sql(" OFFSET ");
-    sql.push_bind(Bind::BigInt(
-        i64::try_from(query.start_index.saturating_sub(1)).unwrap_or(i64::MAX),
-    ));
+    let sort = query
+        .sort
+        .map(|field| (column(field).to_owned(), field.kind()));
+    push_order_and_page(
+        sql,
+        backend,
+        sort.as_ref()
+            .map(|(col, kind)| (col.as_str(), *kind, query.order)),
+        "g",
+        query.count,
+        query.start_index,
+    );
 }
 
 #[cfg(test)]

@@ -10,13 +10,11 @@
 //! - An email condition is `p.id IN (SELECT person_id FROM person_emails …)`
 //!   over one address at a time.
 
-use equip_domain::person_query::{
-    EmailField, FieldKind, PersonField, PersonFilter, PersonLeaf, PersonQuery, SortOrder,
-};
+use equip_domain::person_query::{EmailField, PersonField, PersonFilter, PersonLeaf, PersonQuery};
 
 use crate::connection::{fold_function, Backend};
-use crate::filter_sql::{push_condition, push_filter, Present};
-use crate::sql_builder::{byte_order as collate, Bind, Sql};
+use crate::filter_sql::{push_condition, push_filter, push_order_and_page, Present};
+use crate::sql_builder::Sql;
 
 /// Whether a query's statements come in a bounded number of shapes and are
 /// worth keeping prepared: one condition, in the default order.
@@ -110,38 +108,22 @@ pub(crate) fn from_where(sql: &mut Sql, backend: Backend, organization: &str, qu
     }
 }
 
-/// `ORDER BY …` (absent values last when ascending), ending with the creation
-/// time and id so paging is stable, then `LIMIT` / `OFFSET`.
+/// `ORDER BY …` (the sort field, then the creation time and id, so paging is
+/// stable; [`push_order_and_page`]), then `LIMIT` / `OFFSET`. The partial
+/// index `people_active_created_idx` serves the default order.
 pub(crate) fn order_and_page(sql: &mut Sql, backend: Backend, query: &PersonQuery) {
-    sql.push_sql(" ORDER BY ");
-    if let Some(field) = query.sort {
-        let col = person_column(field, backend);
-        let dir = match query.order {
-            SortOrder::Ascending => " ASC",
-            SortOrder::Descending => " DESC",
-        };
-        // NULLs last in ascending order, first in descending (as the in-memory store).
-        sql.push_sql("(")
-            .push_sql(&col)
-            .push_sql(" IS NULL)")
-            .push_sql(dir)
-            .push_sql(", ");
-        sql.push_sql(&col);
-        if matches!(field.kind(), FieldKind::Text { .. } | FieldKind::Identifier) {
-            let c = collate(backend);
-            sql.push_sql(c);
-        }
-        sql.push_sql(dir).push_sql(", ");
-    }
-    // Ids are lowercase hyphenated UUIDs: every collation orders them alike, so
-    // the tie-break needs no COLLATE and the partial index
-    // people_active_created_idx serves the default order.
-    sql.push_sql("p.created_at ASC, p.id ASC LIMIT ");
-    sql.push_bind(i64::from(query.count));
-    sql.push_sql(" OFFSET ");
-    sql.push_bind(Bind::BigInt(
-        i64::try_from(query.start_index.saturating_sub(1)).unwrap_or(i64::MAX),
-    ));
+    let sort = query
+        .sort
+        .map(|field| (person_column(field, backend), field.kind()));
+    push_order_and_page(
+        sql,
+        backend,
+        sort.as_ref()
+            .map(|(col, kind)| (col.as_str(), *kind, query.order)),
+        "p",
+        query.count,
+        query.start_index,
+    );
 }
 
 #[cfg(test)]
