@@ -207,7 +207,7 @@ mod tests {
     fn display_name_compares_case_insensitively_external_id_exactly() {
         let g = group("Engineering");
         let f = |field, op, v: &str| {
-            GroupFilter::compare(field, op, FilterValue::Text(v.into())).matches(&(&g, &&[][..]))
+            GroupFilter::compare(field, op, FilterValue::Text(v.into())).matches(&(&g, &[][..]))
         };
         assert!(f(GroupField::DisplayName, CompareOp::Eq, "ENGINEERING"));
         assert!(f(GroupField::DisplayName, CompareOp::Sw, "eng"));
@@ -226,16 +226,16 @@ mod tests {
                 FilterValue::Text(id.to_string()),
             ))
         };
-        assert!(has(a).matches(&(&g, &&[a, b][..])));
-        assert!(!has(a).matches(&(&g, &&[b][..])));
+        assert!(has(a).matches(&(&g, &[a, b][..])));
+        assert!(!has(a).matches(&(&g, &[b][..])));
         assert!(
             GroupFilter::any_member(MemberFilter::present(MemberField::Value))
-                .matches(&(&g, &&[b][..]))
+                .matches(&(&g, &[b][..]))
         );
         assert!(
             !GroupFilter::any_member(MemberFilter::present(MemberField::Value))
-                .matches(&(&g, &&[][..]))
+                .matches(&(&g, &[][..]))
         );
-        assert!(GroupFilter::Not(Box::new(has(a))).matches(&(&g, &&[][..])));
+        assert!(GroupFilter::Not(Box::new(has(a))).matches(&(&g, &[][..])));
     }
 }
