@@ -90,14 +90,12 @@ pub(crate) fn from_where(sql: &mut Sql, backend: Backend, organization: &str, qu
 /// [`push_order_and_page`]), then `LIMIT` / `OFFSET`. The index
 /// `groups_organization_created_idx` serves the default order.
 pub(crate) fn order_and_page(sql: &mut Sql, backend: Backend, query: &GroupQuery) {
-    let sort = query
-        .sort
-        .map(|field| (column(field).to_owned(), field.kind()));
     push_order_and_page(
         sql,
         backend,
-        sort.as_ref()
-            .map(|(col, kind)| (col.as_str(), *kind, query.order)),
+        query
+            .sort
+            .map(|field| (column(field), field.kind(), query.order)),
         "g",
         query.count,
         query.start_index,
