@@ -23,7 +23,7 @@ use crate::error::{ScimError, ScimType};
 use crate::group::{from_group, group_json, ScimGroup};
 use crate::group_patch::interpret;
 use crate::group_schema::GROUP_RESOURCE;
-use crate::list::{list_response_text, ListError, ListInputs};
+use crate::list::{ListError, ListInputs};
 use crate::meta::{group_location, version_tag};
 use crate::patch::{parse_patch, PatchOperation};
 use crate::projection::{project_resource, returns};
@@ -247,15 +247,17 @@ impl ResourceType for Groups {
         inputs.group_query(max_results)
     }
 
-    /// `GET /Groups`, `POST /Groups/.search`.
-    fn list(
+    fn start_index(query: &GroupQuery) -> u64 {
+        query.start_index
+    }
+
+    /// A page of `GET /Groups` and `.search`.
+    fn page(
         p: &Provisioning<'_>,
         query: GroupQuery,
         inputs: &ListInputs,
-    ) -> Result<String, ScimError> {
-        let start = query.start_index;
-        let (total, resources) = p.group_page(query, inputs)?;
-        Ok(list_response_text(total, start, &resources))
+    ) -> Result<(u64, Vec<String>), ScimError> {
+        p.group_page(query, inputs)
     }
 
     /// `POST /Groups`: creates the group described by `body`, with its

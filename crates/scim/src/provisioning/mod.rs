@@ -132,7 +132,19 @@ pub trait ResourceType {
     /// # Errors
     /// What the inputs break.
     fn query(inputs: &ListInputs, max_results: u32) -> Result<Self::Query, ListError>;
-    /// The ListResponse of `query`.
+    /// Where `query`'s page starts (1-based).
+    fn start_index(query: &Self::Query) -> u64;
+    /// A page of `query`: the number matching in all, and the resources
+    /// rendered as `inputs` select (JSON text).
+    ///
+    /// # Errors
+    /// Store failures.
+    fn page(
+        p: &Provisioning<'_>,
+        query: Self::Query,
+        inputs: &ListInputs,
+    ) -> Result<(u64, Vec<String>), ScimError>;
+    /// The ListResponse (JSON text) of `query`.
     ///
     /// # Errors
     /// Store failures.
@@ -140,7 +152,11 @@ pub trait ResourceType {
         p: &Provisioning<'_>,
         query: Self::Query,
         inputs: &ListInputs,
-    ) -> Result<String, ScimError>;
+    ) -> Result<String, ScimError> {
+        let start = Self::start_index(&query);
+        let (total, resources) = Self::page(p, query, inputs)?;
+        Ok(crate::list::list_response_text(total, start, &resources))
+    }
     /// `POST`.
     ///
     /// # Errors

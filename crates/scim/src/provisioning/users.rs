@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::precondition::{retry_concurrent, IfMatch};
 use super::{Answer, Fetched, Provisioning, ResourceType, Selection};
 use crate::error::{ScimError, ScimType};
-use crate::list::{list_response_text, ListError, ListInputs};
+use crate::list::{ListError, ListInputs};
 use crate::meta::user_location;
 use crate::patch::{apply_patch, parse_patch, PatchOperation};
 use crate::projection::project;
@@ -211,15 +211,17 @@ impl ResourceType for Users {
         inputs.query(max_results)
     }
 
-    /// `GET /Users`, `POST /Users/.search`.
-    fn list(
+    fn start_index(query: &PersonQuery) -> u64 {
+        query.start_index
+    }
+
+    /// A page of `GET /Users` and `.search`.
+    fn page(
         p: &Provisioning<'_>,
         query: PersonQuery,
         inputs: &ListInputs,
-    ) -> Result<String, ScimError> {
-        let start = query.start_index;
-        let (total, resources) = p.user_page(query, inputs)?;
-        Ok(list_response_text(total, start, &resources))
+    ) -> Result<(u64, Vec<String>), ScimError> {
+        p.user_page(query, inputs)
     }
 
     /// `POST /Users`: creates the user described by `body` (400 for a body
