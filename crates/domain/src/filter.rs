@@ -68,6 +68,23 @@ impl CompareOp {
         matches!(self, Self::Co | Self::Sw | Self::Ew)
     }
 
+    /// Whether a value that compares `ordering` to the operand satisfies an
+    /// ordering operator (`eq`, `ne`, `gt`, `ge`, `lt`, `le`); a substring
+    /// operator never holds on an ordering.
+    #[must_use]
+    pub fn holds(self, ordering: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering;
+        match self {
+            Self::Eq => ordering == Ordering::Equal,
+            Self::Ne => ordering != Ordering::Equal,
+            Self::Gt => ordering == Ordering::Greater,
+            Self::Ge => ordering != Ordering::Less,
+            Self::Lt => ordering == Ordering::Less,
+            Self::Le => ordering != Ordering::Greater,
+            Self::Co | Self::Sw | Self::Ew => false,
+        }
+    }
+
     /// Whether the operator orders (`gt`, `ge`, `lt`, `le`).
     #[must_use]
     pub const fn is_ordering(self) -> bool {
@@ -413,16 +430,7 @@ pub fn compare(
         (FilterValue::Date(a), FilterValue::Date(b)) => Some(a.cmp(b)),
         _ => None,
     };
-    let Some(o) = ordering else { return false };
-    match op {
-        CompareOp::Eq => o == Ordering::Equal,
-        CompareOp::Ne => o != Ordering::Equal,
-        CompareOp::Gt => o == Ordering::Greater,
-        CompareOp::Ge => o != Ordering::Less,
-        CompareOp::Lt => o == Ordering::Less,
-        CompareOp::Le => o != Ordering::Greater,
-        CompareOp::Co | CompareOp::Sw | CompareOp::Ew => false,
-    }
+    ordering.is_some_and(|o| op.holds(o))
 }
 
 /// A comparison of a stored time with a time given at the precision the

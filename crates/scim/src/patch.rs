@@ -675,18 +675,7 @@ fn compare_json(got: Option<&Value>, op: CompareOp, want: &CompValue) -> bool {
         (Some(Value::Number(a)), CompValue::Number(b)) => a.as_f64().and_then(|a| a.partial_cmp(b)),
         _ => None,
     };
-    let Some(o) = ordering else {
-        return op == CompareOp::Ne;
-    };
-    match op {
-        CompareOp::Eq => o == Ordering::Equal,
-        CompareOp::Ne => o != Ordering::Equal,
-        CompareOp::Gt => o == Ordering::Greater,
-        CompareOp::Ge => o != Ordering::Less,
-        CompareOp::Lt => o == Ordering::Less,
-        CompareOp::Le => o != Ordering::Greater,
-        CompareOp::Co | CompareOp::Sw | CompareOp::Ew => false,
-    }
+    ordering.map_or(op == CompareOp::Ne, |o| op.holds(o))
 }
 
 #[cfg(test)]
