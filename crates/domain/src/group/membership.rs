@@ -207,7 +207,8 @@ fn members_outcome(
             )
         }
     };
-    let member_count = (facts.member_count + joining.len() as u64).saturating_sub(leaving.len() as u64);
+    let member_count =
+        (facts.member_count + joining.len() as u64).saturating_sub(leaving.len() as u64);
     // A change that only removes is never refused (whatever the count).
     if !joining.is_empty() && member_count > MAX_MEMBERS {
         return Err(GroupWrite::TooManyMembers);
@@ -227,8 +228,16 @@ fn members_outcome(
     let mut events: Vec<NewEvent> = NewEvent::updated(EventType::GroupUpdated, current, &written)
         .into_iter()
         .collect();
-    events.extend(joining.iter().map(|p| NewEvent::membership(current.id, *p, true)));
-    events.extend(leaving.iter().map(|p| NewEvent::membership(current.id, *p, false)));
+    events.extend(
+        joining
+            .iter()
+            .map(|p| NewEvent::membership(current.id, *p, true)),
+    );
+    events.extend(
+        leaving
+            .iter()
+            .map(|p| NewEvent::membership(current.id, *p, false)),
+    );
     Ok(GroupUpdatePlan {
         joining,
         leaving,
@@ -276,7 +285,11 @@ impl LeavingEveryGroup {
     /// `person` leaving `groups` (the groups the store read they are in,
     /// locked) at `at`.
     #[must_use]
-    pub fn of(person: PersonId, groups: impl IntoIterator<Item = GroupId>, at: DateTime<Utc>) -> Self {
+    pub fn of(
+        person: PersonId,
+        groups: impl IntoIterator<Item = GroupId>,
+        at: DateTime<Utc>,
+    ) -> Self {
         let groups: BTreeSet<GroupId> = groups.into_iter().collect();
         Self {
             person,
@@ -447,7 +460,10 @@ mod tests {
         assert_eq!(update.fields.version, g.version);
         let plan = plan_of(update);
         let written = plan.written.unwrap();
-        assert_eq!((written.display_name.as_str(), written.version), ("Platform", 5));
+        assert_eq!(
+            (written.display_name.as_str(), written.version),
+            ("Platform", 5)
+        );
         let kinds: Vec<EventType> = plan.events.iter().map(|e| e.kind).collect();
         assert_eq!(kinds, [EventType::GroupUpdated]);
         // A stored time later than the change's stays.
@@ -539,10 +555,17 @@ mod tests {
             named_members: [p[1]].into(),
             ..MembersFacts::default()
         };
-        assert!(decide_update(&g, &change(remove), &above).unwrap().outcome.is_ok());
+        assert!(decide_update(&g, &change(remove), &above)
+            .unwrap()
+            .outcome
+            .is_ok());
         // A replace by a set above the limit is refused whatever is stored.
         let big: BTreeSet<PersonId> = (0..=MAX_MEMBERS).map(|_| PersonId::new()).collect();
-        let update = decide_update(&g, &change(MembersChange::Replace(big)), &MembersFacts::default());
+        let update = decide_update(
+            &g,
+            &change(MembersChange::Replace(big)),
+            &MembersFacts::default(),
+        );
         assert_eq!(update.unwrap().outcome, Err(GroupWrite::TooManyMembers));
     }
 
@@ -576,7 +599,10 @@ mod tests {
                 .map(|g| NewEvent::membership(*g, person, false))
                 .collect::<Vec<_>>()
         );
-        assert!(LeavingEveryGroup::of(person, [], at).events().next().is_none());
+        assert!(LeavingEveryGroup::of(person, [], at)
+            .events()
+            .next()
+            .is_none());
     }
 
     #[test]

@@ -234,17 +234,27 @@ mod tests {
         assert_eq!(p.leaving.at, at);
         let order = p.returns.as_ref().unwrap();
         assert_eq!(order.person, person);
-        assert_eq!((order.status, order.created_at), (ReturnStatus::Pending, at));
+        assert_eq!(
+            (order.status, order.created_at),
+            (ReturnStatus::Pending, at)
+        );
         let mut items = vec![i1, i2];
         items.sort_unstable();
         let lines: Vec<InventoryItemId> = order.lines.iter().map(|l| l.item).collect();
         assert_eq!(lines, items);
-        assert!(order.lines.iter().all(|l| l.status == ReturnStatus::Pending));
+        assert!(order
+            .lines
+            .iter()
+            .all(|l| l.status == ReturnStatus::Pending));
         assert_ne!(order.lines[0].id, order.lines[1].id);
         assert_eq!(p.outcome(), Offboarding::Started { returns: 2 });
         // Started, then the groups left, then the returns, each in id order.
         let mut expected = vec![NewEvent::offboarding_started(person)];
-        expected.extend(groups.iter().map(|g| NewEvent::membership(*g, person, false)));
+        expected.extend(
+            groups
+                .iter()
+                .map(|g| NewEvent::membership(*g, person, false)),
+        );
         expected.extend(items.iter().map(|i| NewEvent::return_started(*i, order.id)));
         assert_eq!(p.events, expected);
     }

@@ -90,7 +90,11 @@ pub(super) fn touch_groups(
 
 /// Stores a person leaving every group, as the domain decided it (the
 /// events are the caller's to record).
-pub(super) fn leave_groups(s: &mut State, organization: OrganizationId, leaving: &LeavingEveryGroup) {
+pub(super) fn leave_groups(
+    s: &mut State,
+    organization: OrganizationId,
+    leaving: &LeavingEveryGroup,
+) {
     for g in &leaving.groups {
         s.memberships.remove(&(*g, leaving.person));
     }
