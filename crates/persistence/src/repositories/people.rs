@@ -190,8 +190,9 @@ fn with_person_writes_pg<T>(
 }
 
 /// `write` (people creates). PostgreSQL: as it is. SQLite: in the database's
-/// writer queue ([`Store::sqlite_writer`]) without checkpointing the WAL in its commit. SQLite checkpoints the WAL
-/// inside the commit that crosses 1,000 pages, which here would hold the
+/// writer queue ([`Store::sqlite_writer`]) without checkpointing the WAL in
+/// its commit. SQLite checkpoints the WAL inside the commit that crosses
+/// 1,000 pages, which here would hold the
 /// mutex: every other create waited for it (and its fsync). A create's own
 /// commit does not checkpoint; every [`CHECKPOINT_EVERY`] creates, one
 /// checkpoints after releasing the mutex ([`Store::people_created`];
