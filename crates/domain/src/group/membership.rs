@@ -49,6 +49,32 @@ impl MembersChange {
     }
 }
 
+/// Why a group write is refused: the store writes nothing of it and
+/// answers the matching [`GroupWrite`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The group has another version than the one expected.
+    Stale {
+        /// The stored version.
+        current: i64,
+    },
+    /// These people would join but are not provisioned people of the
+    /// organization.
+    NotPeople(Vec<PersonId>),
+    /// The group would hold more than [`MAX_MEMBERS`].
+    TooManyMembers,
+}
+
+impl From<Refusal> for GroupWrite {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Stale { current } => Self::Stale { current },
+            Refusal::NotPeople(people) => Self::NotPeople(people),
+            Refusal::TooManyMembers => Self::TooManyMembers,
+        }
+    }
+}
+
 /// What a store reads about the members of a stored group (locked) before
 /// a change ([`decide_update`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -85,18 +111,18 @@ pub struct GroupCreate {
 /// writes the row first and rolls back on a refusal.
 ///
 /// # Errors
-/// [`GroupWrite::NotPeople`], then [`GroupWrite::TooManyMembers`] (more than
+/// [`Refusal::NotPeople`], then [`Refusal::TooManyMembers`] (more than
 /// [`MAX_MEMBERS`]).
 pub fn decide_create(
     group: &Group,
     members: &BTreeSet<PersonId>,
     not_people: Vec<PersonId>,
-) -> Result<GroupCreate, GroupWrite> {
+) -> Result<GroupCreate, Refusal> {
     if !not_people.is_empty() {
-        return Err(GroupWrite::NotPeople(not_people));
+        return Err(Refusal::NotPeople(not_people));
     }
     if members.len() as u64 > MAX_MEMBERS {
-        return Err(GroupWrite::TooManyMembers);
+        return Err(Refusal::TooManyMembers);
     }
     let joining: Vec<PersonId> = members.iter().copied().collect();
     let mut events = vec![NewEvent::created(EventType::GroupCreated, group)];
@@ -123,7 +149,7 @@ pub struct GroupUpdate {
     pub fields_changed: bool,
     /// What is written, or the refusal of the members (nothing of the
     /// write is kept: the store rolls back the fields too).
-    pub outcome: Result<GroupUpdatePlan, GroupWrite>,
+    pub outcome: Result<GroupUpdatePlan, Refusal>,
 }
 
 /// What a change of a group writes ([`GroupUpdate::outcome`]).
@@ -161,16 +187,16 @@ impl GroupUpdatePlan {
 /// unless the stored one is later) only when something changes.
 ///
 /// # Errors
-/// [`GroupWrite::Stale`] when `change` expects another version (before
+/// [`Refusal::Stale`] when `change` expects another version (before
 /// anything is written).
 pub fn decide_update(
     current: &Group,
     change: &GroupChange,
     facts: &MembersFacts,
-) -> Result<GroupUpdate, GroupWrite> {
+) -> Result<GroupUpdate, Refusal> {
     let fields = change
         .fields_on(current)
-        .map_err(|current| GroupWrite::Stale { current })?;
+        .map_err(|current| Refusal::Stale { current })?;
     let fields_changed = fields.fields() != current.fields();
     let outcome = members_outcome(current, &fields, fields_changed, change, facts);
     Ok(GroupUpdate {
@@ -186,9 +212,9 @@ fn members_outcome(
     fields_changed: bool,
     change: &GroupChange,
     facts: &MembersFacts,
-) -> Result<GroupUpdatePlan, GroupWrite> {
+) -> Result<GroupUpdatePlan, Refusal> {
     if !facts.not_people.is_empty() {
-        return Err(GroupWrite::NotPeople(facts.not_people.clone()));
+        return Err(Refusal::NotPeople(facts.not_people.clone()));
     }
     let (joining, leaving): (Vec<PersonId>, Vec<PersonId>) = match &change.members {
         MembersChange::Keep => (Vec::new(), Vec::new()),
@@ -199,7 +225,7 @@ fn members_outcome(
         // The members become exactly the set: its size is the count.
         MembersChange::Replace(set) => {
             if set.len() as u64 > MAX_MEMBERS {
-                return Err(GroupWrite::TooManyMembers);
+                return Err(Refusal::TooManyMembers);
             }
             (
                 set.difference(&facts.named_members).copied().collect(),
@@ -211,7 +237,7 @@ fn members_outcome(
         (facts.member_count + joining.len() as u64).saturating_sub(leaving.len() as u64);
     // A change that only removes is never refused (whatever the count).
     if !joining.is_empty() && member_count > MAX_MEMBERS {
-        return Err(GroupWrite::TooManyMembers);
+        return Err(Refusal::TooManyMembers);
     }
     if !fields_changed && joining.is_empty() && leaving.is_empty() {
         return Ok(GroupUpdatePlan {
@@ -251,13 +277,13 @@ fn members_outcome(
 /// store): its memberships go with it (its people stay). The events.
 ///
 /// # Errors
-/// [`GroupWrite::Stale`] when `expected_version` is another.
+/// [`Refusal::Stale`] when `expected_version` is another.
 pub fn decide_delete(
     current: &Group,
     expected_version: Option<i64>,
-) -> Result<Vec<NewEvent>, GroupWrite> {
+) -> Result<Vec<NewEvent>, Refusal> {
     if expected_version.is_some_and(|v| v != current.version) {
-        return Err(GroupWrite::Stale {
+        return Err(Refusal::Stale {
             current: current.version,
         });
     }
@@ -366,7 +392,7 @@ mod tests {
         let members: BTreeSet<PersonId> = p.iter().copied().collect();
         assert_eq!(
             decide_create(&g, &members, vec![p[1]]),
-            Err(GroupWrite::NotPeople(vec![p[1]]))
+            Err(Refusal::NotPeople(vec![p[1]]))
         );
         let created = decide_create(&g, &members, Vec::new()).unwrap();
         assert_eq!(created.joining, p);
@@ -388,7 +414,7 @@ mod tests {
         let members: BTreeSet<PersonId> = (0..=MAX_MEMBERS).map(|_| PersonId::new()).collect();
         assert_eq!(
             decide_create(&g, &members, Vec::new()),
-            Err(GroupWrite::TooManyMembers)
+            Err(Refusal::TooManyMembers)
         );
     }
 
@@ -484,7 +510,7 @@ mod tests {
         };
         assert_eq!(
             decide_update(&g, &c, &facts),
-            Err(GroupWrite::Stale { current: 4 })
+            Err(Refusal::Stale { current: 4 })
         );
     }
 
@@ -501,7 +527,7 @@ mod tests {
         let update = decide_update(&g, &c, &facts).unwrap();
         // The store writes the fields first (its constraints answer first).
         assert!(update.fields_changed);
-        assert_eq!(update.outcome, Err(GroupWrite::NotPeople(vec![stranger])));
+        assert_eq!(update.outcome, Err(Refusal::NotPeople(vec![stranger])));
     }
 
     #[test]
@@ -536,7 +562,7 @@ mod tests {
         let mut add = MembersChange::Keep;
         add.add([p[0]]);
         let update = decide_update(&g, &change(add), &full).unwrap();
-        assert_eq!(update.outcome, Err(GroupWrite::TooManyMembers));
+        assert_eq!(update.outcome, Err(Refusal::TooManyMembers));
         // Adding one and removing another at the limit stays within it.
         let mut swap = MembersChange::Keep;
         swap.add([p[0]]);
@@ -566,7 +592,7 @@ mod tests {
             &change(MembersChange::Replace(big)),
             &MembersFacts::default(),
         );
-        assert_eq!(update.unwrap().outcome, Err(GroupWrite::TooManyMembers));
+        assert_eq!(update.unwrap().outcome, Err(Refusal::TooManyMembers));
     }
 
     #[test]
@@ -574,7 +600,7 @@ mod tests {
         let g = group();
         assert_eq!(
             decide_delete(&g, Some(1)),
-            Err(GroupWrite::Stale { current: 4 })
+            Err(Refusal::Stale { current: 4 })
         );
         let events = decide_delete(&g, Some(4)).unwrap();
         assert_eq!(events.len(), 1);

@@ -205,7 +205,7 @@ impl GroupRepository for InMemoryStore {
         let missing = not_people(&s, group.organization_id, &joining);
         let created = match decide_create(group, new_members, missing) {
             Ok(created) => created,
-            Err(refusal) => return Ok(refusal),
+            Err(refusal) => return Ok(refusal.into()),
         };
         s.groups.push(group.clone());
         for p in &created.joining {
@@ -255,7 +255,7 @@ impl GroupRepository for InMemoryStore {
         };
         let update = match decide_update(&current, change, &facts) {
             Ok(update) => update,
-            Err(refusal) => return Ok(refusal),
+            Err(refusal) => return Ok(refusal.into()),
         };
         if update.fields_changed {
             // The database's constraints on the fields answer first.
@@ -269,7 +269,7 @@ impl GroupRepository for InMemoryStore {
         }
         let plan = match update.outcome {
             Ok(plan) => plan,
-            Err(refusal) => return Ok(refusal),
+            Err(refusal) => return Ok(refusal.into()),
         };
         let Some(written) = &plan.written else {
             return Ok(plan.answer(&current));
@@ -307,7 +307,7 @@ impl GroupRepository for InMemoryStore {
         let current = s.groups[pos].clone();
         let events = match decide_delete(&current, expected_version) {
             Ok(events) => events,
-            Err(refusal) => return Ok(refusal),
+            Err(refusal) => return Ok(refusal.into()),
         };
         s.groups.remove(pos);
         s.memberships.retain(|(g, _)| *g != id);

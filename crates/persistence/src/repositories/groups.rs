@@ -267,7 +267,7 @@ impl GroupRepository for Store {
                 diesel::insert_into(groups::table).values(&row).execute(c)?;
                 let created = match decided {
                     Ok(created) => created,
-                    Err(refusal) => return refuse(refusal),
+                    Err(refusal) => return refuse(refusal.into()),
                 };
                 let added = add_members(c, org, &row.id, &texts(&created.joining))?;
                 as_decided("group create", added, created.joining.len())?;
@@ -313,7 +313,7 @@ impl GroupRepository for Store {
                 // The decision, then what it decided written.
                 let update = match decide_update(&current, change, &facts) {
                     Ok(update) => update,
-                    Err(refusal) => return refuse(refusal),
+                    Err(refusal) => return refuse(refusal.into()),
                 };
                 if update.fields_changed {
                     let next = &update.fields;
@@ -329,7 +329,7 @@ impl GroupRepository for Store {
                 }
                 let plan = match update.outcome {
                     Ok(plan) => plan,
-                    Err(refusal) => return refuse(refusal),
+                    Err(refusal) => return refuse(refusal.into()),
                 };
                 let Some(written) = &plan.written else {
                     return Ok(plan.answer(&current));
@@ -371,7 +371,7 @@ impl GroupRepository for Store {
                 };
                 let decided = match decide_delete(&current, expected_version) {
                     Ok(decided) => decided,
-                    Err(refusal) => return refuse(refusal),
+                    Err(refusal) => return refuse(refusal.into()),
                 };
                 diesel::delete(group_members::table.filter(group_members::group_id.eq(&gid)))
                     .execute(c)?;
