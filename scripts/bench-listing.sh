@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The inventory listing as users use it (the headline listing benchmark; see
-# docs/performance.md). An organization of ITEMS items (`equip demo --items`),
+# docs/performance.md, "Inventory listing"). An organization of ITEMS items (`equip demo --items`),
 # served by `equip serve` (release), on SQLite and on PostgreSQL, driven by a
 # mix of 2,000 distinct listing URLs generated from the data
 # (scripts/lib/listing_mix.py: pages 1-50, five sort keys both ways, status,

@@ -2,7 +2,8 @@
 # Fuzzes equip's parsers with cargo-fuzz (libFuzzer) for a bounded time per
 # target and fails when one finds a crash (a panic, a failed property, an
 # overflow, a stack overflow, an input slower than 10 s). The targets and what
-# each checks besides "no panic": fuzz/fuzz_targets/*.rs; docs/reliability.md.
+# each checks besides "no panic": fuzz/fuzz_targets/*.rs; docs/reliability.md,
+# "Fuzzing and property tests".
 #
 #   FUZZ_SECONDS   seconds per target (default 30)
 #   FUZZ_TARGETS   space-separated targets (default: all four)

@@ -110,7 +110,8 @@ for name in list(ids):
 q = lambda values: json.dumps(values)
 print(f'[auth.wfc]\npath = "{os.environ["EQUIP_WFC"]}"\npeers = ["demo", "other"]\n')
 # A request past equip's limits is refused by them before its parameters are
-# read: 413 (a body too large) or 414 (a URL over 8 KiB; docs/reliability.md).
+# read: 413 (a body too large) or 414 (a URL over 8 KiB; docs/reliability.md,
+# "Limits").
 # Both are rejections, which Schemathesis does not count as such by default:
 # a generated invalid request with hundreds of values of a repeated
 # parameter gets 414.

@@ -7,12 +7,10 @@ use crate::text::{check_length, SHORT_TEXT_MAX};
 
 /// A product variant, e.g. "MacBook Pro 14\" M3, 16 GB".
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct Sku {
-    /// Identifier.
     pub id: SkuId,
-    /// Owning organization.
     pub organization_id: OrganizationId,
-    /// Display title.
     pub title: String,
     /// Category code, e.g. `LAPTOP`.
     pub category_code: String,
@@ -52,14 +50,12 @@ impl Sku {
 
 /// An equipment package: a named bundle assigned to people.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct Package {
-    /// Identifier.
     pub id: PackageId,
-    /// Owning organization.
     pub organization_id: OrganizationId,
     /// Short unique (per organization) name used in CSV uploads, e.g. `engineering-mac`.
     pub slug: String,
-    /// Display name.
     pub name: String,
 }
 

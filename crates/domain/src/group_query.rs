@@ -5,14 +5,11 @@
 //! membership index, never by reading a group's members.
 
 use crate::error::DomainError;
+use crate::filter::{Condition, Field, Filter, Holds, Leaf};
 use crate::group::Group;
 use crate::ids::PersonId;
-use chrono::{DateTime, Utc};
 
-use crate::person_query::{
-    check_filter_text, compare, shown_time_condition, sort_by_field, CompareOp, FieldKind,
-    FilterValue, SortOrder,
-};
+use crate::person_query::{sort_by_field, FieldKind, FilterValue, SortOrder};
 
 /// Largest page a list of groups returns: the same as people's, since SCIM
 /// discovery announces one `maxResults` for every resource type.
@@ -45,116 +42,81 @@ impl GroupField {
     }
 }
 
-/// A condition on one member's id (`members.value`, exact text).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MemberFilter {
-    /// `value op text`.
-    Compare(CompareOp, FilterValue),
-    /// The member has a value (every member has).
-    Present,
-    /// Both hold.
-    And(Box<MemberFilter>, Box<MemberFilter>),
-    /// Either holds.
-    Or(Box<MemberFilter>, Box<MemberFilter>),
-    /// Does not hold.
-    Not(Box<MemberFilter>),
+impl Field for GroupField {
+    fn kind(self) -> FieldKind {
+        Self::kind(self)
+    }
 }
 
-/// A condition on a group.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GroupFilter {
-    /// `field op value`. Absent fields never match, except with `ne`.
-    Compare(GroupField, CompareOp, FilterValue),
-    /// The field has a value.
-    Present(GroupField),
-    /// Some member satisfies the condition (`members.value eq "…"`,
-    /// `members[value eq "…"]`, `members pr`).
-    AnyMember(MemberFilter),
-    /// Both hold.
-    And(Box<GroupFilter>, Box<GroupFilter>),
-    /// Either holds.
-    Or(Box<GroupFilter>, Box<GroupFilter>),
-    /// Does not hold.
-    Not(Box<GroupFilter>),
+/// The one field of a member a filter names: its id (`members.value`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemberField {
+    /// The member's id (exact text, [`MEMBER_VALUE_KIND`]).
+    Value,
+}
+
+impl Field for MemberField {
+    fn kind(self) -> FieldKind {
+        MEMBER_VALUE_KIND
+    }
 }
 
 /// The member id's comparison: exact text.
 pub const MEMBER_VALUE_KIND: FieldKind = FieldKind::Text { case_exact: true };
 
-impl MemberFilter {
-    /// Checks every text value (no NUL).
-    ///
-    /// # Errors
-    /// [`DomainError::Invalid`] (`filter`).
-    pub fn validate(&self) -> Result<(), DomainError> {
-        match self {
-            Self::Compare(_, FilterValue::Text(s)) => check_filter_text(s),
-            Self::Compare(..) | Self::Present => Ok(()),
-            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
-            Self::Not(a) => a.validate(),
-        }
-    }
+/// A condition on one member's id (`members.value`, exact text).
+pub type MemberFilter = Filter<Condition<MemberField>>;
 
-    /// Whether the member `id` satisfies the condition.
+/// A leaf of a condition on a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GroupLeaf {
+    /// A condition on a field of the group.
+    Field(Condition<GroupField>),
+    /// Some member satisfies the condition (`members.value eq "…"`,
+    /// `members[value eq "…"]`, `members pr`).
+    AnyMember(MemberFilter),
+}
+
+impl From<Condition<GroupField>> for GroupLeaf {
+    fn from(c: Condition<GroupField>) -> Self {
+        Self::Field(c)
+    }
+}
+
+/// A condition on a group.
+pub type GroupFilter = Filter<GroupLeaf>;
+
+impl GroupFilter {
+    /// Some member satisfies `m`.
     #[must_use]
-    pub fn matches(&self, id: PersonId) -> bool {
+    pub const fn any_member(m: MemberFilter) -> Self {
+        Self::Leaf(GroupLeaf::AnyMember(m))
+    }
+}
+
+impl Leaf for GroupLeaf {
+    fn validate(&self) -> Result<(), DomainError> {
         match self {
-            Self::Compare(op, v) => compare(
-                MEMBER_VALUE_KIND,
-                Some(FilterValue::Text(id.to_string())),
-                *op,
-                v,
-            ),
-            Self::Present => true,
-            Self::And(a, b) => a.matches(id) && b.matches(id),
-            Self::Or(a, b) => a.matches(id) || b.matches(id),
-            Self::Not(a) => !a.matches(id),
+            Self::Field(c) => c.validate(),
+            Self::AnyMember(m) => m.validate(),
         }
     }
 }
 
-impl GroupFilter {
-    /// `field op given` on a time field whose values are shown with `digits`
-    /// fractional digits ([`shown_time_condition`]).
-    #[must_use]
-    pub fn time_as_shown(
-        field: GroupField,
-        op: CompareOp,
-        given: DateTime<Utc>,
-        digits: u16,
-    ) -> Self {
-        shown_time_condition(op, given, digits).build(
-            |op, v| Self::Compare(field, op, v),
-            |a, b| Self::And(Box::new(a), Box::new(b)),
-            |a, b| Self::Or(Box::new(a), Box::new(b)),
-        )
+impl Holds<PersonId> for Condition<MemberField> {
+    /// Whether the member `id` satisfies the condition (every member has a
+    /// value).
+    fn holds(&self, id: &PersonId) -> bool {
+        self.holds_with(|MemberField::Value| Some(FilterValue::Text(id.to_string())))
     }
+}
 
-    /// Checks every text value (no NUL).
-    ///
-    /// # Errors
-    /// [`DomainError::Invalid`] (`filter`).
-    pub fn validate(&self) -> Result<(), DomainError> {
+impl Holds<(&Group, &[PersonId])> for GroupLeaf {
+    /// Whether a group, with its members, satisfies the condition.
+    fn holds(&self, (group, members): &(&Group, &[PersonId])) -> bool {
         match self {
-            Self::Compare(_, _, FilterValue::Text(s)) => check_filter_text(s),
-            Self::Compare(..) | Self::Present(_) => Ok(()),
-            Self::AnyMember(m) => m.validate(),
-            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
-            Self::Not(a) => a.validate(),
-        }
-    }
-
-    /// Whether `group`, with `members`, satisfies the condition (the
-    /// reference semantics: the in-memory store uses it, the SQL must agree).
-    #[must_use]
-    pub fn matches(&self, group: &Group, members: &[PersonId]) -> bool {
-        match self {
-            Self::Compare(f, op, v) => compare(f.kind(), group_value(group, *f), *op, v),
-            Self::Present(f) => group_value(group, *f).is_some(),
-            Self::AnyMember(m) => members.iter().any(|id| m.matches(*id)),
-            Self::And(a, b) => a.matches(group, members) && b.matches(group, members),
-            Self::Or(a, b) => a.matches(group, members) || b.matches(group, members),
-            Self::Not(a) => !a.matches(group, members),
+            Self::Field(c) => c.holds_with(|f| group_value(group, f)),
+            Self::AnyMember(m) => members.iter().any(|id| m.matches(id)),
         }
     }
 }
@@ -223,6 +185,7 @@ pub fn sort_groups(groups: &mut [Group], query: &GroupQuery) {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::filter::CompareOp;
     use crate::group::GroupFields;
     use crate::ids::{GroupId, OrganizationId};
 
@@ -244,7 +207,7 @@ mod tests {
     fn display_name_compares_case_insensitively_external_id_exactly() {
         let g = group("Engineering");
         let f = |field, op, v: &str| {
-            GroupFilter::Compare(field, op, FilterValue::Text(v.into())).matches(&g, &[])
+            GroupFilter::compare(field, op, FilterValue::Text(v.into())).matches(&(&g, &[][..]))
         };
         assert!(f(GroupField::DisplayName, CompareOp::Eq, "ENGINEERING"));
         assert!(f(GroupField::DisplayName, CompareOp::Sw, "eng"));
@@ -257,15 +220,22 @@ mod tests {
         let g = group("Engineering");
         let (a, b) = (PersonId::new(), PersonId::new());
         let has = |id: PersonId| {
-            GroupFilter::AnyMember(MemberFilter::Compare(
+            GroupFilter::any_member(MemberFilter::compare(
+                MemberField::Value,
                 CompareOp::Eq,
                 FilterValue::Text(id.to_string()),
             ))
         };
-        assert!(has(a).matches(&g, &[a, b]));
-        assert!(!has(a).matches(&g, &[b]));
-        assert!(GroupFilter::AnyMember(MemberFilter::Present).matches(&g, &[b]));
-        assert!(!GroupFilter::AnyMember(MemberFilter::Present).matches(&g, &[]));
-        assert!(GroupFilter::Not(Box::new(has(a))).matches(&g, &[]));
+        assert!(has(a).matches(&(&g, &[a, b][..])));
+        assert!(!has(a).matches(&(&g, &[b][..])));
+        assert!(
+            GroupFilter::any_member(MemberFilter::present(MemberField::Value))
+                .matches(&(&g, &[b][..]))
+        );
+        assert!(
+            !GroupFilter::any_member(MemberFilter::present(MemberField::Value))
+                .matches(&(&g, &[][..]))
+        );
+        assert!(GroupFilter::Not(Box::new(has(a))).matches(&(&g, &[][..])));
     }
 }

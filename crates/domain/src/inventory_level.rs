@@ -10,10 +10,9 @@ use crate::ids::{InventoryLevelId, OrganizationId, SkuId, WarehouseId};
 
 /// A stock-level configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct InventoryLevel {
-    /// Identifier.
     pub id: InventoryLevelId,
-    /// Owning organization.
     pub organization_id: OrganizationId,
     /// The SKU it watches.
     pub sku_id: SkuId,
@@ -23,7 +22,6 @@ pub struct InventoryLevel {
     pub minimum_quantity: i32,
     /// Stock to replenish up to.
     pub target_quantity: i32,
-    /// Creation time.
     pub created_at: DateTime<Utc>,
     /// When it was deactivated; `None` while active.
     pub deactivated_at: Option<DateTime<Utc>>,

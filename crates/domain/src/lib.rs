@@ -11,6 +11,8 @@
 //! - [`ids`]: typed identifiers.
 //! - [`organization`], [`api_key`]: tenants and their keys and scopes.
 //! - [`person`]: the people provisioned over SCIM, with their rules.
+//! - [`filter`]: the one boolean filter tree (leaves per resource), its
+//!   validation, in-memory evaluation and time comparisons as shown.
 //! - [`person_query`]: filters, sorting and paging over people.
 //! - [`group`]: groups of people, their members and the effective package;
 //!   [`group_query`]: filters, sorting and paging over groups.
@@ -43,6 +45,7 @@ pub mod email;
 pub mod error;
 pub mod event;
 pub mod event_feed;
+pub mod filter;
 pub mod group;
 pub mod group_query;
 pub mod ids;

@@ -15,16 +15,13 @@ pub const MAX_LISTED_WAREHOUSES: usize = 1_000;
 /// Postal address of a warehouse.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct WarehouseAddress {
-    /// First street line.
     pub street1: Option<String>,
-    /// Second street line.
     pub street2: Option<String>,
-    /// City.
     pub city: Option<String>,
     /// Province, state or region.
     pub province: Option<String>,
-    /// Postal code.
     pub postal_code: Option<String>,
     /// ISO 3166-1 alpha-2 country code.
     pub country_code: Option<String>,
@@ -43,12 +40,11 @@ pub enum WarehouseOwner {
 
 /// A warehouse.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct Warehouse {
-    /// Identifier.
     pub id: WarehouseId,
     /// Who runs it.
     pub owner: WarehouseOwner,
-    /// Display name.
     pub name: String,
     /// Address; `None` while not yet configured.
     pub address: Option<WarehouseAddress>,
@@ -94,12 +90,10 @@ impl Warehouse {
 
 /// An office of an organization.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct Office {
-    /// Identifier.
     pub id: OfficeId,
-    /// Owning organization.
     pub organization_id: OrganizationId,
-    /// Display name.
     pub name: String,
 }
 

@@ -7,12 +7,10 @@ use crate::ids::OrganizationId;
 
 /// A tenant of equip.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct Organization {
-    /// Identifier.
     pub id: OrganizationId,
-    /// Display name.
     pub name: OrganizationName,
-    /// When it was created.
     pub created_at: DateTime<Utc>,
 }
 

@@ -4,10 +4,16 @@
 //! language (SQL in `equip-persistence`), so filtering never happens in memory
 //! outside the in-memory test store.
 
-use chrono::{DateTime, NaiveDate, SubsecRound, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::error::DomainError;
+use crate::filter::{Condition, Field, Filter, Holds, Leaf};
 use crate::person::Person;
+
+pub use crate::filter::{
+    check_filter_text, fold_text, shown_time_condition, CompareOp, FieldKind, FilterValue,
+    TimeCondition,
+};
 
 /// Largest page a list of people returns unless the deployment allows
 /// another (`equip serve --scim-max-results`, up to [`PAGE_SIZE_LIMIT`]).
@@ -54,27 +60,6 @@ pub enum EmailField {
     Primary,
 }
 
-/// How values of a field compare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldKind {
-    /// An identifier (userName, an email address): compared by
-    /// [`crate::text::identifier_key`] (Unicode case folding and NFC), as
-    /// uniqueness and the "userName is the primary email" rule compare.
-    Identifier,
-    /// Text; `case_exact` false compares case-insensitively (Unicode
-    /// lowercase, as the stores' `lower` does).
-    Text {
-        /// Whether case matters.
-        case_exact: bool,
-    },
-    /// A boolean.
-    Bool,
-    /// A point in time.
-    Time,
-    /// A calendar date.
-    Date,
-}
-
 impl PersonField {
     /// How the field compares.
     #[must_use]
@@ -104,175 +89,54 @@ impl EmailField {
     }
 }
 
-/// A comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompareOp {
-    /// Equal.
-    Eq,
-    /// Not equal (also true when the field is absent).
-    Ne,
-    /// Contains (text only).
-    Co,
-    /// Starts with (text only).
-    Sw,
-    /// Ends with (text only).
-    Ew,
-    /// Greater than.
-    Gt,
-    /// Greater than or equal.
-    Ge,
-    /// Less than.
-    Lt,
-    /// Less than or equal.
-    Le,
-}
-
-/// A value to compare a field with; its variant matches the field's [`FieldKind`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FilterValue {
-    /// Text (already trimmed of nothing: compared as given).
-    Text(String),
-    /// A boolean.
-    Bool(bool),
-    /// A point in time.
-    Time(DateTime<Utc>),
-    /// A date.
-    Date(NaiveDate),
-}
-
-/// A comparison of a stored time with a time given at the precision the
-/// stored times are shown with (see [`shown_time_condition`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeCondition {
-    /// `stored op time`.
-    Compare(CompareOp, DateTime<Utc>),
-    /// `from <= stored < until`; with `outside`, its negation.
-    Within {
-        /// Inclusive lower bound.
-        from: DateTime<Utc>,
-        /// Exclusive upper bound.
-        until: DateTime<Utc>,
-        /// Whether the condition is that the stored time is outside.
-        outside: bool,
-    },
-}
-
-/// The condition on stored times (kept to the microsecond) that `stored op
-/// given` means when stored times are shown with `digits` fractional
-/// digits of a second (SCIM shows milliseconds): the stored time is compared
-/// as shown, truncated to that precision. So a client that filters with
-/// `eq` on a time it was shown finds the resource, `gt` excludes it and `le`
-/// includes it, although the stored time has more digits than were shown.
-///
-/// With `floor`, the given time truncated, `ceil` the smallest shown time
-/// not before it, and `next = floor + 1 unit`: `eq` is `ceil <= stored <
-/// next` (nothing when the given time has more digits than are shown, since
-/// no shown time equals it), `ne` its negation, `gt` is `stored >= next`,
-/// `ge` `stored >= ceil`, `lt` `stored < ceil`, `le` `stored < next`.
-#[must_use]
-pub fn shown_time_condition(op: CompareOp, given: DateTime<Utc>, digits: u16) -> TimeCondition {
-    let digits = digits.min(9);
-    let unit = TimeDelta::nanoseconds(10_i64.pow(9 - u32::from(digits)));
-    let floor = given.trunc_subsecs(digits);
-    // Times past chrono's range cannot be parsed from a filter; saturate.
-    let next = floor
-        .checked_add_signed(unit)
-        .unwrap_or(DateTime::<Utc>::MAX_UTC);
-    let ceil = if floor == given { floor } else { next };
-    match op {
-        CompareOp::Eq | CompareOp::Ne => TimeCondition::Within {
-            from: ceil,
-            until: next,
-            outside: op == CompareOp::Ne,
-        },
-        CompareOp::Gt => TimeCondition::Compare(CompareOp::Ge, next),
-        CompareOp::Ge => TimeCondition::Compare(CompareOp::Ge, ceil),
-        CompareOp::Lt => TimeCondition::Compare(CompareOp::Lt, ceil),
-        CompareOp::Le => TimeCondition::Compare(CompareOp::Lt, next),
-        // Substring operators do not apply to times; left as they are.
-        CompareOp::Co | CompareOp::Sw | CompareOp::Ew => TimeCondition::Compare(op, given),
+impl Field for PersonField {
+    fn kind(self) -> FieldKind {
+        Self::kind(self)
     }
 }
 
-impl TimeCondition {
-    /// The condition as a filter, built with `compare` (a field compared with
-    /// a time), `and`, `or`.
-    pub fn build<F>(
-        self,
-        compare: impl Fn(CompareOp, FilterValue) -> F,
-        and: impl FnOnce(F, F) -> F,
-        or: impl FnOnce(F, F) -> F,
-    ) -> F {
-        match self {
-            Self::Compare(op, t) => compare(op, FilterValue::Time(t)),
-            Self::Within {
-                from,
-                until,
-                outside: false,
-            } => and(
-                compare(CompareOp::Ge, FilterValue::Time(from)),
-                compare(CompareOp::Lt, FilterValue::Time(until)),
-            ),
-            Self::Within {
-                from,
-                until,
-                outside: true,
-            } => or(
-                compare(CompareOp::Lt, FilterValue::Time(from)),
-                compare(CompareOp::Ge, FilterValue::Time(until)),
-            ),
-        }
-    }
-}
-
-impl PersonFilter {
-    /// `field op given` on a time field whose values are shown with `digits`
-    /// fractional digits ([`shown_time_condition`]).
-    #[must_use]
-    pub fn time_as_shown(
-        field: PersonField,
-        op: CompareOp,
-        given: DateTime<Utc>,
-        digits: u16,
-    ) -> Self {
-        shown_time_condition(op, given, digits).build(
-            |op, v| Self::Compare(field, op, v),
-            |a, b| Self::And(Box::new(a), Box::new(b)),
-            |a, b| Self::Or(Box::new(a), Box::new(b)),
-        )
+impl Field for EmailField {
+    fn kind(self) -> FieldKind {
+        Self::kind(self)
     }
 }
 
 /// A condition on one email address of a person.
+pub type EmailFilter = Filter<Condition<EmailField>>;
+
+/// A leaf of a condition on a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EmailFilter {
-    /// `field op value`.
-    Compare(EmailField, CompareOp, FilterValue),
-    /// The field has a value.
-    Present(EmailField),
-    /// Both hold.
-    And(Box<EmailFilter>, Box<EmailFilter>),
-    /// Either holds.
-    Or(Box<EmailFilter>, Box<EmailFilter>),
-    /// Does not hold.
-    Not(Box<EmailFilter>),
+pub enum PersonLeaf {
+    /// A condition on a field of the person.
+    Field(Condition<PersonField>),
+    /// Some email address of the person satisfies the condition.
+    AnyEmail(EmailFilter),
+}
+
+impl From<Condition<PersonField>> for PersonLeaf {
+    fn from(c: Condition<PersonField>) -> Self {
+        Self::Field(c)
+    }
 }
 
 /// A condition on a person.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PersonFilter {
-    /// `field op value`. Absent fields never match, except with `ne`.
-    Compare(PersonField, CompareOp, FilterValue),
-    /// The field has a value.
-    Present(PersonField),
-    /// Some email address of the person satisfies the condition.
-    AnyEmail(EmailFilter),
-    /// Both hold.
-    And(Box<PersonFilter>, Box<PersonFilter>),
-    /// Either holds.
-    Or(Box<PersonFilter>, Box<PersonFilter>),
-    /// Does not hold.
-    Not(Box<PersonFilter>),
+pub type PersonFilter = Filter<PersonLeaf>;
+
+impl PersonFilter {
+    /// Some email address of the person satisfies `e`.
+    #[must_use]
+    pub const fn any_email(e: EmailFilter) -> Self {
+        Self::Leaf(PersonLeaf::AnyEmail(e))
+    }
+}
+
+impl Leaf for PersonLeaf {
+    fn validate(&self) -> Result<(), DomainError> {
+        match self {
+            Self::Field(c) => c.validate(),
+            Self::AnyEmail(e) => e.validate(),
+        }
+    }
 }
 
 /// Sort direction.
@@ -324,65 +188,6 @@ pub struct PersonPage {
     pub people: Vec<Person>,
 }
 
-/// The form a text of a field of `kind` is compared in: the identifier key
-/// for identifiers, the Unicode lowercase for case-insensitive text, the text
-/// itself otherwise. Stores compare the same forms (the identifier key is
-/// kept in a column; `lower` is the backend's).
-#[must_use]
-pub fn fold_text(kind: FieldKind, s: &str) -> String {
-    match kind {
-        FieldKind::Identifier => crate::text::identifier_key(s),
-        FieldKind::Text { case_exact: false } => s.to_lowercase(),
-        _ => s.to_owned(),
-    }
-}
-
-/// Checks a text a filter compares with: no NUL character (no stored text
-/// holds one, and PostgreSQL cannot even compare with one).
-///
-/// # Errors
-/// [`DomainError::Invalid`] (`filter`).
-pub fn check_filter_text(value: &str) -> Result<(), DomainError> {
-    if value.contains('\0') {
-        return Err(DomainError::invalid(
-            "filter",
-            "a filter value must not contain NUL characters",
-        ));
-    }
-    Ok(())
-}
-
-impl PersonFilter {
-    /// Checks every text value of the filter ([`check_filter_text`]).
-    ///
-    /// # Errors
-    /// [`DomainError::Invalid`] (`filter`).
-    pub fn validate(&self) -> Result<(), DomainError> {
-        match self {
-            Self::Compare(_, _, FilterValue::Text(s)) => check_filter_text(s),
-            Self::Compare(..) | Self::Present(_) => Ok(()),
-            Self::AnyEmail(e) => e.validate(),
-            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
-            Self::Not(a) => a.validate(),
-        }
-    }
-}
-
-impl EmailFilter {
-    /// Checks every text value of the filter ([`check_filter_text`]).
-    ///
-    /// # Errors
-    /// [`DomainError::Invalid`] (`filter`).
-    pub fn validate(&self) -> Result<(), DomainError> {
-        match self {
-            Self::Compare(_, _, FilterValue::Text(s)) => check_filter_text(s),
-            Self::Compare(..) | Self::Present(_) => Ok(()),
-            Self::And(a, b) | Self::Or(a, b) => a.validate().and_then(|()| b.validate()),
-            Self::Not(a) => a.validate(),
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------
 // In-memory evaluation (the reference semantics; the in-memory store uses it,
 // the SQL translation must agree with it).
@@ -414,69 +219,17 @@ fn email_value(e: &crate::person::Email, field: EmailField) -> Option<FilterValu
     }
 }
 
-pub(crate) fn compare(
-    kind: FieldKind,
-    actual: Option<FilterValue>,
-    op: CompareOp,
-    wanted: &FilterValue,
-) -> bool {
-    use std::cmp::Ordering;
-    let Some(actual) = actual else {
-        return op == CompareOp::Ne;
-    };
-    let fold = |s: &str| fold_text(kind, s);
-    let ordering: Option<Ordering> = match (&actual, wanted) {
-        (FilterValue::Text(a), FilterValue::Text(b)) => {
-            let (a, b) = (fold(a), fold(b));
-            match op {
-                CompareOp::Co => return a.contains(&b),
-                CompareOp::Sw => return a.starts_with(&b),
-                CompareOp::Ew => return a.ends_with(&b),
-                _ => Some(a.cmp(&b)),
-            }
-        }
-        (FilterValue::Bool(a), FilterValue::Bool(b)) => Some(a.cmp(b)),
-        (FilterValue::Time(a), FilterValue::Time(b)) => Some(a.cmp(b)),
-        (FilterValue::Date(a), FilterValue::Date(b)) => Some(a.cmp(b)),
-        _ => None,
-    };
-    let Some(o) = ordering else { return false };
-    match op {
-        CompareOp::Eq => o == Ordering::Equal,
-        CompareOp::Ne => o != Ordering::Equal,
-        CompareOp::Gt => o == Ordering::Greater,
-        CompareOp::Ge => o != Ordering::Less,
-        CompareOp::Lt => o == Ordering::Less,
-        CompareOp::Le => o != Ordering::Greater,
-        CompareOp::Co | CompareOp::Sw | CompareOp::Ew => false,
+impl Holds<crate::person::Email> for Condition<EmailField> {
+    fn holds(&self, email: &crate::person::Email) -> bool {
+        self.holds_with(|f| email_value(email, f))
     }
 }
 
-impl EmailFilter {
-    /// Whether `email` satisfies the condition.
-    #[must_use]
-    pub fn matches(&self, email: &crate::person::Email) -> bool {
+impl Holds<Person> for PersonLeaf {
+    fn holds(&self, person: &Person) -> bool {
         match self {
-            Self::Compare(f, op, v) => compare(f.kind(), email_value(email, *f), *op, v),
-            Self::Present(f) => email_value(email, *f).is_some(),
-            Self::And(a, b) => a.matches(email) && b.matches(email),
-            Self::Or(a, b) => a.matches(email) || b.matches(email),
-            Self::Not(a) => !a.matches(email),
-        }
-    }
-}
-
-impl PersonFilter {
-    /// Whether `person` satisfies the condition.
-    #[must_use]
-    pub fn matches(&self, person: &Person) -> bool {
-        match self {
-            Self::Compare(f, op, v) => compare(f.kind(), person_value(person, *f), *op, v),
-            Self::Present(f) => person_value(person, *f).is_some(),
+            Self::Field(c) => c.holds_with(|f| person_value(person, f)),
             Self::AnyEmail(e) => person.emails.iter().any(|x| e.matches(x)),
-            Self::And(a, b) => a.matches(person) && b.matches(person),
-            Self::Or(a, b) => a.matches(person) || b.matches(person),
-            Self::Not(a) => !a.matches(person),
         }
     }
 }
@@ -547,7 +300,7 @@ mod tests {
         let mut p = person("Ada@Example.com");
         p.external_id = Some("ABC".into());
         let user = |op, v: &str| {
-            PersonFilter::Compare(PersonField::UserName, op, FilterValue::Text(v.into()))
+            PersonFilter::compare(PersonField::UserName, op, FilterValue::Text(v.into()))
                 .matches(&p)
         };
         assert!(user(CompareOp::Eq, "ada@example.COM"));
@@ -556,7 +309,7 @@ mod tests {
         assert!(user(CompareOp::Co, "@EXAMPLE"));
         assert!(!user(CompareOp::Ne, "ADA@example.com"));
         let ext = |v: &str| {
-            PersonFilter::Compare(
+            PersonFilter::compare(
                 PersonField::ExternalId,
                 CompareOp::Eq,
                 FilterValue::Text(v.into()),
@@ -571,13 +324,13 @@ mod tests {
     fn absent_fields_match_only_ne() {
         let p = person("a@b.example");
         let f = |op| {
-            PersonFilter::Compare(PersonField::DisplayName, op, FilterValue::Text("x".into()))
+            PersonFilter::compare(PersonField::DisplayName, op, FilterValue::Text("x".into()))
                 .matches(&p)
         };
         assert!(!f(CompareOp::Eq));
         assert!(f(CompareOp::Ne));
-        assert!(!PersonFilter::Present(PersonField::DisplayName).matches(&p));
-        assert!(PersonFilter::Present(PersonField::UserName).matches(&p));
+        assert!(!PersonFilter::present(PersonField::DisplayName).matches(&p));
+        assert!(PersonFilter::present(PersonField::UserName).matches(&p));
     }
 
     fn at(s: &str) -> DateTime<Utc> {
@@ -621,17 +374,17 @@ mod tests {
     #[test]
     fn email_conditions_hold_on_one_address() {
         let p = person("a@b.example");
-        let work = EmailFilter::Compare(
+        let work = EmailFilter::compare(
             EmailField::Kind,
             CompareOp::Eq,
             FilterValue::Text("WORK".into()),
         );
-        let value = EmailFilter::Compare(
+        let value = EmailFilter::compare(
             EmailField::Value,
             CompareOp::Eq,
             FilterValue::Text("A@B.example".into()),
         );
-        let both = PersonFilter::AnyEmail(EmailFilter::And(Box::new(work), Box::new(value)));
+        let both = PersonFilter::any_email(EmailFilter::And(Box::new(work), Box::new(value)));
         assert!(both.matches(&p));
         assert!(!PersonFilter::Not(Box::new(both)).matches(&p));
     }

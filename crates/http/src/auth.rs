@@ -6,8 +6,7 @@
 //! answers from memory kept current by change notifications), so a revoked
 //! key stops working at once on every instance. The key is never logged.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::future::{ready, Ready};
 
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
@@ -15,16 +14,18 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use equip_domain::api_key::{AuthError, Caller, Scope};
 use equip_domain::ports::ApiKeyRepository;
 use equip_domain::services::auth::{authenticate, AuthFailure};
+use equip_domain::DomainError;
 
 use crate::error::{Area, HttpError};
-use crate::gate::Needs;
 
 /// The answer to a failed key check: 401 for the caller's key, 5xx for the
 /// store.
-pub(crate) fn auth_failure(area: Area, failure: AuthFailure) -> HttpError {
-    match failure {
-        AuthFailure::Refused(e) => HttpError::unauthorized(area, e),
-        AuthFailure::Store(e) => HttpError::from_domain(area, e.into()),
+impl From<AuthFailure> for HttpError {
+    fn from(failure: AuthFailure) -> Self {
+        match failure {
+            AuthFailure::Refused(e) => Self::unauthorized(e),
+            AuthFailure::Store(e) => Self::from(DomainError::from(e)),
+        }
     }
 }
 
@@ -33,41 +34,39 @@ pub(crate) fn auth_failure(area: Area, failure: AuthFailure) -> HttpError {
 pub struct Authenticated {
     /// Who is calling.
     pub caller: Caller,
-    area: Area,
 }
 
 impl Authenticated {
     /// The caller, if it holds `scope`; otherwise 403.
     ///
     /// # Errors
-    /// 403 with the area's body.
+    /// 403.
     pub fn require(&self, scope: Scope) -> Result<&Caller, HttpError> {
         self.caller
             .require(scope)
             .map(|()| &self.caller)
-            .map_err(|e| HttpError::forbidden(self.area, e))
+            .map_err(HttpError::forbidden)
     }
+}
+
+/// The caller the route's gate verified, from the request's extensions.
+///
+/// # Errors
+/// 500 when the route has no gate: a wiring mistake, answered rather than
+/// served without a key check.
+pub(crate) fn gated_caller(req: &HttpRequest) -> Result<Caller, HttpError> {
+    req.extensions()
+        .get::<Caller>()
+        .cloned()
+        .ok_or_else(|| HttpError::internal(&"route without a key gate"))
 }
 
 impl FromRequest for Authenticated {
     type Error = HttpError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+    type Future = Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let header = ApiKeyHeader::read(req);
-        // Verified by the route's gate; a route without one is a wiring
-        // mistake, answered 500 rather than served without a key check.
-        let found = match req.extensions().get::<Caller>() {
-            Some(caller) => Ok(Self {
-                caller: caller.clone(),
-                area: header.area,
-            }),
-            None => Err(HttpError::internal(
-                header.area,
-                &"route without a key gate",
-            )),
-        };
-        Box::pin(std::future::ready(found))
+        ready(gated_caller(req).map(|caller| Self { caller }))
     }
 }
 
@@ -77,31 +76,23 @@ impl FromRequest for Authenticated {
 #[derive(Debug, Clone)]
 pub struct ApiKeyHeader {
     header: Option<Result<String, ()>>,
-    area: Area,
 }
 
 impl ApiKeyHeader {
-    /// The header of `req`, and the area its errors are answered in. On
-    /// `/scim/v2`, `Bearer <key>` is read as `ApiKey <key>`: Okta and
-    /// Microsoft Entra ID can only send bearer tokens.
+    /// The header of `req`. On `/scim/v2`, `Bearer <key>` is read as
+    /// `ApiKey <key>`: Okta and Microsoft Entra ID can only send bearer
+    /// tokens.
     pub(crate) fn read(req: &HttpRequest) -> Self {
-        let area = Area::of_path(req.path());
+        let scim = Area::of_path(req.path()) == Area::Scim;
         let header = req.headers().get(AUTHORIZATION).map(|v| {
             v.to_str().map_err(|_| ()).map(|h| match h.split_once(' ') {
-                Some((scheme, key))
-                    if area == Area::Scim && scheme.eq_ignore_ascii_case("Bearer") =>
-                {
+                Some((scheme, key)) if scim && scheme.eq_ignore_ascii_case("Bearer") => {
                     format!("ApiKey {}", key.trim())
                 }
                 _ => h.to_owned(),
             })
         });
-        Self { header, area }
-    }
-
-    /// The area the request's errors are answered in.
-    pub(crate) fn area(&self) -> Area {
-        self.area
+        Self { header }
     }
 
     /// The header's value, or the 401 of a missing or unreadable one.
@@ -110,8 +101,8 @@ impl ApiKeyHeader {
     /// 401 when there is no header or it is not text.
     pub(crate) fn presented(&self) -> Result<&str, HttpError> {
         match &self.header {
-            None => Err(HttpError::unauthorized(self.area, AuthError::Missing)),
-            Some(Err(())) => Err(HttpError::unauthorized(self.area, AuthError::Malformed)),
+            None => Err(HttpError::unauthorized(AuthError::Missing)),
+            Some(Err(())) => Err(HttpError::unauthorized(AuthError::Malformed)),
             Some(Ok(h)) => Ok(h),
         }
     }
@@ -123,30 +114,23 @@ impl ApiKeyHeader {
     /// store fails.
     pub fn caller(&self, keys: &dyn ApiKeyRepository) -> Result<Caller, HttpError> {
         let header = self.presented()?;
-        authenticate(keys, Some(header)).map_err(|e| auth_failure(self.area, e))
+        Ok(authenticate(keys, Some(header))?)
     }
 
     /// Checks the key (blocking: call it on the blocking pool) and that it
-    /// holds what the method `needs`.
+    /// holds `scope`, if one is needed (`None`: any valid key).
     ///
     /// # Errors
-    /// As [`Self::caller`], and 403 without the scope it needs.
+    /// As [`Self::caller`], and 403 without the scope.
     pub fn authenticate(
         &self,
         keys: &dyn ApiKeyRepository,
-        needs: Needs,
+        scope: Option<Scope>,
     ) -> Result<Caller, HttpError> {
         let caller = self.caller(keys)?;
-        match needs {
-            Needs::KeyWith(scope) => self.require(&caller, scope)?,
-            Needs::AnyKey => {}
+        if let Some(scope) = scope {
+            caller.require(scope).map_err(HttpError::forbidden)?;
         }
         Ok(caller)
-    }
-
-    fn require(&self, caller: &Caller, scope: Scope) -> Result<(), HttpError> {
-        caller
-            .require(scope)
-            .map_err(|e| HttpError::forbidden(self.area, e))
     }
 }

@@ -2,7 +2,7 @@
 //! work nobody will read.
 //!
 //! Diesel is synchronous: every store call of a request runs on actix's
-//! blocking threads ([`block`], [`run`]), a few per worker, where it queues
+//! blocking threads ([`run`]), a few per worker, where it queues
 //! behind the calls before it. Three rules keep that queue useful:
 //!
 //! - **Past capacity, refuse at once.** When the last new request to leave
@@ -41,10 +41,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use actix_web::web;
-use equip_domain::DomainError;
 
 use crate::client::Client;
-use crate::error::{Area, HttpError};
+use crate::error::HttpError;
 use crate::shares::{Places, ShareTaken, Shares};
 use equip_domain::ids::OrganizationId;
 
@@ -296,28 +295,29 @@ impl Drop for Dropped {
     }
 }
 
-/// Runs `f` on actix's blocking thread pool under the rules of this module.
+/// Runs `f` on actix's blocking thread pool under the rules of this module;
+/// its error (a domain error, or an HTTP error) becomes the HTTP error
+/// answered ([`HttpError::from`] for a domain error).
 ///
 /// # Errors
-/// 503 when refused (past capacity), 499 when the client went away before
-/// `f` started, 500 when the blocking pool failed, or `f`'s error.
-pub async fn block<T, F>(area: Area, f: F) -> Result<T, HttpError>
+/// 429 when the organization's share stays taken, 503 when refused (past
+/// capacity), 499 when the client went away before `f` started, 500 when
+/// the blocking pool failed, or `f`'s error.
+pub async fn run<T, E, F>(f: F) -> Result<T, HttpError>
 where
-    F: FnOnce() -> Result<T, HttpError> + Send + 'static,
+    F: FnOnce() -> Result<T, E> + Send + 'static,
+    E: Into<HttpError>,
     T: Send + 'static,
 {
     let scope = REQUEST.try_with(Clone::clone).ok();
     // The organization's place, waited for without a thread (and before the
     // wait for a thread starts: it is the organization's own).
     let places = match &scope {
-        Some(scope) => scope
-            .places()
-            .await
-            .map_err(|_| HttpError::share_taken(area))?,
+        Some(scope) => scope.places().await.map_err(|_| HttpError::share_taken())?,
         None => None,
     };
     let mut ticket = match &scope {
-        Some(scope) => Some(scope.ticket().ok_or_else(|| HttpError::overloaded(area))?),
+        Some(scope) => Some(scope.ticket().ok_or_else(HttpError::overloaded)?),
         None => None,
     };
     let client = scope.and_then(|s| s.client);
@@ -333,7 +333,7 @@ where
                 !dropped.load(Ordering::Relaxed) && client.as_ref().is_none_or(Client::connected)
             };
             if !wanted() {
-                return Err(HttpError::client_gone(area));
+                return Err(HttpError::client_gone());
             }
             let (result, for_connection) =
                 equip_domain::waits::measured(|| equip_domain::interrupt::while_wanted(wanted, f));
@@ -342,30 +342,15 @@ where
                     .admission
                     .connection_waited(for_thread, ticket.new_request, for_connection);
             }
-            result
+            result.map_err(Into::into)
         })
     })
     .await;
     guard.disarm();
     match result {
         Ok(result) => result,
-        Err(e) => Err(HttpError::internal(area, &e)),
+        Err(e) => Err(HttpError::internal(&e)),
     }
-}
-
-/// [`block`] for a use case: a domain error becomes the area's HTTP error.
-///
-/// # Errors
-/// As [`block`], and `f`'s error mapped by [`HttpError::from_domain`].
-pub async fn run<T, F>(area: Area, f: F) -> Result<T, HttpError>
-where
-    F: FnOnce() -> Result<T, DomainError> + Send + 'static,
-    T: Send + 'static,
-{
-    block(area, move || {
-        f().map_err(|e| HttpError::from_domain(area, e))
-    })
-    .await
 }
 
 #[cfg(test)]

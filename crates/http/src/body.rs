@@ -5,11 +5,10 @@ use equip_domain::ids::InvalidId;
 use equip_domain::wire::item_input::InputField;
 use serde_json::{Map, Value};
 
-use crate::error::{Area, HttpError};
+use crate::error::HttpError;
 
 /// A JSON object body.
 pub struct Fields<'a> {
-    area: Area,
     map: &'a Map<String, Value>,
 }
 
@@ -19,32 +18,29 @@ impl<'a> Fields<'a> {
     /// # Errors
     /// 400 when the body is not a JSON object, or when a text in it holds a
     /// NUL character (PostgreSQL cannot store one; refused on every backend).
-    pub fn of(area: Area, body: &'a Value) -> Result<Self, HttpError> {
-        let map = body.as_object().ok_or_else(|| {
-            HttpError::bad_request(area, "request", "the body must be a JSON object")
-        })?;
+    pub fn of(body: &'a Value) -> Result<Self, HttpError> {
+        let map = body
+            .as_object()
+            .ok_or_else(|| HttpError::invalid("request", "the body must be a JSON object"))?;
         if let Some((name, _)) = map.iter().find(|(k, v)| has_nul(k) || value_has_nul(v)) {
             let source = if has_nul(name) {
                 "request"
             } else {
                 name.as_str()
             };
-            return Err(HttpError::bad_request(
-                area,
+            return Err(HttpError::invalid(
                 source,
                 format!("{source} must not contain NUL characters"),
             ));
         }
-        Ok(Self { area, map })
+        Ok(Self { map })
     }
 
     fn required(&self, name: &str) -> Result<&'a Value, HttpError> {
         match self.map.get(name) {
-            None | Some(Value::Null) => Err(HttpError::bad_request(
-                self.area,
-                name,
-                format!("{name} is required"),
-            )),
+            None | Some(Value::Null) => {
+                Err(HttpError::invalid(name, format!("{name} is required")))
+            }
             Some(v) => Ok(v),
         }
     }
@@ -59,9 +55,10 @@ impl<'a> Fields<'a> {
         parse: fn(&str) -> Result<T, InvalidId>,
     ) -> Result<T, HttpError> {
         let value = self.required(name)?;
-        value.as_str().and_then(|s| parse(s).ok()).ok_or_else(|| {
-            HttpError::bad_request(self.area, name, format!("{name} must be a UUID string"))
-        })
+        value
+            .as_str()
+            .and_then(|s| parse(s).ok())
+            .ok_or_else(|| HttpError::invalid(name, format!("{name} must be a UUID string")))
     }
 
     /// A required 32-bit integer field.
@@ -73,9 +70,7 @@ impl<'a> Fields<'a> {
         value
             .as_i64()
             .and_then(|n| i32::try_from(n).ok())
-            .ok_or_else(|| {
-                HttpError::bad_request(self.area, name, format!("{name} must be an integer"))
-            })
+            .ok_or_else(|| HttpError::invalid(name, format!("{name} must be an integer")))
     }
 }
 
@@ -99,13 +94,11 @@ fn value_has_nul(v: &Value) -> bool {
 /// # Errors
 /// 400 naming the path parameter.
 pub fn path_id<T>(
-    area: Area,
     name: &str,
     raw: &str,
     parse: fn(&str) -> Result<T, InvalidId>,
 ) -> Result<T, HttpError> {
-    parse(raw)
-        .map_err(|_| HttpError::bad_request(area, name, format!("'{raw}' is not a valid UUID")))
+    parse(raw).map_err(|_| HttpError::invalid(name, format!("'{raw}' is not a valid UUID")))
 }
 
 /// A field of a JSON object: absent, explicitly `null`, or a value.
@@ -145,8 +138,7 @@ impl Fields<'_> {
     /// 400 naming the unknown field.
     pub fn only(&self, known: &[&str]) -> Result<(), HttpError> {
         match self.map.keys().find(|k| !known.contains(&k.as_str())) {
-            Some(k) => Err(HttpError::bad_request(
-                self.area,
+            Some(k) => Err(HttpError::invalid(
                 k.as_str(),
                 format!("unknown field '{k}'"),
             )),
@@ -167,9 +159,9 @@ impl Fields<'_> {
         match self.map.get(name) {
             None => Ok(Field::Absent),
             Some(Value::Null) => Ok(Field::Null),
-            Some(v) => parse(v).map(Field::Value).ok_or_else(|| {
-                HttpError::bad_request(self.area, name, format!("{name} must be {expected}"))
-            }),
+            Some(v) => parse(v)
+                .map(Field::Value)
+                .ok_or_else(|| HttpError::invalid(name, format!("{name} must be {expected}"))),
         }
     }
 
@@ -185,7 +177,7 @@ impl Fields<'_> {
     ) -> Result<T, HttpError> {
         self.get(name, expected, parse)?
             .into_option()
-            .ok_or_else(|| HttpError::bad_request(self.area, name, format!("{name} is required")))
+            .ok_or_else(|| HttpError::invalid(name, format!("{name} is required")))
     }
 
     /// A field of the item inputs (`equip_domain::wire::item_input`).

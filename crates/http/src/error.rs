@@ -5,17 +5,26 @@
 //!   as `application/json`;
 //! - `/scim/v2/...`: the RFC 7644 §3.12 body as `application/scim+json`.
 //!
+//! The area is the request's, decided once from its path ([`ErrorBodies`]):
+//! an [`HttpError`] is made without it, wherever it is made, and gets its
+//! area's body when it is answered.
+//!
 //! A 5xx never shows internals: the cause is logged, the caller gets a fixed text.
 
 use std::fmt;
+use std::future::{ready, Future, Ready};
+use std::pin::Pin;
+use std::rc::Rc;
 
+use actix_web::body::MessageBody;
+use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use actix_web::{web, Error, HttpRequest, HttpResponse, ResponseError};
 use equip_domain::api_key::{AuthError, MissingScope};
-use equip_domain::{DomainError, StoreError};
-use equip_scim::error::{ScimErrorBody, ScimType};
+use equip_domain::DomainError;
+use equip_scim::error::{ScimError, ScimErrorBody, ScimType};
 use serde_json::json;
 
 use crate::rate_limit::Exceeded;
@@ -28,12 +37,21 @@ pub const RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("ratelimit-r
 pub const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 
 /// Which part of the API a request belongs to; decides the error body.
+///
+/// An [`HttpError`] does not know its area: the area is the request's,
+/// decided once from its path by [`ErrorBodies`], and the body is chosen
+/// when the error is answered ([`Area::current`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Area {
     /// `/api/v1` and the operational endpoints.
     Api,
     /// `/scim/v2`.
     Scim,
+}
+
+tokio::task_local! {
+    /// The area of the request being handled ([`ErrorBodies`]).
+    static AREA: Area;
 }
 
 impl Area {
@@ -46,6 +64,13 @@ impl Area {
             Self::Api
         }
     }
+
+    /// The area of the request being handled here, as [`ErrorBodies`] set it
+    /// from its path; [`Area::Api`] outside a request.
+    #[must_use]
+    pub fn current() -> Self {
+        AREA.try_with(|area| *area).unwrap_or(Self::Api)
+    }
 }
 
 /// 499, "client closed request" (not in the HTTP registry; nginx's
@@ -54,10 +79,10 @@ fn client_closed_request() -> StatusCode {
     StatusCode::from_u16(499).unwrap_or(StatusCode::BAD_REQUEST)
 }
 
-/// An error answered to the caller.
+/// An error answered to the caller, with the body of the request's area
+/// ([`Area`]).
 #[derive(Debug, Clone)]
 pub struct HttpError {
-    area: Area,
     status: StatusCode,
     detail: String,
     source: String,
@@ -67,16 +92,14 @@ pub struct HttpError {
 }
 
 impl HttpError {
-    /// An error of `area` with `status`, naming `source` (the parameter, field or
+    /// An error with `status`, naming `source` (the parameter, field or
     /// entity) in the API body.
-    pub fn new(
-        area: Area,
+    pub fn with_status(
         status: StatusCode,
         source: impl Into<String>,
         detail: impl Into<String>,
     ) -> Self {
         Self {
-            area,
             status,
             detail: detail.into(),
             source: source.into(),
@@ -86,8 +109,8 @@ impl HttpError {
     }
 
     /// 400 naming `source`.
-    pub fn bad_request(area: Area, source: impl Into<String>, detail: impl Into<String>) -> Self {
-        Self::new(area, StatusCode::BAD_REQUEST, source, detail)
+    pub fn invalid(source: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::with_status(StatusCode::BAD_REQUEST, source, detail)
     }
 
     /// Sets the SCIM `scimType`.
@@ -97,33 +120,29 @@ impl HttpError {
         self
     }
 
+    /// Adds a header to the response.
+    #[must_use]
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
     /// 401 for a refused key.
     #[must_use]
-    pub fn unauthorized(area: Area, err: AuthError) -> Self {
-        Self::new(
-            area,
-            StatusCode::UNAUTHORIZED,
-            "authorization",
-            err.to_string(),
-        )
+    pub fn unauthorized(err: AuthError) -> Self {
+        Self::with_status(StatusCode::UNAUTHORIZED, "authorization", err.to_string())
     }
 
     /// 403 for a key without the needed scope.
     #[must_use]
-    pub fn forbidden(area: Area, err: MissingScope) -> Self {
-        Self::new(
-            area,
-            StatusCode::FORBIDDEN,
-            "authorization",
-            err.to_string(),
-        )
+    pub fn forbidden(err: MissingScope) -> Self {
+        Self::with_status(StatusCode::FORBIDDEN, "authorization", err.to_string())
     }
 
     /// 500 with a fixed text; `cause` goes to the log only.
-    pub fn internal(area: Area, cause: &dyn fmt::Display) -> Self {
+    pub fn internal(cause: &dyn fmt::Display) -> Self {
         log::error!("internal error: {cause}");
-        Self::new(
-            area,
+        Self::with_status(
             StatusCode::INTERNAL_SERVER_ERROR,
             "server",
             "internal server error",
@@ -134,9 +153,8 @@ impl HttpError {
     /// time (`crate::blocking`). Like every 503, answered with
     /// `Retry-After`.
     #[must_use]
-    pub fn overloaded(area: Area) -> Self {
-        Self::new(
-            area,
+    pub fn overloaded() -> Self {
+        Self::with_status(
             StatusCode::SERVICE_UNAVAILABLE,
             "server",
             "the service is at capacity; retry later",
@@ -146,9 +164,8 @@ impl HttpError {
     /// 429: the key is over its rate limit (`crate::rate_limit`), with
     /// `Retry-After` and the `RateLimit-*` headers.
     #[must_use]
-    pub fn too_many_requests(area: Area, exceeded: &Exceeded) -> Self {
-        let mut err = Self::new(
-            area,
+    pub fn too_many_requests(exceeded: &Exceeded) -> Self {
+        let mut err = Self::with_status(
             StatusCode::TOO_MANY_REQUESTS,
             "authorization",
             format!(
@@ -172,60 +189,26 @@ impl HttpError {
     /// its share allows (`crate::shares`), and none ended within the wait
     /// bound; with `Retry-After: 1`. Other organizations are not refused.
     #[must_use]
-    pub fn share_taken(area: Area) -> Self {
-        let mut err = Self::new(
-            area,
+    pub fn share_taken() -> Self {
+        Self::with_status(
             StatusCode::TOO_MANY_REQUESTS,
             "organization",
             "this organization's requests already use its share of the database; \
              retry in 1 s",
-        );
-        err.headers = vec![(header::RETRY_AFTER, HeaderValue::from(1u32))];
-        err
+        )
+        .with_header(header::RETRY_AFTER, HeaderValue::from(1u32))
     }
 
     /// The client closed its connection before the work was done (nginx's
     /// 499, "client closed request"): nobody receives this answer, it is
     /// what the request log shows.
     #[must_use]
-    pub fn client_gone(area: Area) -> Self {
-        Self::new(
-            area,
+    pub fn client_gone() -> Self {
+        Self::with_status(
             client_closed_request(),
             "client",
             "the client closed the connection before the answer",
         )
-    }
-
-    /// The status of a domain error, with its field as `source`.
-    #[must_use]
-    pub fn from_domain(area: Area, err: DomainError) -> Self {
-        match err {
-            DomainError::Invalid { field, message } => {
-                Self::new(area, StatusCode::BAD_REQUEST, field, message)
-                    .with_scim_type(ScimType::InvalidValue)
-            }
-            DomainError::NotFound { entity, message } => {
-                Self::new(area, StatusCode::NOT_FOUND, entity, message)
-            }
-            DomainError::Conflict { entity, message } => {
-                Self::new(area, StatusCode::CONFLICT, entity, message)
-            }
-            DomainError::Gone { field, message } => {
-                Self::new(area, StatusCode::GONE, field, message)
-            }
-            DomainError::Store(StoreError::Unavailable(cause)) => {
-                log::warn!("storage unavailable: {cause}");
-                Self::new(
-                    area,
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "server",
-                    "the service is temporarily unavailable; retry later",
-                )
-            }
-            DomainError::Store(StoreError::Interrupted) => Self::client_gone(area),
-            DomainError::Store(other) => Self::internal(area, &other),
-        }
     }
 
     /// The status.
@@ -240,26 +223,10 @@ impl HttpError {
     pub fn scim_body(&self) -> ScimErrorBody {
         ScimErrorBody::new(self.status.as_u16(), self.scim_type, &self.detail)
     }
-}
 
-impl fmt::Display for HttpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {}: {}",
-            self.status.as_u16(),
-            self.source,
-            self.detail
-        )
-    }
-}
-
-impl ResponseError for HttpError {
-    fn status_code(&self) -> StatusCode {
-        self.status
-    }
-
-    fn error_response(&self) -> HttpResponse {
+    /// The response to this error with `area`'s body.
+    #[must_use]
+    pub fn render(&self, area: Area) -> HttpResponse {
         let mut builder = HttpResponse::build(self.status);
         if self.status == StatusCode::UNAUTHORIZED {
             builder.insert_header((
@@ -281,7 +248,7 @@ impl ResponseError for HttpError {
             .is_server_error()
             .then(crate::request_id::current)
             .flatten();
-        match self.area {
+        match area {
             Area::Api => {
                 let mut body = json!({"errors": [{"detail": self.detail, "source": self.source}]});
                 if let Some(id) = &id {
@@ -304,10 +271,140 @@ impl ResponseError for HttpError {
     }
 }
 
+/// The status of a domain error, with its field as `source`: decided once,
+/// by the SCIM error of the same failure (`equip_scim::error`; the API body
+/// shows its `detail` and `source`, the SCIM body its `scimType` too).
+impl From<DomainError> for HttpError {
+    fn from(err: DomainError) -> Self {
+        ScimError::from(err).into()
+    }
+}
+
+/// A SCIM operation's error, answered with its status, `scimType`, `source`
+/// and text as the provisioning service decided them.
+impl From<ScimError> for HttpError {
+    fn from(e: ScimError) -> Self {
+        let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let err = Self::with_status(status, e.about(), e.detail());
+        match e.scim_type() {
+            Some(t) => err.with_scim_type(t),
+            None => err,
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.source,
+            self.detail
+        )
+    }
+}
+
+impl ResponseError for HttpError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The body of the request's area ([`Area::current`]).
+    fn error_response(&self) -> HttpResponse {
+        self.render(Area::current())
+    }
+}
+
+/// The middleware that decides each request's [`Area`] once, from its path
+/// (after [`crate::scim_requests`] has normalised it): every [`HttpError`]
+/// answered while the request runs (by its gate, extractors, handler, or
+/// the 404 and 405 defaults) has that area's body. An error a middleware
+/// returns instead of a response is answered by actix after the request
+/// has run: it leaves here holding the area it is answered with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ErrorBodies;
+
+impl<S, B> Transform<S, ServiceRequest> for ErrorBodies
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = Error;
+    type Transform = ErrorBodiesService<S>;
+    type InitError = ();
+    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(ErrorBodiesService {
+            service: Rc::new(service),
+        }))
+    }
+}
+
+/// [`ErrorBodies`] in front of a service.
+pub struct ErrorBodiesService<S> {
+    service: Rc<S>,
+}
+
+impl<S, B> Service<ServiceRequest> for ErrorBodiesService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>>>>;
+
+    forward_ready!(service);
+
+    fn call(&self, req: ServiceRequest) -> Self::Future {
+        let area = Area::of_path(req.path());
+        let service = Rc::clone(&self.service);
+        Box::pin(AREA.scope(area, async move {
+            service
+                .call(req)
+                .await
+                .map_err(|e| match e.as_error::<HttpError>() {
+                    Some(error) => InArea {
+                        error: error.clone(),
+                        area,
+                    }
+                    .into(),
+                    None => e,
+                })
+        }))
+    }
+}
+
+/// An [`HttpError`] answered by actix outside its request: with the area
+/// of the request it ended.
+#[derive(Debug)]
+struct InArea {
+    error: HttpError,
+    area: Area,
+}
+
+impl fmt::Display for InArea {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl ResponseError for InArea {
+    fn status_code(&self) -> StatusCode {
+        self.error.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        self.error.render(self.area)
+    }
+}
+
 /// Default service: an unknown path is 404 with the area's body.
 pub async fn unknown_path(req: HttpRequest) -> HttpResponse {
-    HttpError::new(
-        Area::of_path(req.path()),
+    HttpError::with_status(
         StatusCode::NOT_FOUND,
         "path",
         format!("no such endpoint: {}", req.path()),
@@ -319,8 +416,7 @@ pub async fn unknown_path(req: HttpRequest) -> HttpResponse {
 /// body and an `Allow` header listing `allow`.
 #[must_use]
 pub fn method_not_allowed(req: &HttpRequest, allow: &str) -> HttpResponse {
-    let mut resp = HttpError::new(
-        Area::of_path(req.path()),
+    let mut resp = HttpError::with_status(
         StatusCode::METHOD_NOT_ALLOWED,
         "method",
         format!("method {} is not allowed on {}", req.method(), req.path()),
@@ -340,31 +436,28 @@ pub fn json_config(limit: usize) -> web::JsonConfig {
         .limit(limit)
         .content_type(|mime| mime.subtype() == mime::JSON || mime.suffix() == Some(mime::JSON))
         .content_type_required(true)
-        .error_handler(|err, req| json_error(&err, req).into())
+        .error_handler(|err, _| json_error(&err).into())
 }
 
-fn json_error(err: &JsonPayloadError, req: &HttpRequest) -> HttpError {
-    let area = Area::of_path(req.path());
+fn json_error(err: &JsonPayloadError) -> HttpError {
     match err {
         JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
-            HttpError::new(
-                area,
+            HttpError::with_status(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "request",
                 format!("request body is larger than the limit ({err})"),
             )
         }
-        JsonPayloadError::ContentType => HttpError::new(
-            area,
+        JsonPayloadError::ContentType => HttpError::with_status(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Type",
             "expected Content-Type application/json (or application/scim+json on /scim/v2)",
         ),
         JsonPayloadError::Deserialize(e) => {
-            HttpError::bad_request(area, "request", format!("malformed JSON body: {e}"))
+            HttpError::invalid("request", format!("malformed JSON body: {e}"))
                 .with_scim_type(ScimType::InvalidSyntax)
         }
-        other => HttpError::bad_request(area, "request", format!("unreadable body: {other}"))
+        other => HttpError::invalid("request", format!("unreadable body: {other}"))
             .with_scim_type(ScimType::InvalidSyntax),
     }
 }
@@ -372,26 +465,16 @@ fn json_error(err: &JsonPayloadError, req: &HttpRequest) -> HttpError {
 /// Query strings that do not parse: 400.
 #[must_use]
 pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(|err: QueryPayloadError, req| {
-        HttpError::bad_request(
-            Area::of_path(req.path()),
-            "query",
-            format!("malformed query string: {err}"),
-        )
-        .into()
+    web::QueryConfig::default().error_handler(|err: QueryPayloadError, _| {
+        HttpError::invalid("query", format!("malformed query string: {err}")).into()
     })
 }
 
 /// Path segments that do not parse: 400.
 #[must_use]
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|err: PathError, req| {
-        HttpError::bad_request(
-            Area::of_path(req.path()),
-            "path",
-            format!("malformed path: {err}"),
-        )
-        .into()
+    web::PathConfig::default().error_handler(|err: PathError, _| {
+        HttpError::invalid("path", format!("malformed path: {err}")).into()
     })
 }
 
@@ -401,16 +484,18 @@ mod tests {
     use super::*;
     use actix_web::body::to_bytes;
 
+    async fn body_of(resp: HttpResponse) -> String {
+        String::from_utf8(to_bytes(resp.into_body()).await.unwrap().to_vec()).unwrap()
+    }
+
     #[actix_web::test]
     async fn server_errors_hide_their_cause() {
-        let err = HttpError::from_domain(
-            Area::Api,
-            DomainError::Store(StoreError::Backend("SELECT secret FROM x".into())),
-        );
+        let err = HttpError::from(DomainError::Store(equip_domain::StoreError::Backend(
+            "SELECT secret FROM x".into(),
+        )));
         let resp = err.error_response();
         assert_eq!(resp.status(), 500);
-        let body = to_bytes(resp.into_body()).await.unwrap();
-        let text = String::from_utf8(body.to_vec()).unwrap();
+        let text = body_of(resp).await;
         assert!(!text.contains("SELECT"), "{text}");
     }
 
@@ -419,5 +504,26 @@ mod tests {
         assert_eq!(Area::of_path("/scim/v2/Users"), Area::Scim);
         assert_eq!(Area::of_path("/api/v1/warehouses/x"), Area::Api);
         assert_eq!(Area::of_path("/scimx"), Area::Api);
+    }
+
+    #[actix_web::test]
+    async fn the_body_is_the_area_of_the_request_being_answered() {
+        let err = || HttpError::invalid("size", "size must be a number");
+        assert_eq!(Area::current(), Area::Api);
+        let api = body_of(err().error_response()).await;
+        assert_eq!(
+            api,
+            r#"{"errors":[{"detail":"size must be a number","source":"size"}]}"#
+        );
+        let scim = AREA
+            .scope(Area::Scim, async { err().error_response() })
+            .await;
+        assert_eq!(
+            scim.headers().get(header::CONTENT_TYPE).unwrap(),
+            equip_scim::schemas::MEDIA_TYPE
+        );
+        let text = body_of(scim).await;
+        assert!(text.contains(r#""status":"400""#), "{text}");
+        assert!(text.contains("size must be a number"), "{text}");
     }
 }

@@ -1,9 +1,10 @@
 //! The gate in front of every route that needs a key.
 //!
-//! Each route declares, where it is registered (`routes::register`), what
-//! each of its methods needs ([`Needs`]): a key holding a scope, or, for the
-//! one route that answers only about the key itself (`GET /api/v1/api-key`),
-//! any valid key whatever its scopes. The gate runs before the route's extractors:
+//! Each route declares, with each of its methods and their handlers
+//! (`crate::routes`), what the method needs ([`Needs`]): a key holding a
+//! scope, or, for the one route that answers only about the key itself
+//! (`GET /api/v1/api-key`), any valid key whatever its scopes; the gate of
+//! the route is made from that declaration ([`Access`]). The gate runs before the route's extractors:
 //! it reads the `Authorization` header, checks the key and its scope, and only
 //! then lets the request through. So a missing, unknown or revoked key (401)
 //! or a key without the scope (403) is answered before any byte of the body is
@@ -13,8 +14,9 @@
 //! comes first").
 //!
 //! What passes the gate carries its verified [`Caller`] in the request's
-//! extensions, where the [`crate::auth::Authenticated`] extractor and the SCIM
-//! handlers find it without reading the key again.
+//! extensions, where the [`crate::scoped::Scoped`] and
+//! [`crate::auth::Authenticated`] extractors find it without reading the key
+//! again.
 //!
 //! A verified key's request then counts against the key's rate limit
 //! (`crate::rate_limit`): past it, 429 with `Retry-After`; within it, the
@@ -34,17 +36,20 @@ use std::rc::Rc;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::http::header::{HeaderMap, HeaderValue};
+use actix_web::http::Method;
 use actix_web::{web, Error, HttpMessage};
 use equip_domain::api_key::{Caller, Scope};
 
 use crate::auth::ApiKeyHeader;
-use crate::error::{Area, HttpError, RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET};
+use crate::error::{HttpError, RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET};
 use crate::rate_limit::{Allowed, RateLimit};
 use crate::state::AppState;
 
 /// What a request to one method of a route must carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Needs {
+    /// Nothing: the operational endpoints (health, the OpenAPI document).
+    NoKey,
     /// A valid key holding this scope (else 403).
     KeyWith(Scope),
     /// A valid key, whatever its scopes, none included: only for a route
@@ -54,32 +59,62 @@ pub enum Needs {
     AnyKey,
 }
 
-/// What each method of a route needs (`HEAD` needs what `GET` needs). A
-/// method not listed passes the gate without a key: an empty list is an
-/// open route (health, the OpenAPI document), and a method the route does
-/// not take gets its 405.
-pub type Access = &'static [(&'static str, Needs)];
+/// What each method of a route needs, as the route declares it
+/// (`crate::routes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    /// The methods the route takes (`HEAD` needs what `GET` needs).
+    methods: Vec<(Method, Needs)>,
+    /// What the other methods of [`FOREIGN`] need before their 405.
+    others: Needs,
+}
+
+/// The methods whose 405 a route may put behind its key ([`Access::new`]).
+const FOREIGN: [Method; 5] = [
+    Method::GET,
+    Method::POST,
+    Method::PUT,
+    Method::PATCH,
+    Method::DELETE,
+];
+
+impl Access {
+    /// `methods` need what they are listed with; another of `GET`, `POST`,
+    /// `PUT`, `PATCH` and `DELETE` (or `HEAD` without `GET`) needs `others`
+    /// before its 405, any other method nothing.
+    #[must_use]
+    pub fn new(methods: Vec<(Method, Needs)>, others: Needs) -> Self {
+        Self { methods, others }
+    }
+
+    /// What `method` needs.
+    fn needs_of(&self, method: &Method) -> Needs {
+        let method = if method == Method::HEAD {
+            &Method::GET
+        } else {
+            method
+        };
+        match self.methods.iter().find(|(m, _)| m == method) {
+            Some((_, needs)) => *needs,
+            None if FOREIGN.contains(method) => self.others,
+            None => Needs::NoKey,
+        }
+    }
+}
 
 /// The middleware factory of one route.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Gate {
-    access: Access,
+    access: Rc<Access>,
 }
 
 impl Gate {
     /// A gate requiring `access`.
     #[must_use]
-    pub const fn new(access: Access) -> Self {
-        Self { access }
-    }
-
-    /// What `method` needs, if the route takes that method with a key.
-    fn needs_of(&self, method: &str) -> Option<Needs> {
-        let method = if method == "HEAD" { "GET" } else { method };
-        self.access
-            .iter()
-            .find(|(m, _)| *m == method)
-            .map(|(_, n)| *n)
+    pub fn new(access: Access) -> Self {
+        Self {
+            access: Rc::new(access),
+        }
     }
 }
 
@@ -97,7 +132,7 @@ where
     fn new_transform(&self, service: S) -> Self::Future {
         ready(Ok(GateService {
             service: Rc::new(service),
-            gate: *self,
+            access: Rc::clone(&self.access),
         }))
     }
 }
@@ -105,7 +140,7 @@ where
 /// The middleware of one route.
 pub struct GateService<S> {
     service: Rc<S>,
-    gate: Gate,
+    access: Rc<Access>,
 }
 
 impl<S, B> Service<ServiceRequest> for GateService<S>
@@ -121,9 +156,13 @@ where
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
         let service = Rc::clone(&self.service);
-        let Some(needs) = self.gate.needs_of(req.method().as_str()) else {
+        let scope = match self.access.needs_of(req.method()) {
+            Needs::KeyWith(scope) => Some(scope),
+            Needs::AnyKey => None,
             // An open route, or a method the route does not take (405).
-            return Box::pin(async move { Ok(service.call(req).await?.map_into_left_body()) });
+            Needs::NoKey => {
+                return Box::pin(async move { Ok(service.call(req).await?.map_into_left_body()) })
+            }
         };
         let request = req.app_data::<web::Data<AppState>>().map(|state| {
             crate::blocking::RequestScope::new(
@@ -138,10 +177,9 @@ where
             .map(|state| state.rate_limit().clone())
             .unwrap_or_default();
         let gated = async move {
-            let area = Area::of_path(req.path());
-            let admitted = match admit(&req, needs).await {
-                Ok(caller) => within_rate_limit(&rate_limit, &caller, area).and_then(|allowed| {
-                    check_query(req.query_string(), area).map(|()| (caller, allowed))
+            let admitted = match admit(&req, scope).await {
+                Ok(caller) => within_rate_limit(&rate_limit, &caller).and_then(|allowed| {
+                    check_query(req.query_string()).map(|()| (caller, allowed))
                 }),
                 Err(e) => Err(e),
             };
@@ -178,12 +216,11 @@ where
 fn within_rate_limit(
     rate_limit: &RateLimit,
     caller: &Caller,
-    area: Area,
 ) -> Result<Option<Allowed>, HttpError> {
     match rate_limit.check(caller.key_id) {
         None => Ok(None),
         Some(Ok(allowed)) => Ok(Some(allowed)),
-        Some(Err(exceeded)) => Err(HttpError::too_many_requests(area, &exceeded)),
+        Some(Err(exceeded)) => Err(HttpError::too_many_requests(&exceeded)),
     }
 }
 
@@ -194,35 +231,32 @@ fn rate_limit_headers(headers: &mut HeaderMap, allowed: &Allowed) {
     headers.insert(RATELIMIT_RESET, HeaderValue::from(allowed.reset_secs));
 }
 
-/// The verified caller of `req`, with what the method `needs`.
-async fn admit(req: &ServiceRequest, needs: Needs) -> Result<Caller, HttpError> {
+/// The verified caller of `req`, holding `scope` if one is needed.
+async fn admit(req: &ServiceRequest, scope: Option<Scope>) -> Result<Caller, HttpError> {
     let header = ApiKeyHeader::read(req.request());
-    let area = header.area();
     // Missing or malformed: answered without a store call.
     header.presented()?;
     let ports = req
         .app_data::<web::Data<AppState>>()
         .map(|s| s.system_ports())
-        .ok_or_else(|| HttpError::internal(area, &"application state missing"))?;
-    crate::blocking::block(area, move || header.authenticate(&*ports, needs)).await
+        .ok_or_else(|| HttpError::internal(&"application state missing"))?;
+    crate::blocking::run(move || header.authenticate(&*ports, scope)).await
 }
 
 /// 400 naming the first query parameter whose name or value is not UTF-8
 /// once percent-decoded (`+` is a space, as in forms).
-pub(crate) fn check_query(query: &str, area: Area) -> Result<(), HttpError> {
+pub(crate) fn check_query(query: &str) -> Result<(), HttpError> {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         let decoded_name = decode(name);
         let Ok(decoded_name) = decoded_name else {
-            return Err(HttpError::bad_request(
-                area,
+            return Err(HttpError::invalid(
                 "query",
                 "a query parameter name is not valid UTF-8 once percent-decoded",
             ));
         };
         if decode(value).is_err() {
-            return Err(HttpError::bad_request(
-                area,
+            return Err(HttpError::invalid(
                 decoded_name.clone(),
                 format!("the value of '{decoded_name}' is not valid UTF-8 once percent-decoded"),
             )
@@ -270,34 +304,47 @@ mod tests {
 
     #[test]
     fn query_values_must_be_utf8_once_decoded() {
-        assert!(check_query("", Area::Api).is_ok());
-        assert!(check_query("searchString=caf%C3%A9&size=5", Area::Api).is_ok());
-        assert!(check_query("a=%&b=%zz&c=100%", Area::Api).is_ok());
-        let err = check_query("size=5&searchString=%ff%fe", Area::Api).unwrap_err();
+        assert!(check_query("").is_ok());
+        assert!(check_query("searchString=caf%C3%A9&size=5").is_ok());
+        assert!(check_query("a=%&b=%zz&c=100%").is_ok());
+        let err = check_query("size=5&searchString=%ff%fe").unwrap_err();
         assert_eq!(err.status(), 400);
         assert!(err.to_string().contains("searchString"), "{err}");
-        assert!(check_query("%ff=1", Area::Api).is_err());
+        assert!(check_query("%ff=1").is_err());
         // A three-byte character cut short is not UTF-8 either.
-        assert!(check_query("q=%E2%82", Area::Scim).is_err());
+        assert!(check_query("q=%E2%82").is_err());
     }
 
     #[test]
     fn head_needs_what_get_needs() {
-        let gate = Gate::new(&[
-            ("GET", Needs::KeyWith(Scope::InventoryRead)),
-            ("POST", Needs::KeyWith(Scope::InventoryWrite)),
-        ]);
-        assert_eq!(
-            gate.needs_of("HEAD"),
-            Some(Needs::KeyWith(Scope::InventoryRead))
+        let access = Access::new(
+            vec![
+                (Method::GET, Needs::KeyWith(Scope::InventoryRead)),
+                (Method::POST, Needs::KeyWith(Scope::InventoryWrite)),
+            ],
+            Needs::NoKey,
         );
         assert_eq!(
-            gate.needs_of("POST"),
-            Some(Needs::KeyWith(Scope::InventoryWrite))
+            access.needs_of(&Method::HEAD),
+            Needs::KeyWith(Scope::InventoryRead)
         );
-        assert_eq!(gate.needs_of("PUT"), None);
-        let any = Gate::new(&[("GET", Needs::AnyKey)]);
-        assert_eq!(any.needs_of("HEAD"), Some(Needs::AnyKey));
-        assert_eq!(any.needs_of("DELETE"), None);
+        assert_eq!(
+            access.needs_of(&Method::POST),
+            Needs::KeyWith(Scope::InventoryWrite)
+        );
+        assert_eq!(access.needs_of(&Method::PUT), Needs::NoKey);
+        let any = Access::new(vec![(Method::GET, Needs::AnyKey)], Needs::NoKey);
+        assert_eq!(any.needs_of(&Method::HEAD), Needs::AnyKey);
+        assert_eq!(any.needs_of(&Method::DELETE), Needs::NoKey);
+    }
+
+    #[test]
+    fn other_methods_may_need_the_key_before_their_405() {
+        let scim = Needs::KeyWith(Scope::Scim);
+        let access = Access::new(vec![(Method::POST, scim)], scim);
+        for method in [Method::GET, Method::HEAD, Method::PUT, Method::DELETE] {
+            assert_eq!(access.needs_of(&method), scim, "{method}");
+        }
+        assert_eq!(access.needs_of(&Method::OPTIONS), Needs::NoKey);
     }
 }

@@ -6,10 +6,13 @@
 //!
 //! - [`app`] builds the complete application: routes, JSON and query
 //!   configuration, error bodies for unknown paths and methods, request logging.
-//! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`).
+//! - [`error`]: the two error bodies (`/api/v1` and `/scim/v2`), chosen once
+//!   per request by its path.
 //! - [`gate`]: the key and scope check in front of every route, before its
 //!   body or parameters are read.
 //! - [`auth`]: the `Authorization: ApiKey …` header and the caller extractors.
+//! - [`scoped`]: the `/api/v1` handlers' extractor: the caller, its
+//!   organization and the ports acting for it, run on the blocking pool.
 //! - [`limits`]: URL and header limits and the request timeout.
 //! - [`rate_limit`]: requests a second per API key (429 past it), checked by
 //!   the gate.
@@ -19,7 +22,8 @@
 //!   nothing started for a client that has gone ([`client`]).
 //! - [`shares`]: each organization's share of the store calls (429 past
 //!   it), so that one organization cannot starve the others.
-//! - [`routes`]: one module per resource.
+//! - [`routes`]: one module per resource; every route declared once (its
+//!   methods, what each needs, its handlers).
 //! - [`scim_requests`]: what `/scim/v2` forgives before routing (extra
 //!   slashes in the path, a JSON body without `Content-Type`).
 //! - [`openapi`]: the OpenAPI 3.1 document of the JSON API (`GET /openapi.json`).
@@ -39,6 +43,7 @@ pub mod rate_limit;
 pub mod request_id;
 pub mod routes;
 pub mod scim_requests;
+pub mod scoped;
 pub mod shares;
 mod state;
 
@@ -97,7 +102,10 @@ pub fn app_with(
         .configure(routes::configure)
         .default_service(web::to(error::unknown_path))
         .wrap(limits)
-        // Before the limits, which choose the time limit by path.
+        // Every error answered within (the limits' too) gets the body of
+        // the request's area, decided here once from its path.
+        .wrap(error::ErrorBodies)
+        // Before the limits and the areas, which go by the path.
         .wrap(scim_requests::ScimRequests)
         .wrap(logging::RequestLog)
         // Outermost: counts what the limits answer too.

@@ -16,7 +16,7 @@ use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Tr
 use actix_web::http::StatusCode;
 use actix_web::Error;
 
-use crate::error::{Area, HttpError};
+use crate::error::HttpError;
 
 /// The limits of [`Limits`]' middleware.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,11 +65,9 @@ impl Limits {
 
     /// The error for a request whose head breaks a limit, if any.
     fn check_head(&self, req: &ServiceRequest) -> Option<HttpError> {
-        let area = Area::of_path(req.path());
         let uri_len = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
         if uri_len > self.max_uri_bytes {
-            return Some(HttpError::new(
-                area,
+            return Some(HttpError::with_status(
                 StatusCode::URI_TOO_LONG,
                 "request",
                 format!(
@@ -84,8 +82,7 @@ impl Limits {
             .map(|(name, value)| name.as_str().len() + value.len())
             .sum();
         if header_len > self.max_header_bytes {
-            return Some(HttpError::new(
-                area,
+            return Some(HttpError::with_status(
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 "request",
                 format!(
@@ -118,7 +115,8 @@ where
 }
 
 /// The middleware. A broken limit is returned as an error ([`HttpError`]),
-/// which actix answers with the error's response: the area's body.
+/// which actix answers with the error's response: the area's body
+/// ([`crate::error::ErrorBodies`]).
 pub struct LimitsService<S> {
     service: S,
     limits: Limits,
@@ -140,15 +138,13 @@ where
             return Box::pin(ready(Err(err.into())));
         }
         let limit = self.limits.timeout_for(req.path());
-        let area = Area::of_path(req.path());
         let fut = self.service.call(req);
         Box::pin(async move {
             match actix_web::rt::time::timeout(limit, fut).await {
                 Ok(res) => res,
                 Err(_elapsed) => {
                     log::warn!("a request timed out after {} s", limit.as_secs());
-                    Err(HttpError::new(
-                        area,
+                    Err(HttpError::with_status(
                         StatusCode::SERVICE_UNAVAILABLE,
                         "server",
                         format!(

@@ -4,7 +4,7 @@
 //! request's extensions, echoes it in the response's `X-Request-Id` and runs
 //! the request with it as the current id ([`current`]), which the log format
 //! writes on every line logged while the request runs (also from the
-//! blocking pool, where [`crate::blocking::block`] carries it) and
+//! blocking pool, where [`crate::blocking::run`] carries it) and
 //! [`crate::error::HttpError`] puts in 5xx bodies.
 
 use std::cell::RefCell;

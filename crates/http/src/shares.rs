@@ -7,7 +7,7 @@
 //! could hold every pooled connection and every blocking thread with slow
 //! reads (an expensive SCIM filter deep in its results), and every other
 //! organization's requests would wait behind them. So every store call of a
-//! gated request after the key check ([`crate::blocking::block`]) first
+//! gated request after the key check ([`crate::blocking::run`]) first
 //! takes a place of its organization:
 //!
 //! - at most `per_organization` in the whole process (by default half the

@@ -27,7 +27,8 @@ use equip_domain::webhook::AddressPolicy;
 /// Every port the web layer uses. A storage adapter implementing all of them
 /// implements this automatically.
 pub trait Ports:
-    LevelPorts
+    equip_scim::provisioning::ScimPorts
+    + LevelPorts
     + HistoryPorts
     + InventoryPorts
     + ReminderPorts

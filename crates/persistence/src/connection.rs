@@ -368,7 +368,7 @@ impl ManageConnection for Manager {
 /// failing. `mmap_size`: reads come straight from the operating system's page
 /// cache, shared by every connection, instead of being copied into each
 /// connection's own cache (`pread` and the page cache's lock were most of a
-/// listing's time; docs/performance.md). `cache_size` (KiB when negative)
+/// listing's time; docs/performance.md, "Connections"). `cache_size` (KiB when negative)
 /// keeps each connection's hot pages, mostly the indexes' upper levels.
 pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
      PRAGMA journal_mode = WAL; \

@@ -7,34 +7,29 @@
 //!   value's key: `eq` is served by that index; `co` / `sw` / `ew` and the
 //!   orderings work on the key too. `id` and `externalId` compare exactly,
 //!   `meta.created` / `meta.lastModified` as times.
-//! - Leaves are [`crate::people_filter::compare`]'s: two-valued, an absent
-//!   field matches only `ne`, orderings in byte order. A value of another
-//!   type than the field's, or `co` / `sw` / `ew` on a time, matches nothing
-//!   but an absent field with `ne` (as in the reference, also under `not`).
+//! - Conditions and `and` / `or` / `not` are written by the one filter walk,
+//!   [`crate::filter_sql`]: two-valued, an absent field matches only `ne`,
+//!   orderings in byte order, a value of another type than the field's
+//!   matching nothing but an absent field with `ne`.
 //! - `present` is `IS NOT NULL` (the reference: the field has a value).
 //! - A condition on members is `EXISTS (SELECT 1 FROM group_members gm
 //!   WHERE gm.group_id = g.id AND …)`: answered from the primary key
 //!   `(group_id, person_id)`, never by reading a group's members.
 
-use equip_domain::group_query::{
-    GroupField, GroupFilter, GroupQuery, MemberFilter, MEMBER_VALUE_KIND,
-};
-use equip_domain::person_query::{CompareOp, FieldKind, FilterValue, SortOrder};
+use equip_domain::filter::Condition;
+use equip_domain::group_query::{GroupField, GroupFilter, GroupLeaf, GroupQuery, MemberField};
 
 use crate::connection::Backend;
-use crate::people_filter::compare;
-use crate::sql_builder::{byte_order, Bind, Sql};
+use crate::filter_sql::{push_condition, push_filter, push_order_and_page, Present};
+use crate::sql_builder::Sql;
 
 /// Whether a query's statements come in a bounded number of shapes and are
 /// worth keeping prepared (PostgreSQL): one condition, in the default order.
 fn bounded_shape(query: &GroupQuery) -> bool {
-    let leaf = match &query.filter {
+    let leaf = match query.filter.as_ref().and_then(|f| f.as_leaf()) {
         None => false,
-        Some(GroupFilter::Compare(..) | GroupFilter::Present(_)) => true,
-        Some(GroupFilter::AnyMember(m)) => {
-            matches!(m, MemberFilter::Compare(..) | MemberFilter::Present)
-        }
-        Some(_) => false,
+        Some(GroupLeaf::Field(_)) => true,
+        Some(GroupLeaf::AnyMember(m)) => m.as_leaf().is_some(),
     };
     leaf && query.sort.is_none()
 }
@@ -51,103 +46,30 @@ fn column(f: GroupField) -> &'static str {
     }
 }
 
-/// Whether `v` is a value `op` compares a field of `kind` with. Otherwise the
-/// reference's comparison holds only for `ne` on an absent field.
-fn fits(kind: FieldKind, op: CompareOp, v: &FilterValue) -> bool {
-    let substring = matches!(op, CompareOp::Co | CompareOp::Sw | CompareOp::Ew);
-    match (kind, v) {
-        (FieldKind::Text { .. } | FieldKind::Identifier, FilterValue::Text(_)) => true,
-        (FieldKind::Time, FilterValue::Time(_))
-        | (FieldKind::Bool, FilterValue::Bool(_))
-        | (FieldKind::Date, FilterValue::Date(_)) => !substring,
-        _ => false,
-    }
-}
-
-fn leaf(
-    sql: &mut Sql,
-    backend: Backend,
-    col: &str,
-    kind: FieldKind,
-    op: CompareOp,
-    v: &FilterValue,
-) {
-    if fits(kind, op, v) {
-        compare(sql, backend, col, kind, op, v);
-    } else if op == CompareOp::Ne {
-        sql.push_sql("(").push_sql(col).push_sql(" IS NULL)");
-    } else {
-        sql.push_sql("(1 = 0)");
-    }
-}
-
-fn member_sql(sql: &mut Sql, backend: Backend, m: &MemberFilter) {
-    match m {
-        MemberFilter::Compare(op, v) => {
-            leaf(sql, backend, "gm.person_id", MEMBER_VALUE_KIND, *op, v)
-        }
-        // Every member has an id.
-        MemberFilter::Present => {
-            sql.push_sql("(1 = 1)");
-        }
-        MemberFilter::And(a, b) => {
-            sql.push_sql("(");
-            member_sql(sql, backend, a);
-            sql.push_sql(" AND ");
-            member_sql(sql, backend, b);
-            sql.push_sql(")");
-        }
-        MemberFilter::Or(a, b) => {
-            sql.push_sql("(");
-            member_sql(sql, backend, a);
-            sql.push_sql(" OR ");
-            member_sql(sql, backend, b);
-            sql.push_sql(")");
-        }
-        MemberFilter::Not(a) => {
-            sql.push_sql("(NOT ");
-            member_sql(sql, backend, a);
-            sql.push_sql(")");
-        }
-    }
-}
-
 /// Appends the condition of `f` on the row alias `g`.
 fn filter_sql(sql: &mut Sql, backend: Backend, f: &GroupFilter) {
-    match f {
-        GroupFilter::Compare(field, op, v) => {
-            leaf(sql, backend, column(*field), field.kind(), *op, v)
+    push_filter(sql, f, &mut |sql, leaf| match leaf {
+        GroupLeaf::Field(c) => {
+            push_condition(sql, backend, c, |f| column(f).to_owned(), Present::NotNull);
         }
-        GroupFilter::Present(field) => {
-            sql.push_sql("(")
-                .push_sql(column(*field))
-                .push_sql(" IS NOT NULL)");
-        }
-        GroupFilter::AnyMember(m) => {
+        GroupLeaf::AnyMember(m) => {
             sql.push_sql("EXISTS (SELECT 1 FROM group_members gm WHERE gm.group_id = g.id AND ");
-            member_sql(sql, backend, m);
+            push_filter(sql, m, &mut |sql, c| match c {
+                // Every member has an id.
+                Condition::Present(MemberField::Value) => {
+                    sql.push_sql("(1 = 1)");
+                }
+                Condition::Compare(..) => push_condition(
+                    sql,
+                    backend,
+                    c,
+                    |MemberField::Value| "gm.person_id".to_owned(),
+                    Present::NotNull,
+                ),
+            });
             sql.push_sql(")");
         }
-        GroupFilter::And(a, b) => {
-            sql.push_sql("(");
-            filter_sql(sql, backend, a);
-            sql.push_sql(" AND ");
-            filter_sql(sql, backend, b);
-            sql.push_sql(")");
-        }
-        GroupFilter::Or(a, b) => {
-            sql.push_sql("(");
-            filter_sql(sql, backend, a);
-            sql.push_sql(" OR ");
-            filter_sql(sql, backend, b);
-            sql.push_sql(")");
-        }
-        GroupFilter::Not(a) => {
-            sql.push_sql("(NOT ");
-            filter_sql(sql, backend, a);
-            sql.push_sql(")");
-        }
-    }
+    });
 }
 
 /// `FROM groups g WHERE g.organization_id = ? [AND <filter>]`.
@@ -164,35 +86,20 @@ pub(crate) fn from_where(sql: &mut Sql, backend: Backend, organization: &str, qu
     }
 }
 
-/// `ORDER BY …` (absent values last when ascending, first when descending,
-/// texts in byte order), then creation time and id, then `LIMIT` / `OFFSET`.
+/// `ORDER BY …` (the sort field, then creation time and id;
+/// [`push_order_and_page`]), then `LIMIT` / `OFFSET`. The index
+/// `groups_organization_created_idx` serves the default order.
 pub(crate) fn order_and_page(sql: &mut Sql, backend: Backend, query: &GroupQuery) {
-    sql.push_sql(" ORDER BY ");
-    if let Some(field) = query.sort {
-        let col = column(field);
-        let dir = match query.order {
-            SortOrder::Ascending => " ASC",
-            SortOrder::Descending => " DESC",
-        };
-        sql.push_sql("(")
-            .push_sql(col)
-            .push_sql(" IS NULL)")
-            .push_sql(dir)
-            .push_sql(", ")
-            .push_sql(col);
-        if matches!(field.kind(), FieldKind::Text { .. } | FieldKind::Identifier) {
-            sql.push_sql(byte_order(backend));
-        }
-        sql.push_sql(dir).push_sql(", ");
-    }
-    // Lowercase hyphenated UUIDs order alike in every collation, so the
-    // index groups_organization_created_idx serves the default order.
-    sql.push_sql("g.created_at ASC, g.id ASC LIMIT ");
-    sql.push_bind(i64::from(query.count));
-    sql.push_sql(" OFFSET ");
-    sql.push_bind(Bind::BigInt(
-        i64::try_from(query.start_index.saturating_sub(1)).unwrap_or(i64::MAX),
-    ));
+    push_order_and_page(
+        sql,
+        backend,
+        query
+            .sort
+            .map(|field| (column(field), field.kind(), query.order)),
+        "g",
+        query.count,
+        query.start_index,
+    );
 }
 
 #[cfg(test)]

@@ -86,7 +86,8 @@ pub(crate) fn refresh_statistics(c: &mut DbConnection) {
     let result = match &mut *c {
         // The search index's segments merged into one: a trigram phrase
         // query then reads one doclist per trigram, not one per segment
-        // (docs/performance.md, "Inventory listing", "Design", item 5).
+        // (docs/performance.md, "Inventory listing", "How the listing is
+        // built", item 5).
         DbConnection::Sqlite(c) => diesel::sql_query("PRAGMA optimize")
             .execute(c)
             .and_then(|_| {

@@ -46,6 +46,7 @@ mod connection;
 mod database_url;
 mod error;
 mod events;
+mod filter_sql;
 mod group_filter;
 mod import;
 mod import_events;

@@ -115,6 +115,18 @@ impl BulkRequestError {
     }
 }
 
+/// A Bulk request refused whole: 400 / 413 about `Operations`.
+impl From<BulkRequestError> for crate::error::ScimError {
+    fn from(e: BulkRequestError) -> Self {
+        let (status, scim_type) = e.status();
+        let err = Self::new(status, "Operations", e.to_string());
+        match scim_type {
+            Some(t) => err.with_scim_type(t),
+            None => err,
+        }
+    }
+}
+
 fn syntax(message: impl Into<String>) -> BulkRequestError {
     BulkRequestError::InvalidSyntax(message.into())
 }

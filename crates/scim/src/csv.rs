@@ -271,6 +271,17 @@ impl CsvError {
     }
 }
 
+/// An upload refused whole: 400 / 413 about `file`.
+impl From<CsvError> for crate::error::ScimError {
+    fn from(e: CsvError) -> Self {
+        let err = Self::new(e.status(), "file", e.to_string());
+        match e.scim_type() {
+            Some(t) => err.with_scim_type(t),
+            None => err,
+        }
+    }
+}
+
 /// A data row that cannot become an operation. It fails alone: the handler
 /// answers it in the BulkResponse as the operation it would have been.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

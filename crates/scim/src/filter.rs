@@ -60,67 +60,42 @@ impl fmt::Display for AttrPath {
     }
 }
 
-/// A comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompareOp {
-    /// equal
-    Eq,
-    /// not equal
-    Ne,
-    /// contains
-    Co,
-    /// starts with
-    Sw,
-    /// ends with
-    Ew,
-    /// greater than
-    Gt,
-    /// greater than or equal
-    Ge,
-    /// less than
-    Lt,
-    /// less than or equal
-    Le,
+/// A comparison operator: the domain's ([`equip_domain::filter::CompareOp`]),
+/// which the parser produces directly; its SCIM names are [`op_name`] and
+/// [`parse_op`].
+pub use equip_domain::filter::CompareOp;
+
+/// The operator `word` names (`eq`, `ne`, `co`, `sw`, `ew`, `gt`, `ge`, `lt`,
+/// `le`, in any case).
+#[must_use]
+pub fn parse_op(word: &str) -> Option<CompareOp> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "eq" => CompareOp::Eq,
+        "ne" => CompareOp::Ne,
+        "co" => CompareOp::Co,
+        "sw" => CompareOp::Sw,
+        "ew" => CompareOp::Ew,
+        "gt" => CompareOp::Gt,
+        "ge" => CompareOp::Ge,
+        "lt" => CompareOp::Lt,
+        "le" => CompareOp::Le,
+        _ => return None,
+    })
 }
 
-impl CompareOp {
-    fn parse(word: &str) -> Option<Self> {
-        Some(match word.to_ascii_lowercase().as_str() {
-            "eq" => Self::Eq,
-            "ne" => Self::Ne,
-            "co" => Self::Co,
-            "sw" => Self::Sw,
-            "ew" => Self::Ew,
-            "gt" => Self::Gt,
-            "ge" => Self::Ge,
-            "lt" => Self::Lt,
-            "le" => Self::Le,
-            _ => return None,
-        })
-    }
-}
-
-impl CompareOp {
-    /// The operator as written, lowercase.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Eq => "eq",
-            Self::Ne => "ne",
-            Self::Co => "co",
-            Self::Sw => "sw",
-            Self::Ew => "ew",
-            Self::Gt => "gt",
-            Self::Ge => "ge",
-            Self::Lt => "lt",
-            Self::Le => "le",
-        }
-    }
-}
-
-impl fmt::Display for CompareOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+/// The operator's SCIM name, lowercase (what [`parse_op`] reads back).
+#[must_use]
+pub const fn op_name(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Eq => "eq",
+        CompareOp::Ne => "ne",
+        CompareOp::Co => "co",
+        CompareOp::Sw => "sw",
+        CompareOp::Ew => "ew",
+        CompareOp::Gt => "gt",
+        CompareOp::Ge => "ge",
+        CompareOp::Lt => "lt",
+        CompareOp::Le => "le",
     }
 }
 
@@ -201,7 +176,7 @@ impl Filter {
             return f.write_str(")");
         }
         match self {
-            Self::Compare(path, op, value) => write!(f, "{path} {op} {value}"),
+            Self::Compare(path, op, value) => write!(f, "{path} {} {value}", op_name(*op)),
             Self::Present(path) => write!(f, "{path} pr"),
             // Left-associative: the left operand may be a chain of the same
             // operator, the right one must bind tighter.
@@ -573,7 +548,7 @@ impl Parser {
         self.conditions += 1;
         let op = match self.next() {
             Some(Tok::Word(w)) if w.eq_ignore_ascii_case("pr") => return Ok(Filter::Present(path)),
-            Some(Tok::Word(w)) => match CompareOp::parse(&w) {
+            Some(Tok::Word(w)) => match parse_op(&w) {
                 Some(op) => op,
                 None => {
                     self.pos -= 1;

@@ -17,11 +17,11 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use equip_domain::group::{Group, GroupFields, Member};
-use equip_domain::ids::{GroupId, PackageId, PersonId};
+use equip_domain::ids::{PackageId, PersonId};
 
+use crate::meta::{group_location, timestamp, user_location, version_tag};
 use crate::resource_schema::BodyError;
 use crate::schemas;
-use crate::user::{timestamp, user_location, version_tag};
 
 /// A group as sent by a client (POST, PUT, Bulk data).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -242,12 +242,6 @@ impl ScimGroup {
         };
         Ok((fields, members))
     }
-}
-
-/// The location of a group resource: `{base_url}/scim/v2/Groups/{id}`.
-#[must_use]
-pub fn group_location(base_url: &str, id: GroupId) -> String {
-    format!("{}/scim/v2/Groups/{id}", base_url.trim_end_matches('/'))
 }
 
 #[derive(Serialize)]

@@ -13,15 +13,16 @@
 //! on members would be (400 `invalidFilter`).
 
 use equip_domain::group_query::{
-    GroupField, GroupFilter, GroupQuery, MemberFilter, MEMBER_VALUE_KIND,
+    GroupField, GroupFilter, GroupLeaf, GroupQuery, MemberField, MemberFilter, MEMBER_VALUE_KIND,
 };
-use equip_domain::person_query::{CompareOp as DCompareOp, FilterValue};
 
-use crate::filter::{parse_filter, AttrPath, Filter};
+use crate::filter::{parse_filter, AttrPath, CompareOp, Filter};
 use crate::group_schema::GROUP_RESOURCE;
-use crate::list::{condition, filter_err, Cond, ListError, ListInputs};
+use crate::list::{
+    any_element_condition, condition, field_condition, filter_err, translate, Attr, Cond,
+    ListError, ListInputs,
+};
 use crate::resource_schema::Schema;
-use crate::user::TIMESTAMP_DIGITS;
 
 /// What a filter's attribute names.
 #[derive(Debug, Clone, Copy)]
@@ -67,37 +68,58 @@ fn member_op_err(p: &AttrPath) -> ListError {
 
 /// A condition inside `members[…]`, whose names are the member's
 /// sub-attributes (only `value` can be filtered on, with `eq` and `pr`).
-fn member_filter(f: &Filter) -> Result<MemberFilter, ListError> {
-    Ok(match f {
-        Filter::And(a, b) => {
-            MemberFilter::And(Box::new(member_filter(a)?), Box::new(member_filter(b)?))
-        }
-        Filter::Or(a, b) => {
-            MemberFilter::Or(Box::new(member_filter(a)?), Box::new(member_filter(b)?))
-        }
-        Filter::Not(_) => {
-            return Err(filter_err(
-                "not is not supported inside members[…]: members are compared with eq and pr",
-            ))
-        }
-        Filter::ValuePath(..) => return Err(filter_err("value filters cannot be nested")),
-        Filter::Present(p) | Filter::Compare(p, ..) => {
-            if p.uri.is_some() || p.sub_attr.is_some() || !p.attr.eq_ignore_ascii_case("value") {
-                return Err(filter_err(format!(
-                    "'{p}': inside members[…] only value can be filtered on"
-                )));
+fn member_leaf(attr: Attr<'_>) -> Result<MemberFilter, ListError> {
+    let p = match attr {
+        Attr::ValuePath(..) => return Err(filter_err("value filters cannot be nested")),
+        Attr::Compare(p, ..) | Attr::Present(p) => p,
+    };
+    if p.uri.is_some() || p.sub_attr.is_some() || !p.attr.eq_ignore_ascii_case("value") {
+        return Err(filter_err(format!(
+            "'{p}': inside members[…] only value can be filtered on"
+        )));
+    }
+    Ok(match attr {
+        Attr::Compare(_, o, v) => match condition(p, MEMBER_VALUE_KIND, o, v)? {
+            Cond::Compare(CompareOp::Eq, v) => {
+                MemberFilter::compare(MemberField::Value, CompareOp::Eq, v)
             }
-            match f {
-                Filter::Compare(_, o, v) => match condition(p, MEMBER_VALUE_KIND, *o, v)? {
-                    Cond::Compare(DCompareOp::Eq, v) => MemberFilter::Compare(DCompareOp::Eq, v),
-                    Cond::Present(true) => MemberFilter::Present,
-                    _ => return Err(member_op_err(p)),
-                },
-                _ => MemberFilter::Present,
-            }
-        }
+            Cond::Present(true) => MemberFilter::present(MemberField::Value),
+            _ => return Err(member_op_err(p)),
+        },
+        _ => MemberFilter::present(MemberField::Value),
     })
 }
+
+/// A condition of a filter on groups.
+fn group_leaf(attr: Attr<'_>) -> Result<GroupFilter, ListError> {
+    let path = attr.path();
+    if let Attr::ValuePath(_, inner) = attr {
+        return match group_field(path) {
+            Ok(Field::MemberValue) if path.sub_attr.is_none() => Ok(GroupFilter::any_member(
+                translate(inner, Some(NOT_ON_MEMBERS), &mut member_leaf)?,
+            )),
+            _ => Err(filter_err(format!(
+                "value filters are supported on members only, not on '{path}'"
+            ))),
+        };
+    }
+    match group_field(path)? {
+        Field::Group(g) => field_condition(attr, g),
+        Field::MemberValue => any_element_condition(
+            attr,
+            MemberField::Value,
+            |o| match o {
+                CompareOp::Eq => Ok(()),
+                _ => Err(member_op_err(path)),
+            },
+            GroupLeaf::AnyMember,
+        ),
+    }
+}
+
+/// Why `not` is refused inside `members[…]`.
+const NOT_ON_MEMBERS: &str =
+    "not is not supported inside members[…]: members are compared with eq and pr";
 
 /// Translates a parsed filter into the domain's [`GroupFilter`].
 ///
@@ -105,54 +127,7 @@ fn member_filter(f: &Filter) -> Result<MemberFilter, ListError> {
 /// [`ListError::Filter`] for attributes equip does not filter groups on, and
 /// values of the wrong type.
 pub fn to_group_filter(f: &Filter) -> Result<GroupFilter, ListError> {
-    Ok(match f {
-        Filter::And(a, b) => {
-            GroupFilter::And(Box::new(to_group_filter(a)?), Box::new(to_group_filter(b)?))
-        }
-        Filter::Or(a, b) => {
-            GroupFilter::Or(Box::new(to_group_filter(a)?), Box::new(to_group_filter(b)?))
-        }
-        Filter::Not(a) => GroupFilter::Not(Box::new(to_group_filter(a)?)),
-        Filter::ValuePath(path, inner) => match group_field(path) {
-            Ok(Field::MemberValue) if path.sub_attr.is_none() => {
-                GroupFilter::AnyMember(member_filter(inner)?)
-            }
-            _ => {
-                return Err(filter_err(format!(
-                    "value filters are supported on members only, not on '{path}'"
-                )))
-            }
-        },
-        Filter::Present(path) => match group_field(path)? {
-            Field::Group(g) => GroupFilter::Present(g),
-            Field::MemberValue => GroupFilter::AnyMember(MemberFilter::Present),
-        },
-        Filter::Compare(path, o, v) => match group_field(path)? {
-            Field::Group(g) => match condition(path, g.kind(), *o, v)? {
-                // Times compare as shown (milliseconds), not as stored.
-                Cond::Compare(o, FilterValue::Time(t)) => {
-                    GroupFilter::time_as_shown(g, o, t, TIMESTAMP_DIGITS)
-                }
-                Cond::Compare(o, v) => GroupFilter::Compare(g, o, v),
-                Cond::Present(true) => GroupFilter::Present(g),
-                Cond::Present(false) => GroupFilter::Not(Box::new(GroupFilter::Present(g))),
-            },
-            Field::MemberValue => match condition(path, MEMBER_VALUE_KIND, *o, v)? {
-                // "no member is x" for ne: every member differs.
-                Cond::Compare(DCompareOp::Ne, v) => GroupFilter::Not(Box::new(
-                    GroupFilter::AnyMember(MemberFilter::Compare(DCompareOp::Eq, v)),
-                )),
-                Cond::Compare(DCompareOp::Eq, v) => {
-                    GroupFilter::AnyMember(MemberFilter::Compare(DCompareOp::Eq, v))
-                }
-                Cond::Compare(..) => return Err(member_op_err(path)),
-                Cond::Present(true) => GroupFilter::AnyMember(MemberFilter::Present),
-                Cond::Present(false) => {
-                    GroupFilter::Not(Box::new(GroupFilter::AnyMember(MemberFilter::Present)))
-                }
-            },
-        },
-    })
+    translate(f, None, &mut group_leaf)
 }
 
 /// Parses and translates a filter string on groups.

@@ -6,14 +6,15 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Value};
 
+use equip_domain::filter::{Condition, Field as DField, Filter as DFilter};
 use equip_domain::person_query::{
-    check_filter_text, CompareOp as DCompareOp, EmailField, EmailFilter, FieldKind, FilterValue,
-    PersonField, PersonFilter, PersonQuery, SortOrder, PAGE_SIZE_LIMIT,
+    check_filter_text, EmailField, EmailFilter, FieldKind, FilterValue, PersonField, PersonFilter,
+    PersonLeaf, PersonQuery, SortOrder, PAGE_SIZE_LIMIT,
 };
 
 use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};
+use crate::meta::TIMESTAMP_DIGITS;
 use crate::schemas;
-use crate::user::TIMESTAMP_DIGITS;
 use crate::user_schema::{resolve, Schema};
 
 /// A list input that cannot be used.
@@ -31,6 +32,20 @@ pub enum ListError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// A list input that cannot be used: 400 `invalidFilter` (about `filter`) or
+/// `invalidValue` (about the parameter).
+impl From<ListError> for crate::error::ScimError {
+    fn from(e: ListError) -> Self {
+        use crate::error::ScimType;
+        match e {
+            ListError::Filter(m) => Self::bad(ScimType::InvalidFilter, "filter", m),
+            ListError::Param { param, message } => {
+                Self::bad(ScimType::InvalidValue, param, message)
+            }
+        }
+    }
 }
 
 pub(crate) fn filter_err(message: impl Into<String>) -> ListError {
@@ -77,23 +92,9 @@ enum Field {
     Email(EmailField),
 }
 
-pub(crate) fn op(op: CompareOp) -> DCompareOp {
-    match op {
-        CompareOp::Eq => DCompareOp::Eq,
-        CompareOp::Ne => DCompareOp::Ne,
-        CompareOp::Co => DCompareOp::Co,
-        CompareOp::Sw => DCompareOp::Sw,
-        CompareOp::Ew => DCompareOp::Ew,
-        CompareOp::Gt => DCompareOp::Gt,
-        CompareOp::Ge => DCompareOp::Ge,
-        CompareOp::Lt => DCompareOp::Lt,
-        CompareOp::Le => DCompareOp::Le,
-    }
-}
-
 /// What a comparison becomes: a comparison, or presence for `eq null` / `ne null`.
 pub(crate) enum Cond {
-    Compare(DCompareOp, FilterValue),
+    Compare(CompareOp, FilterValue),
     Present(bool),
 }
 
@@ -145,45 +146,155 @@ pub(crate) fn condition(
             )))
         }
     };
-    Ok(Cond::Compare(op(o), value))
+    Ok(Cond::Compare(o, value))
 }
 
-fn email_filter(f: &Filter) -> Result<EmailFilter, ListError> {
+/// A condition of a parsed SCIM filter: what a resource translates into its
+/// own leaves (`and`, `or` and `not` are translated once, by [`translate`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Attr<'a> {
+    /// `path op value`.
+    Compare(&'a AttrPath, CompareOp, &'a CompValue),
+    /// `path pr`.
+    Present(&'a AttrPath),
+    /// `path[filter]`.
+    ValuePath(&'a AttrPath, &'a Filter),
+}
+
+impl<'a> Attr<'a> {
+    /// The attribute the condition names.
+    pub(crate) const fn path(self) -> &'a AttrPath {
+        match self {
+            Self::Compare(p, ..) | Self::Present(p) | Self::ValuePath(p, _) => p,
+        }
+    }
+
+    /// The operator and value of a comparison; `None` for `pr`.
+    const fn comparison(self) -> Option<(CompareOp, &'a CompValue)> {
+        match self {
+            Self::Compare(_, o, v) => Some((o, v)),
+            Self::Present(_) | Self::ValuePath(..) => None,
+        }
+    }
+}
+
+/// The one walk from a parsed SCIM filter to the domain's filter tree:
+/// `and`, `or` and `not` become the domain's (`not` refused with the message
+/// `not_refused`, when given); each condition becomes what `leaf` makes of it.
+pub(crate) fn translate<L>(
+    f: &Filter,
+    not_refused: Option<&str>,
+    leaf: &mut impl FnMut(Attr<'_>) -> Result<DFilter<L>, ListError>,
+) -> Result<DFilter<L>, ListError> {
     Ok(match f {
-        Filter::And(a, b) => {
-            EmailFilter::And(Box::new(email_filter(a)?), Box::new(email_filter(b)?))
-        }
-        Filter::Or(a, b) => EmailFilter::Or(Box::new(email_filter(a)?), Box::new(email_filter(b)?)),
-        Filter::Not(a) => EmailFilter::Not(Box::new(email_filter(a)?)),
-        Filter::ValuePath(..) => return Err(filter_err("value filters cannot be nested")),
-        Filter::Present(p) | Filter::Compare(p, ..) => {
-            // Inside emails[...], names are sub-attributes: type, value, primary.
-            let inner = AttrPath {
-                uri: None,
-                attr: "emails".into(),
-                sub_attr: Some(p.attr.clone()),
-            };
-            if p.sub_attr.is_some() || p.uri.is_some() {
-                return Err(filter_err(format!(
-                    "'{p}' is not a sub-attribute of emails"
-                )));
-            }
-            let Field::Email(field) = person_field(&inner)? else {
-                return Err(filter_err(format!(
-                    "'{p}' is not a sub-attribute of emails"
-                )));
-            };
-            match f {
-                Filter::Present(_) => EmailFilter::Present(field),
-                Filter::Compare(_, o, v) => match condition(p, field.kind(), *o, v)? {
-                    Cond::Compare(o, v) => EmailFilter::Compare(field, o, v),
-                    Cond::Present(true) => EmailFilter::Present(field),
-                    Cond::Present(false) => EmailFilter::Not(Box::new(EmailFilter::Present(field))),
-                },
-                _ => unreachable!("matched above"),
-            }
-        }
+        Filter::And(a, b) => DFilter::and(
+            translate(a, not_refused, leaf)?,
+            translate(b, not_refused, leaf)?,
+        ),
+        Filter::Or(a, b) => DFilter::or(
+            translate(a, not_refused, leaf)?,
+            translate(b, not_refused, leaf)?,
+        ),
+        Filter::Not(a) => match not_refused {
+            Some(message) => return Err(filter_err(message)),
+            None => DFilter::negate(translate(a, not_refused, leaf)?),
+        },
+        Filter::Compare(p, o, v) => leaf(Attr::Compare(p, *o, v))?,
+        Filter::Present(p) => leaf(Attr::Present(p))?,
+        Filter::ValuePath(p, inner) => leaf(Attr::ValuePath(p, inner))?,
     })
+}
+
+/// A condition on a single-valued `field` of the resource: `field pr`, or
+/// `field op value` checked ([`condition`]), `eq null` as absence, and times
+/// compared as they are shown (milliseconds, [`DFilter::time_as_shown`]).
+pub(crate) fn field_condition<F: DField, L: From<Condition<F>>>(
+    attr: Attr<'_>,
+    field: F,
+) -> Result<DFilter<L>, ListError> {
+    let Some((o, v)) = attr.comparison() else {
+        return Ok(DFilter::present(field));
+    };
+    Ok(match condition(attr.path(), field.kind(), o, v)? {
+        Cond::Compare(o, FilterValue::Time(t)) => {
+            DFilter::time_as_shown(field, o, t, TIMESTAMP_DIGITS)
+        }
+        Cond::Compare(o, v) => DFilter::compare(field, o, v),
+        Cond::Present(true) => DFilter::present(field),
+        Cond::Present(false) => DFilter::negate(DFilter::present(field)),
+    })
+}
+
+/// A condition on a `field` of a multi-valued attribute written outside
+/// brackets (`emails.value eq "x"`, `members pr`): some element satisfies it
+/// (`any` wraps the element's condition into the resource's leaf), except
+/// `ne`, which holds when no element equals the value. `op_allowed` refuses
+/// the operators the attribute cannot be compared with.
+pub(crate) fn any_element_condition<F: DField, L>(
+    attr: Attr<'_>,
+    field: F,
+    op_allowed: impl FnOnce(CompareOp) -> Result<(), ListError>,
+    any: impl Fn(DFilter<Condition<F>>) -> L,
+) -> Result<DFilter<L>, ListError> {
+    let any = |c| DFilter::Leaf(any(DFilter::Leaf(c)));
+    let Some((o, v)) = attr.comparison() else {
+        return Ok(any(Condition::Present(field)));
+    };
+    Ok(match condition(attr.path(), field.kind(), o, v)? {
+        // "no element equals x" for ne: every element differs.
+        Cond::Compare(CompareOp::Ne, v) => {
+            DFilter::negate(any(Condition::Compare(field, CompareOp::Eq, v)))
+        }
+        Cond::Compare(o, v) => {
+            op_allowed(o)?;
+            any(Condition::Compare(field, o, v))
+        }
+        Cond::Present(true) => any(Condition::Present(field)),
+        Cond::Present(false) => DFilter::negate(any(Condition::Present(field))),
+    })
+}
+
+/// A condition inside `emails[…]`, whose names are the address's
+/// sub-attributes: type, value, primary.
+fn email_leaf(attr: Attr<'_>) -> Result<EmailFilter, ListError> {
+    let p = match attr {
+        Attr::ValuePath(..) => return Err(filter_err("value filters cannot be nested")),
+        Attr::Compare(p, ..) | Attr::Present(p) => p,
+    };
+    let not_email = || filter_err(format!("'{p}' is not a sub-attribute of emails"));
+    if p.sub_attr.is_some() || p.uri.is_some() {
+        return Err(not_email());
+    }
+    let inner = AttrPath {
+        uri: None,
+        attr: "emails".into(),
+        sub_attr: Some(p.attr.clone()),
+    };
+    let Field::Email(field) = person_field(&inner)? else {
+        return Err(not_email());
+    };
+    field_condition(attr, field)
+}
+
+/// A condition of a filter on users.
+fn person_leaf(attr: Attr<'_>) -> Result<PersonFilter, ListError> {
+    let path = attr.path();
+    if let Attr::ValuePath(_, inner) = attr {
+        return match resolve(path).and_then(|r| r.attr).map(|a| a.name) {
+            Some("emails") if path.sub_attr.is_none() => Ok(PersonFilter::any_email(translate(
+                inner,
+                None,
+                &mut email_leaf,
+            )?)),
+            _ => Err(filter_err(format!(
+                "value filters are supported on emails only, not on '{path}'"
+            ))),
+        };
+    }
+    match person_field(path)? {
+        Field::Person(p) => field_condition(attr, p),
+        Field::Email(e) => any_element_condition(attr, e, |_| Ok(()), PersonLeaf::AnyEmail),
+    }
 }
 
 /// Translates a parsed filter into the domain's [`PersonFilter`].
@@ -192,55 +303,7 @@ fn email_filter(f: &Filter) -> Result<EmailFilter, ListError> {
 /// [`ListError::Filter`] for attributes equip does not filter on, and values
 /// of the wrong type.
 pub fn to_person_filter(f: &Filter) -> Result<PersonFilter, ListError> {
-    Ok(match f {
-        Filter::And(a, b) => PersonFilter::And(
-            Box::new(to_person_filter(a)?),
-            Box::new(to_person_filter(b)?),
-        ),
-        Filter::Or(a, b) => PersonFilter::Or(
-            Box::new(to_person_filter(a)?),
-            Box::new(to_person_filter(b)?),
-        ),
-        Filter::Not(a) => PersonFilter::Not(Box::new(to_person_filter(a)?)),
-        Filter::ValuePath(path, inner) => {
-            match resolve(path).and_then(|r| r.attr).map(|a| a.name) {
-                Some("emails") if path.sub_attr.is_none() => {
-                    PersonFilter::AnyEmail(email_filter(inner)?)
-                }
-                _ => {
-                    return Err(filter_err(format!(
-                        "value filters are supported on emails only, not on '{path}'"
-                    )))
-                }
-            }
-        }
-        Filter::Present(path) => match person_field(path)? {
-            Field::Person(p) => PersonFilter::Present(p),
-            Field::Email(e) => PersonFilter::AnyEmail(EmailFilter::Present(e)),
-        },
-        Filter::Compare(path, o, v) => match person_field(path)? {
-            Field::Person(p) => match condition(path, p.kind(), *o, v)? {
-                // Times compare as shown (milliseconds), not as stored.
-                Cond::Compare(o, FilterValue::Time(t)) => {
-                    PersonFilter::time_as_shown(p, o, t, TIMESTAMP_DIGITS)
-                }
-                Cond::Compare(o, v) => PersonFilter::Compare(p, o, v),
-                Cond::Present(true) => PersonFilter::Present(p),
-                Cond::Present(false) => PersonFilter::Not(Box::new(PersonFilter::Present(p))),
-            },
-            Field::Email(e) => match condition(path, e.kind(), *o, v)? {
-                // "no email equals x" for ne: every email differs.
-                Cond::Compare(DCompareOp::Ne, v) => PersonFilter::Not(Box::new(
-                    PersonFilter::AnyEmail(EmailFilter::Compare(e, DCompareOp::Eq, v)),
-                )),
-                Cond::Compare(o, v) => PersonFilter::AnyEmail(EmailFilter::Compare(e, o, v)),
-                Cond::Present(true) => PersonFilter::AnyEmail(EmailFilter::Present(e)),
-                Cond::Present(false) => {
-                    PersonFilter::Not(Box::new(PersonFilter::AnyEmail(EmailFilter::Present(e))))
-                }
-            },
-        },
-    })
+    translate(f, None, &mut person_leaf)
 }
 
 /// Parses and translates a filter string.

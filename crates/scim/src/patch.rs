@@ -75,6 +75,21 @@ pub enum PatchError {
     InvalidValue(String),
 }
 
+/// A PATCH refused: 400 with the `scimType` of its kind, about `Operations`.
+impl From<PatchError> for crate::error::ScimError {
+    fn from(e: PatchError) -> Self {
+        use crate::error::ScimType;
+        let t = match e {
+            PatchError::InvalidSyntax(_) => ScimType::InvalidSyntax,
+            PatchError::InvalidPath(_) => ScimType::InvalidPath,
+            PatchError::NoTarget(_) => ScimType::NoTarget,
+            PatchError::Mutability(_) => ScimType::Mutability,
+            PatchError::InvalidValue(_) => ScimType::InvalidValue,
+        };
+        Self::bad(t, "Operations", e.to_string())
+    }
+}
+
 fn get_ci<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
     obj.iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))

@@ -12,7 +12,7 @@
 //! Outgoing users ([`from_person`]) omit absent optional attributes, and show
 //! the person's groups and effective package ([`Belonging`]), read-only.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
@@ -21,6 +21,7 @@ use equip_domain::ids::{OrganizationId, PackageId, PersonId};
 use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
 use equip_domain::services::groups::Belonging;
 
+use crate::meta::{group_location, timestamp, user_location, version_tag};
 use crate::resource_schema::BodyError;
 use crate::schemas;
 
@@ -471,33 +472,6 @@ struct OutUser<'a> {
     extension: OutExtension<'a>,
 }
 
-pub(crate) fn timestamp(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
-/// The fractional digits of a second [`timestamp`] shows (milliseconds):
-/// filters on `meta.created` and `meta.lastModified` compare stored times at
-/// this precision, so the value a client was shown matches.
-pub(crate) const TIMESTAMP_DIGITS: u16 = 3;
-
-#[cfg(test)]
-#[test]
-fn timestamps_show_timestamp_digits() {
-    let t = DateTime::parse_from_rfc3339("2026-01-02T03:04:05.678901Z")
-        .map(|d| d.with_timezone(&Utc))
-        .unwrap_or_default();
-    let shown = timestamp(t);
-    let fraction = shown.trim_end_matches('Z').rsplit('.').next().unwrap_or("");
-    assert_eq!(fraction.len(), usize::from(TIMESTAMP_DIGITS), "{shown}");
-}
-
-/// The weak entity tag of a version, as `meta.version` and the `ETag`
-/// header show it: `W/"<version>"`.
-#[must_use]
-pub fn version_tag(version: i64) -> String {
-    format!("W/\"{version}\"")
-}
-
 /// The entity tag of a user as shown with `belonging`: `W/"<version>"` for a
 /// user in no group, else `W/"<version>.<digest>"`, where the digest covers
 /// the groups (ids and names) and the effective package. A user's `groups`
@@ -529,12 +503,6 @@ pub fn user_tag(person: &Person, belonging: &Belonging) -> String {
         eat(p.as_uuid().as_bytes());
     }
     format!("W/\"{}.{hash:016x}\"", person.version)
-}
-
-/// The location of a user resource: `{base_url}/scim/v2/Users/{id}`.
-#[must_use]
-pub fn user_location(base_url: &str, id: PersonId) -> String {
-    format!("{}/scim/v2/Users/{id}", base_url.trim_end_matches('/'))
 }
 
 /// The SCIM representation of `person`, with `meta.location` under `base_url`
@@ -604,7 +572,7 @@ fn out_user<'a>(person: &'a Person, belonging: &'a Belonging, base_url: &str) ->
             .iter()
             .map(|g| OutGroupRef {
                 value: g.group_id.to_string(),
-                reference: crate::group::group_location(base_url, g.group_id),
+                reference: group_location(base_url, g.group_id),
                 display: &g.display_name,
                 kind: "direct",
             })

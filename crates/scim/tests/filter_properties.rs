@@ -205,7 +205,7 @@ impl Noise {
             Filter::Compare(p, op, v) => Some(format!(
                 "{p}{}{}{}{}",
                 self.space(),
-                self.word(op.as_str()),
+                self.word(equip_scim::filter::op_name(*op)),
                 self.space(),
                 self.value(v)
             )),

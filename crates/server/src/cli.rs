@@ -146,7 +146,7 @@ pub struct ServeArgs {
     /// (docs/events.md, "Retention").
     #[arg(long, env = "EQUIP_EVENT_RETENTION_DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub event_retention_days: u32,
-    /// Seconds a request may take before it is answered 503 (docs/reliability.md).
+    /// Seconds a request may take before it is answered 503 (docs/reliability.md, "Limits").
     #[arg(long, env = "EQUIP_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout: u64,
     /// Seconds a Bulk request or CSV upload may take before it is answered 503.
@@ -163,15 +163,6 @@ pub struct ServeArgs {
     /// their connections are closed.
     #[arg(long, env = "EQUIP_SHUTDOWN_TIMEOUT", default_value_t = 30)]
     pub shutdown_timeout: u64,
-    /// Accepted (hidden) and ignored, so that configurations that set it
-    /// still start: equip keeps no listing response cache (docs/performance.md);
-    /// `serve` warns when it is given.
-    #[arg(long, env = "EQUIP_LISTING_CACHE_MIB", hide = true)]
-    pub listing_cache_mib: Option<usize>,
-    /// Accepted, hidden and ignored, as `--listing-cache-mib`: equip keeps no
-    /// SCIM list response cache.
-    #[arg(long, env = "EQUIP_SCIM_CACHE_MIB", hide = true)]
-    pub scim_cache_mib: Option<usize>,
     /// Largest page of a SCIM list or search of Users and Groups, announced
     /// as `filter.maxResults` in `/scim/v2/ServiceProviderConfig`; a larger
     /// `count` gets this many. Identity providers that step `startIndex` by
@@ -245,7 +236,7 @@ pub struct MailArgs {
     #[arg(long, env = "EQUIP_SMTP_URL", hide_env_values = true)]
     pub smtp_url: Option<String>,
     /// From address of outgoing mail, e.g. "People Team <people@acme.example>".
-    #[arg(long, env = "EQUIP_MAIL_FROM", default_value = crate::mail::format::DEFAULT_FROM)]
+    #[arg(long, env = "EQUIP_MAIL_FROM", default_value = equip_delivery::mail::DEFAULT_FROM)]
     pub mail_from: String,
     /// Directory of .eml files when no SMTP URL is configured.
     #[arg(long, env = "EQUIP_SPOOL_DIR", default_value = DEFAULT_SPOOL_DIR)]

@@ -2,11 +2,12 @@
 //!
 //! The `equip` binary's library half: the command line ([`cli`]), the admin
 //! commands ([`commands`]), the import document ([`import_document`]) and the
-//! demo data generator ([`demo`]); mail delivery ([`mail`]: the outbox
-//! dispatcher and its transports); log lines ([`logs`]); the store figures of
-//! the metrics ([`metrics`]); the listen addresses of `serve`, bound before
-//! the database is opened ([`listen`]). `main.rs` only sets up logging, parses the
-//! command line and dispatches.
+//! demo data generator ([`demo`]); the background workers of `serve`, started
+//! and stopped together ([`workers`]: the outbox and webhook dispatchers of
+//! `equip_delivery`, planner statistics, event [`retention`]); log lines
+//! ([`logs`]); the store figures of the metrics ([`metrics`]); the listen
+//! addresses of `serve`, bound before the database is opened ([`listen`]).
+//! `main.rs` only sets up logging, parses the command line and dispatches.
 
 pub mod cli;
 pub mod commands;
@@ -14,7 +15,6 @@ pub mod demo;
 pub mod import_document;
 pub mod listen;
 pub mod logs;
-pub mod mail;
 pub mod metrics;
 pub mod retention;
-pub mod webhooks;
+pub mod workers;

@@ -14,9 +14,8 @@ use chrono::NaiveDateTime;
 
 use crate::catalog::Sku;
 use crate::error::DomainError;
-use crate::ids::{InvalidId, OfficeId, PersonId, SkuId, WarehouseId};
+use crate::ids::{InvalidId, InventoryItemId, OfficeId, PersonId, SkuId, WarehouseId};
 use crate::inventory::{DeployStatus, InventoryItem};
-use crate::wire::item::ListedItem;
 
 /// The first page, and the page when none is asked for.
 pub const FIRST_PAGE: u32 = 1;
@@ -411,6 +410,17 @@ pub struct InventoryItemView {
     pub sku: Sku,
     /// Label of the assignee, when assigned.
     pub assignee_label: Option<String>,
+}
+
+/// An item as the listing returns it: its id and its JSON text (rendered from
+/// an [`InventoryItemView`] by `wire::item`'s `ListedItem::render`, when the
+/// item is written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedItem {
+    /// The item's id.
+    pub id: InventoryItemId,
+    /// The item's JSON object, exactly as the API returns it.
+    pub json: String,
 }
 
 /// One page of the listing.

@@ -125,7 +125,7 @@ impl GroupRepository for InMemoryStore {
                 query
                     .filter
                     .as_ref()
-                    .is_none_or(|f| f.matches(g, &members(&s, g.id)))
+                    .is_none_or(|f| f.matches(&(*g, members(&s, g.id).as_slice())))
             })
             .cloned()
             .collect();

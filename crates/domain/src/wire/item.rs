@@ -16,6 +16,9 @@ use crate::inventory::{
     RenewalDateUpdatedBy, RetrievalKind, ReturnInfo, SuppliedBy, Tag,
 };
 use crate::inventory_query::InventoryItemView;
+/// The listing's item (its id and JSON text), rendered here by
+/// [`ListedItem::render`]; defined with the listing's page.
+pub use crate::inventory_query::ListedItem;
 
 fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
@@ -199,15 +202,6 @@ impl<'a> From<&'a InventoryItemView> for ItemBody<'a> {
             supplied_by: i.supplied_by,
         }
     }
-}
-
-/// An item as the listing returns it: its id and its JSON text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListedItem {
-    /// The item's id.
-    pub id: InventoryItemId,
-    /// The item's JSON object, exactly as the API returns it.
-    pub json: String,
 }
 
 impl ListedItem {

@@ -9,18 +9,15 @@ use equip_domain::ids::{InventoryItemId, PersonId};
 use equip_domain::services::events::{read_feed, read_history, HistoryOf, RawHistoryQuery};
 use serde::Serialize;
 
-use crate::auth::Authenticated;
-use crate::blocking;
 use crate::body::path_id;
-use crate::error::{Area, HttpError};
-use crate::state::AppState;
+use crate::error::HttpError;
+use crate::scoped::Scoped;
 
 /// The query string as pairs (a parameter may repeat).
 type Pairs = web::Query<Vec<(String, String)>>;
 
 fn unknown(name: &str, known: &str) -> HttpError {
-    HttpError::bad_request(
-        Area::Api,
+    HttpError::invalid(
         name,
         format!("unknown parameter '{name}'; known parameters: {known}"),
     )
@@ -28,8 +25,7 @@ fn unknown(name: &str, known: &str) -> HttpError {
 
 fn single(slot: &mut Option<String>, name: &str, value: String) -> Result<(), HttpError> {
     if slot.replace(value).is_some() {
-        return Err(HttpError::bad_request(
-            Area::Api,
+        return Err(HttpError::invalid(
             name,
             format!("'{name}' may be given once"),
         ));
@@ -47,12 +43,8 @@ struct Page<'a, C: Serialize> {
 
 /// `GET /api/v1/events?after=&types=&subjectId=&size=`:
 /// `{"data": [...], "next": "<cursor>"}`, oldest first.
-pub async fn feed(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    query: Pairs,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
+pub async fn feed(scoped: Scoped, query: Pairs) -> Result<HttpResponse, HttpError> {
+    let org = scoped.organization();
     let mut raw = RawFeedQuery::default();
     for (name, value) in query.into_inner() {
         match name.as_str() {
@@ -63,21 +55,16 @@ pub async fn feed(
             other => return Err(unknown(other, "after, types, subjectId, size")),
         }
     }
-    let ports = state.ports(&auth.caller);
-    let page = blocking::run(Area::Api, move || read_feed(&*ports, org, &raw)).await?;
+    let page = scoped
+        .run(move |ports, org| read_feed(ports, org, &raw))
+        .await?;
     Ok(HttpResponse::Ok().json(Page {
         data: &page.events,
         next: page.next.encode(org),
     }))
 }
 
-async fn history(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    of: HistoryOf,
-    query: Pairs,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
+async fn history(scoped: Scoped, of: HistoryOf, query: Pairs) -> Result<HttpResponse, HttpError> {
     let mut raw = RawHistoryQuery::default();
     for (name, value) in query.into_inner() {
         match name.as_str() {
@@ -86,8 +73,9 @@ async fn history(
             other => return Err(unknown(other, "after, size")),
         }
     }
-    let ports = state.ports(&auth.caller);
-    let page = blocking::run(Area::Api, move || read_history(&*ports, org, of, &raw)).await?;
+    let page = scoped
+        .run(move |ports, org| read_history(ports, org, of, &raw))
+        .await?;
     Ok(HttpResponse::Ok().json(Page {
         data: &page.events,
         next: page.next.map(|c| c.encode()),
@@ -97,23 +85,21 @@ async fn history(
 /// `GET /api/v1/inventory/{id}/history?after=&size=`: the item's events,
 /// newest first; `next` is null after the oldest.
 pub async fn item_history(
-    auth: Authenticated,
-    state: web::Data<AppState>,
+    scoped: Scoped,
     id: web::Path<String>,
     query: Pairs,
 ) -> Result<HttpResponse, HttpError> {
-    let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
-    history(auth, state, HistoryOf::Item(id), query).await
+    let id = path_id("id", &id, InventoryItemId::parse)?;
+    history(scoped, HistoryOf::Item(id), query).await
 }
 
 /// `GET /api/v1/people/{id}/history?after=&size=`: the person's events,
 /// newest first (also once offboarded).
 pub async fn person_history(
-    auth: Authenticated,
-    state: web::Data<AppState>,
+    scoped: Scoped,
     id: web::Path<String>,
     query: Pairs,
 ) -> Result<HttpResponse, HttpError> {
-    let id = path_id(Area::Api, "id", &id, PersonId::parse)?;
-    history(auth, state, HistoryOf::Person(id), query).await
+    let id = path_id("id", &id, PersonId::parse)?;
+    history(scoped, HistoryOf::Person(id), query).await
 }

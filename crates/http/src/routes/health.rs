@@ -5,7 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use serde_json::json;
 
-use crate::error::{Area, HttpError};
+use crate::error::HttpError;
 use crate::state::AppState;
 
 /// 200 while the process serves requests.
@@ -28,13 +28,12 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpErro
             .map_err(|e| (e, "the database cannot be written"))
     })
     .await
-    .map_err(|e| HttpError::internal(Area::Api, &e))?;
+    .map_err(|e| HttpError::internal(&e))?;
     match result {
         Ok(()) => Ok(HttpResponse::Ok().json(json!({"status": "ready"}))),
         Err((e, detail)) => {
             log::warn!("readiness check failed: {e}");
-            Err(HttpError::new(
-                Area::Api,
+            Err(HttpError::with_status(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "database",
                 detail,

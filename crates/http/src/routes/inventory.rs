@@ -1,17 +1,14 @@
 //! `GET /api/v1/inventory` (and its alias `/api/inventory`): the inventory
 //! listing (docs/api.md, "Listing inventory"). The item JSON is `equip_domain::wire::item`.
 
-use actix_web::web;
 use actix_web::{HttpRequest, HttpResponse};
 use equip_domain::inventory_query::{InventoryPage, InventoryQuery, RawInventoryQuery};
 use equip_domain::services::inventory::list_inventory;
 use serde::Serialize;
 
-use crate::auth::Authenticated;
-use crate::blocking;
 use crate::body::has_nul;
-use crate::error::{Area, HttpError};
-use crate::state::AppState;
+use crate::error::HttpError;
+use crate::scoped::Scoped;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -27,23 +24,21 @@ struct Pagination {
 /// Unknown parameters are refused, so that a misspelt filter is not silently
 /// ignored.
 fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query_string).map_err(|e| {
-        HttpError::bad_request(Area::Api, "query", format!("malformed query string: {e}"))
-    })?;
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query_string)
+        .map_err(|e| HttpError::invalid("query", format!("malformed query string: {e}")))?;
     let mut raw = RawInventoryQuery::default();
     for (key, value) in pairs {
         // PostgreSQL cannot hold a NUL in text, so no stored value has one: refused
         // on every backend rather than failing on one.
         if has_nul(&key) || has_nul(&value) {
             let source = if has_nul(&key) { "query" } else { key.as_str() };
-            return Err(HttpError::bad_request(
-                Area::Api,
+            return Err(HttpError::invalid(
                 source,
                 format!("{source} must not contain NUL characters"),
             ));
         }
         raw.set(&key, value)
-            .map_err(|e| HttpError::bad_request(Area::Api, e.name(), e.to_string()))?;
+            .map_err(|e| HttpError::invalid(e.name(), e.to_string()))?;
     }
     Ok(raw)
 }
@@ -52,16 +47,11 @@ fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
 ///
 /// The caller comes from the route's gate; the parameters are validated and
 /// the page read in one hop to the blocking pool.
-pub async fn list(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    req: HttpRequest,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
+pub async fn list(scoped: Scoped, req: HttpRequest) -> Result<HttpResponse, HttpError> {
     let raw = raw_query(req.query_string())?;
-    let ports = state.ports(&auth.caller);
-    let (query, page) =
-        blocking::run(Area::Api, move || list_inventory(&*ports, org, &raw)).await?;
+    let (query, page) = scoped
+        .run(move |ports, org| list_inventory(ports, org, &raw))
+        .await?;
     Ok(HttpResponse::Ok()
         .content_type(mime::APPLICATION_JSON)
         .body(render(&query, &page)?))
@@ -76,7 +66,7 @@ fn render(query: &InventoryQuery, page: &InventoryPage) -> Result<String, HttpEr
         current_page: query.page().get(),
         page_size: query.size(),
     })
-    .map_err(|e| HttpError::internal(Area::Api, &e))?;
+    .map_err(|e| HttpError::internal(&e))?;
     let mut body = String::with_capacity(
         page.items.iter().map(|i| i.json.len() + 1).sum::<usize>() + pagination.len() + 32,
     );

@@ -16,35 +16,24 @@ use equip_domain::wire::item_input::{
 };
 use serde_json::Value;
 
-use crate::auth::Authenticated;
-use crate::blocking;
 use crate::body::{path_id, Fields};
-use crate::error::{Area, HttpError};
-use crate::state::AppState;
+use crate::error::HttpError;
+use crate::scoped::Scoped;
 
 /// `GET /api/v1/inventory/{id}`.
-pub async fn get(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
-    let ports = state.ports(&auth.caller);
-    let view = blocking::run(Area::Api, move || get_item(&*ports, org, id)).await?;
+pub async fn get(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, HttpError> {
+    let id = path_id("id", &id, InventoryItemId::parse)?;
+    let view = scoped
+        .run(move |ports, org| get_item(ports, org, id))
+        .await?;
     Ok(HttpResponse::Ok().json(ItemBody::from(&view)))
 }
 
 /// `POST /api/v1/inventory`: 201 with its `Location` and the item, or only
 /// `{"id"}` to a key without `inventory:read` (docs/api.md).
-pub async fn create(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    body: web::Json<Value>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let may_read = auth.require(Scope::InventoryRead).is_ok();
-    let f = Fields::of(Area::Api, &body)?;
+pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpResponse, HttpError> {
+    let may_read = scoped.holds(Scope::InventoryRead);
+    let f = Fields::of(&body)?;
     f.only(&input::CREATE)?;
     let new = NewItem {
         sku_id: f.require_input(&SKU_ID)?,
@@ -63,11 +52,9 @@ pub async fn create(
             .into_option()
             .unwrap_or(SuppliedBy::Organization),
     };
-    let ports = state.ports(&auth.caller);
-    let view = blocking::run(Area::Api, move || {
-        create_item(&*ports, org, new, Utc::now())
-    })
-    .await?;
+    let view = scoped
+        .run(move |ports, org| create_item(ports, org, new, Utc::now()))
+        .await?;
     let mut created = HttpResponse::Created();
     created.insert_header((LOCATION, format!("/api/v1/inventory/{}", view.item.id)));
     if !may_read {
@@ -80,18 +67,15 @@ pub async fn create(
 /// may read it (`inventory:read`), 204 without a body to a key that may only
 /// write (docs/api.md).
 pub async fn update(
-    auth: Authenticated,
-    state: web::Data<AppState>,
+    scoped: Scoped,
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let may_read = auth.require(Scope::InventoryRead).is_ok();
-    let id = path_id(Area::Api, "id", &id, InventoryItemId::parse)?;
-    let f = Fields::of(Area::Api, &body)?;
+    let may_read = scoped.holds(Scope::InventoryRead);
+    let id = path_id("id", &id, InventoryItemId::parse)?;
+    let f = Fields::of(&body)?;
     f.only(&input::PATCH)?;
-    let not_null =
-        |name: &str| HttpError::bad_request(Area::Api, name, format!("{name} cannot be null"));
+    let not_null = |name: &str| HttpError::invalid(name, format!("{name} cannot be null"));
     let changes = ItemChanges {
         deploy_status: match f.input(&DEPLOY_STATUS)?.into_change() {
             Some(None) => return Err(not_null(DEPLOY_STATUS.name)),
@@ -107,11 +91,9 @@ pub async fn update(
         renewal_date: f.input(&RENEWAL_DATE)?.into_change(),
         description: f.input(&DESCRIPTION)?.into_change(),
     };
-    let ports = state.ports(&auth.caller);
-    let view = blocking::run(Area::Api, move || {
-        update_item(&*ports, org, id, changes, Utc::now())
-    })
-    .await?;
+    let view = scoped
+        .run(move |ports, org| update_item(ports, org, id, changes, Utc::now()))
+        .await?;
     if !may_read {
         return Ok(HttpResponse::NoContent().finish());
     }

@@ -12,11 +12,9 @@ use equip_domain::services::inventory_levels::{
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::auth::Authenticated;
-use crate::blocking;
 use crate::body::{path_id, Fields};
-use crate::error::{Area, HttpError};
-use crate::state::AppState;
+use crate::error::HttpError;
+use crate::scoped::Scoped;
 
 /// The JSON of a level.
 #[must_use]
@@ -34,24 +32,17 @@ pub fn level_json(l: &InventoryLevel) -> Value {
 }
 
 /// `POST /api/v1/inventory-levels`: 201 with the level and its `Location`.
-pub async fn create(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    body: web::Json<Value>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let fields = Fields::of(Area::Api, &body)?;
+pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpResponse, HttpError> {
+    let fields = Fields::of(&body)?;
     let input = NewInventoryLevel {
         sku_id: fields.id("skuId", SkuId::parse)?,
         warehouse_id: fields.id("warehouseId", WarehouseId::parse)?,
         minimum_quantity: fields.i32("minimumQuantity")?,
         target_quantity: fields.i32("targetQuantity")?,
     };
-    let ports = state.ports(&auth.caller);
-    let level = blocking::run(Area::Api, move || {
-        create_inventory_level(&*ports, org, input, Utc::now())
-    })
-    .await?;
+    let level = scoped
+        .run(move |ports, org| create_inventory_level(ports, org, input, Utc::now()))
+        .await?;
     Ok(HttpResponse::Created()
         .insert_header((LOCATION, format!("/api/v1/inventory-levels/{}", level.id)))
         .json(level_json(&level)))
@@ -66,46 +57,31 @@ pub struct ListQuery {
 
 /// `GET /api/v1/inventory-levels[?includeInactive=true]`: `{"data": [...]}`,
 /// newest first.
-pub async fn list(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    query: web::Query<ListQuery>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
+pub async fn list(scoped: Scoped, query: web::Query<ListQuery>) -> Result<HttpResponse, HttpError> {
     let include_inactive = match query.include_inactive.as_deref().map(str::trim) {
         None => false,
         Some(v) if v.eq_ignore_ascii_case("true") => true,
         Some(v) if v.eq_ignore_ascii_case("false") => false,
         Some(v) => {
-            return Err(HttpError::bad_request(
-                Area::Api,
+            return Err(HttpError::invalid(
                 "includeInactive",
                 format!("includeInactive must be true or false, not '{v}'"),
             ))
         }
     };
-    let ports = state.ports(&auth.caller);
-    let levels = blocking::run(Area::Api, move || {
-        list_inventory_levels(&*ports, org, include_inactive)
-    })
-    .await?;
+    let levels = scoped
+        .run(move |ports, org| list_inventory_levels(ports, org, include_inactive))
+        .await?;
     let data: Vec<Value> = levels.iter().map(level_json).collect();
     Ok(HttpResponse::Ok().json(json!({ "data": data })))
 }
 
 /// `DELETE /api/v1/inventory-levels/{id}`: 204; 400 malformed id; 404 unknown or
 /// another organization's; 409 already deactivated.
-pub async fn deactivate(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let id = path_id(Area::Api, "id", &id, InventoryLevelId::parse)?;
-    let ports = state.ports(&auth.caller);
-    blocking::run(Area::Api, move || {
-        deactivate_inventory_level(&*ports, org, id, Utc::now())
-    })
-    .await?;
+pub async fn deactivate(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, HttpError> {
+    let id = path_id("id", &id, InventoryLevelId::parse)?;
+    scoped
+        .run(move |ports, org| deactivate_inventory_level(ports, org, id, Utc::now()))
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -1,8 +1,11 @@
 //! Routes, one module per resource.
 //!
-//! Every route is registered through [`register`], which also lists it in
-//! [`table`]: the OpenAPI contract test compares that list with the document
-//! (`crate::openapi`), so a route cannot be added without documenting it.
+//! Every route is declared once, in `register`: its path and, for each
+//! method, what the key must hold (`crate::gate::Needs`) and the handler.
+//! From that one declaration come the actix resource, the route's gate, the
+//! `Allow` header of its 405, and its line in [`table`]: the OpenAPI
+//! contract test compares that list with the document (`crate::openapi`), so
+//! a route cannot be added without documenting it.
 
 pub mod api_key;
 pub mod events;
@@ -16,336 +19,327 @@ pub mod warehouses;
 pub mod webhooks;
 
 use actix_web::dev::HttpServiceFactory;
-use actix_web::{guard, web, HttpRequest, Resource, Route};
+use actix_web::http::Method;
+use actix_web::{guard, web, FromRequest, Handler, HttpRequest, Responder};
 use equip_domain::api_key::Scope::{
     EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim,
     WarehousesRead, WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
-use crate::gate::Needs::{AnyKey, KeyWith};
+use crate::gate::Needs::{self, AnyKey, KeyWith, NoKey};
 use crate::gate::{Access, Gate};
 
-/// Where the routes go: the application, or the list of [`table`].
-trait Sink {
-    /// Takes the resource at `path`, whose methods are `allow`, gated by
-    /// `access`.
-    fn add<R: HttpServiceFactory + 'static>(
-        &mut self,
-        path: &'static str,
-        allow: &'static str,
-        access: Access,
-        resource: R,
-    );
-}
-
-impl Sink for web::ServiceConfig {
-    fn add<R: HttpServiceFactory + 'static>(
-        &mut self,
-        _: &'static str,
-        _: &'static str,
-        _: Access,
-        r: R,
-    ) {
-        self.service(r);
-    }
-}
-
-impl Sink for Vec<(&'static str, &'static str)> {
-    fn add<R: HttpServiceFactory + 'static>(
-        &mut self,
-        path: &'static str,
-        allow: &'static str,
-        _: Access,
-        _: R,
-    ) {
-        self.push((path, allow));
-    }
-}
-
-/// Adds the resource at `path` (methods `allow`), with the routes `build` puts
-/// on it, behind a [`Gate`] that requires `access` (what the key of each
-/// method must hold) before anything of the request is read.
-fn add(
-    sink: &mut impl Sink,
+/// One route, declared once: its path and, for each method it takes, what
+/// the key must hold and the handler. Its actix resource, its gate and the
+/// `Allow` of its 405 are all made from this.
+struct Route {
     path: &'static str,
-    allow: &'static str,
-    access: Access,
-    build: impl FnOnce(Resource) -> Resource,
-) {
-    let resource = build(resource(path, allow)).wrap(Gate::new(access));
-    sink.add(path, allow, access, resource);
+    methods: Vec<Taken>,
+    /// What the methods it does not take need before their 405
+    /// ([`Access::new`]).
+    others: Needs,
+    /// The route's own JSON body limit, if not `crate::JSON_LIMIT`.
+    json_limit: Option<usize>,
 }
 
-/// A route for `GET` that also answers `HEAD` (actix-web sends the headers of
-/// the `GET` answer without its body).
-fn get() -> Route {
-    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+/// A method a route takes.
+struct Taken {
+    method: Method,
+    needs: Needs,
+    route: actix_web::Route,
+}
+
+/// The route at `path`, without methods yet: the methods it does not take
+/// need nothing before their 405.
+fn at(path: &'static str) -> Route {
+    Route {
+        path,
+        methods: Vec::new(),
+        others: NoKey,
+        json_limit: None,
+    }
+}
+
+/// A SCIM route at `path`: every method, also those it does not take, needs
+/// the `scim` scope, so a caller without it learns nothing of the route.
+fn scim(path: &'static str) -> Route {
+    Route {
+        others: KeyWith(Scim),
+        ..at(path)
+    }
+}
+
+impl Route {
+    /// Takes `method` with `handler`, for a key holding what it `needs`.
+    fn to<F, Args>(mut self, method: Method, needs: Needs, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        let route = if method == Method::GET {
+            // A `GET` also answers `HEAD` (actix-web sends the headers of the
+            // `GET` answer without its body).
+            web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+        } else {
+            web::route().method(method.clone())
+        };
+        self.methods.push(Taken {
+            method,
+            needs,
+            route: route.to(handler),
+        });
+        self
+    }
+
+    fn get<F, Args>(self, needs: Needs, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::GET, needs, handler)
+    }
+
+    fn post<F, Args>(self, needs: Needs, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::POST, needs, handler)
+    }
+
+    fn put<F, Args>(self, needs: Needs, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::PUT, needs, handler)
+    }
+
+    fn patch<F, Args>(self, needs: Needs, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::PATCH, needs, handler)
+    }
+
+    fn delete<F, Args>(self, needs: Needs, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.to(Method::DELETE, needs, handler)
+    }
+
+    /// JSON bodies of up to `limit` bytes on this route.
+    fn json_limit(mut self, limit: usize) -> Self {
+        self.json_limit = Some(limit);
+        self
+    }
+
+    /// The methods as the OpenAPI document lists them (`"GET, POST"`).
+    fn methods(&self) -> String {
+        let names: Vec<&str> = self.methods.iter().map(|t| t.method.as_str()).collect();
+        names.join(", ")
+    }
+
+    /// The `Allow` of a 405: the methods, with `HEAD` after `GET`.
+    fn allow(&self) -> String {
+        let mut names = Vec::new();
+        for t in &self.methods {
+            names.push(t.method.as_str());
+            if t.method == Method::GET {
+                names.push(Method::HEAD.as_str());
+            }
+        }
+        names.join(", ")
+    }
+
+    /// What each method needs, for the route's gate.
+    fn access(&self) -> Access {
+        let methods = self
+            .methods
+            .iter()
+            .map(|t| (t.method.clone(), t.needs))
+            .collect();
+        Access::new(methods, self.others)
+    }
+
+    /// The actix resource: the methods' handlers behind the route's
+    /// [`Gate`], which checks what each method needs before anything of the
+    /// request is read; another method is 405 with the area's body and
+    /// `Allow`.
+    fn resource(self) -> impl HttpServiceFactory {
+        let allow = self.allow();
+        let gate = Gate::new(self.access());
+        let mut resource =
+            web::resource(self.path).default_service(web::to(move |req: HttpRequest| {
+                let allow = allow.clone();
+                async move { method_not_allowed(&req, &allow) }
+            }));
+        if let Some(limit) = self.json_limit {
+            resource = resource.app_data(crate::error::json_config(limit));
+        }
+        for taken in self.methods {
+            resource = resource.route(taken.route);
+        }
+        resource.wrap(gate)
+    }
 }
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    register(cfg);
+    for route in register() {
+        cfg.service(route.resource());
+    }
 }
 
 /// Every registered path (actix pattern syntax, e.g. `/api/v1/inventory/{id}`)
 /// with its methods as the OpenAPI document lists them (`"GET, POST"`; every
 /// `GET` also answers `HEAD`), in registration order.
 #[must_use]
-pub fn table() -> Vec<(&'static str, &'static str)> {
-    let mut table = Vec::new();
-    register(&mut table);
-    table
+pub fn table() -> Vec<(&'static str, String)> {
+    register()
+        .iter()
+        .map(|route| (route.path, route.methods()))
+        .collect()
 }
 
-/// No key: every method passes the gate.
-const OPEN: Access = &[];
-
-fn register(s: &mut impl Sink) {
-    add(s, "/healthz", "GET", OPEN, |r| {
-        r.route(get().to(health::healthz))
-    });
-    add(s, "/readyz", "GET", OPEN, |r| {
-        r.route(get().to(health::readyz))
-    });
-    add(s, "/openapi.json", "GET", OPEN, |r| {
-        r.route(get().to(crate::openapi::serve))
-    });
-    let inventory = &[
-        ("GET", KeyWith(InventoryRead)),
-        ("POST", KeyWith(InventoryWrite)),
+/// Every route, in the order actix matches them.
+fn register() -> Vec<Route> {
+    let mut routes = vec![
+        at("/healthz").get(NoKey, health::healthz),
+        at("/readyz").get(NoKey, health::readyz),
+        at("/openapi.json").get(NoKey, crate::openapi::serve),
+        at("/api/v1/inventory")
+            .get(KeyWith(InventoryRead), inventory::list)
+            .post(KeyWith(InventoryWrite), inventory_items::create),
+        at("/api/v1/inventory/{id}")
+            .get(KeyWith(InventoryRead), inventory_items::get)
+            .patch(KeyWith(InventoryWrite), inventory_items::update),
+        at("/api/inventory").get(KeyWith(InventoryRead), inventory::list),
+        at("/api/v1/warehouses").get(KeyWith(WarehousesRead), warehouses::list),
+        at("/api/v1/warehouses/{id}").get(KeyWith(WarehousesRead), warehouses::get),
+        at("/api/v1/inventory-levels")
+            .get(KeyWith(InventoryRead), inventory_levels::list)
+            .post(KeyWith(InventoryLevelsWrite), inventory_levels::create),
+        at("/api/v1/inventory-levels/{id}")
+            .delete(KeyWith(InventoryLevelsWrite), inventory_levels::deactivate),
+        at("/api/v1/new-joiners/{personId}/remind")
+            .post(KeyWith(NewJoinersWrite), new_joiners::remind),
+        at("/api/v1/new-joiners/{personId}/reminders")
+            .get(KeyWith(NewJoinersWrite), new_joiners::list),
+        at("/api/v1/events").get(KeyWith(EventsRead), events::feed),
+        at("/api/v1/inventory/{id}/history").get(KeyWith(EventsRead), events::item_history),
+        at("/api/v1/people/{id}/history").get(KeyWith(EventsRead), events::person_history),
+        // Any valid key, even one without scopes: it answers only about itself.
+        at("/api/v1/api-key").get(AnyKey, api_key::get),
+        at("/api/v1/webhooks")
+            .get(KeyWith(WebhooksWrite), webhooks::list)
+            .post(KeyWith(WebhooksWrite), webhooks::create),
+        at("/api/v1/webhooks/{id}")
+            .get(KeyWith(WebhooksWrite), webhooks::get)
+            .delete(KeyWith(WebhooksWrite), webhooks::delete),
+        at("/api/v1/webhooks/{id}/deliveries").get(KeyWith(WebhooksWrite), webhooks::deliveries),
     ];
-    add(s, "/api/v1/inventory", "GET, POST", inventory, |r| {
-        r.route(get().to(inventory::list))
-            .route(web::post().to(inventory_items::create))
-    });
-    let item = &[
-        ("GET", KeyWith(InventoryRead)),
-        ("PATCH", KeyWith(InventoryWrite)),
-    ];
-    add(s, "/api/v1/inventory/{id}", "GET, PATCH", item, |r| {
-        r.route(get().to(inventory_items::get))
-            .route(web::patch().to(inventory_items::update))
-    });
-    let read = &[("GET", KeyWith(InventoryRead))];
-    add(s, "/api/inventory", "GET", read, |r| {
-        r.route(get().to(inventory::list))
-    });
-    let warehouses = &[("GET", KeyWith(WarehousesRead))];
-    add(s, "/api/v1/warehouses", "GET", warehouses, |r| {
-        r.route(get().to(warehouses::list))
-    });
-    add(s, "/api/v1/warehouses/{id}", "GET", warehouses, |r| {
-        r.route(get().to(warehouses::get))
-    });
-    let levels = &[
-        ("GET", KeyWith(InventoryRead)),
-        ("POST", KeyWith(InventoryLevelsWrite)),
-    ];
-    add(s, "/api/v1/inventory-levels", "GET, POST", levels, |r| {
-        r.route(get().to(inventory_levels::list))
-            .route(web::post().to(inventory_levels::create))
-    });
-    let level = &[("DELETE", KeyWith(InventoryLevelsWrite))];
-    add(s, "/api/v1/inventory-levels/{id}", "DELETE", level, |r| {
-        r.route(web::delete().to(inventory_levels::deactivate))
-    });
-    let remind = &[("POST", KeyWith(NewJoinersWrite))];
-    add(
-        s,
-        "/api/v1/new-joiners/{personId}/remind",
-        "POST",
-        remind,
-        |r| r.route(web::post().to(new_joiners::remind)),
-    );
-    let reminders = &[("GET", KeyWith(NewJoinersWrite))];
-    add(
-        s,
-        "/api/v1/new-joiners/{personId}/reminders",
-        "GET",
-        reminders,
-        |r| r.route(get().to(new_joiners::list)),
-    );
-    let events = &[("GET", KeyWith(EventsRead))];
-    add(s, "/api/v1/events", "GET", events, |r| {
-        r.route(get().to(events::feed))
-    });
-    add(s, "/api/v1/inventory/{id}/history", "GET", events, |r| {
-        r.route(get().to(events::item_history))
-    });
-    add(s, "/api/v1/people/{id}/history", "GET", events, |r| {
-        r.route(get().to(events::person_history))
-    });
-    // Any valid key, even one without scopes: it answers only about itself.
-    let own_key = &[("GET", AnyKey)];
-    add(s, "/api/v1/api-key", "GET", own_key, |r| {
-        r.route(get().to(api_key::get))
-    });
-    register_webhooks(s);
-    register_scim(s);
+    routes.extend(register_scim());
+    routes
 }
 
-/// `/api/v1/webhooks`: every method needs `webhooks:write`.
-fn register_webhooks(s: &mut impl Sink) {
-    let hooks = &[
-        ("GET", KeyWith(WebhooksWrite)),
-        ("POST", KeyWith(WebhooksWrite)),
-    ];
-    add(s, "/api/v1/webhooks", "GET, POST", hooks, |r| {
-        r.route(get().to(webhooks::list))
-            .route(web::post().to(webhooks::create))
-    });
-    let hook = &[
-        ("GET", KeyWith(WebhooksWrite)),
-        ("DELETE", KeyWith(WebhooksWrite)),
-    ];
-    add(s, "/api/v1/webhooks/{id}", "GET, DELETE", hook, |r| {
-        r.route(get().to(webhooks::get))
-            .route(web::delete().to(webhooks::delete))
-    });
-    let log = &[("GET", KeyWith(WebhooksWrite))];
-    add(s, "/api/v1/webhooks/{id}/deliveries", "GET", log, |r| {
-        r.route(get().to(webhooks::deliveries))
-    });
-}
-
-/// Every method of a SCIM route needs the `scim` scope.
-const SCIM: Access = &[
-    ("GET", KeyWith(Scim)),
-    ("POST", KeyWith(Scim)),
-    ("PUT", KeyWith(Scim)),
-    ("PATCH", KeyWith(Scim)),
-    ("DELETE", KeyWith(Scim)),
-];
-
-/// `/scim/v2`: Users, Groups, Bulk, CSV upload and discovery.
-fn register_scim(s: &mut impl Sink) {
-    use scim::{bulk, csv, discovery, groups, root_search, users};
-    add(s, "/scim/v2/Users", "GET, POST", SCIM, |r| {
-        r.route(get().to(users::list))
-            .route(web::post().to(users::create))
-    });
-    add(s, "/scim/v2/Users/.search", "POST", SCIM, |r| {
-        r.route(web::post().to(users::search))
-    });
-    // Before `/Users/{id}`, which would otherwise take `csv` for an id.
-    add(s, "/scim/v2/Users/csv", "POST", SCIM, |r| {
-        r.route(web::post().to(csv::upload))
-    });
-    add(s, "/scim/v2/Bulk", "POST", SCIM, |r| {
-        r.app_data(crate::error::json_config(
-            equip_scim::bulk::MAX_PAYLOAD_SIZE,
-        ))
-        .route(web::post().to(bulk::bulk))
-    });
-    // RFC 7644 §3.4.3: a search at the root spans every resource type.
-    add(s, "/scim/v2/.search", "POST", SCIM, |r| {
-        r.route(web::post().to(root_search::search))
-    });
-    add(
-        s,
-        "/scim/v2/Users/{id}",
-        "GET, PUT, PATCH, DELETE",
-        SCIM,
-        |r| {
-            r.route(get().to(users::get))
-                .route(web::put().to(users::replace))
-                .route(web::patch().to(users::patch))
-                .route(web::delete().to(users::delete))
-        },
-    );
-    add(s, "/scim/v2/Groups", "GET, POST", SCIM, |r| {
-        r.route(get().to(groups::list))
-            .route(web::post().to(groups::create))
-    });
-    add(s, "/scim/v2/Groups/.search", "POST", SCIM, |r| {
-        r.route(web::post().to(groups::search))
-    });
-    add(
-        s,
-        "/scim/v2/Groups/{id}",
-        "GET, PUT, PATCH, DELETE",
-        SCIM,
-        |r| {
-            r.route(get().to(groups::get))
-                .route(web::put().to(groups::replace))
-                .route(web::patch().to(groups::patch))
-                .route(web::delete().to(groups::delete))
-        },
-    );
-    add(s, "/scim/v2/ServiceProviderConfig", "GET", SCIM, |r| {
-        r.route(get().to(discovery::service_provider_config))
-    });
-    add(s, "/scim/v2/ResourceTypes", "GET", SCIM, |r| {
-        r.route(get().to(discovery::resource_types))
-    });
-    add(s, "/scim/v2/ResourceTypes/{id}", "GET", SCIM, |r| {
-        r.route(get().to(discovery::resource_type))
-    });
-    add(s, "/scim/v2/Schemas", "GET", SCIM, |r| {
-        r.route(get().to(discovery::schemas))
-    });
-    add(s, "/scim/v2/Schemas/{id}", "GET", SCIM, |r| {
-        r.route(get().to(discovery::schema))
-    });
-}
-
-/// A resource whose other methods answer 405 with the area's body and
-/// `Allow` (`allow`, with `HEAD` after `GET`).
-fn resource(path: &str, allow: &'static str) -> Resource {
-    let allow = allow.replace("GET", "GET, HEAD");
-    web::resource(path).default_service(web::to(move |req: HttpRequest| {
-        let allow = allow.clone();
-        async move { method_not_allowed(&req, &allow) }
-    }))
+/// `/scim/v2`: Users, Groups, Bulk, CSV upload and discovery; every method
+/// needs the `scim` scope.
+fn register_scim() -> Vec<Route> {
+    use equip_scim::provisioning::{groups::Groups, users::Users};
+    use scim::resources as rs;
+    use scim::{bulk, csv, discovery, root_search};
+    const S: Needs = KeyWith(Scim);
+    vec![
+        scim("/scim/v2/Users")
+            .get(S, rs::list::<Users>)
+            .post(S, rs::create::<Users>),
+        scim("/scim/v2/Users/.search").post(S, rs::search::<Users>),
+        // Before `/Users/{id}`, which would otherwise take `csv` for an id.
+        scim("/scim/v2/Users/csv").post(S, csv::upload),
+        scim("/scim/v2/Bulk")
+            .json_limit(equip_scim::bulk::MAX_PAYLOAD_SIZE)
+            .post(S, bulk::bulk),
+        // RFC 7644 §3.4.3: a search at the root spans every resource type.
+        scim("/scim/v2/.search").post(S, root_search::search),
+        scim("/scim/v2/Users/{id}")
+            .get(S, rs::get::<Users>)
+            .put(S, rs::replace::<Users>)
+            .patch(S, rs::patch::<Users>)
+            .delete(S, rs::delete::<Users>),
+        scim("/scim/v2/Groups")
+            .get(S, rs::list::<Groups>)
+            .post(S, rs::create::<Groups>),
+        scim("/scim/v2/Groups/.search").post(S, rs::search::<Groups>),
+        scim("/scim/v2/Groups/{id}")
+            .get(S, rs::get::<Groups>)
+            .put(S, rs::replace::<Groups>)
+            .patch(S, rs::patch::<Groups>)
+            .delete(S, rs::delete::<Groups>),
+        scim("/scim/v2/ServiceProviderConfig").get(S, discovery::service_provider_config),
+        scim("/scim/v2/ResourceTypes").get(S, discovery::resource_types),
+        scim("/scim/v2/ResourceTypes/{id}").get(S, discovery::resource_type),
+        scim("/scim/v2/Schemas").get(S, discovery::schemas),
+        scim("/scim/v2/Schemas/{id}").get(S, discovery::schema),
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every route with what each of its methods needs.
-    impl Sink for Vec<(&'static str, &'static str, Access)> {
-        fn add<R: HttpServiceFactory + 'static>(
-            &mut self,
-            path: &'static str,
-            allow: &'static str,
-            access: Access,
-            _: R,
-        ) {
-            self.push((path, allow, access));
-        }
-    }
-
-    fn routes() -> Vec<(&'static str, &'static str, Access)> {
-        let mut routes = Vec::new();
-        register(&mut routes);
-        routes
-    }
-
     #[test]
     fn every_method_but_the_operational_endpoints_needs_a_key() {
-        for (path, allow, access) in routes() {
-            if ["/healthz", "/readyz", "/openapi.json"].contains(&path) {
-                assert!(access.is_empty(), "{path} is open");
-                continue;
-            }
-            for method in allow.split(", ") {
-                assert!(
-                    access.iter().any(|(m, _)| *m == method),
-                    "{method} {path} would pass the gate without a key"
-                );
+        for route in register() {
+            let open = ["/healthz", "/readyz", "/openapi.json"].contains(&route.path);
+            for taken in &route.methods {
+                if open {
+                    assert_eq!(taken.needs, NoKey, "{} is open", route.path);
+                } else {
+                    assert_ne!(
+                        taken.needs, NoKey,
+                        "{} {} would pass the gate without a key",
+                        taken.method, route.path
+                    );
+                }
             }
         }
     }
 
     #[test]
     fn only_the_own_key_route_takes_a_key_without_a_scope() {
-        let any_key: Vec<_> = routes()
-            .into_iter()
-            .filter(|(_, _, access)| access.iter().any(|(_, n)| *n == AnyKey))
-            .map(|(path, allow, _)| (path, allow))
-            .collect();
-        assert_eq!(any_key, [("/api/v1/api-key", "GET")]);
+        let mut any_key = Vec::new();
+        for route in register() {
+            for taken in route.methods.iter().filter(|t| t.needs == AnyKey) {
+                any_key.push((route.path, taken.method.as_str().to_owned()));
+            }
+        }
+        assert_eq!(any_key, [("/api/v1/api-key", "GET".to_owned())]);
+    }
+
+    #[test]
+    fn allow_lists_head_after_get() {
+        let routes = register();
+        let allow = |path: &str| routes.iter().find(|r| r.path == path).map(Route::allow);
+        assert_eq!(
+            allow("/scim/v2/Users/{id}").as_deref(),
+            Some("GET, HEAD, PUT, PATCH, DELETE")
+        );
+        assert_eq!(
+            allow("/api/v1/inventory-levels/{id}").as_deref(),
+            Some("DELETE")
+        );
+        let table = table();
+        assert!(table.contains(&("/api/v1/webhooks/{id}", "GET, DELETE".to_owned())));
     }
 }

@@ -11,11 +11,9 @@ use equip_domain::reminder::{Reminder, ReminderDelivery};
 use equip_domain::services::reminders::{list_reminders, send_reminder};
 use serde_json::{json, Value};
 
-use crate::auth::Authenticated;
-use crate::blocking;
 use crate::body::path_id;
-use crate::error::{Area, HttpError};
-use crate::state::AppState;
+use crate::error::HttpError;
+use crate::scoped::Scoped;
 
 /// Largest body accepted by the remind endpoint (it is at most a small object).
 pub const REMIND_BODY_LIMIT: usize = 64 * 1024;
@@ -68,20 +66,17 @@ fn sender_of(req: &HttpRequest, body: &[u8]) -> Result<Option<PersonId>, HttpErr
             .and_then(|s| s.parse::<mime::Mime>().ok())
             .is_some_and(|m| m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON));
         if !json {
-            return Err(HttpError::new(
-                Area::Api,
+            return Err(HttpError::with_status(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "Content-Type",
                 "expected Content-Type application/json",
             ));
         }
     }
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        HttpError::bad_request(Area::Api, "request", format!("malformed JSON body: {e}"))
-    })?;
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| HttpError::invalid("request", format!("malformed JSON body: {e}")))?;
     let Value::Object(map) = value else {
-        return Err(HttpError::bad_request(
-            Area::Api,
+        return Err(HttpError::invalid(
             "request",
             "the body must be a JSON object",
         ));
@@ -89,14 +84,9 @@ fn sender_of(req: &HttpRequest, body: &[u8]) -> Result<Option<PersonId>, HttpErr
     match map.get("senderPersonId") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => PersonId::parse(s).map(Some).map_err(|_| {
-            HttpError::bad_request(
-                Area::Api,
-                "senderPersonId",
-                format!("'{s}' is not a valid UUID"),
-            )
+            HttpError::invalid("senderPersonId", format!("'{s}' is not a valid UUID"))
         }),
-        Some(_) => Err(HttpError::bad_request(
-            Area::Api,
+        Some(_) => Err(HttpError::invalid(
             "senderPersonId",
             "senderPersonId must be a UUID string",
         )),
@@ -109,26 +99,22 @@ fn sender_of(req: &HttpRequest, body: &[u8]) -> Result<Option<PersonId>, HttpErr
 /// `new-joiners:write`; 404 person or sender not in the organization; 409 the
 /// person is not a new joiner.
 pub async fn remind(
-    auth: Authenticated,
-    state: web::Data<AppState>,
+    scoped: Scoped,
     person_id: web::Path<String>,
     req: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let person = path_id(Area::Api, "personId", &person_id, PersonId::parse)?;
+    let person = path_id("personId", &person_id, PersonId::parse)?;
     let body = match payload.to_bytes_limited(REMIND_BODY_LIMIT).await {
         Ok(Ok(body)) => body,
         Ok(Err(e)) => {
-            return Err(HttpError::bad_request(
-                Area::Api,
+            return Err(HttpError::invalid(
                 "request",
                 format!("unreadable body: {e}"),
             ))
         }
         Err(_) => {
-            return Err(HttpError::new(
-                Area::Api,
+            return Err(HttpError::with_status(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "request",
                 format!("request body is larger than the limit ({REMIND_BODY_LIMIT} bytes)"),
@@ -136,11 +122,9 @@ pub async fn remind(
         }
     };
     let sender = sender_of(&req, &body)?;
-    let ports = state.ports(&auth.caller);
-    let reminder = blocking::run(Area::Api, move || {
-        send_reminder(&*ports, org, person, sender, Utc::now())
-    })
-    .await?;
+    let reminder = scoped
+        .run(move |ports, org| send_reminder(ports, org, person, sender, Utc::now()))
+        .await?;
     Ok(HttpResponse::Accepted()
         .insert_header((LOCATION, format!("/api/v1/new-joiners/{person}/reminders")))
         .json(reminder_json(&reminder)))
@@ -149,15 +133,11 @@ pub async fn remind(
 /// `GET /api/v1/new-joiners/{personId}/reminders` (extension): `{"data": [...]}`,
 /// newest first, each with `status` (PENDING, SENT, DEAD), `attempts`,
 /// `lastError`, `sentAt` and `nextAttemptAt` (while pending).
-pub async fn list(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    person_id: web::Path<String>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let person = path_id(Area::Api, "personId", &person_id, PersonId::parse)?;
-    let ports = state.ports(&auth.caller);
-    let reminders = blocking::run(Area::Api, move || list_reminders(&*ports, org, person)).await?;
+pub async fn list(scoped: Scoped, person_id: web::Path<String>) -> Result<HttpResponse, HttpError> {
+    let person = path_id("personId", &person_id, PersonId::parse)?;
+    let reminders = scoped
+        .run(move |ports, org| list_reminders(ports, org, person))
+        .await?;
     let data: Vec<Value> = reminders.iter().map(delivery_json).collect();
     Ok(HttpResponse::Ok().json(json!({ "data": data })))
 }

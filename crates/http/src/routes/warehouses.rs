@@ -6,11 +6,9 @@ use equip_domain::location::Warehouse;
 use equip_domain::services::warehouses::{get_warehouse, list_warehouses};
 use serde_json::{json, Value};
 
-use crate::auth::Authenticated;
-use crate::blocking;
 use crate::body::path_id;
-use crate::error::{Area, HttpError};
-use crate::state::AppState;
+use crate::error::HttpError;
+use crate::scoped::Scoped;
 
 /// The Warehouse JSON (docs/api.md, "Warehouses"): `id`, `name`, `address` (or null).
 #[must_use]
@@ -23,28 +21,21 @@ pub fn warehouse_json(w: &Warehouse) -> Value {
 }
 
 /// 200 with the warehouse; 400 malformed id; 401; 403; 404 unknown or not accessible.
-pub async fn get(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let id = path_id(Area::Api, "id", &id, WarehouseId::parse)?;
-    let ports = state.ports(&auth.caller);
-    let warehouse = blocking::run(Area::Api, move || get_warehouse(&*ports, org, id)).await?;
+pub async fn get(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, HttpError> {
+    let id = path_id("id", &id, WarehouseId::parse)?;
+    let warehouse = scoped
+        .run(move |ports, org| get_warehouse(ports, org, id))
+        .await?;
     Ok(HttpResponse::Ok().json(warehouse_json(&warehouse)))
 }
 
 /// `{"data": [warehouse, …]}`: the warehouses accessible to the organization
 /// (owned, or shared and granted), by name then id, at most
 /// [`equip_domain::location::MAX_LISTED_WAREHOUSES`]; 401; 403.
-pub async fn list(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let ports = state.ports(&auth.caller);
-    let warehouses = blocking::run(Area::Api, move || list_warehouses(&*ports, org)).await?;
+pub async fn list(scoped: Scoped) -> Result<HttpResponse, HttpError> {
+    let warehouses = scoped
+        .run(move |ports, org| list_warehouses(ports, org))
+        .await?;
     let data: Vec<Value> = warehouses.iter().map(warehouse_json).collect();
     Ok(HttpResponse::Ok().json(json!({ "data": data })))
 }

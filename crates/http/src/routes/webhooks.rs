@@ -18,11 +18,9 @@ use equip_domain::webhook::{
 use equip_domain::DomainError;
 use serde_json::{json, Value};
 
-use crate::auth::Authenticated;
-use crate::blocking;
 use crate::body::{path_id, Fields};
-use crate::error::{Area, HttpError};
-use crate::state::AppState;
+use crate::error::HttpError;
+use crate::scoped::Scoped;
 
 fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
@@ -81,13 +79,8 @@ pub fn check_url_addresses(url: &WebhookUrl, policy: AddressPolicy) -> Result<()
 
 /// `POST /api/v1/webhooks` `{"url", "types"}`: 201 with the webhook and its
 /// `secret` (shown only here) and its `Location`.
-pub async fn create(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    body: web::Json<Value>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let fields = Fields::of(Area::Api, &body)?;
+pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpResponse, HttpError> {
+    let fields = Fields::of(&body)?;
     fields.only(&["url", "types"])?;
     let raw_url = fields.require("url", "a URL string", |v| v.as_str().map(str::to_owned))?;
     let raw_types = fields
@@ -101,16 +94,15 @@ pub async fn create(
         })?
         .into_option()
         .unwrap_or_default();
-    let types = parse_types(raw_types.iter().map(String::as_str))
-        .map_err(|e| HttpError::from_domain(Area::Api, e))?;
-    let url = WebhookUrl::parse(&raw_url).map_err(|e| HttpError::from_domain(Area::Api, e))?;
-    let policy = state.webhook_addresses();
-    let ports = state.ports(&auth.caller);
-    let webhook = blocking::run(Area::Api, move || {
-        check_url_addresses(&url, policy)?;
-        create_webhook(&*ports, org, &url, types, Utc::now())
-    })
-    .await?;
+    let types = parse_types(raw_types.iter().map(String::as_str))?;
+    let url = WebhookUrl::parse(&raw_url)?;
+    let policy = scoped.state().webhook_addresses();
+    let webhook = scoped
+        .run(move |ports, org| {
+            check_url_addresses(&url, policy)?;
+            create_webhook(ports, org, &url, types, Utc::now())
+        })
+        .await?;
     let mut body = webhook_json(&webhook);
     body["secret"] = Value::String(webhook.secret.clone());
     Ok(HttpResponse::Created()
@@ -119,69 +111,54 @@ pub async fn create(
 }
 
 /// `GET /api/v1/webhooks`: `{"data": [...]}`, oldest first.
-pub async fn list(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let ports = state.ports(&auth.caller);
-    let webhooks = blocking::run(Area::Api, move || list_webhooks(&*ports, org)).await?;
+pub async fn list(scoped: Scoped) -> Result<HttpResponse, HttpError> {
+    let webhooks = scoped
+        .run(move |ports, org| list_webhooks(ports, org))
+        .await?;
     let data: Vec<Value> = webhooks.iter().map(webhook_json).collect();
     Ok(HttpResponse::Ok().json(json!({ "data": data })))
 }
 
 /// `GET /api/v1/webhooks/{id}`.
-pub async fn get(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let id = path_id(Area::Api, "id", &id, WebhookId::parse)?;
-    let ports = state.ports(&auth.caller);
-    let webhook = blocking::run(Area::Api, move || get_webhook(&*ports, org, id)).await?;
+pub async fn get(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, HttpError> {
+    let id = path_id("id", &id, WebhookId::parse)?;
+    let webhook = scoped
+        .run(move |ports, org| get_webhook(ports, org, id))
+        .await?;
     Ok(HttpResponse::Ok().json(webhook_json(&webhook)))
 }
 
 /// `DELETE /api/v1/webhooks/{id}`: 204; its delivery log goes with it.
-pub async fn delete(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let id = path_id(Area::Api, "id", &id, WebhookId::parse)?;
-    let ports = state.ports(&auth.caller);
-    blocking::run(Area::Api, move || delete_webhook(&*ports, org, id)).await?;
+pub async fn delete(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, HttpError> {
+    let id = path_id("id", &id, WebhookId::parse)?;
+    scoped
+        .run(move |ports, org| delete_webhook(ports, org, id))
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
 /// `GET /api/v1/webhooks/{id}/deliveries?after=&size=`: the delivery log,
 /// newest first: `{"data": [...], "next": "<cursor>" | null}`.
 pub async fn deliveries(
-    auth: Authenticated,
-    state: web::Data<AppState>,
+    scoped: Scoped,
     id: web::Path<String>,
     query: web::Query<Vec<(String, String)>>,
 ) -> Result<HttpResponse, HttpError> {
-    let org = auth.caller.organization_id;
-    let id = path_id(Area::Api, "id", &id, WebhookId::parse)?;
+    let id = path_id("id", &id, WebhookId::parse)?;
     let (mut after, mut size) = (None, None);
     for (name, value) in query.into_inner() {
         let slot = match name.as_str() {
             "after" => &mut after,
             "size" => &mut size,
             other => {
-                return Err(HttpError::bad_request(
-                    Area::Api,
+                return Err(HttpError::invalid(
                     other,
                     format!("unknown parameter '{other}'; known parameters: after, size"),
                 ))
             }
         };
         if slot.replace(value).is_some() {
-            return Err(HttpError::bad_request(
-                Area::Api,
+            return Err(HttpError::invalid(
                 name.as_str(),
                 format!("'{name}' may be given once"),
             ));
@@ -190,14 +167,11 @@ pub async fn deliveries(
     let before = after
         .as_deref()
         .map(|raw| Cursor::decode(raw, "after"))
-        .transpose()
-        .map_err(|e| HttpError::from_domain(Area::Api, e))?;
-    let size = page_size(size.as_deref()).map_err(|e| HttpError::from_domain(Area::Api, e))?;
-    let ports = state.ports(&auth.caller);
-    let (attempts, next) = blocking::run(Area::Api, move || {
-        list_attempts(&*ports, org, id, before, size)
-    })
-    .await?;
+        .transpose()?;
+    let size = page_size(size.as_deref())?;
+    let (attempts, next) = scoped
+        .run(move |ports, org| list_attempts(ports, org, id, before, size))
+        .await?;
     let data: Vec<Value> = attempts.iter().map(attempt_json).collect();
     Ok(HttpResponse::Ok().json(json!({
         "data": data,

@@ -1,6 +1,6 @@
 //! The exact SQL each backend gets for representative group queries.
 
-use equip_domain::group_query::{GroupField, GroupFilter, GroupQuery, MemberFilter};
+use equip_domain::group_query::{GroupField, GroupFilter, GroupQuery, MemberField, MemberFilter};
 use equip_domain::person_query::{CompareOp, FilterValue, SortOrder};
 
 use super::{from_where, order_and_page};
@@ -22,7 +22,7 @@ fn page(backend: Backend, q: &GroupQuery) -> Sql {
 #[test]
 fn display_name_eq_compares_the_folded_key() {
     let q = GroupQuery {
-        filter: Some(GroupFilter::Compare(
+        filter: Some(GroupFilter::compare(
             GroupField::DisplayName,
             CompareOp::Eq,
             text("ÉQUIPE Sales"),
@@ -48,13 +48,21 @@ fn member_conditions_are_an_exists_over_the_membership_key() {
     // sorted by displayName descending.
     let q = GroupQuery {
         filter: Some(GroupFilter::And(
-            Box::new(GroupFilter::Not(Box::new(GroupFilter::AnyMember(
+            Box::new(GroupFilter::Not(Box::new(GroupFilter::any_member(
                 MemberFilter::Or(
-                    Box::new(MemberFilter::Compare(CompareOp::Eq, text("p1"))),
-                    Box::new(MemberFilter::Compare(CompareOp::Ne, text("p2"))),
+                    Box::new(MemberFilter::compare(
+                        MemberField::Value,
+                        CompareOp::Eq,
+                        text("p1"),
+                    )),
+                    Box::new(MemberFilter::compare(
+                        MemberField::Value,
+                        CompareOp::Ne,
+                        text("p2"),
+                    )),
                 ),
             )))),
-            Box::new(GroupFilter::Present(GroupField::ExternalId)),
+            Box::new(GroupFilter::present(GroupField::ExternalId)),
         )),
         sort: Some(GroupField::DisplayName),
         order: SortOrder::Descending,
@@ -85,17 +93,18 @@ fn a_value_of_another_type_or_a_substring_of_a_time_matches_only_an_absent_field
         ..GroupQuery::default()
     };
     let never = [
-        GroupFilter::Compare(
+        GroupFilter::compare(
             GroupField::DisplayName,
             CompareOp::Eq,
             FilterValue::Bool(true),
         ),
-        GroupFilter::Compare(
+        GroupFilter::compare(
             GroupField::Created,
             CompareOp::Co,
             FilterValue::Time(chrono::Utc::now()),
         ),
-        GroupFilter::AnyMember(MemberFilter::Compare(
+        GroupFilter::any_member(MemberFilter::compare(
+            MemberField::Value,
             CompareOp::Gt,
             FilterValue::Bool(false),
         )),
@@ -106,7 +115,7 @@ fn a_value_of_another_type_or_a_substring_of_a_time_matches_only_an_absent_field
         assert!(!sql.contains(" > "), "{sql}");
     }
     // `ne` with a value of another type: where the field is absent.
-    let ne = GroupFilter::Compare(
+    let ne = GroupFilter::compare(
         GroupField::ExternalId,
         CompareOp::Ne,
         FilterValue::Bool(true),

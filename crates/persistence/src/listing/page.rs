@@ -59,7 +59,8 @@ pub(super) fn page_statement(q: &InventoryQuery, p: &PageSql<'_>) -> (Sql, bool)
     // rowid (in every index), PostgreSQL's ctid (a TID scan, no index
     // search). Reading the ctid costs the inner walk its index-only scan:
     // every skipped row is read from the table too (a deep page reads each
-    // skipped row's heap page; docs/performance.md, "Figures, second round").
+    // skipped row's heap page; docs/performance.md, "Inventory listing", "How
+    // the listing is built", item 10).
     // So a PostgreSQL page that skips rows joins by item_id (100 primary-key
     // look-ups), unless it starts at a remembered position.
     let id = match (p.backend, p.start) {

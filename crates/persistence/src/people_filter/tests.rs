@@ -27,18 +27,18 @@ fn and_or_not_filter() {
     // userName eq "Ada@X.example" and (not (displayName co "Love") or active eq true)
     let q = PersonQuery {
         filter: Some(PersonFilter::And(
-            Box::new(PersonFilter::Compare(
+            Box::new(PersonFilter::compare(
                 PersonField::UserName,
                 CompareOp::Eq,
                 text("Ada@X.example"),
             )),
             Box::new(PersonFilter::Or(
-                Box::new(PersonFilter::Not(Box::new(PersonFilter::Compare(
+                Box::new(PersonFilter::Not(Box::new(PersonFilter::compare(
                     PersonField::DisplayName,
                     CompareOp::Co,
                     text("Love"),
                 )))),
-                Box::new(PersonFilter::Compare(
+                Box::new(PersonFilter::compare(
                     PersonField::Active,
                     CompareOp::Eq,
                     FilterValue::Bool(true),
@@ -76,7 +76,7 @@ fn and_or_not_filter() {
 #[test]
 fn email_filter() {
     let q = PersonQuery {
-        filter: Some(PersonFilter::AnyEmail(EmailFilter::Compare(
+        filter: Some(PersonFilter::any_email(EmailFilter::compare(
             EmailField::Value,
             CompareOp::Eq,
             text("Ada@X.example"),
@@ -110,7 +110,7 @@ fn email_filter() {
 #[test]
 fn sort_by_a_text_field() {
     let q = PersonQuery {
-        filter: Some(PersonFilter::Present(PersonField::FamilyName)),
+        filter: Some(PersonFilter::present(PersonField::FamilyName)),
         sort: Some(PersonField::FamilyName),
         order: SortOrder::Descending,
         start_index: 11,
@@ -141,7 +141,7 @@ fn sort_by_a_text_field() {
 #[test]
 fn values_are_bound_never_spliced() {
     let q = PersonQuery {
-        filter: Some(PersonFilter::AnyEmail(EmailFilter::Compare(
+        filter: Some(PersonFilter::any_email(EmailFilter::compare(
             EmailField::Value,
             CompareOp::Co,
             text("'; DROP TABLE people; --"),
@@ -158,7 +158,7 @@ fn values_are_bound_never_spliced() {
 #[test]
 fn equality_keeps_the_column_collation_and_ordering_compares_bytes() {
     let query = |op| PersonQuery {
-        filter: Some(PersonFilter::Compare(
+        filter: Some(PersonFilter::compare(
             PersonField::UserName,
             op,
             text("ada@x.example"),

@@ -43,7 +43,7 @@ const DUPLICATE_USER_NAME: &str = "another user of the organization already has 
 /// default) runs while the writer mutex is held and makes every other create
 /// wait; run outside it every 300 creates, it raises the creates' throughput
 /// at the same CPU per create, where every 100 would cost more CPU
-/// (docs/performance.md, "SCIM", "WAL checkpoints off the creates' writer section").
+/// (docs/performance.md, "SCIM users", "WAL checkpoints off the creates' writer section").
 const CHECKPOINT_EVERY: u64 = 300;
 
 /// One person and their emails, in one statement (joined), so no transaction
@@ -510,7 +510,8 @@ impl PersonRepository for Store {
     /// and their events written together at its end: a SQLite commit writes
     /// every page it changed to the WAL, and the pages of the people, their
     /// indexes and the events are shared by the batch instead of written
-    /// once per person (docs/performance.md, "Events"). PostgreSQL: one
+    /// once per person (docs/performance.md, "Bulk and CSV uploads", "Creates
+    /// written together"). PostgreSQL: one
     /// statement each, as [`Self::insert_person`].
     fn insert_people(&self, people: &[Person]) -> Vec<StoreResult<()>> {
         if people.len() < 2 {

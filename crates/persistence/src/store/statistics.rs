@@ -53,14 +53,14 @@ impl Store {
     /// catalog read. Several instances: one analyzes, the others skip
     /// (`pg_try_advisory_lock`). The VACUUM sets the visibility map that
     /// index-only scans need (without it a deep SCIM page reads the table rows
-    /// too; docs/performance.md, "SCIM on PostgreSQL"). Without statistics PostgreSQL planned
+    /// too; docs/performance.md, "Planner statistics"). Without statistics PostgreSQL planned
     /// `GET /scim/v2/Users/{id}` as a `BitmapAnd` over every email of the
-    /// organization (see docs/performance.md, "SCIM on PostgreSQL").
+    /// organization (see docs/performance.md, "Planner statistics").
     ///
     /// SQLite: nothing. Without `sqlite_stat1` its planner takes an equality
     /// on a primary key or unique index as one row, which is what the SCIM
-    /// lookups are (fast without statistics: docs/performance.md, "SCIM on
-    /// PostgreSQL"); the inventory listing's statistics come from the import
+    /// lookups are (fast without statistics: docs/performance.md, "Planner
+    /// statistics"); the inventory listing's statistics come from the import
     /// path's `PRAGMA optimize` and its migrations' `ANALYZE`.
     ///
     /// # Errors

@@ -255,7 +255,7 @@ fn non_ascii_people_differences(
         ] {
             for order in [SortOrder::Ascending, SortOrder::Descending] {
                 let q = PersonQuery {
-                    filter: Some(PersonFilter::Compare(
+                    filter: Some(PersonFilter::compare(
                         field,
                         op,
                         FilterValue::Text(value.into()),

@@ -12,7 +12,7 @@ use proptest::test_runner::{Config, TestRunner};
 use equip_domain::group::{
     Group, GroupFields, GroupFieldsChange, Member, MembersChange, PersonGroup, MAX_MEMBERS,
 };
-use equip_domain::group_query::{GroupField, GroupFilter, GroupQuery, MemberFilter};
+use equip_domain::group_query::{GroupField, GroupFilter, GroupQuery, MemberField, MemberFilter};
 use equip_domain::ids::GroupId;
 use equip_domain::import::ImportedGroup;
 use equip_domain::person_query::{CompareOp, FilterValue, SortOrder};
@@ -971,8 +971,8 @@ fn member_values(people: &[Person]) -> Vec<FilterValue> {
 
 fn member_filter(values: Vec<FilterValue>) -> impl Strategy<Value = MemberFilter> {
     let leaf = prop_oneof![
-        4 => (select(OPS.to_vec()), select(values)).prop_map(|(op, v)| MemberFilter::Compare(op, v)),
-        1 => Just(MemberFilter::Present),
+        4 => (select(OPS.to_vec()), select(values)).prop_map(|(op, v)| MemberFilter::compare(MemberField::Value, op, v)),
+        1 => Just(MemberFilter::present(MemberField::Value)),
     ];
     leaf.prop_recursive(2, 6, 2, |inner| {
         prop_oneof![
@@ -991,9 +991,9 @@ fn group_filter(
 ) -> impl Strategy<Value = GroupFilter> {
     let leaf = prop_oneof![
         6 => (select(FIELDS.to_vec()), select(OPS.to_vec()), select(values))
-            .prop_map(|(f, op, v)| GroupFilter::Compare(f, op, v)),
-        1 => select(FIELDS.to_vec()).prop_map(GroupFilter::Present),
-        3 => member_filter(members).prop_map(GroupFilter::AnyMember),
+            .prop_map(|(f, op, v)| GroupFilter::compare(f, op, v)),
+        1 => select(FIELDS.to_vec()).prop_map(GroupFilter::present),
+        3 => member_filter(members).prop_map(GroupFilter::any_member),
     ];
     leaf.prop_recursive(3, 8, 2, |inner| {
         prop_oneof![
@@ -1088,11 +1088,11 @@ fn listing_agrees_with_the_reference(_db: &TestDatabase, store: &Store) {
             .total
     };
     let text = |s: &str| FilterValue::Text(s.to_owned());
-    let eq_name = |s: &str| GroupFilter::Compare(GroupField::DisplayName, CompareOp::Eq, text(s));
+    let eq_name = |s: &str| GroupFilter::compare(GroupField::DisplayName, CompareOp::Eq, text(s));
     assert_eq!(count(eq_name("ENGINEERING")), 1);
     assert_eq!(count(eq_name("strasse")), 1);
     assert_eq!(
-        count(GroupFilter::Compare(
+        count(GroupFilter::compare(
             GroupField::DisplayName,
             CompareOp::Co,
             text("SS")
@@ -1100,9 +1100,9 @@ fn listing_agrees_with_the_reference(_db: &TestDatabase, store: &Store) {
         2
     );
     // externalId: 2 absent of 10; `ne` matches the absent ones too.
-    assert_eq!(count(GroupFilter::Present(GroupField::ExternalId)), 8);
+    assert_eq!(count(GroupFilter::present(GroupField::ExternalId)), 8);
     assert_eq!(
-        count(GroupFilter::Compare(
+        count(GroupFilter::compare(
             GroupField::ExternalId,
             CompareOp::Ne,
             text("EXT-1")
@@ -1111,16 +1111,23 @@ fn listing_agrees_with_the_reference(_db: &TestDatabase, store: &Store) {
     );
     // Members: groups 1, 3, 5, 7, 9 have p0; every group but 0 and 16… has someone.
     let has = |p: &Person| {
-        GroupFilter::AnyMember(MemberFilter::Compare(
+        GroupFilter::any_member(MemberFilter::compare(
+            MemberField::Value,
             CompareOp::Eq,
             text(&p.id.to_string()),
         ))
     };
     assert_eq!(count(has(&people[0])), 5);
     assert_eq!(count(GroupFilter::Not(Box::new(has(&people[0])))), 5);
-    assert_eq!(count(GroupFilter::AnyMember(MemberFilter::Present)), 9);
     assert_eq!(
-        count(GroupFilter::AnyMember(MemberFilter::Compare(
+        count(GroupFilter::any_member(MemberFilter::present(
+            MemberField::Value
+        ))),
+        9
+    );
+    assert_eq!(
+        count(GroupFilter::any_member(MemberFilter::compare(
+            MemberField::Value,
             CompareOp::Ne,
             text(&people[0].id.to_string())
         ))),
@@ -1247,7 +1254,7 @@ fn group_times_compare_at_the_millisecond_shown(_db: &TestDatabase, store: &Stor
                 let filter = GroupFilter::time_as_shown(field, op, t(given), 3);
                 let mut expected: Vec<GroupId> = stored
                     .iter()
-                    .filter(|g| filter.matches(g, &[]))
+                    .filter(|g| filter.matches(&(*g, &[][..])))
                     .map(|g| g.id)
                     .collect();
                 expected.sort();

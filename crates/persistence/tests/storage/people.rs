@@ -23,7 +23,7 @@ fn unfiltered_people_totals_follow_every_write(db: &TestDatabase, store: &Store)
             .list_people(
                 org.id,
                 &PersonQuery {
-                    filter: Some(PersonFilter::Present(PersonField::UserName)),
+                    filter: Some(PersonFilter::present(PersonField::UserName)),
                     ..PersonQuery::default()
                 },
             )

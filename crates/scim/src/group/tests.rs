@@ -1,5 +1,6 @@
 use super::*;
 use chrono::Utc;
+use equip_domain::ids::GroupId;
 use equip_domain::ids::OrganizationId;
 use serde_json::json;
 

@@ -1,4 +1,5 @@
 use super::*;
+use equip_domain::filter::Condition;
 use equip_domain::group_query::MAX_PAGE_SIZE;
 use equip_domain::person_query::{FilterValue, SortOrder};
 
@@ -8,42 +9,42 @@ fn text(s: &str) -> FilterValue {
     FilterValue::Text(s.into())
 }
 
-fn has(op: DCompareOp, v: &str) -> GroupFilter {
-    GroupFilter::AnyMember(MemberFilter::Compare(op, text(v)))
+fn has(op: CompareOp, v: &str) -> GroupFilter {
+    GroupFilter::any_member(MemberFilter::compare(MemberField::Value, op, text(v)))
 }
 
 #[test]
 fn group_fields_translate_in_any_case_and_with_the_urn() {
     assert_eq!(
         parse_group_filter(r#"DisplayName eq "Engineering""#).unwrap(),
-        GroupFilter::Compare(GroupField::DisplayName, DCompareOp::Eq, text("Engineering"))
+        GroupFilter::compare(GroupField::DisplayName, CompareOp::Eq, text("Engineering"))
     );
     assert_eq!(
         parse_group_filter(r#"urn:ietf:params:scim:schemas:core:2.0:Group:externalId sw "00g""#)
             .unwrap(),
-        GroupFilter::Compare(GroupField::ExternalId, DCompareOp::Sw, text("00g"))
+        GroupFilter::compare(GroupField::ExternalId, CompareOp::Sw, text("00g"))
     );
     assert_eq!(
         parse_group_filter(&format!(r#"id eq "{ADA}""#)).unwrap(),
-        GroupFilter::Compare(GroupField::Id, DCompareOp::Eq, text(ADA))
+        GroupFilter::compare(GroupField::Id, CompareOp::Eq, text(ADA))
     );
     for (raw, op) in [
-        ("co", DCompareOp::Co),
-        ("ew", DCompareOp::Ew),
-        ("ne", DCompareOp::Ne),
+        ("co", CompareOp::Co),
+        ("ew", CompareOp::Ew),
+        ("ne", CompareOp::Ne),
     ] {
         assert_eq!(
             parse_group_filter(&format!(r#"displayName {raw} "x""#)).unwrap(),
-            GroupFilter::Compare(GroupField::DisplayName, op, text("x"))
+            GroupFilter::compare(GroupField::DisplayName, op, text("x"))
         );
     }
     assert_eq!(
         parse_group_filter("externalId pr").unwrap(),
-        GroupFilter::Present(GroupField::ExternalId)
+        GroupFilter::present(GroupField::ExternalId)
     );
     assert_eq!(
         parse_group_filter("externalId eq null").unwrap(),
-        GroupFilter::Not(Box::new(GroupFilter::Present(GroupField::ExternalId)))
+        GroupFilter::Not(Box::new(GroupFilter::present(GroupField::ExternalId)))
     );
 }
 
@@ -59,15 +60,15 @@ fn times_compare_in_order_at_the_millisecond_shown() {
     // gt: from the next millisecond on; le: before the next millisecond.
     assert!(matches!(
         *a,
-        GroupFilter::Compare(
+        GroupFilter::Leaf(GroupLeaf::Field(Condition::Compare(
             GroupField::LastModified,
-            DCompareOp::Ge,
+            CompareOp::Ge,
             FilterValue::Time(t)
-        ) if t.to_rfc3339() == "2026-01-01T00:00:00.001+00:00"
+        ))) if t.to_rfc3339() == "2026-01-01T00:00:00.001+00:00"
     ));
     assert!(matches!(
         *b,
-        GroupFilter::Compare(GroupField::Created, DCompareOp::Lt, FilterValue::Time(t))
+        GroupFilter::Leaf(GroupLeaf::Field(Condition::Compare(GroupField::Created, CompareOp::Lt, FilterValue::Time(t))))
             if t.to_rfc3339() == "2026-01-31T23:00:00.001+00:00"
     ));
     // eq: within the millisecond shown.
@@ -76,11 +77,11 @@ fn times_compare_in_order_at_the_millisecond_shown() {
         panic!("{eq:?}")
     };
     assert!(
-        matches!(*from, GroupFilter::Compare(GroupField::Created, DCompareOp::Ge, FilterValue::Time(t))
+        matches!(*from, GroupFilter::Leaf(GroupLeaf::Field(Condition::Compare(GroupField::Created, CompareOp::Ge, FilterValue::Time(t))))
         if t.to_rfc3339() == "2026-01-01T00:00:00.250+00:00")
     );
     assert!(
-        matches!(*until, GroupFilter::Compare(GroupField::Created, DCompareOp::Lt, FilterValue::Time(t))
+        matches!(*until, GroupFilter::Leaf(GroupLeaf::Field(Condition::Compare(GroupField::Created, CompareOp::Lt, FilterValue::Time(t))))
         if t.to_rfc3339() == "2026-01-01T00:00:00.251+00:00")
     );
     assert!(parse_group_filter(r#"meta.created co "2026""#).is_err());
@@ -89,7 +90,7 @@ fn times_compare_in_order_at_the_millisecond_shown() {
 
 #[test]
 fn member_conditions_become_conditions_on_some_member() {
-    let eq = has(DCompareOp::Eq, ADA);
+    let eq = has(CompareOp::Eq, ADA);
     assert_eq!(
         parse_group_filter(&format!(r#"members.value eq "{ADA}""#)).unwrap(),
         eq
@@ -104,11 +105,13 @@ fn member_conditions_become_conditions_on_some_member() {
     );
     assert_eq!(
         parse_group_filter("members pr").unwrap(),
-        GroupFilter::AnyMember(MemberFilter::Present)
+        GroupFilter::any_member(MemberFilter::present(MemberField::Value))
     );
     assert_eq!(
         parse_group_filter("members eq null").unwrap(),
-        GroupFilter::Not(Box::new(GroupFilter::AnyMember(MemberFilter::Present)))
+        GroupFilter::Not(Box::new(GroupFilter::any_member(MemberFilter::present(
+            MemberField::Value
+        ))))
     );
     // ne: no member is the one named.
     assert_eq!(
@@ -122,15 +125,23 @@ fn member_conditions_become_conditions_on_some_member() {
         ))
         .unwrap(),
         GroupFilter::And(
-            Box::new(GroupFilter::Compare(
+            Box::new(GroupFilter::compare(
                 GroupField::DisplayName,
-                DCompareOp::Eq,
+                CompareOp::Eq,
                 text("Eng")
             )),
-            Box::new(GroupFilter::Not(Box::new(GroupFilter::AnyMember(
+            Box::new(GroupFilter::Not(Box::new(GroupFilter::any_member(
                 MemberFilter::Or(
-                    Box::new(MemberFilter::Compare(DCompareOp::Eq, text(ADA))),
-                    Box::new(MemberFilter::Compare(DCompareOp::Eq, text(bob)))
+                    Box::new(MemberFilter::compare(
+                        MemberField::Value,
+                        CompareOp::Eq,
+                        text(ADA)
+                    )),
+                    Box::new(MemberFilter::compare(
+                        MemberField::Value,
+                        CompareOp::Eq,
+                        text(bob)
+                    ))
                 )
             ))))
         )

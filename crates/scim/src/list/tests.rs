@@ -17,23 +17,32 @@ fn entra_and_okta_filters_translate() {
     let f = parse_person_filter(r#"userName eq "a@b.example""#).unwrap();
     assert_eq!(
         f,
-        PersonFilter::Compare(
+        PersonFilter::compare(
             PersonField::UserName,
-            DCompareOp::Eq,
+            CompareOp::Eq,
             FilterValue::Text("a@b.example".into())
         )
     );
     let f = parse_person_filter(r#"externalId eq "0f1e""#).unwrap();
     assert!(matches!(
         f,
-        PersonFilter::Compare(PersonField::ExternalId, ..)
+        PersonFilter::Leaf(PersonLeaf::Field(Condition::Compare(
+            PersonField::ExternalId,
+            ..
+        )))
     ));
     let f = parse_person_filter(r#"emails[type eq "work"].value eq "a@b.example""#).unwrap();
-    assert!(matches!(f, PersonFilter::AnyEmail(EmailFilter::And(..))));
+    assert!(matches!(
+        f,
+        PersonFilter::Leaf(PersonLeaf::AnyEmail(EmailFilter::And(..)))
+    ));
     let f = parse_person_filter(r#"Emails.Value Eq "a@b.example""#).unwrap();
     assert!(matches!(
         f,
-        PersonFilter::AnyEmail(EmailFilter::Compare(EmailField::Value, ..))
+        PersonFilter::Leaf(PersonLeaf::AnyEmail(EmailFilter::Leaf(Condition::Compare(
+            EmailField::Value,
+            ..
+        ))))
     ));
 }
 

@@ -10,7 +10,7 @@ use equip_domain::ports::OutboxRepository;
 
 use super::{open, DatabaseConfig};
 use crate::cli::{DispatchArgs, MailArgs};
-use crate::mail::{Dispatcher, DispatcherOptions, Sender, TransportConfig};
+use equip_delivery::mail::{Dispatcher, DispatcherOptions, Sender, TransportConfig};
 
 /// The transport the mail settings name: SMTP when a URL is given, else the
 /// spool directory.
@@ -24,6 +24,7 @@ pub fn transport_config(mail: &MailArgs) -> TransportConfig {
     {
         Some(url) => TransportConfig::Smtp {
             url: url.to_owned(),
+            shown: super::redact_url(url),
         },
         None => TransportConfig::Spool {
             dir: mail.spool_dir.clone(),
@@ -37,7 +38,7 @@ pub fn transport_config(mail: &MailArgs) -> TransportConfig {
 /// An invalid From address or SMTP URL, or a spool directory that cannot be
 /// created.
 pub fn dispatcher(store: Arc<dyn OutboxRepository>, mail: &MailArgs) -> anyhow::Result<Dispatcher> {
-    let from = Sender::parse(&mail.mail_from).map_err(anyhow::Error::msg)?;
+    let from = Sender::parse(&mail.mail_from)?;
     let send_timeout = Duration::from_secs(mail.smtp_timeout.max(1));
     let options = DispatcherOptions {
         send_timeout,
@@ -46,9 +47,7 @@ pub fn dispatcher(store: Arc<dyn OutboxRepository>, mail: &MailArgs) -> anyhow::
         poll_interval: Duration::from_secs(mail.dispatch_interval.max(1)),
         ..DispatcherOptions::default()
     };
-    let transport = transport_config(mail)
-        .open(from, send_timeout)
-        .map_err(anyhow::Error::msg)?;
+    let transport = transport_config(mail).open(from, send_timeout)?;
     Ok(Dispatcher::new(store, transport, options))
 }
 

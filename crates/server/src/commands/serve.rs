@@ -1,10 +1,13 @@
-//! `equip serve`: migrate, then serve the API and deliver the email outbox.
+//! `equip serve`: migrate, then serve the API, with the background workers
+//! (`crate::workers`: the email outbox and webhook deliveries, planner
+//! statistics, event retention) beside it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::HttpServer;
 use anyhow::Context;
+use equip_delivery::webhooks::{HttpTransport, WebhookDispatcher, WebhookOptions};
 use equip_domain::ports::OrganizationRepository;
 
 use equip_http::Limits;
@@ -29,14 +32,14 @@ const MAX_DEFAULT_BLOCKING_THREADS: usize = 4;
 /// pooled connections only queue on the pool, each idle thread keeps a malloc
 /// arena, and every request handed to a sleeping thread costs a wake-up, so
 /// fewer threads make each request cheaper in CPU (docs/performance.md,
-/// "SCIM", "Fewer blocking threads"). 2 would be cheaper still, but would
+/// "Blocking threads per worker"). 2 would be cheaper still, but would
 /// leave a worker one free thread beside a long CSV upload.
 ///
 /// At most [`MAX_DEFAULT_BLOCKING_THREADS`] by default: on PostgreSQL (pool of
 /// 16, so 8 per worker) requests that each run a statement would queue in the
 /// database's CPU, and every answer would wait for that queue; with at most 4
 /// per worker the tail latency of one-statement requests stays low at the same
-/// throughput (docs/performance.md, "Inventory listing", "Figures").
+/// throughput (docs/performance.md, "Blocking threads per worker").
 fn blocking_threads(store: &equip_persistence::Store, args: &ServeArgs) -> usize {
     if let Some(n) = args.blocking_threads {
         return n as usize;
@@ -95,58 +98,6 @@ fn shares(store: &Store, args: &ServeArgs) -> equip_http::Shares {
 /// it).
 const BACKGROUND_CONNECTIONS: u32 = 3;
 
-/// How often `serve` looks for tables whose planner statistics are stale
-/// (one catalog read when nothing changed).
-const STATISTICS_INTERVAL: Duration = Duration::from_secs(30);
-
-/// Runs [`Store::refresh_statistics`] now and then every
-/// [`STATISTICS_INTERVAL`] until `stopped` is dropped. Failures are logged.
-fn keep_statistics(store: &Store, stopped: &std::sync::mpsc::Receiver<()>) {
-    loop {
-        match store.refresh_statistics() {
-            Ok(tables) if !tables.is_empty() => {
-                log::info!("planner statistics refreshed: {}", tables.join(", "));
-            }
-            Ok(_) => {}
-            Err(e) => log::warn!("could not refresh planner statistics: {e}"),
-        }
-        match stopped.recv_timeout(STATISTICS_INTERVAL) {
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            _ => return,
-        }
-    }
-}
-
-/// The warning for the options that sized response caches equip does not keep
-/// (the inventory listing's and the SCIM lists'; docs/performance.md): still
-/// accepted so that configurations that set them start, and ignored. `None`
-/// when neither is given.
-fn removed_options_warning(args: &ServeArgs) -> Option<String> {
-    let given: Vec<&str> = [
-        (
-            args.listing_cache_mib.is_some(),
-            "--listing-cache-mib (EQUIP_LISTING_CACHE_MIB)",
-        ),
-        (
-            args.scim_cache_mib.is_some(),
-            "--scim-cache-mib (EQUIP_SCIM_CACHE_MIB)",
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(given, name)| given.then_some(name))
-    .collect();
-    let what = match given.len() {
-        0 => return None,
-        1 => "the option does nothing",
-        _ => "the options do nothing",
-    };
-    Some(format!(
-        "{} given, but the response caches were removed: {what} and may be dropped \
-         from the configuration",
-        given.join(" and ")
-    ))
-}
-
 /// Opens and migrates the database and checks that it can be written (a
 /// server that answers every write with 503 is of no use: refused with a
 /// message saying why), then runs the HTTP server until it is
@@ -158,9 +109,6 @@ fn removed_options_warning(args: &ServeArgs) -> Option<String> {
 /// # Errors
 /// When the address cannot be bound or the database cannot be opened.
 pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
-    if let Some(warning) = removed_options_warning(args) {
-        log::warn!("{warning}");
-    }
     let public_url = match &args.public_url {
         Some(url) => equip_http::PublicUrl::configured(url).context("--public-url")?,
         None => equip_http::PublicUrl::from_host(),
@@ -202,22 +150,6 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         },
     )?;
     let background = Arc::new(background);
-    // Planner statistics kept current by equip itself (PostgreSQL), at start
-    // and then every STATISTICS_INTERVAL, on a thread of their own: start-up
-    // does not wait for them.
-    let (stop_statistics, statistics_stopped) = std::sync::mpsc::channel::<()>();
-    let statistics = match store.backend() {
-        Backend::Postgres => {
-            let store = Arc::clone(&background);
-            Some(
-                std::thread::Builder::new()
-                    .name("equip-statistics".into())
-                    .spawn(move || keep_statistics(&store, &statistics_stopped))
-                    .context("cannot start the statistics thread")?,
-            )
-        }
-        Backend::Sqlite => None,
-    };
     if store
         .count_organizations()
         .context("cannot read organizations")?
@@ -228,32 +160,18 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             "no organization yet: run `equip demo` or `equip org create --name …` and `equip key create --org …`",
         );
     }
-    // The outbox dispatcher runs on its own thread: its store calls and SMTP
-    // conversations block, and never run on actix's async workers.
-    let (stop, stopped) = std::sync::mpsc::channel::<()>();
-    let dispatcher = if args.no_dispatcher {
-        log::info!("outbox dispatcher disabled (--no-dispatcher)");
-        None
-    } else {
-        let dispatcher = super::dispatch::dispatcher(background.clone(), &args.mail)?;
-        let handle = std::thread::Builder::new()
-            .name("equip-dispatcher".into())
-            .spawn(move || dispatcher.run(&stopped))
-            .context("cannot start the outbox dispatcher")?;
-        Some(handle)
-    };
-    // Events past their retention are pruned on a thread of their own.
-    let (stop_pruning, pruning_stopped) = std::sync::mpsc::channel::<()>();
-    let pruner = {
-        let store = Arc::clone(&background);
-        let days = args.event_retention_days;
-        std::thread::Builder::new()
-            .name("equip-retention".into())
-            .spawn(move || crate::retention::run(&*store, days, &pruning_stopped))
-            .context("cannot start the event retention thread")?
-    };
-    // Webhook deliveries run on threads of their own, with a pool of their own.
-    let webhooks = start_webhooks(db, args)?;
+    // The background workers (outbox and webhook dispatchers, planner
+    // statistics, event retention), started and stopped together.
+    let background_workers = crate::workers::Workers::start(
+        &background,
+        crate::workers::Plan {
+            mail: (!args.no_dispatcher)
+                .then(|| super::dispatch::dispatcher(background.clone(), &args.mail))
+                .transpose()?,
+            webhooks: webhook_dispatcher(db, args)?,
+            event_retention_days: args.event_retention_days,
+        },
+    )?;
     // Metrics (`--metrics-bind`): requests counted by the app, the stores'
     // figures read when scraped.
     let metrics = metrics_listeners.map(|(bind, listeners)| {
@@ -367,28 +285,9 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         }
         served
     });
-    // Stop webhook deliveries: each worker records the delivery it is
-    // making, then releases its webhook.
-    if let Some(running) = webhooks {
-        running.stop();
-    }
-    drop(stop_pruning);
-    if pruner.join().is_err() {
-        log::error!("the event retention thread panicked");
-    }
-    drop(stop_statistics);
-    if let Some(handle) = statistics {
-        if handle.join().is_err() {
-            log::error!("the statistics thread panicked");
-        }
-    }
-    // Stop the dispatcher: it finishes the message it is sending, then exits.
-    drop(stop);
-    if let Some(handle) = dispatcher {
-        if handle.join().is_err() {
-            log::error!("the outbox dispatcher panicked");
-        }
-    }
+    // Webhook deliveries record the delivery they are making and release
+    // their webhooks; the outbox dispatcher finishes the message it sends.
+    background_workers.stop();
     served
 }
 
@@ -398,16 +297,14 @@ fn webhook_addresses(args: &ServeArgs) -> equip_domain::webhook::AddressPolicy {
     }
 }
 
-/// Starts the webhook dispatcher (unless `--no-webhooks`) over a pool of its
-/// own: one connection per worker and one for the coordinator.
-fn start_webhooks(
+/// The webhook dispatcher (unless `--no-webhooks`) over a pool of its own:
+/// one connection per worker and one for the coordinator.
+fn webhook_dispatcher(
     db: &DatabaseConfig,
     args: &ServeArgs,
-) -> anyhow::Result<Option<crate::webhooks::RunningDispatcher>> {
-    use crate::webhooks::{HttpTransport, WebhookDispatcher, WebhookOptions};
+) -> anyhow::Result<Option<WebhookDispatcher>> {
     let w = &args.webhooks;
     if w.no_webhooks {
-        log::info!("webhook delivery disabled (--no-webhooks)");
         return Ok(None);
     }
     let workers = w.webhook_workers as usize;
@@ -434,11 +331,11 @@ fn start_webhooks(
         lease: Duration::from_millis(w.webhook_lease_ms),
         ..WebhookOptions::default()
     };
-    let dispatcher = WebhookDispatcher::new(Arc::new(pool), Arc::new(transport), options);
-    let running = dispatcher
-        .start()
-        .context("cannot start the webhook dispatcher")?;
-    Ok(Some(running))
+    Ok(Some(WebhookDispatcher::new(
+        Arc::new(pool),
+        Arc::new(transport),
+        options,
+    )))
 }
 
 #[cfg(test)]

@@ -1,126 +1,28 @@
 //! The `equip` binary as a script would use it: on a fresh SQLite file per test,
 //! ids and keys alone on stdout, messages on stderr, imports that are atomic.
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
 use equip_domain::ids::{OrganizationId, WarehouseId};
 use equip_domain::ports::{ApiKeyRepository, WarehouseRepository};
 use equip_persistence::{PoolOptions, Store};
 use serde_json::Value;
 
+use crate::support::scratch::Scratch;
+
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/sample-import.json");
 const SAMPLE_WAREHOUSE: &str = "5b7c1d0e-8f4a-4c3e-9d2b-1a6e7f8c9d01";
 
-/// A temporary directory with the database, removed afterwards.
-struct Workdir(PathBuf);
-
-impl Workdir {
-    fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("equip-cli-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn db(&self) -> PathBuf {
-        self.0.join("equip.db")
-    }
-
-    fn file(&self, name: &str, content: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, content).unwrap();
-        path
-    }
-
-    /// Runs `equip` with `args` on this directory's database.
-    fn equip(&self, args: &[&str]) -> Run {
-        self.equip_with_stdin(args, None)
-    }
-
-    fn equip_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Run {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
-            .args(args)
-            .env("DATABASE_URL", self.db())
-            .env("RUST_LOG", "warn")
-            .env_remove("EQUIP_BIND")
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        if let Some(text) = stdin {
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(text.as_bytes())
-                .unwrap();
-        }
-        Run(child.wait_with_output().unwrap())
-    }
-
+impl Scratch {
+    /// Creates an organization; its id.
     fn org(&self) -> String {
         let run = self.equip(&["org", "create", "--name", "Acme"]);
         run.ok();
         run.stdout().trim().to_owned()
     }
 
+    /// The directory's database.
     fn store(&self) -> Store {
         Store::connect(self.db().to_str().unwrap(), PoolOptions::default()).unwrap()
-    }
-}
-
-impl Drop for Workdir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Run(Output);
-
-impl Run {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.0.stdout).into_owned()
-    }
-
-    fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.0.stderr).into_owned()
-    }
-
-    fn ok(&self) -> &Self {
-        assert!(
-            self.0.status.success(),
-            "equip failed: {}\nstdout: {}\nstderr: {}",
-            self.0.status,
-            self.stdout(),
-            self.stderr()
-        );
-        self
-    }
-
-    fn failed(&self) -> &Self {
-        assert!(
-            !self.0.status.success(),
-            "equip succeeded unexpectedly\nstdout: {}\nstderr: {}",
-            self.stdout(),
-            self.stderr()
-        );
-        assert!(
-            self.stdout().is_empty(),
-            "a failure prints nothing on stdout"
-        );
-        self
-    }
-
-    /// stdout holds exactly one line.
-    fn single_line(&self) -> String {
-        let out = self.stdout();
-        assert_eq!(out.lines().count(), 1, "stdout: {out:?}");
-        out.trim().to_owned()
     }
 }
 
@@ -141,7 +43,7 @@ fn warehouse_name(store: &Store, org: &str) -> String {
 
 #[test]
 fn org_create_prints_the_id_alone() {
-    let dir = Workdir::new();
+    let dir = Scratch::new();
     let run = dir.equip(&["org", "create", "--name", "Acme"]);
     run.ok();
     let id = run.single_line();
@@ -153,8 +55,8 @@ fn org_create_prints_the_id_alone() {
 
 #[test]
 fn database_url_flag_works_like_the_environment() {
-    let dir = Workdir::new();
-    let other = dir.0.join("other.db");
+    let dir = Scratch::new();
+    let other = dir.path("other.db");
     let run = Command::new(env!("CARGO_BIN_EXE_equip"))
         .args(["org", "create", "--name", "Flag", "--database-url"])
         .arg(&other)
@@ -172,7 +74,7 @@ fn database_url_flag_works_like_the_environment() {
 
 #[test]
 fn migrate_lists_what_it_applied() {
-    let dir = Workdir::new();
+    let dir = Scratch::new();
     let first = dir.equip(&["migrate"]);
     first.ok();
     assert!(first.stdout().is_empty());
@@ -188,7 +90,7 @@ fn migrate_lists_what_it_applied() {
 
 #[test]
 fn key_create_prints_the_key_alone_and_revoke_works() {
-    let dir = Workdir::new();
+    let dir = Scratch::new();
     let org = dir.org();
     let run = dir.equip(&["key", "create", "--org", &org, "--label", "ci"]);
     run.ok();
@@ -270,7 +172,7 @@ fn key_create_prints_the_key_alone_and_revoke_works() {
 
 #[test]
 fn the_sample_imports_and_imports_again() {
-    let dir = Workdir::new();
+    let dir = Scratch::new();
     let org = dir.org();
     let first = dir.equip(&["import", "--org", &org, SAMPLE]);
     first.ok();
@@ -288,7 +190,7 @@ fn the_sample_imports_and_imports_again() {
     // From standard input too, with a change that the upsert applies.
     let mut doc = sample();
     doc["warehouses"][0]["name"] = "Berlin Tempelhof (renamed)".into();
-    dir.equip_with_stdin(&["import", "--org", &org, "-"], Some(&doc.to_string()))
+    dir.equip_with_stdin(&["import", "--org", &org, "-"], &doc.to_string())
         .ok();
     assert_eq!(
         warehouse_name(&dir.store(), &org),
@@ -298,7 +200,7 @@ fn the_sample_imports_and_imports_again() {
 
 #[test]
 fn a_broken_file_names_the_entry_and_changes_nothing() {
-    let dir = Workdir::new();
+    let dir = Scratch::new();
     let org = dir.org();
     dir.equip(&["import", "--org", &org, SAMPLE]).ok();
 
@@ -356,13 +258,13 @@ fn a_broken_file_names_the_entry_and_changes_nothing() {
 
 #[test]
 fn import_refuses_an_unknown_organization_and_a_missing_file() {
-    let dir = Workdir::new();
+    let dir = Scratch::new();
     dir.equip(&["migrate"]).ok();
     let run = dir.equip(&["import", "--org", &uuid::Uuid::new_v4().to_string(), SAMPLE]);
     run.failed();
     assert!(run.stderr().contains("not found"), "{}", run.stderr());
     let org = dir.org();
-    let missing = dir.0.join("missing.json");
+    let missing = dir.path("missing.json");
     let run = dir.equip(&["import", "--org", &org, missing.to_str().unwrap()]);
     run.failed();
     assert!(run.stderr().contains("cannot read"), "{}", run.stderr());
@@ -372,7 +274,7 @@ fn import_refuses_an_unknown_organization_and_a_missing_file() {
 
 #[test]
 fn demo_prints_a_key_and_loads_data() {
-    let dir = Workdir::new();
+    let dir = Scratch::new();
     let run = dir.equip(&["demo", "--items", "150"]);
     run.ok();
     let key = run.single_line();
@@ -407,85 +309,4 @@ fn demo_prints_a_key_and_loads_data() {
     // A second demo into the same database: its ids do not collide.
     dir.equip(&["demo", "--items", "20", "--name", "Second Demo"])
         .ok();
-}
-
-impl Workdir {
-    /// Starts `equip serve` on a free port with `args` and `env`, waits until
-    /// it listens, stops it, and returns what it logged until then.
-    fn serve_log(&self, args: &[&str], env: &[(&str, &str)]) -> String {
-        use std::io::{BufRead, BufReader};
-        let mut command = Command::new(env!("CARGO_BIN_EXE_equip"));
-        command
-            .args(["serve", "--bind", "127.0.0.1:0", "--no-dispatcher"])
-            .args(args)
-            .env("DATABASE_URL", self.db())
-            .env("RUST_LOG", "warn")
-            .env_remove("EQUIP_LISTING_CACHE_MIB")
-            .env_remove("EQUIP_SCIM_CACHE_MIB")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().unwrap();
-        let mut log = String::new();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        while stderr.read_line(&mut line).unwrap() > 0 {
-            log.push_str(&line);
-            if line.starts_with("equip listening on http://") {
-                break;
-            }
-            line.clear();
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(
-            log.contains("equip listening on"),
-            "serve did not start: {log}"
-        );
-        log
-    }
-}
-
-/// The options that sized response caches equip does not keep are accepted
-/// (a configuration that sets them starts), hidden from the help, and ignored:
-/// `serve` says so in one warning.
-#[test]
-fn serve_accepts_the_removed_cache_options_and_warns_once() {
-    let dir = Workdir::new();
-    let help = dir.equip(&["serve", "--help"]);
-    help.ok();
-    assert!(!help.stdout().contains("cache"), "{}", help.stdout());
-
-    let quiet = dir.serve_log(&[], &[]);
-    assert!(!quiet.contains("cache"), "{quiet}");
-
-    for (args, env, names) in [
-        (
-            &["--listing-cache-mib", "0"][..],
-            &[][..],
-            &["--listing-cache-mib"][..],
-        ),
-        (
-            &[],
-            &[("EQUIP_SCIM_CACHE_MIB", "16")],
-            &["--scim-cache-mib"],
-        ),
-        (
-            &["--scim-cache-mib", "64"],
-            &[("EQUIP_LISTING_CACHE_MIB", "16")],
-            &["--listing-cache-mib", "--scim-cache-mib"],
-        ),
-    ] {
-        let log = dir.serve_log(args, env);
-        let warnings: Vec<&str> = log.lines().filter(|l| l.contains("cache")).collect();
-        assert_eq!(warnings.len(), 1, "{log}");
-        assert!(warnings[0].contains("WARN"), "{log}");
-        assert!(warnings[0].contains("removed"), "{log}");
-        for name in names {
-            assert!(warnings[0].contains(name), "{name}: {log}");
-        }
-    }
 }

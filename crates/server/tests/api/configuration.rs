@@ -4,109 +4,13 @@
 //! unreachable database (said once), a listen address checked before the
 //! database is touched; `equip demo`'s hint and the README's shell session
 //! run as written.
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use equip_persistence::test_support::TestDatabase;
 
 use crate::support::process::Serve;
-
-/// Longest a command of these tests may run (each should fail within seconds).
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(90);
-
-/// An empty temporary directory, the working directory of the commands;
-/// removed afterwards.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("equip-config-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// What the directory holds, by name.
-    fn entries(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    /// Runs `equip args` here on `database_url` (log level warn, no listen
-    /// settings from the environment), killed after [`COMMAND_TIMEOUT`].
-    fn equip(&self, database_url: &str, args: &[&str]) -> Run {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
-            .args(args)
-            .current_dir(&self.0)
-            .env("DATABASE_URL", database_url)
-            .env("RUST_LOG", "warn")
-            .env_remove("EQUIP_BIND")
-            .env_remove("EQUIP_METRICS_BIND")
-            .env_remove("EQUIP_DB_POOL_TIMEOUT")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            if started.elapsed() > COMMAND_TIMEOUT {
-                let _ = child.kill();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Run(child.wait_with_output().unwrap())
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Run(Output);
-
-impl Run {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.0.stdout).into_owned()
-    }
-
-    fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.0.stderr).into_owned()
-    }
-
-    fn ok(&self) -> &Self {
-        assert!(
-            self.0.status.success(),
-            "equip failed: {}\nstderr: {}",
-            self.0.status,
-            self.stderr()
-        );
-        self
-    }
-
-    /// Failed (exit code 1, not killed), with nothing on stdout; its stderr.
-    fn failed(&self) -> String {
-        assert_eq!(
-            self.0.status.code(),
-            Some(1),
-            "equip did not fail as expected\nstderr: {}",
-            self.stderr()
-        );
-        assert!(self.stdout().is_empty(), "stdout: {}", self.stdout());
-        self.stderr()
-    }
-}
+use crate::support::scratch::Scratch;
 
 /// A fresh PostgreSQL database, or `None` (the test skips) when PostgreSQL
 /// is unreachable outside CI.
@@ -117,7 +21,7 @@ fn postgres() -> Option<TestDatabase> {
 /// Whether `equip migrate` on `url` finds every migration pending (nothing
 /// touched the database before).
 fn never_migrated(scratch: &Scratch, url: &str) -> bool {
-    let run = scratch.equip(url, &["migrate"]);
+    let run = scratch.equip_on(url, &["migrate"]);
     run.ok();
     run.stderr().contains("applied 2026-11-21-000000_baseline")
 }
@@ -137,7 +41,7 @@ fn a_mistyped_scheme_is_refused_and_creates_nothing() {
         ("sqlite//equip.db", "sqlite://"),
     ] {
         for args in [&["migrate"][..], &["serve", "--bind", "127.0.0.1:0"]] {
-            let err = scratch.equip(url, args).failed();
+            let err = scratch.equip_on(url, args).error();
             assert!(err.contains(advice), "{url}: {err}");
             assert!(err.contains("invalid database URL"), "{url}: {err}");
             assert!(!err.contains("s3cret"), "{url}: {err}");
@@ -165,24 +69,24 @@ fn a_database_directory_that_does_not_exist_is_refused_by_name() {
         "dta/equip.db".to_owned(),
     ] {
         for args in [&["migrate"][..], &["org", "create", "--name", "Acme"]] {
-            let err = scratch.equip(&url, args).failed();
+            let err = scratch.equip_on(&url, args).error();
             assert!(err.contains("dta"), "{url}: {err}");
             assert!(err.contains("does not exist"), "{url}: {err}");
         }
     }
     let err = scratch
-        .equip(
+        .equip_on(
             &file.display().to_string(),
             &["serve", "--bind", "127.0.0.1:0"],
         )
-        .failed();
+        .error();
     assert!(err.contains(&missing.display().to_string()), "{err}");
     assert!(!missing.exists(), "the directory was created");
     assert!(scratch.entries().is_empty(), "{:?}", scratch.entries());
 
     // The file itself, in a directory that exists, is created and migrated.
     let url = scratch.path("equip.db").display().to_string();
-    scratch.equip(&url, &["migrate"]).ok();
+    scratch.equip_on(&url, &["migrate"]).ok();
     assert!(scratch.path("equip.db").exists());
 }
 
@@ -207,7 +111,7 @@ fn a_password_that_is_not_percent_encoded_is_never_echoed() {
     ] {
         let url = format!("postgres://postgres:{password}@{rest}");
         for args in [&["migrate"][..], &["serve", "--bind", "127.0.0.1:0"]] {
-            let err = scratch.equip(&url, args).failed();
+            let err = scratch.equip_on(&url, args).error();
             for fragment in fragments {
                 assert!(
                     !err.contains(fragment),
@@ -221,7 +125,7 @@ fn a_password_that_is_not_percent_encoded_is_never_echoed() {
     // As the message says: encoded, the same password is read whole (the
     // local server trusts the connection, so any password is accepted).
     let url = format!("postgres://postgres:s3%40cr%25et9x@{rest}");
-    scratch.equip(&url, &["migrate"]).ok();
+    scratch.equip_on(&url, &["migrate"]).ok();
 }
 
 /// Item 12: a database that cannot be reached is said once, in the command's
@@ -248,7 +152,7 @@ fn an_unreachable_database_is_reported_once() {
             &["org", "create", "--name", "Acme"],
             &["serve", "--bind", "127.0.0.1:0", "--db-pool-timeout", "2"],
         ] {
-            let err = scratch.equip(url, args).failed();
+            let err = scratch.equip_on(url, args).error();
             assert_eq!(err.matches(cause).count(), 1, "{args:?}: {err}");
             assert!(!err.contains("r2d2"), "{args:?}: {err}");
             assert!(!err.contains("ERROR"), "{args:?}: {err}");
@@ -289,7 +193,7 @@ fn serve_checks_its_listen_address_before_migrating() {
         ] {
             let mut command = vec!["serve"];
             command.extend_from_slice(args);
-            let err = scratch.equip(url, &command).failed();
+            let err = scratch.equip_on(url, &command).error();
             assert!(err.contains(expected), "{args:?}: {err}");
         }
         if url == &sqlite {
@@ -307,7 +211,7 @@ fn serve_checks_its_listen_address_before_migrating() {
 fn demo_hints_a_serve_command_that_runs_as_written() {
     let scratch = Scratch::new();
     let url = scratch.path("demo.db").display().to_string();
-    let run = scratch.equip(&url, &["demo", "--items", "20"]);
+    let run = scratch.equip_on(&url, &["demo", "--items", "20"]);
     run.ok();
     let key = run.stdout().trim().to_owned();
     assert!(key.starts_with("equip_"), "{key}");

@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 use crate::support::process::Serve;
 use crate::support::reminders::{seed_orgs_and_people, smtp_python, People, SmtpSink};
 use chrono::Utc;
+use equip_delivery::mail::{
+    DispatchReport, Dispatcher, DispatcherOptions, MailTransport, SendError, Sender, SmtpMailer,
+    SpoolDir, DEFAULT_FROM,
+};
 use equip_domain::api_key::Scopes;
 use equip_domain::ids::OutboxMessageId;
 use equip_domain::ports::{OutboxRepository, ReminderRepository};
@@ -22,11 +26,6 @@ use equip_domain::reminder::{
 use equip_domain::services::{admin, reminders};
 use equip_persistence::test_support::TestDatabase;
 use equip_persistence::{PoolOptions, Store};
-use equip_server::mail::format::DEFAULT_FROM;
-use equip_server::mail::{
-    DispatchReport, Dispatcher, DispatcherOptions, MailTransport, SendError, Sender, SmtpMailer,
-    SpoolDir,
-};
 use mail_parser::MessageParser;
 
 macro_rules! on_both_backends {
@@ -198,7 +197,7 @@ fn smtp_delivers_the_reminder_to_a_real_server(db: TestDatabase) {
     let p = seed_orgs_and_people(&store);
     let reminder = remind(&store, &p);
     let from = Sender::parse("People Team <people@acme.example>").unwrap();
-    let smtp = SmtpMailer::new(&sink.url(), from, Duration::from_secs(5)).unwrap();
+    let smtp = SmtpMailer::new(&sink.url(), &sink.url(), from, Duration::from_secs(5)).unwrap();
     let dispatcher = Dispatcher::new(store.clone(), Box::new(smtp), fast_options());
     assert_eq!(dispatcher.run_once().unwrap().sent, 1);
     let got = sink.wait_for(1, Duration::from_secs(5));
@@ -223,6 +222,7 @@ fn smtp_refusals_are_retried_until_one_message_is_accepted(db: TestDatabase) {
     let p = seed_orgs_and_people(&store);
     let reminder = remind(&store, &p);
     let smtp = SmtpMailer::new(
+        &sink.url(),
         &sink.url(),
         Sender::parse(DEFAULT_FROM).unwrap(),
         Duration::from_secs(5),
@@ -252,6 +252,7 @@ fn a_permanent_refusal_makes_the_message_dead_at_once(db: TestDatabase) {
     let reminder = remind(&store, &p);
     let smtp = SmtpMailer::new(
         &sink.url(),
+        &sink.url(),
         Sender::parse(DEFAULT_FROM).unwrap(),
         Duration::from_secs(5),
     )
@@ -280,8 +281,10 @@ fn an_unreachable_server_gives_up_after_the_last_attempt(db: TestDatabase) {
     let store = Arc::new(db.store());
     let p = seed_orgs_and_people(&store);
     let reminder = remind(&store, &p);
+    let url = format!("smtp://127.0.0.1:{port}");
     let smtp = SmtpMailer::new(
-        &format!("smtp://127.0.0.1:{port}"),
+        &url,
+        &url,
         Sender::parse(DEFAULT_FROM).unwrap(),
         Duration::from_secs(2),
     )

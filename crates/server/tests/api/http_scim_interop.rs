@@ -25,6 +25,8 @@ on_both_backends!(
     trailing_and_doubled_slashes_are_served_on_scim_only,
     a_start_date_column_makes_csv_people_new_joiners,
     the_reminder_names_the_package_of_the_persons_group,
+    entra_default_mapping_is_accepted_as_patch_with_deactivation,
+    entra_default_mapping_is_accepted_as_post,
 );
 
 const GROUP: &str = "urn:ietf:params:scim:schemas:core:2.0:Group";
@@ -432,4 +434,224 @@ async fn the_reminder_names_the_package_of_the_persons_group(app: TestApp) {
         assert!(text.contains("Package eng-kit"), "{text}");
         assert!(!text.contains("not been chosen"), "{text}");
     }
+}
+
+// Microsoft Entra ID's default attribute mapping: the sub-attributes RFC 7643
+// defines but equip does not store are accepted and ignored, so the rest of a
+// PATCH (a deactivation) is not lost (docs/reliability.md, "What identity
+// providers send").
+const ENTERPRISE: &str = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+
+async fn create_user(app: &TestApp, c: &Client, body: &Value) -> Value {
+    let (status, user) = app.call(c.scim_post("/scim/v2/Users", body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{user}");
+    user
+}
+
+fn entra_user_path(user: &Value) -> String {
+    format!("/scim/v2/Users/{}", user["id"].as_str().unwrap())
+}
+
+/// Microsoft Entra ID's complete default User attribute mapping, as the
+/// PATCH operations it sends (capitalised op names).
+fn entra_default_mapping_ops(user_name: &str) -> Value {
+    let op = |op: &str, path: &str, value: Value| json!({"op": op, "path": path, "value": value});
+    json!([
+        op("Replace", "userName", json!(user_name)),
+        op("Replace", "active", json!("False")),
+        op("Replace", "displayName", json!("Grace Brewster Hopper")),
+        op("Add", "title", json!("Rear Admiral")),
+        op(
+            "Replace",
+            "emails[type eq \"work\"].value",
+            json!(user_name)
+        ),
+        op("Replace", "name.givenName", json!("Grace")),
+        op("Replace", "name.familyName", json!("Hopper")),
+        op("Add", "name.formatted", json!("Grace Hopper")),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].formatted",
+            json!("1 Navy Way, Arlington")
+        ),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].streetAddress",
+            json!("1 Navy Way")
+        ),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].locality",
+            json!("Arlington")
+        ),
+        op("Add", "addresses[type eq \"work\"].region", json!("VA")),
+        op(
+            "Add",
+            "addresses[type eq \"work\"].postalCode",
+            json!("22202")
+        ),
+        op("Add", "addresses[type eq \"work\"].country", json!("US")),
+        op(
+            "Add",
+            "addresses[type eq \"other\"].Formatted",
+            json!("Building 5")
+        ),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"work\"].value",
+            json!("+1 555 0100")
+        ),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"mobile\"].value",
+            json!("+1 555 0101")
+        ),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"fax\"].value",
+            json!("+1 555 0102")
+        ),
+        op(
+            "Replace",
+            "externalId",
+            json!("e1f2a3b4-0000-4000-8000-000000000001")
+        ),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:employeeNumber"),
+            json!("1906")
+        ),
+        op("Add", &format!("{ENTERPRISE}:department"), json!("Navy")),
+        op("Add", &format!("{ENTERPRISE}:costCenter"), json!("CC-7")),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:organization"),
+            json!("US Navy")
+        ),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:division"),
+            json!("Programming")
+        ),
+        op(
+            "Add",
+            &format!("{ENTERPRISE}:manager"),
+            json!("a7c1e0f2-0000-4000-8000-000000000002")
+        ),
+        // The other display sub-attributes Entra can map.
+        op("Add", "emails[type eq \"work\"].display", json!("Grace")),
+        op(
+            "Add",
+            "phoneNumbers[type eq \"work\"].display",
+            json!("Office")
+        ),
+    ])
+}
+
+/// What equip stores of the mapping (the rest is accepted and ignored).
+fn assert_entra_mapping_stored(u: &Value, user_name: &str) {
+    assert_eq!(u["userName"], user_name, "{u}");
+    assert_eq!(u["displayName"], "Grace Brewster Hopper");
+    assert_eq!(
+        u["name"],
+        json!({"givenName": "Grace", "familyName": "Hopper"})
+    );
+    assert_eq!(u["externalId"], "e1f2a3b4-0000-4000-8000-000000000001");
+    let emails = u["emails"].as_array().unwrap();
+    assert_eq!(emails.len(), 1, "{u}");
+    assert_eq!(emails[0]["value"], user_name);
+    assert_eq!(emails[0]["type"], "work");
+    assert!(emails[0].get("display").is_none());
+    let work = u["addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["type"] == "work")
+        .unwrap();
+    assert_eq!(work["streetAddress"], "1 Navy Way");
+    assert_eq!(work["locality"], "Arlington");
+    assert_eq!(work["region"], "VA");
+    assert_eq!(work["postalCode"], "22202");
+    assert_eq!(work["country"], "US");
+    assert!(work.get("formatted").is_none());
+    let phones: Vec<(&str, &str)> = u["phoneNumbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["type"].as_str().unwrap(), p["value"].as_str().unwrap()))
+        .collect();
+    for expected in [
+        ("work", "+1 555 0100"),
+        ("mobile", "+1 555 0101"),
+        ("fax", "+1 555 0102"),
+    ] {
+        assert!(phones.contains(&expected), "{phones:?}");
+    }
+    for ignored in ["title", ENTERPRISE] {
+        assert!(u.get(ignored).is_none(), "{ignored} is not stored: {u}");
+    }
+}
+
+async fn entra_default_mapping_is_accepted_as_patch_with_deactivation(app: TestApp) {
+    let w = app.world();
+    let user = create_user(&app, &w.a, &okta_user("grace@contoso.example")).await;
+    assert_eq!(user["active"], true);
+    let body = json!({"schemas": [crate::support::scim::PATCH_OP], "Operations": entra_default_mapping_ops("grace@contoso.example")});
+    let (status, patched) = app
+        .call(w.a.scim_patch(&entra_user_path(&user), &body))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{patched}");
+    let (status, read) = app.call(w.a.get(&entra_user_path(&user))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        read["active"], false,
+        "the deactivation took effect: {read}"
+    );
+    assert_entra_mapping_stored(&read, "grace@contoso.example");
+    // Alone, the office mapping is accepted too and changes nothing.
+    let (status, again) = app
+        .call(w.a.scim_patch(
+            &entra_user_path(&user),
+            &json!({"schemas": [crate::support::scim::PATCH_OP], "Operations": [
+                {"op": "Add", "path": "addresses[type eq \"other\"].Formatted", "value": "Building 5"},
+                {"op": "Replace", "path": "active", "value": true}
+            ]}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["active"], true);
+    assert_eq!(again["addresses"], read["addresses"]);
+}
+
+async fn entra_default_mapping_is_accepted_as_post(app: TestApp) {
+    let w = app.world();
+    let body = json!({
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", ENTERPRISE],
+        "externalId": "e1f2a3b4-0000-4000-8000-000000000001",
+        "userName": "grace@contoso.example",
+        "active": "False",
+        "displayName": "Grace Brewster Hopper",
+        "title": "Rear Admiral",
+        "emails": [{"primary": true, "type": "work", "value": "grace@contoso.example", "display": "Grace"}],
+        "name": {"formatted": "Grace Hopper", "familyName": "Hopper", "givenName": "Grace"},
+        "addresses": [
+            {"type": "work", "formatted": "1 Navy Way, Arlington", "streetAddress": "1 Navy Way",
+             "locality": "Arlington", "region": "VA", "postalCode": "22202", "country": "US"},
+            {"type": "other", "Formatted": "Building 5"}
+        ],
+        "phoneNumbers": [
+            {"type": "work", "value": "+1 555 0100", "display": "Office"},
+            {"type": "mobile", "value": "+1 555 0101"},
+            {"type": "fax", "value": "+1 555 0102"}
+        ],
+        ENTERPRISE: {
+            "employeeNumber": "1906", "department": "Navy", "costCenter": "CC-7",
+            "organization": "US Navy", "division": "Programming",
+            "manager": {"value": "a7c1e0f2-0000-4000-8000-000000000002"}
+        }
+    });
+    let user = create_user(&app, &w.a, &body).await;
+    assert_eq!(user["active"], false);
+    let (_, read) = app.call(w.a.get(&entra_user_path(&user))).await;
+    assert_entra_mapping_stored(&read, "grace@contoso.example");
 }

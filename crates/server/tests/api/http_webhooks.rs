@@ -13,8 +13,10 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
+use equip_delivery::webhooks::{
+    HttpTransport, RunningDispatcher, WebhookDispatcher, WebhookOptions,
+};
 use equip_domain::webhook::{AddressPolicy, RetryPolicy};
-use equip_server::webhooks::{HttpTransport, RunningDispatcher, WebhookDispatcher, WebhookOptions};
 
 use crate::support::process::{organization_with_key, Serve};
 use crate::support::receiver::{Receiver, Reply};

@@ -7,7 +7,10 @@ use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::json;
 
-on_both_backends!(text_with_a_nul_is_refused_everywhere);
+on_both_backends!(
+    text_with_a_nul_is_refused_everywhere,
+    nul_in_a_filter_is_invalid_filter,
+);
 
 async fn text_with_a_nul_is_refused_everywhere(app: TestApp) {
     let w = app.world();
@@ -81,4 +84,39 @@ async fn text_with_a_nul_is_refused_everywhere(app: TestApp) {
     assert_eq!(body["Operations"][0]["status"], "400", "{body}");
     let (_, users) = app.call(a.get("/scim/v2/Users")).await;
     assert_eq!(users["totalResults"], 0, "nothing was stored: {users}");
+}
+
+async fn nul_in_a_filter_is_invalid_filter(app: TestApp) {
+    let w = app.world();
+    let (status, user) = app
+        .call(w.a.scim_post(
+            "/scim/v2/Users",
+            &crate::support::scim::okta_user("ada@acme.example"),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{user}");
+    for filter in [
+        "userName co \"\\u0000\"",
+        "userName eq \"a\u{0}b\"",
+        "emails[value sw \"\\u0000\"]",
+        "name.givenName eq \"\\u0000\" or active eq true",
+        "externalId eq \"\\u0000\"",
+    ] {
+        let path = format!(
+            "/scim/v2/Users?filter={}",
+            crate::support::url_encode(filter)
+        );
+        let (status, body) = app.call(w.a.get(&path)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{filter}: {body}");
+        assert_eq!(body["scimType"], "invalidFilter", "{filter}: {body}");
+        let (status, body) = app
+            .call(w.a.scim_post(
+                "/scim/v2/Users/.search",
+                &json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+                        "filter": filter}),
+            ))
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{filter}: {body}");
+        assert_eq!(body["scimType"], "invalidFilter", "{filter}: {body}");
+    }
 }

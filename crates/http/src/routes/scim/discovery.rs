@@ -6,20 +6,16 @@
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use equip_scim::discovery;
+use equip_scim::error::ScimError;
 use equip_scim::list::list_response;
 
 use super::{base_url, scim_response};
 use crate::auth::Authenticated;
-use crate::error::{Area, HttpError};
+use crate::error::HttpError;
 use crate::state::AppState;
 
 fn not_found(what: &str) -> HttpError {
-    HttpError::new(
-        Area::Scim,
-        StatusCode::NOT_FOUND,
-        "id",
-        format!("no such {what}"),
-    )
+    ScimError::new(404, "id", format!("no such {what}")).into()
 }
 
 /// `GET /scim/v2/ServiceProviderConfig`.

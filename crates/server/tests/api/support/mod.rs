@@ -38,6 +38,7 @@ pub mod process;
 pub mod receiver;
 pub mod reminders;
 pub mod scim;
+pub mod scratch;
 
 use std::sync::Arc;
 use std::time::Duration;

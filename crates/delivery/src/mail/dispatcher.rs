@@ -12,8 +12,9 @@
 //! accepting a message and the `SENT` mark: after the lease expires the
 //! message is sent again. See `docs/reminders.md`.
 
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Duration, Utc};
@@ -249,5 +250,161 @@ impl Dispatcher {
             }
         }
         log::info!("outbox dispatcher stopped");
+    }
+
+    /// Starts [`Self::run`] on a thread of its own (`equip-dispatcher`): its
+    /// store calls and SMTP conversations block.
+    ///
+    /// # Errors
+    /// The thread cannot be started.
+    pub fn start(self) -> std::io::Result<RunningDispatcher> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("equip-dispatcher".into())
+            .spawn(move || self.run(&stopped))?;
+        Ok(RunningDispatcher {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+/// A started outbox dispatcher; stopped (and its thread joined) by
+/// [`Self::stop`] or on drop.
+pub struct RunningDispatcher {
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl RunningDispatcher {
+    /// Stops: the dispatcher finishes the message it is sending, then its
+    /// thread is joined.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                log::error!("the outbox dispatcher panicked");
+            }
+        }
+    }
+}
+
+impl Drop for RunningDispatcher {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Mutex;
+
+    use equip_domain::ids::{OrganizationId, OutboxMessageId, ReminderId};
+    use equip_domain::reminder::{DeliveryStatus, OutboxMessage};
+    use equip_domain::testing::InMemoryStore;
+
+    use super::*;
+    use crate::mail::SendError;
+
+    /// Accepts every message after `refusals` transient refusals; records
+    /// what it accepted.
+    #[derive(Default)]
+    struct Recording {
+        refusals: Mutex<usize>,
+        sent: Mutex<Vec<OutboxMessageId>>,
+    }
+
+    impl MailTransport for Arc<Recording> {
+        fn send(&self, message: &OutboxMessage) -> Result<(), SendError> {
+            let mut refusals = self.refusals.lock().unwrap();
+            if *refusals > 0 {
+                *refusals -= 1;
+                return Err(SendError::transient("try later"));
+            }
+            self.sent.lock().unwrap().push(message.id);
+            Ok(())
+        }
+
+        fn describe(&self) -> String {
+            "recording".into()
+        }
+    }
+
+    fn queued(store: &InMemoryStore) -> OutboxMessageId {
+        let now = Utc::now();
+        let message = OutboxMessage {
+            id: OutboxMessageId::new(),
+            organization_id: OrganizationId::new(),
+            reminder_id: ReminderId::new(),
+            recipient: "ana@example.com".into(),
+            subject: "Welcome".into(),
+            body_text: "Hello".into(),
+            body_html: "<p>Hello</p>".into(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_attempt_at: now - Duration::seconds(1),
+            last_error: None,
+            sent_at: None,
+            claimed_until: None,
+            created_at: now,
+        };
+        let id = message.id;
+        store.state().outbox.push(message);
+        id
+    }
+
+    fn fast() -> DispatcherOptions {
+        DispatcherOptions {
+            send_timeout: StdDuration::from_millis(100),
+            poll_interval: StdDuration::from_millis(20),
+            retry: RetryPolicy {
+                base: Duration::milliseconds(1),
+                ..RetryPolicy::default()
+            },
+            ..DispatcherOptions::default()
+        }
+    }
+
+    #[test]
+    fn a_pass_sends_what_is_due_and_schedules_a_retry_after_a_refusal() {
+        let store = Arc::new(InMemoryStore::default());
+        let first = queued(&store);
+        let transport = Arc::new(Recording {
+            refusals: Mutex::new(1),
+            ..Recording::default()
+        });
+        let dispatcher = Dispatcher::new(store.clone(), Box::new(transport.clone()), fast());
+        let report = dispatcher.run_once().unwrap();
+        assert_eq!((report.sent, report.retried), (0, 1), "{report:?}");
+        std::thread::sleep(StdDuration::from_millis(50));
+        let report = dispatcher.run_once().unwrap();
+        assert_eq!((report.sent, report.retried), (1, 0), "{report:?}");
+        assert_eq!(*transport.sent.lock().unwrap(), [first]);
+        assert_eq!(dispatcher.run_once().unwrap(), DispatchReport::default());
+    }
+
+    #[test]
+    fn a_started_dispatcher_delivers_until_it_is_stopped() {
+        let store = Arc::new(InMemoryStore::default());
+        let transport = Arc::new(Recording::default());
+        let running = Dispatcher::new(store.clone(), Box::new(transport.clone()), fast())
+            .start()
+            .unwrap();
+        let id = queued(&store);
+        let deadline = Instant::now() + StdDuration::from_secs(10);
+        while transport.sent.lock().unwrap().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(StdDuration::from_millis(10));
+        }
+        running.stop();
+        assert_eq!(*transport.sent.lock().unwrap(), [id]);
+        // Stopped: nothing more is sent.
+        queued(&store);
+        std::thread::sleep(StdDuration::from_millis(100));
+        assert_eq!(transport.sent.lock().unwrap().len(), 1);
     }
 }

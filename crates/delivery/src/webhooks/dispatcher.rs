@@ -527,3 +527,142 @@ enum Step {
         disable: Option<(DateTime<Utc>, String)>,
     },
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use equip_domain::event::{Actor, EventType, NewEvent, Subject, SubjectType};
+    use equip_domain::ports::WebhookRepository;
+    use equip_domain::services::admin::create_organization;
+    use equip_domain::testing::InMemoryStore;
+    use equip_domain::webhook::WebhookUrl;
+
+    use super::*;
+    use crate::webhooks::Answer;
+
+    /// Answers every post with `status`; records the `Equip-Event-Id` and
+    /// `Equip-Signature` of each.
+    struct Recording {
+        status: u16,
+        posts: Mutex<Vec<(String, String)>>,
+    }
+
+    impl WebhookTransport for Recording {
+        fn post(&self, _url: &str, headers: &[(&str, &str)], _body: &[u8]) -> Answer {
+            let header = |name: &str| {
+                headers
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| (*v).to_owned())
+                    .unwrap_or_default()
+            };
+            self.posts
+                .lock()
+                .unwrap()
+                .push((header("Equip-Event-Id"), header("Equip-Signature")));
+            Answer {
+                status: Some(self.status),
+                error: (self.status >= 300).then(|| format!("answered {}", self.status)),
+                latency: StdDuration::from_millis(1),
+            }
+        }
+    }
+
+    /// An organization with a webhook and `events` events after it.
+    fn store_with_events(events: usize) -> (Arc<InMemoryStore>, Vec<String>) {
+        let store = Arc::new(InMemoryStore::default());
+        let now = Utc::now();
+        let org = create_organization(&*store, "Acme", now).unwrap().id;
+        let url = WebhookUrl::parse("https://hooks.example/equip").unwrap();
+        let webhook = Webhook::new(org, &url, vec![], now).unwrap();
+        store.insert_webhook(&webhook).unwrap().unwrap();
+        let mut s = store.state();
+        for _ in 0..events {
+            let subject = Subject {
+                kind: SubjectType::Group,
+                id: *equip_domain::ids::GroupId::new().as_uuid(),
+            };
+            s.record(
+                org,
+                Actor::System,
+                Utc::now(),
+                NewEvent::bare(EventType::GroupDeleted, subject),
+            );
+        }
+        drop(s);
+        let query = FeedQuery {
+            after: None,
+            types: vec![],
+            subject_id: None,
+            size: 1000,
+        };
+        let FeedRead::Events { events, .. } = store.read_feed(org, &query).unwrap() else {
+            panic!("a feed read without a cursor has events");
+        };
+        let ids = events.iter().map(|e| e.id.to_string()).collect();
+        (store, ids)
+    }
+
+    fn fast() -> WebhookOptions {
+        WebhookOptions {
+            workers: 2,
+            poll_interval: StdDuration::from_millis(20),
+            batch: 2,
+            ..WebhookOptions::default()
+        }
+    }
+
+    #[test]
+    fn events_are_posted_in_order_and_signed_then_the_dispatcher_stops() {
+        let (store, ids) = store_with_events(5);
+        assert_eq!(ids.len(), 5);
+        let transport = Arc::new(Recording {
+            status: 204,
+            posts: Mutex::new(Vec::new()),
+        });
+        let running = WebhookDispatcher::new(store.clone(), transport.clone(), fast())
+            .start()
+            .unwrap();
+        let deadline = Instant::now() + StdDuration::from_secs(10);
+        while transport.posts.lock().unwrap().len() < ids.len() && Instant::now() < deadline {
+            std::thread::sleep(StdDuration::from_millis(10));
+        }
+        running.stop();
+        let posts = transport.posts.lock().unwrap().clone();
+        let posted: Vec<&str> = posts.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(posted, ids.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(
+            posts.iter().all(|(_, sig)| sig.starts_with("t=")),
+            "{posts:?}"
+        );
+        // Its progress was written when it released the webhook: caught up.
+        let webhook = &store.state().webhooks[0];
+        assert!(webhook.claimed_until.is_none(), "{webhook:?}");
+        assert_eq!(webhook.last_attempt_number, 5);
+    }
+
+    #[test]
+    fn a_failed_delivery_schedules_a_retry_of_the_same_event() {
+        let (store, ids) = store_with_events(2);
+        let transport = Arc::new(Recording {
+            status: 500,
+            posts: Mutex::new(Vec::new()),
+        });
+        let dispatcher = WebhookDispatcher::new(store.clone(), transport.clone(), fast());
+        let webhook = store
+            .claim_webhooks(Utc::now(), Utc::now() + Duration::seconds(60), 1)
+            .unwrap()
+            .remove(0);
+        dispatcher
+            .deliver(webhook, &AtomicBool::new(false))
+            .unwrap();
+        let posts = transport.posts.lock().unwrap().clone();
+        assert_eq!(posts.len(), 1, "one attempt, then a retry later");
+        assert_eq!(posts[0].0, ids[0]);
+        let webhook = &store.state().webhooks[0];
+        assert_eq!(webhook.delivery.attempts, 1);
+        assert!(webhook.delivery.next_attempt_at.is_some());
+        assert!(webhook.failing_since.is_some());
+        assert!(webhook.claimed_until.is_none(), "released");
+    }
+}

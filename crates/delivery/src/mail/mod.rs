@@ -7,9 +7,11 @@
 //! wraps it in a MIME message and hands it to a transport.
 
 pub mod dispatcher;
+pub mod error;
 pub mod format;
 pub mod transport;
 
-pub use dispatcher::{DispatchReport, Dispatcher, DispatcherOptions};
-pub use format::{format_message, Sender};
-pub use transport::{MailTransport, SendError, SmtpMailer, SpoolDir, TransportConfig};
+pub use dispatcher::{DispatchReport, Dispatcher, DispatcherOptions, RunningDispatcher};
+pub use error::{SendError, SetupError};
+pub use format::{format_message, Sender, DEFAULT_FROM};
+pub use transport::{MailTransport, SmtpMailer, SpoolDir, TransportConfig};

@@ -10,55 +10,8 @@ use std::time::Duration;
 use equip_domain::reminder::OutboxMessage;
 use lettre::Transport as _;
 
+use super::error::{SendError, SetupError};
 use super::format::{format_message, Sender};
-
-/// A failed delivery attempt.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{detail}")]
-pub struct SendError {
-    /// The server refused the message for good (5xx, invalid address):
-    /// retrying would not help.
-    pub permanent: bool,
-    /// SMTP reply code, when the server answered.
-    pub code: Option<String>,
-    /// What happened (stored as the message's last error; may quote the
-    /// server's reply, so it is not logged).
-    pub detail: String,
-}
-
-impl SendError {
-    /// A failure worth retrying.
-    pub fn transient(detail: impl Into<String>) -> Self {
-        Self {
-            permanent: false,
-            code: None,
-            detail: detail.into(),
-        }
-    }
-
-    /// A failure not worth retrying.
-    pub fn permanent(detail: impl Into<String>) -> Self {
-        Self {
-            permanent: true,
-            code: None,
-            detail: detail.into(),
-        }
-    }
-
-    /// A description safe for logs: the kind and the SMTP code, no text.
-    #[must_use]
-    pub fn summary(&self) -> String {
-        let kind = if self.permanent {
-            "permanent"
-        } else {
-            "transient"
-        };
-        match &self.code {
-            Some(code) => format!("{kind} failure, SMTP {code}"),
-            None => format!("{kind} failure"),
-        }
-    }
-}
 
 /// Something that delivers messages. Implementations block; the dispatcher
 /// calls them from its own thread.
@@ -81,6 +34,10 @@ pub enum TransportConfig {
     Smtp {
         /// The connection URL (contains the credentials: never log it as is).
         url: String,
+        /// The URL as logs and messages show it, without its password (the
+        /// binary hides it as it hides the database's:
+        /// `equip_persistence::redact_url`).
+        shown: String,
     },
     /// A directory of `.eml` files.
     Spool {
@@ -93,11 +50,15 @@ impl TransportConfig {
     /// Opens the transport.
     ///
     /// # Errors
-    /// A description (without credentials) when the URL is not a valid SMTP
+    /// [`SetupError`] (without credentials) when the URL is not a valid SMTP
     /// URL or the spool directory cannot be created.
-    pub fn open(&self, from: Sender, timeout: Duration) -> Result<Box<dyn MailTransport>, String> {
+    pub fn open(
+        &self,
+        from: Sender,
+        timeout: Duration,
+    ) -> Result<Box<dyn MailTransport>, SetupError> {
         match self {
-            Self::Smtp { url } => Ok(Box::new(SmtpMailer::new(url, from, timeout)?)),
+            Self::Smtp { url, shown } => Ok(Box::new(SmtpMailer::new(url, shown, from, timeout)?)),
             Self::Spool { dir } => Ok(Box::new(SpoolDir::new(dir, from)?)),
         }
     }
@@ -111,20 +72,29 @@ pub struct SmtpMailer {
 }
 
 impl SmtpMailer {
-    /// A client for the relay at `url`; each command times out after `timeout`.
+    /// A client for the relay at `url`, shown in logs and messages as
+    /// `shown` (without its password); each command times out after
+    /// `timeout`.
     ///
     /// # Errors
-    /// When `url` is not a valid SMTP URL.
-    pub fn new(url: &str, from: Sender, timeout: Duration) -> Result<Self, String> {
-        let shown = crate::commands::redact_url(url);
+    /// [`SetupError::InvalidSmtpUrl`] when `url` is not a valid SMTP URL.
+    pub fn new(
+        url: &str,
+        shown: &str,
+        from: Sender,
+        timeout: Duration,
+    ) -> Result<Self, SetupError> {
         let transport = lettre::SmtpTransport::from_url(url)
-            .map_err(|e| format!("invalid SMTP URL {shown}: {e}"))?
+            .map_err(|cause| SetupError::InvalidSmtpUrl {
+                shown: shown.to_owned(),
+                cause,
+            })?
             .timeout(Some(timeout))
             .build();
         Ok(Self {
             transport,
             from,
-            shown,
+            shown: shown.to_owned(),
         })
     }
 }
@@ -158,10 +128,12 @@ impl SpoolDir {
     /// The spool in `dir`, created when missing.
     ///
     /// # Errors
-    /// When the directory cannot be created.
-    pub fn new(dir: &Path, from: Sender) -> Result<Self, String> {
-        fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create the spool directory {}: {e}", dir.display()))?;
+    /// [`SetupError::SpoolDir`] when the directory cannot be created.
+    pub fn new(dir: &Path, from: Sender) -> Result<Self, SetupError> {
+        fs::create_dir_all(dir).map_err(|cause| SetupError::SpoolDir {
+            dir: dir.to_path_buf(),
+            cause,
+        })?;
         Ok(Self {
             dir: dir.to_path_buf(),
             from,

@@ -10,7 +10,7 @@ use equip_domain::reminder::OutboxMessage;
 use lettre::message::{Mailbox, MultiPart};
 use lettre::Message;
 
-use super::transport::SendError;
+use super::error::{SendError, SetupError};
 
 /// Default `From` when none is configured.
 pub const DEFAULT_FROM: &str = "equip <no-reply@equip.localhost>";
@@ -25,12 +25,15 @@ impl Sender {
     /// Parses `Name <address>` or a bare address.
     ///
     /// # Errors
-    /// A description of what is wrong with `raw`.
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    /// [`SetupError::InvalidFrom`], saying what is wrong with `raw`.
+    pub fn parse(raw: &str) -> Result<Self, SetupError> {
         raw.trim()
             .parse::<Mailbox>()
             .map(|mailbox| Self { mailbox })
-            .map_err(|e| format!("'{raw}' is not a valid From address: {e}"))
+            .map_err(|cause| SetupError::InvalidFrom {
+                raw: raw.to_owned(),
+                cause,
+            })
     }
 
     /// The domain of the address (used in Message-IDs).

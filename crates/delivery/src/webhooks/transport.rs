@@ -42,6 +42,14 @@ impl Answer {
     }
 }
 
+/// The HTTP transport cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The TLS connector cannot be made (OpenSSL).
+    #[error(transparent)]
+    Tls(#[from] native_tls::Error),
+}
+
 /// Posts a delivery.
 pub trait WebhookTransport: Send + Sync {
     /// POSTs `body` to `url` with `headers` (name, value); never panics, every
@@ -77,8 +85,8 @@ impl HttpTransport {
     /// answer together) that reaches only addresses `policy` allows.
     ///
     /// # Errors
-    /// When TLS cannot be set up.
-    pub fn new(timeout: Duration, policy: AddressPolicy) -> anyhow::Result<Self> {
+    /// [`TransportError::Tls`] when TLS cannot be set up.
+    pub fn new(timeout: Duration, policy: AddressPolicy) -> Result<Self, TransportError> {
         let tls = native_tls::TlsConnector::new()?;
         let agent = ureq::AgentBuilder::new()
             .resolver(VettingResolver { policy })

@@ -8,4 +8,4 @@ pub mod dispatcher;
 pub mod transport;
 
 pub use dispatcher::{DeliveryStore, RunningDispatcher, WebhookDispatcher, WebhookOptions};
-pub use transport::{Answer, HttpTransport, WebhookTransport};
+pub use transport::{Answer, HttpTransport, TransportError, WebhookTransport};
