@@ -258,13 +258,8 @@ impl Store {
     /// Holds this database's writer queue until the guard is dropped, as a
     /// people or group write does (tests: whether two stores share it).
     #[cfg(feature = "test-support")]
-    #[must_use]
-    pub fn hold_sqlite_writer(&self) -> impl Drop + '_ {
-        struct Held<'a>(#[allow(dead_code)] MutexGuard<'a, ()>);
-        impl Drop for Held<'_> {
-            fn drop(&mut self) {}
-        }
-        Held(self.writer.lock())
+    pub fn hold_sqlite_writer(&self) -> MutexGuard<'_, ()> {
+        self.writer.lock()
     }
 
     /// Which database this store talks to.
