@@ -11,6 +11,8 @@ use crate::error::DomainError;
 use crate::ids::{GroupId, OrganizationId, PackageId, PersonId};
 use crate::text::{check_identifier, check_length, check_optional_length, SHORT_TEXT_MAX};
 
+pub mod membership;
+
 /// Most members a group holds.
 pub const MAX_MEMBERS: u64 = 100_000;
 

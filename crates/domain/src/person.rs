@@ -12,6 +12,8 @@ use crate::text::{
     same_identifier, EMAIL_MAX, LONG_TEXT_MAX, PHONE_MAX, SHORT_TEXT_MAX,
 };
 
+pub mod offboarding;
+
 wire_enum! {
     /// Where a person is in their life cycle (the SCIM extension's `status`).
     PersonStatus, field = "status", unknown = (|raw: &str| format!(

@@ -18,13 +18,13 @@
 //! Over 500 lines on purpose: the upserts of eight kinds and their child rows,
 //! in dependency order, are one transaction's sequence and share its macros.
 
+use equip_domain::group::membership::LeavingEveryGroup;
 use std::collections::{HashMap, HashSet};
 
 use chrono::Utc;
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 
-use equip_domain::event::NewEvent;
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::stored::{check_against_stored, StoredChanges};
 
@@ -38,8 +38,8 @@ use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::Recorder;
 use crate::models::{
-    db_time, parse_id, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow,
-    PersonRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
+    db_time, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow, PersonRows,
+    PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
     WarehouseRow,
 };
 use crate::schema::{
@@ -355,17 +355,7 @@ fn check_external(c: &mut DbConnection, org: &str, external: &[ExternalReference
                 // (FOR SHARE) until the import commits, so that an
                 // offboarding cannot pass between this check and the
                 // membership's insert (as SCIM group writes do).
-                ReferenceKind::Member => {
-                    let provisioned = people::table
-                        .filter(people::organization_id.eq(org))
-                        .filter(people::id.eq_any(chunk))
-                        .filter(people::status.eq("ACTIVE"))
-                        .select(people::id);
-                    match c {
-                        DbConnection::Postgres(pg) => provisioned.for_share().load(pg)?,
-                        DbConnection::Sqlite(lite) => provisioned.load(lite)?,
-                    }
-                }
+                ReferenceKind::Member => crate::membership::provisioned_people(c, org, chunk)?,
                 ReferenceKind::Office => offices::table
                     .filter(offices::organization_id.eq(org))
                     .filter(offices::id.eq_any(chunk))
@@ -551,11 +541,12 @@ fn write(
     // offboarding does (the same step: their groups' versions and member
     // counts move).
     let at = Utc::now();
-    let now = db_time(at);
-    for p in batch.people.iter().filter(|p| !p.is_provisioned()) {
+    for p in equip_domain::group::membership::leaving_every_group(&batch.people) {
         let (org, id) = (p.organization_id.to_string(), p.id.to_string());
-        for group in crate::repositories::groups::leave_every_group(c, &org, &id, now)? {
-            let event = NewEvent::membership(parse_id(&group)?, p.id, false);
+        let groups = crate::membership::groups_of_person(c, &org, &id)?;
+        let leaving = LeavingEveryGroup::of(p.id, groups, at);
+        crate::membership::leave_groups(c, &org, &leaving)?;
+        for event in leaving.events() {
             events.push(&org, at, event);
         }
     }

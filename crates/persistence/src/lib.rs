@@ -52,6 +52,7 @@ mod import;
 mod import_events;
 mod import_facts;
 mod listing;
+mod membership;
 mod models;
 mod people_filter;
 mod repositories;

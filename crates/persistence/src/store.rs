@@ -3,6 +3,7 @@
 
 mod migrate;
 mod statistics;
+mod writer;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -91,6 +92,9 @@ pub struct Store {
     /// Who this value's writes are attributed to in their events
     /// ([`equip_domain::ports::Acting`]); `SYSTEM` unless set.
     pub(crate) actor: equip_domain::event::Actor,
+    /// SQLite: the writer queue and the creates' checkpoint count of this
+    /// database (shared by every store of the process on its file).
+    writer: Arc<writer::SqliteWriter>,
 }
 
 /// The connection of a write session. Its commits are as durable as every
@@ -199,7 +203,7 @@ impl Store {
             Target::Postgres(url) => Some(url.clone()),
             Target::Sqlite(_) => None,
         };
-        let sqlite_file = target.sqlite_file().map(Arc::from);
+        let sqlite_file: Option<Arc<std::path::Path>> = target.sqlite_file().map(Arc::from);
         let max_size = match backend {
             Backend::Sqlite => options.max_size.min(SQLITE_MAX_POOL_SIZE),
             Backend::Postgres => options.max_size,
@@ -218,11 +222,13 @@ impl Store {
             .error_handler(Box::new(FailureHandler(failures)))
             .build(Manager::new(target, Arc::clone(&losses)))
             .map_err(|e| PersistenceError::Connect(e.to_string()))?;
+        let writer = writer::SqliteWriter::of(sqlite_file.as_deref());
         Ok(Store {
             pool,
             backend,
             postgres_url,
             sqlite_file,
+            writer,
             pinned: None,
             anchors: Arc::default(),
             memo: Arc::default(),
@@ -231,6 +237,29 @@ impl Store {
             checkouts: Arc::default(),
             actor: equip_domain::event::Actor::System,
         })
+    }
+
+    /// SQLite: waits for this database's other writers of the process (the
+    /// people and group writes take it before their write transaction; see
+    /// `writer.rs`). PostgreSQL: nothing.
+    pub(crate) fn sqlite_writer(&self, c: &DbConnection) -> Option<MutexGuard<'_, ()>> {
+        match c {
+            DbConnection::Sqlite(_) => Some(self.writer.lock()),
+            DbConnection::Postgres(_) => None,
+        }
+    }
+
+    /// Counts `n` people created on this database; whether a WAL checkpoint
+    /// is due (every `every` creates).
+    pub(crate) fn checkpoint_due(&self, n: u64, every: u64) -> bool {
+        self.writer.people_created(n, every)
+    }
+
+    /// Holds this database's writer queue until the guard is dropped, as a
+    /// people or group write does (tests: whether two stores share it).
+    #[cfg(feature = "test-support")]
+    pub fn hold_sqlite_writer(&self) -> MutexGuard<'_, ()> {
+        self.writer.lock()
     }
 
     /// Which database this store talks to.
@@ -373,6 +402,7 @@ impl Store {
             losses: self.losses.clone(),
             checkouts: self.checkouts.clone(),
             actor: self.actor,
+            writer: self.writer.clone(),
         })
     }
 

@@ -64,7 +64,9 @@ impl GroupChange {
 }
 
 /// Groups. Members are stored one row per membership, indexed by group and
-/// by person: no method reads a group's members unless it returns them.
+/// by person: no method reads a group's members unless it returns them. The
+/// writes are decided by [`crate::group::membership`] over the facts each
+/// store reads in its transaction; the store writes what was decided.
 pub trait GroupRepository: Send + Sync {
     /// A group of the organization.
     ///

@@ -97,7 +97,9 @@ pub trait PersonRepository: Send + Sync {
     /// OFFBOARDING, version increased, a return order (PENDING) for every
     /// item DEPLOYED to them that has no active return yet, and they leave
     /// every group (each group's version increases). With
-    /// `expected_version`, only if the stored version is that one.
+    /// `expected_version`, only if the stored version is that one. Decided
+    /// by [`crate::person::offboarding`] (`admit`, then `plan`) over the
+    /// facts the store reads in its transaction; the store writes the plan.
     ///
     /// # Errors
     /// Backend failures.

@@ -1,12 +1,14 @@
-//! Groups in memory, with the database's rules: unique display names,
-//! members who are provisioned people of the organization, the member limit,
-//! versions that move only on a change.
+//! Groups in memory: the database's constraints (unique display names, a
+//! package of the organization), the facts a write reads, and what the
+//! domain decided (`crate::group::membership`) stored.
 
 use std::collections::BTreeSet;
 
 use super::*;
-use crate::event::{EventType, EventView, NewEvent};
-use crate::group::{Group, Member, MembersChange, PersonGroup, MAX_MEMBERS};
+use crate::group::membership::{
+    decide_create, decide_delete, decide_update, LeavingEveryGroup, MembersFacts,
+};
+use crate::group::{Group, Member, PersonGroup};
 use crate::group_query::{sort_groups, GroupPage, GroupQuery};
 use crate::ids::GroupId;
 use crate::ports::{GroupChange, GroupRepository, GroupWrite};
@@ -55,55 +57,48 @@ fn check_package(s: &State, group: &Group) -> StoreResult<()> {
     }
 }
 
-/// Removes `person` from every group of the organization (offboarding),
-/// increasing each group's version.
-pub(super) fn leave_every_group(
-    s: &mut State,
-    organization: OrganizationId,
-    person: PersonId,
-    at: DateTime<Utc>,
-) -> Vec<GroupId> {
-    let left: Vec<GroupId> = s
-        .memberships
+/// The groups of the organization `person` is in, in id order.
+pub(super) fn groups_of(s: &State, organization: OrganizationId, person: PersonId) -> Vec<GroupId> {
+    s.memberships
         .iter()
-        .filter(|(_, p)| *p == person)
+        .filter(|(g, p)| {
+            *p == person
+                && s.groups
+                    .iter()
+                    .any(|x| x.id == *g && x.organization_id == organization)
+        })
         .map(|(g, _)| *g)
-        .collect();
-    for g in &left {
-        s.memberships.remove(&(*g, person));
-    }
-    for g in s
-        .groups
-        .iter_mut()
-        .filter(|g| g.organization_id == organization && left.contains(&g.id))
-    {
-        g.version += 1;
-        g.updated_at = at;
-    }
-    left
+        .collect()
 }
 
-/// A member's userName changed: each group showing them gets a new version.
-pub(super) fn member_renamed(
+/// Gives each of `groups` of the organization a new version, last changed `at`.
+pub(super) fn touch_groups(
     s: &mut State,
     organization: OrganizationId,
-    person: PersonId,
+    groups: &[GroupId],
     at: DateTime<Utc>,
 ) {
-    let theirs: Vec<GroupId> = s
-        .memberships
-        .iter()
-        .filter(|(_, p)| *p == person)
-        .map(|(g, _)| *g)
-        .collect();
     for g in s
         .groups
         .iter_mut()
-        .filter(|g| g.organization_id == organization && theirs.contains(&g.id))
+        .filter(|g| g.organization_id == organization && groups.contains(&g.id))
     {
         g.version += 1;
         g.updated_at = at;
     }
+}
+
+/// Stores a person leaving every group, as the domain decided it (the
+/// events are the caller's to record).
+pub(super) fn leave_groups(
+    s: &mut State,
+    organization: OrganizationId,
+    leaving: &LeavingEveryGroup,
+) {
+    for g in &leaving.groups {
+        s.memberships.remove(&(*g, leaving.person));
+    }
+    touch_groups(s, organization, &leaving.groups, leaving.at);
 }
 
 impl GroupRepository for InMemoryStore {
@@ -198,6 +193,7 @@ impl GroupRepository for InMemoryStore {
         new_members: &BTreeSet<PersonId>,
     ) -> StoreResult<GroupWrite> {
         let mut s = self.state();
+        // The database's constraints answer first.
         check_package(&s, group)?;
         if name_taken(&s, group) {
             return Err(StoreError::Duplicate {
@@ -207,23 +203,17 @@ impl GroupRepository for InMemoryStore {
         }
         let joining: Vec<PersonId> = new_members.iter().copied().collect();
         let missing = not_people(&s, group.organization_id, &joining);
-        if !missing.is_empty() {
-            return Ok(GroupWrite::NotPeople(missing));
-        }
-        if joining.len() as u64 > MAX_MEMBERS {
-            return Ok(GroupWrite::TooManyMembers);
-        }
+        let created = match decide_create(group, new_members, missing) {
+            Ok(created) => created,
+            Err(refusal) => return Ok(refusal.into()),
+        };
         s.groups.push(group.clone());
+        for p in &created.joining {
+            s.memberships.insert((group.id, *p));
+        }
         let (org, actor, at) = (group.organization_id, self.actor(), group.updated_at);
-        s.record(
-            org,
-            actor,
-            at,
-            NewEvent::created(EventType::GroupCreated, group),
-        );
-        for p in joining {
-            s.memberships.insert((group.id, p));
-            s.record(org, actor, at, NewEvent::membership(group.id, p, true));
+        for event in created.events {
+            s.record(org, actor, at, event);
         }
         Ok(GroupWrite::Done(group.clone()))
     }
@@ -243,60 +233,61 @@ impl GroupRepository for InMemoryStore {
         else {
             return Ok(GroupWrite::Missing);
         };
-        let mut next = match change.fields_on(&current) {
-            Ok(next) => next,
-            Err(current) => return Ok(GroupWrite::Stale { current }),
-        };
-        check_package(&s, &next)?;
-        if name_taken(&s, &next) {
-            return Err(StoreError::Duplicate {
-                entity: "group",
-                detail: "displayName".into(),
-            });
-        }
-        let missing = not_people(&s, organization, &change.members.joining());
-        if !missing.is_empty() {
-            return Ok(GroupWrite::NotPeople(missing));
-        }
-        let before: BTreeSet<PersonId> = members(&s, id).into_iter().collect();
-        let after: BTreeSet<PersonId> = match &change.members {
-            MembersChange::Keep => before.clone(),
-            MembersChange::Replace(set) => set.clone(),
-            MembersChange::Delta { add, remove } => before
+        let members_now: BTreeSet<PersonId> = members(&s, id).into_iter().collect();
+        let named = change.members.named();
+        let facts = MembersFacts {
+            not_people: not_people(&s, organization, &change.members.joining()),
+            member_count: members_now.len() as u64,
+            named_members: named
                 .iter()
-                .filter(|p| !remove.contains(p))
-                .chain(add.iter())
+                .filter(|p| members_now.contains(p))
                 .copied()
                 .collect(),
+            unnamed_members: if change.members.replaces() {
+                members_now
+                    .iter()
+                    .filter(|p| named.binary_search(p).is_err())
+                    .copied()
+                    .collect()
+            } else {
+                BTreeSet::new()
+            },
         };
-        if after.len() as u64 > MAX_MEMBERS {
-            return Ok(GroupWrite::TooManyMembers);
+        let update = match decide_update(&current, change, &facts) {
+            Ok(update) => update,
+            Err(refusal) => return Ok(refusal.into()),
+        };
+        if update.fields_changed {
+            // The database's constraints on the fields answer first.
+            check_package(&s, &update.fields)?;
+            if name_taken(&s, &update.fields) {
+                return Err(StoreError::Duplicate {
+                    entity: "group",
+                    detail: "displayName".into(),
+                });
+            }
         }
-        if next.fields() == current.fields() && after == before {
-            return Ok(GroupWrite::Done(current));
-        }
-        next.version = current.version + 1;
-        next.updated_at = change.at.max(current.updated_at);
-        for p in &before {
+        let plan = match update.outcome {
+            Ok(plan) => plan,
+            Err(refusal) => return Ok(refusal.into()),
+        };
+        let Some(written) = &plan.written else {
+            return Ok(plan.answer(&current));
+        };
+        for p in &plan.leaving {
             s.memberships.remove(&(id, *p));
         }
-        for p in &after {
+        for p in &plan.joining {
             s.memberships.insert((id, *p));
         }
         if let Some(slot) = s.groups.iter_mut().find(|g| g.id == id) {
-            *slot = next.clone();
+            *slot = written.clone();
         }
-        let (actor, at) = (self.actor(), next.updated_at);
-        if let Some(event) = NewEvent::updated(EventType::GroupUpdated, &current, &next) {
-            s.record(organization, actor, at, event);
+        let (actor, at) = (self.actor(), written.updated_at);
+        for event in &plan.events {
+            s.record(organization, actor, at, event.clone());
         }
-        for p in after.difference(&before) {
-            s.record(organization, actor, at, NewEvent::membership(id, *p, true));
-        }
-        for p in before.difference(&after) {
-            s.record(organization, actor, at, NewEvent::membership(id, *p, false));
-        }
-        Ok(GroupWrite::Done(next))
+        Ok(plan.answer(&current))
     }
 
     fn delete_group(
@@ -314,15 +305,16 @@ impl GroupRepository for InMemoryStore {
             return Ok(GroupWrite::Missing);
         };
         let current = s.groups[pos].clone();
-        if expected_version.is_some_and(|v| v != current.version) {
-            return Ok(GroupWrite::Stale {
-                current: current.version,
-            });
-        }
+        let events = match decide_delete(&current, expected_version) {
+            Ok(events) => events,
+            Err(refusal) => return Ok(refusal.into()),
+        };
         s.groups.remove(pos);
         s.memberships.retain(|(g, _)| *g != id);
-        let event = NewEvent::bare(EventType::GroupDeleted, current.subject());
-        s.record(organization, self.actor(), chrono::Utc::now(), event);
+        let (actor, at) = (self.actor(), chrono::Utc::now());
+        for event in events {
+            s.record(organization, actor, at, event);
+        }
         Ok(GroupWrite::Done(current))
     }
 

@@ -74,11 +74,13 @@ impl ImportRepository for InMemoryStore {
         }
         for x in &batch.people {
             upsert(&mut s.people, x, |x| x.id);
-            if !x.is_provisioned() {
-                for g in super::groups::leave_every_group(&mut s, organization, x.id, now) {
-                    let event = crate::event::NewEvent::membership(g, x.id, false);
-                    s.record(organization, actor, now, event);
-                }
+        }
+        for x in crate::group::membership::leaving_every_group(&batch.people) {
+            let groups = super::groups::groups_of(&s, organization, x.id);
+            let leaving = crate::group::membership::LeavingEveryGroup::of(x.id, groups, now);
+            super::groups::leave_groups(&mut s, organization, &leaving);
+            for event in leaving.events() {
+                s.record(organization, actor, now, event);
             }
         }
         for x in &batch.inventory {

@@ -87,7 +87,8 @@ impl PersonRepository for InMemoryStore {
                 detail: "userName".into(),
             });
         }
-        let renamed = slot.user_name != person.user_name;
+        let renamed =
+            crate::group::membership::rename_touches_groups(&slot.user_name, &person.user_name);
         *slot = person.clone();
         if let Some(event) = NewEvent::updated(EventType::PersonUpdated, current, person) {
             s.record(
@@ -98,13 +99,8 @@ impl PersonRepository for InMemoryStore {
             );
         }
         if renamed {
-            // Groups show the userName as their members' display.
-            super::groups::member_renamed(
-                &mut s,
-                person.organization_id,
-                person.id,
-                person.updated_at,
-            );
+            let groups = super::groups::groups_of(&s, person.organization_id, person.id);
+            super::groups::touch_groups(&mut s, person.organization_id, &groups, person.updated_at);
         }
         Ok(PersonWrite::Done)
     }
@@ -116,62 +112,72 @@ impl PersonRepository for InMemoryStore {
         expected_version: Option<i64>,
         at: DateTime<Utc>,
     ) -> StoreResult<crate::ports::Offboarding> {
-        use crate::inventory::{DeployStatus, ReturnInfo, ReturnStatus};
-        use crate::ports::Offboarding;
+        use crate::inventory::{DeployStatus, ReturnInfo};
+        use crate::person::offboarding::{admit, plan, OffboardingFacts, StoredPersonState};
         let mut s = self.state();
-        let Some(p) = s
+        // The facts (the state is locked until the plan is stored).
+        let stored = s
+            .people
+            .iter()
+            .find(|p| p.id == id && p.organization_id == organization)
+            .map(|p| StoredPersonState {
+                status: p.status,
+                version: p.version,
+            });
+        let version = match admit(stored, expected_version) {
+            Ok(version) => version,
+            Err(refusal) => return Ok(refusal),
+        };
+        let facts = OffboardingFacts {
+            groups: super::groups::groups_of(&s, organization, id),
+            deployed_without_return: s
+                .inventory
+                .iter()
+                .filter(|i| {
+                    i.organization_id == organization
+                        && i.deploy_status == DeployStatus::Deployed
+                        && i.return_order.is_none()
+                        && i.assignment
+                            .is_some_and(|a| a.assignee == Assignee::Person(id))
+                })
+                .map(|i| i.id)
+                .collect(),
+        };
+        // What the domain decided, stored.
+        let plan = plan(id, version, &facts, at);
+        if let Some(p) = s
             .people
             .iter_mut()
-            .find(|p| p.id == id && p.organization_id == organization && p.is_provisioned())
-        else {
-            return Ok(Offboarding::Missing);
-        };
-        if expected_version.is_some_and(|v| v != p.version) {
-            return Ok(Offboarding::Stale { current: p.version });
+            .find(|p| p.id == id && p.organization_id == organization)
+        {
+            p.status = plan.status;
+            p.version = plan.version;
+            p.updated_at = plan.updated_at;
         }
-        p.status = crate::person::PersonStatus::Offboarding;
-        p.version += 1;
-        p.updated_at = at;
+        super::groups::leave_groups(&mut s, organization, &plan.leaving);
+        if let Some(order) = &plan.returns {
+            for line in &order.lines {
+                if let Some(item) = s
+                    .inventory
+                    .iter_mut()
+                    .find(|i| i.id == line.item && i.organization_id == organization)
+                {
+                    item.return_order = Some(ReturnInfo {
+                        id: order.id,
+                        status: order.status,
+                        created_at: order.created_at,
+                        return_order_item_id: line.id,
+                        return_order_item_status: line.status,
+                        retrieval: None,
+                    });
+                }
+            }
+        }
         let actor = self.actor();
-        s.record(organization, actor, at, NewEvent::offboarding_started(id));
-        for group in super::groups::leave_every_group(&mut s, organization, id, at) {
-            s.record(
-                organization,
-                actor,
-                at,
-                NewEvent::membership(group, id, false),
-            );
+        for event in &plan.events {
+            s.record(organization, actor, at, event.clone());
         }
-        let order = crate::ids::ReturnOrderId::new();
-        let mut returns = 0;
-        let mut started = Vec::new();
-        for item in s.inventory.iter_mut().filter(|i| {
-            i.organization_id == organization
-                && i.deploy_status == DeployStatus::Deployed
-                && i.return_order.is_none()
-                && i.assignment
-                    .is_some_and(|a| a.assignee == Assignee::Person(id))
-        }) {
-            item.return_order = Some(ReturnInfo {
-                id: order,
-                status: ReturnStatus::Pending,
-                created_at: at,
-                return_order_item_id: crate::ids::ReturnOrderItemId::new(),
-                return_order_item_status: ReturnStatus::Pending,
-                retrieval: None,
-            });
-            returns += 1;
-            started.push(item.id);
-        }
-        for item in started {
-            s.record(
-                organization,
-                actor,
-                at,
-                NewEvent::return_started(item, order),
-            );
-        }
-        Ok(Offboarding::Started { returns })
+        Ok(plan.outcome())
     }
 }
 

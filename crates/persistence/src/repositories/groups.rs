@@ -1,45 +1,39 @@
 //! [`GroupRepository`] for [`Store`].
 //!
-//! Members are rows of `group_members`; no method reads a group's members
-//! unless it returns them ([`GroupRepository::group_members`]). A change of
-//! members is applied as deltas in SQL (`INSERT … SELECT … ON CONFLICT DO
-//! NOTHING` for those joining, `DELETE … IN (…)` for those leaving, in
-//! chunks of [`ID_CHUNK`] ids), in one write transaction that holds the
-//! group's row lock (PostgreSQL `FOR UPDATE`; SQLite `BEGIN IMMEDIATE`), so
-//! concurrent changes of one group's members all apply and the member count
-//! checked is the one committed. A refused write (`Missing`, `Stale`,
-//! `NotPeople`, `TooManyMembers`) rolls the transaction back: nothing of it
-//! is kept.
-//!
-//! Locks on PostgreSQL are taken people first, then groups, as offboarding
-//! takes them (the person's row, then their groups): the people joining are
-//! locked `FOR SHARE` when they are checked, so a concurrent offboarding
-//! waits for the write that adds them (and then removes the memberships it
-//! made) instead of missing them.
+//! A write reads the facts the domain's rules need
+//! (`equip_domain::group::membership`) in one write transaction that holds
+//! the group's row lock (PostgreSQL `FOR UPDATE`; SQLite `BEGIN IMMEDIATE`),
+//! so concurrent changes of one group's members all apply and the member
+//! count decided is the one committed; then it writes what was decided, as
+//! deltas in SQL (the memberships in `crate::membership`). No method reads a
+//! group's members unless it returns them
+//! ([`GroupRepository::group_members`]) or a replace removes them. A refused
+//! write (`Missing`, `Stale`, `NotPeople`, `TooManyMembers`) rolls the
+//! transaction back: nothing of it is kept. Lock order: see `crate::membership`.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
-use equip_domain::event::{EventType, EventView, NewEvent};
-use equip_domain::group::{Group, Member, MembersChange, PersonGroup, MAX_MEMBERS};
+use equip_domain::event::NewEvent;
+use equip_domain::group::membership::{decide_create, decide_delete, decide_update, MembersFacts};
+use equip_domain::group::{Group, Member, PersonGroup};
 use equip_domain::group_query::{GroupPage, GroupQuery};
 use equip_domain::ids::{GroupId, OrganizationId, PersonId};
 use equip_domain::ports::{GroupChange, GroupRepository, GroupWrite};
 use equip_domain::text::identifier_key;
 
-use crate::connection::{Backend, DbConnection};
+use crate::connection::DbConnection;
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, Recorder};
 use crate::group_filter::{from_where, order_and_page};
+use crate::membership::{add_members, members_among, members_except, not_people, remove_members};
 use crate::models::{db_time, parse_id, GroupRow, MemberRow, PersonGroupRow};
 use crate::schema::{group_members, groups, people};
-use crate::sql_builder::{texts, CountRow, IdRow, Sql, ID_CHUNK};
+use crate::sql_builder::{texts, CountRow, Sql, ID_CHUNK};
 use crate::store::Store;
-
-use super::people::sqlite_writer;
 
 const DUPLICATE_DISPLAY_NAME: &str =
     "another group of the organization already has this displayName";
@@ -81,287 +75,51 @@ fn settle(result: Result<GroupWrite, Abort>) -> DbResult<GroupWrite> {
     }
 }
 
-/// Which of `ids` are not provisioned (ACTIVE) people of the organization,
-/// in the order of `ids`. On PostgreSQL the people found stay locked
-/// `FOR SHARE` until the transaction ends (see the module docs).
-fn not_people(c: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<Vec<PersonId>> {
-    let mut found: HashSet<String> = HashSet::new();
-    for chunk in ids.chunks(ID_CHUNK) {
-        let active = people::table
-            .filter(people::organization_id.eq(org))
-            .filter(people::status.eq("ACTIVE"))
-            .filter(people::id.eq_any(chunk))
-            .select(people::id);
-        let rows: Vec<String> = match c {
-            DbConnection::Postgres(pg) => active.for_share().load(pg)?,
-            DbConnection::Sqlite(lite) => active.load(lite)?,
-        };
-        found.extend(rows);
-    }
-    ids.iter()
-        .filter(|id| !found.contains(id.as_str()))
-        .map(|id| parse_id(id))
-        .collect()
-}
-
-/// The group's row, locked until the transaction ends on PostgreSQL (on
-/// SQLite the write transaction already holds the database's write lock).
-fn lock_group(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<GroupRow>> {
+/// The group's row and member count, locked until the transaction ends on
+/// PostgreSQL (on SQLite the write transaction already holds the database's
+/// write lock).
+fn lock_group(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<(Group, u64)>> {
     let row = groups::table
         .filter(groups::id.eq(id))
         .filter(groups::organization_id.eq(org));
-    Ok(match c {
+    let found: Option<(GroupRow, i64)> = match c {
         DbConnection::Postgres(pg) => row
-            .select(GroupRow::as_select())
+            .select((GroupRow::as_select(), groups::member_count))
             .for_update()
             .first(pg)
             .optional()?,
-        DbConnection::Sqlite(lite) => row.select(GroupRow::as_select()).first(lite).optional()?,
-    })
+        DbConnection::Sqlite(lite) => row
+            .select((GroupRow::as_select(), groups::member_count))
+            .first(lite)
+            .optional()?,
+    };
+    found
+        .map(|(row, n)| Ok((row.into_domain()?, u64::try_from(n).unwrap_or(0))))
+        .transpose()
 }
 
-/// Adds the people `ids` (checked before) to the group; present ones stay.
-/// Returns how many rows were inserted.
-fn add_members(
-    c: &mut DbConnection,
-    org: &str,
-    group: &str,
-    ids: &[String],
-) -> DbResult<Vec<String>> {
-    let mut inserted = Vec::new();
-    for chunk in ids.chunks(ID_CHUNK) {
-        // INSERT … SELECT: one bind per id. The WHERE clause also keeps
-        // SQLite from reading ON CONFLICT as a join constraint.
-        let mut sql = Sql::default();
-        sql.push_sql(
-            "INSERT INTO group_members (organization_id, group_id, person_id) \
-             SELECT p.organization_id, ",
-        )
-        .push_bind(group)
-        .push_sql(", p.id FROM people p WHERE p.organization_id = ")
-        .push_bind(org)
-        .push_sql(" AND p.id")
-        .push_any_of(chunk)
-        .push_sql(" ON CONFLICT DO NOTHING RETURNING person_id AS id");
-        inserted.extend(sql.load::<IdRow>(c)?.into_iter().map(|r| r.id));
+/// Fails unless a write of memberships changed as many rows as decided:
+/// the group's row lock keeps its members as the facts read them, so a
+/// difference means the member count would no longer be the members'.
+fn as_decided(what: &str, written: usize, decided: usize) -> DbResult<()> {
+    if written == decided {
+        Ok(())
+    } else {
+        Err(DbError::corrupt(format!(
+            "{what}: {written} membership rows written where {decided} were decided"
+        )))
     }
-    Ok(inserted)
 }
 
-/// Removes the people `ids` from the group; absent ones are no change.
-/// Returns the people whose rows were deleted.
-fn remove_members(c: &mut DbConnection, group: &str, ids: &[String]) -> DbResult<Vec<String>> {
-    let mut deleted = Vec::new();
-    for chunk in ids.chunks(ID_CHUNK) {
-        deleted.extend(
-            diesel::delete(
-                group_members::table
-                    .filter(group_members::group_id.eq(group))
-                    .filter(group_members::person_id.eq_any(chunk)),
-            )
-            .returning(group_members::person_id)
-            .get_results::<String>(c)?,
-        );
-    }
-    Ok(deleted)
-}
-
-/// Removes every member of the group who is not in `keep`. The set goes in
-/// as one JSON array (a `NOT IN` cannot be cut into chunks), read by the
-/// backend's JSON table function; the database compares it with the
-/// group's members by the primary key, without sending them back.
-fn remove_members_except(
-    c: &mut DbConnection,
-    group: &str,
-    keep: &[String],
-) -> DbResult<Vec<String>> {
-    if keep.is_empty() {
-        return Ok(
-            diesel::delete(group_members::table.filter(group_members::group_id.eq(group)))
-                .returning(group_members::person_id)
-                .get_results::<String>(c)?,
-        );
-    }
-    let list = serde_json::to_string(keep)
-        .map_err(|e| DbError::corrupt(format!("cannot encode member ids: {e}")))?;
-    let mut sql = Sql::default();
-    match c.backend() {
-        Backend::Sqlite => {
-            sql.push_sql("DELETE FROM group_members WHERE group_id = ")
-                .push_bind(group)
-                .push_sql(" AND person_id NOT IN (SELECT value FROM json_each(")
-                .push_bind(list)
-                .push_sql(")) RETURNING person_id AS id");
-        }
-        Backend::Postgres => {
-            // NOT EXISTS: an anti-join, whatever the planner guesses of the
-            // set's size (a NOT IN that does not fit its hash would probe
-            // the list once per member).
-            sql.push_sql("DELETE FROM group_members gm WHERE gm.group_id = ")
-                .push_bind(group)
-                .push_sql(" AND NOT EXISTS (SELECT 1 FROM json_array_elements_text(CAST(")
-                .push_bind(list)
-                .push_sql(
-                    " AS json)) AS k(id) WHERE k.id = gm.person_id) RETURNING gm.person_id AS id",
-                );
-        }
-    }
-    Ok(sql.load::<IdRow>(c)?.into_iter().map(|r| r.id).collect())
-}
-
-/// Moves the group's member count by `delta` (inserted minus deleted rows,
-/// in the caller's transaction, the group's row locked); the count after.
-/// The count is kept, never computed: a group of 100,000 members is not
-/// counted to check the limit.
-fn adjust_member_count(c: &mut DbConnection, group: &str, delta: i64) -> DbResult<u64> {
-    let target = groups::table.filter(groups::id.eq(group));
-    if delta != 0 {
-        diesel::update(target)
-            .set(groups::member_count.eq(groups::member_count + delta))
-            .execute(c)?;
-    }
-    let n: i64 = target.select(groups::member_count).first(c)?;
-    Ok(u64::try_from(n).unwrap_or(0))
-}
-
-fn signed(n: usize) -> i64 {
+fn signed(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Applies `change` to the group's members; returns how many membership
-/// rows were inserted and deleted. Refuses (to roll back) a group that
-/// would hold more than [`MAX_MEMBERS`].
-fn apply_members(
-    c: &mut DbConnection,
-    org: &str,
-    group: &str,
-    change: &MembersChange,
-) -> Result<Membership, Abort> {
-    match change {
-        MembersChange::Keep => Ok(Membership::default()),
-        MembersChange::Delta { add, remove } => {
-            let left = remove_members(c, group, &texts(remove))?;
-            let joined = add_members(c, org, group, &texts(add))?;
-            let count = adjust_member_count(c, group, signed(joined.len()) - signed(left.len()))?;
-            if !joined.is_empty() && count > MAX_MEMBERS {
-                return refuse(GroupWrite::TooManyMembers);
-            }
-            Ok(Membership { joined, left })
-        }
-        // The members become exactly the set (checked people): its size is
-        // the count.
-        MembersChange::Replace(set) => {
-            if set.len() as u64 > MAX_MEMBERS {
-                return refuse(GroupWrite::TooManyMembers);
-            }
-            let ids = texts(set);
-            let left = remove_members_except(c, group, &ids)?;
-            let joined = add_members(c, org, group, &ids)?;
-            adjust_member_count(c, group, signed(joined.len()) - signed(left.len()))?;
-            Ok(Membership { joined, left })
-        }
+/// Records `events` of the organization at `at`.
+fn record_all(events: &mut Recorder, org: &str, at: DateTime<Utc>, decided: Vec<NewEvent>) {
+    for event in decided {
+        events.push(org, at, event);
     }
-}
-
-/// Who joined and who left a group in one write.
-#[derive(Debug, Default)]
-struct Membership {
-    joined: Vec<String>,
-    left: Vec<String>,
-}
-
-impl Membership {
-    fn is_empty(&self) -> bool {
-        self.joined.is_empty() && self.left.is_empty()
-    }
-
-    /// Records a `group.member_added` / `group.member_removed` event per person.
-    fn record(
-        &self,
-        events: &mut Recorder,
-        org: &str,
-        group: GroupId,
-        at: DateTime<Utc>,
-    ) -> DbResult<()> {
-        for (ids, joined) in [(&self.joined, true), (&self.left, false)] {
-            for id in ids {
-                events.push(org, at, NewEvent::membership(group, parse_id(id)?, joined));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The groups `person` is in get a new version (last change `at`) and their
-/// member count moves by `count_delta`, in the caller's transaction. On
-/// PostgreSQL the groups are locked in id order first, so that concurrent
-/// writes for people sharing groups cannot deadlock. Whether there were any.
-fn touch_groups_of(
-    c: &mut DbConnection,
-    org: &str,
-    person: &str,
-    at: NaiveDateTime,
-    count_delta: i64,
-) -> DbResult<Vec<String>> {
-    let theirs = groups::table
-        .filter(groups::organization_id.eq(org))
-        .filter(
-            groups::id.eq_any(
-                group_members::table
-                    .filter(group_members::person_id.eq(person))
-                    .filter(group_members::organization_id.eq(org))
-                    .select(group_members::group_id),
-            ),
-        )
-        .order(groups::id.asc())
-        .select(groups::id);
-    let ids: Vec<String> = match c {
-        DbConnection::Postgres(pg) => theirs.for_update().load(pg)?,
-        DbConnection::Sqlite(lite) => theirs.load(lite)?,
-    };
-    for chunk in ids.chunks(ID_CHUNK) {
-        diesel::update(groups::table.filter(groups::id.eq_any(chunk)))
-            .set((
-                groups::version.eq(groups::version + 1),
-                groups::updated_at.eq(at),
-                groups::member_count.eq(groups::member_count + count_delta),
-            ))
-            .execute(c)?;
-    }
-    Ok(ids)
-}
-
-/// Offboarding, in the caller's transaction: removes `person` from every
-/// group of the organization, increasing each of those groups' version and
-/// setting its last change time to `at`. Returns the groups' ids.
-pub(crate) fn leave_every_group(
-    c: &mut DbConnection,
-    org: &str,
-    person: &str,
-    at: NaiveDateTime,
-) -> DbResult<Vec<String>> {
-    let left = touch_groups_of(c, org, person, at, -1)?;
-    if !left.is_empty() {
-        diesel::delete(
-            group_members::table
-                .filter(group_members::person_id.eq(person))
-                .filter(group_members::organization_id.eq(org)),
-        )
-        .execute(c)?;
-    }
-    Ok(left)
-}
-
-/// A member's userName changed (in the caller's transaction): each group
-/// showing them (as a member's `display`) gets a new version, so that its
-/// entity tag follows.
-pub(crate) fn member_renamed(
-    c: &mut DbConnection,
-    org: &str,
-    person: &str,
-    at: NaiveDateTime,
-) -> DbResult<()> {
-    touch_groups_of(c, org, person, at, 0).map(|_| ())
 }
 
 impl GroupRepository for Store {
@@ -498,28 +256,27 @@ impl GroupRepository for Store {
         let row = GroupRow::from(group);
         let joining = texts(members);
         self.with("group", DUPLICATE_DISPLAY_NAME, |c| {
-            let _writer = sqlite_writer(c);
+            let _writer = self.sqlite_writer(c);
             settle(recorded(c, self.actor, |c, events| {
-                let missing = not_people(c, &row.organization_id, &joining)?;
-                // Unique name and package of the organization: the
-                // database's constraints (Duplicate, MissingReference).
-                diesel::insert_into(groups::table).values(&row).execute(c)?;
-                if !missing.is_empty() {
-                    return refuse(GroupWrite::NotPeople(missing));
-                }
-                if joining.len() as u64 > MAX_MEMBERS {
-                    return refuse(GroupWrite::TooManyMembers);
-                }
-                let joined = add_members(c, &row.organization_id, &row.id, &joining)?;
-                adjust_member_count(c, &row.id, signed(joined.len()))?;
                 let org = &row.organization_id;
-                let at = group.updated_at;
-                events.push(org, at, NewEvent::created(EventType::GroupCreated, group));
-                Membership {
-                    joined,
-                    left: Vec::new(),
+                let missing = not_people(c, org, &joining)?;
+                let decided = decide_create(group, members, missing);
+                // Unique name and package of the organization: the
+                // database's constraints (Duplicate, MissingReference)
+                // answer before a refusal of the members.
+                diesel::insert_into(groups::table).values(&row).execute(c)?;
+                let created = match decided {
+                    Ok(created) => created,
+                    Err(refusal) => return refuse(refusal.into()),
+                };
+                let added = add_members(c, org, &row.id, &texts(&created.joining))?;
+                as_decided("group create", added, created.joining.len())?;
+                if created.member_count > 0 {
+                    diesel::update(groups::table.filter(groups::id.eq(&row.id)))
+                        .set(groups::member_count.eq(signed(created.member_count)))
+                        .execute(c)?;
                 }
-                .record(events, org, group.id, at)?;
+                record_all(events, org, group.updated_at, created.events);
                 Ok(GroupWrite::Done(row.clone().into_domain()?))
             }))
         })
@@ -534,21 +291,32 @@ impl GroupRepository for Store {
         let org = organization.to_string();
         let gid = id.to_string();
         let joining = texts(&change.members.joining());
+        let named = texts(&change.members.named());
         self.with("group", DUPLICATE_DISPLAY_NAME, |c| {
-            let _writer = sqlite_writer(c);
+            let _writer = self.sqlite_writer(c);
             settle(recorded(c, self.actor, |c, events| {
-                // People first, then the group (the module's lock order).
-                let missing = not_people(c, &org, &joining)?;
-                let Some(row) = lock_group(c, &org, &gid)? else {
+                // The facts. People first, then the group (the lock order).
+                let not_people = not_people(c, &org, &joining)?;
+                let Some((current, member_count)) = lock_group(c, &org, &gid)? else {
                     return refuse(GroupWrite::Missing);
                 };
-                let current = row.into_domain()?;
-                let mut next = match change.fields_on(&current) {
-                    Ok(next) => next,
-                    Err(current) => return refuse(GroupWrite::Stale { current }),
+                let facts = MembersFacts {
+                    not_people,
+                    member_count,
+                    named_members: members_among(c, &gid, &named)?,
+                    unnamed_members: if change.members.replaces() {
+                        members_except(c, &gid, &named)?
+                    } else {
+                        BTreeSet::new()
+                    },
                 };
-                let fields_changed = next.fields() != current.fields();
-                if fields_changed {
+                // The decision, then what it decided written.
+                let update = match decide_update(&current, change, &facts) {
+                    Ok(update) => update,
+                    Err(refusal) => return refuse(refusal.into()),
+                };
+                if update.fields_changed {
+                    let next = &update.fields;
                     diesel::update(groups::table.filter(groups::id.eq(&gid)))
                         .set((
                             groups::external_id.eq(&next.external_id),
@@ -559,28 +327,30 @@ impl GroupRepository for Store {
                         ))
                         .execute(c)?;
                 }
-                if !missing.is_empty() {
-                    return refuse(GroupWrite::NotPeople(missing));
-                }
-                let membership = apply_members(c, &org, &gid, &change.members)?;
-                if !fields_changed && membership.is_empty() {
-                    return Ok(GroupWrite::Done(current));
-                }
-                let updated_at = db_time(change.at).max(db_time(current.updated_at));
-                // The row is locked (or the database is, on SQLite): the
-                // version read above is the one this increments.
+                let plan = match update.outcome {
+                    Ok(plan) => plan,
+                    Err(refusal) => return refuse(refusal.into()),
+                };
+                let Some(written) = &plan.written else {
+                    return Ok(plan.answer(&current));
+                };
+                let removed = remove_members(c, &gid, &texts(&plan.leaving))?;
+                as_decided("group update", removed, plan.leaving.len())?;
+                let added = add_members(c, &org, &gid, &texts(&plan.joining))?;
+                as_decided("group update", added, plan.joining.len())?;
+                let updated_at = db_time(written.updated_at);
                 diesel::update(groups::table.filter(groups::id.eq(&gid)))
                     .set((
-                        groups::version.eq(groups::version + 1),
+                        groups::version.eq(written.version),
                         groups::updated_at.eq(updated_at),
+                        groups::member_count.eq(signed(plan.member_count)),
                     ))
                     .execute(c)?;
-                next.version = current.version + 1;
-                next.updated_at = updated_at.and_utc();
-                let event = NewEvent::updated(EventType::GroupUpdated, &current, &next);
-                events.push_some(&org, next.updated_at, event);
-                membership.record(events, &org, id, next.updated_at)?;
-                Ok(GroupWrite::Done(next))
+                // The group as stored (times to the database's precision).
+                let mut stored = written.clone();
+                stored.updated_at = updated_at.and_utc();
+                record_all(events, &org, stored.updated_at, plan.events);
+                Ok(GroupWrite::Done(stored))
             }))
         })
     }
@@ -594,17 +364,15 @@ impl GroupRepository for Store {
         let org = organization.to_string();
         let gid = id.to_string();
         self.with("group", "", |c| {
-            let _writer = sqlite_writer(c);
+            let _writer = self.sqlite_writer(c);
             settle(recorded(c, self.actor, |c, events| {
-                let Some(row) = lock_group(c, &org, &gid)? else {
+                let Some((current, _)) = lock_group(c, &org, &gid)? else {
                     return refuse(GroupWrite::Missing);
                 };
-                let current = row.into_domain()?;
-                if expected_version.is_some_and(|v| v != current.version) {
-                    return refuse(GroupWrite::Stale {
-                        current: current.version,
-                    });
-                }
+                let decided = match decide_delete(&current, expected_version) {
+                    Ok(decided) => decided,
+                    Err(refusal) => return refuse(refusal.into()),
+                };
                 diesel::delete(group_members::table.filter(group_members::group_id.eq(&gid)))
                     .execute(c)?;
                 diesel::delete(
@@ -613,8 +381,7 @@ impl GroupRepository for Store {
                         .filter(groups::organization_id.eq(&org)),
                 )
                 .execute(c)?;
-                let event = NewEvent::bare(EventType::GroupDeleted, current.subject());
-                events.push(&org, Utc::now(), event);
+                record_all(events, &org, Utc::now(), decided);
                 Ok(GroupWrite::Done(current))
             }))
         })

@@ -10,16 +10,21 @@ use diesel::query_builder::QueryFragment;
 
 use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
-use equip_domain::ids::{GroupId, InventoryItemId, OrganizationId, PersonId, ReturnOrderId};
-use equip_domain::person::Person;
+use equip_domain::group::membership::rename_touches_groups;
+use equip_domain::ids::{InventoryItemId, OrganizationId, PersonId};
+use equip_domain::person::offboarding::{
+    self, NewReturnOrder, OffboardingFacts, StoredPersonState,
+};
+use equip_domain::person::{Person, PersonStatus};
 use equip_domain::person_query::{PersonPage, PersonQuery};
 use equip_domain::ports::{insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite};
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, write_recorded_pg};
+use crate::membership;
 use crate::models::{
-    db_time, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
+    db_time, parse_id, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
 };
 use crate::people_filter::{from_where, order_and_page};
 use crate::schema::{
@@ -33,15 +38,6 @@ use crate::store::Store;
 
 const DUPLICATE_USER_NAME: &str = "another user of the organization already has this userName";
 
-/// SQLite has one writer at a time, and a writer that finds the lock taken
-/// sleeps in growing steps (the busy handler) before it retries. Queuing this
-/// process's people writes on a mutex first hands the lock over without those
-/// sleeps; other processes and other writers still wait on the busy timeout.
-static SQLITE_WRITER: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// People created by this process (SQLite: for [`CHECKPOINT_EVERY`]).
-static PEOPLE_INSERTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 /// SQLite: creates between two WAL checkpoints run by creates (about 3,000
 /// WAL pages at ten pages a create). A checkpoint inside a commit (SQLite's
 /// default) runs while the writer mutex is held and makes every other create
@@ -49,17 +45,6 @@ static PEOPLE_INSERTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU
 /// at the same CPU per create, where every 100 would cost more CPU
 /// (docs/performance.md, "SCIM users", "WAL checkpoints off the creates' writer section").
 const CHECKPOINT_EVERY: u64 = 300;
-
-pub(super) fn sqlite_writer(c: &DbConnection) -> Option<std::sync::MutexGuard<'static, ()>> {
-    match c {
-        DbConnection::Sqlite(_) => Some(
-            SQLITE_WRITER
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        ),
-        DbConnection::Postgres(_) => None,
-    }
-}
 
 /// One person and their emails, in one statement (joined), so no transaction
 /// is needed for a consistent read; the statement is prepared once per connection.
@@ -204,21 +189,23 @@ fn with_person_writes_pg<T>(
     write(&writes)
 }
 
-/// `write` (people creates). PostgreSQL: as it is. SQLite: under the
-/// in-process writer mutex without checkpointing the WAL in its commit. SQLite checkpoints the WAL
-/// inside the commit that crosses 1,000 pages, which here would hold the
+/// `write` (people creates). PostgreSQL: as it is. SQLite: in the database's
+/// writer queue ([`Store::sqlite_writer`]) without checkpointing the WAL in
+/// its commit. SQLite checkpoints the WAL inside the commit that crosses
+/// 1,000 pages, which here would hold the
 /// mutex: every other create waited for it (and its fsync). A create's own
 /// commit does not checkpoint; every [`CHECKPOINT_EVERY`] creates, one
 /// checkpoints after releasing the mutex ([`Store::people_created`];
 /// PASSIVE: it never blocks a writer or a reader).
 fn creates_together<T>(
+    store: &Store,
     c: &mut DbConnection,
     write: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
     if matches!(c, DbConnection::Postgres(_)) {
         return write(c);
     }
-    let _writer = sqlite_writer(c);
+    let _writer = store.sqlite_writer(c);
     c.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
     let written = write(c);
     // SQLite's default, as every connection of the pool has it.
@@ -376,14 +363,13 @@ impl Store {
     }
 
     /// After `n` people were created (committed) on `c`: SQLite checkpoints
-    /// the WAL every [`CHECKPOINT_EVERY`] creates of this process; a write
-    /// session refreshes the planner's statistics now and then.
+    /// the WAL every [`CHECKPOINT_EVERY`] creates on this database (by this
+    /// process); a write session refreshes the planner's statistics now and then.
     fn people_created(&self, c: &mut DbConnection, n: u64) {
         if n == 0 {
             return;
         }
-        let before = PEOPLE_INSERTS.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-        let crossed = (before + n) / CHECKPOINT_EVERY > before / CHECKPOINT_EVERY;
+        let crossed = self.checkpoint_due(n, CHECKPOINT_EVERY);
         if crossed && matches!(c, DbConnection::Sqlite(_)) {
             // The creates are committed: a failed checkpoint is for the log.
             if let Err(e) = c.batch_execute("PRAGMA wal_checkpoint(PASSIVE)") {
@@ -505,7 +491,7 @@ impl PersonRepository for Store {
                     })?;
                 }
                 DbConnection::Sqlite(_) => {
-                    creates_together(c, |c| {
+                    creates_together(self, c, |c| {
                         recorded(c, self.actor, |c, events| {
                             insert_rows(c, &rows)?;
                             events.push(org, person.updated_at, event);
@@ -538,7 +524,7 @@ impl PersonRepository for Store {
         // them all: on PostgreSQL a commit waits for the WAL flush, so the
         // batch makes one wait where one-by-one creates made one each.
         let batch = self.with("person", DUPLICATE_USER_NAME, |c| {
-            let each = creates_together(c, |c| {
+            let each = creates_together(self, c, |c| {
                 recorded(c, self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
                     let mut each = Vec::with_capacity(people.len());
                     for person in people {
@@ -575,7 +561,7 @@ impl PersonRepository for Store {
         self.with("person", DUPLICATE_USER_NAME, |c| {
             let rows = PersonRows::from_domain(person)?;
             let p = rows.person;
-            let _writer = sqlite_writer(c);
+            let _writer = self.sqlite_writer(c);
             recorded(c, self.actor, |c, events| {
                 // The groups show the userName as their members' display.
                 let old_name: Option<String> = people::table
@@ -622,8 +608,12 @@ impl PersonRepository for Store {
                 )
                 .execute(c)?;
                 insert_emails(c, &rows.emails)?;
-                if old_name.as_deref() != Some(p.user_name.as_str()) {
-                    super::groups::member_renamed(c, &p.organization_id, &p.id, p.updated_at)?;
+                if old_name
+                    .as_deref()
+                    .is_some_and(|old| rename_touches_groups(old, &p.user_name))
+                {
+                    let groups = membership::groups_of_person(c, &p.organization_id, &p.id)?;
+                    membership::touch_groups(c, &groups, p.updated_at, 0)?;
                 }
                 // The inventory listing shows (and sorts by) the assignee's userName.
                 crate::listing::refresh(
@@ -648,98 +638,127 @@ impl PersonRepository for Store {
         let org = organization.to_string();
         let person = id;
         let id = id.to_string();
-        let now = db_time(at);
         self.with("person", "", |c| {
-            let _writer = sqlite_writer(c);
+            let _writer = self.sqlite_writer(c);
             recorded(c, self.actor, |c, events| {
-                let target = people::table
-                    .filter(people::id.eq(&id))
-                    .filter(people::organization_id.eq(&org))
-                    .filter(people::status.eq("ACTIVE"));
-                let set = (
-                    people::status.eq("OFFBOARDING"),
-                    people::version.eq(people::version + 1),
-                    people::updated_at.eq(now),
-                );
-                let n = match expected_version {
-                    Some(v) => diesel::update(target.filter(people::version.eq(v)))
-                        .set(set)
-                        .execute(c)?,
-                    None => diesel::update(target).set(set).execute(c)?,
+                // The facts: the person (locked), then their groups
+                // (locked) and the items deployed to them.
+                let version = match offboarding::admit(lock_person(c, &org, &id)?, expected_version)
+                {
+                    Ok(version) => version,
+                    Err(refusal) => return Ok(refusal),
                 };
-                if n == 0 {
-                    return Ok(match not_written(c, &org, &id)? {
-                        Some(current) => Offboarding::Stale { current },
-                        None => Offboarding::Missing,
-                    });
+                let facts = OffboardingFacts {
+                    groups: membership::groups_of_person(c, &org, &id)?,
+                    deployed_without_return: deployed_without_return(c, &org, &id)?,
+                };
+                // The decision, written as it is.
+                let plan = offboarding::plan(person, version, &facts, at);
+                let now = db_time(plan.updated_at);
+                diesel::update(
+                    people::table
+                        .filter(people::id.eq(&id))
+                        .filter(people::organization_id.eq(&org)),
+                )
+                .set((
+                    people::status.eq(plan.status.as_str()),
+                    people::version.eq(plan.version),
+                    people::updated_at.eq(now),
+                ))
+                .execute(c)?;
+                membership::leave_groups(c, &org, &plan.leaving)?;
+                if let Some(order) = &plan.returns {
+                    write_return_order(c, &org, order)?;
                 }
-                // An offboarded person is in no group (before the early
-                // return below: also when nothing is deployed to them).
-                events.push(&org, at, NewEvent::offboarding_started(person));
-                for group in super::groups::leave_every_group(c, &org, &id, now)? {
-                    let group = GroupId::parse(&group).map_err(DbError::corrupt)?;
-                    events.push(&org, at, NewEvent::membership(group, person, false));
+                for event in &plan.events {
+                    events.push(&org, at, event.clone());
                 }
-                // Items deployed to the person without an active return.
-                let active_returns = return_order_items::table
-                    .filter(return_order_items::organization_id.eq(&org))
-                    .filter(return_order_items::active.eq(true))
-                    .select(return_order_items::inventory_item_id);
-                let items: Vec<String> = inventory_items::table
-                    .filter(inventory_items::organization_id.eq(&org))
-                    .filter(inventory_items::assignee_type.eq("PERSON"))
-                    .filter(inventory_items::assignee_id.eq(&id))
-                    .filter(inventory_items::deploy_status.eq("DEPLOYED"))
-                    .filter(inventory_items::id.ne_all(active_returns))
-                    .order(inventory_items::id.asc())
-                    .select(inventory_items::id)
-                    .load(c)?;
-                if items.is_empty() {
-                    return Ok(Offboarding::Started { returns: 0 });
-                }
-                let order_id = uuid::Uuid::new_v4().to_string();
-                diesel::insert_into(return_orders::table)
-                    .values(ReturnOrderRow {
-                        id: order_id.clone(),
-                        organization_id: org.clone(),
-                        person_id: Some(id.clone()),
-                        status: "PENDING".into(),
-                        created_at: now,
-                    })
-                    .execute(c)?;
-                let lines: Vec<ReturnOrderItemRow> = items
-                    .iter()
-                    .map(|item| ReturnOrderItemRow {
-                        id: uuid::Uuid::new_v4().to_string(),
-                        organization_id: org.clone(),
-                        return_order_id: order_id.clone(),
-                        inventory_item_id: item.clone(),
-                        status: "PENDING".into(),
-                        active: true,
-                        retrieval_id: None,
-                        retrieval_type: None,
-                        retrieval_status: None,
-                        retrieval_updated_at: None,
-                        inbound_tracking_code: None,
-                        inbound_tracking_link: None,
-                        outbound_tracking_code: None,
-                        outbound_tracking_link: None,
-                    })
-                    .collect();
-                on_inner!(c, |inner| diesel::insert_into(return_order_items::table)
-                    .values(&lines)
-                    .execute(inner))?;
-                // The listing shows each item's return order.
-                crate::listing::refresh(c, &org, crate::listing::Scope::Items(&items))?;
-                let order = ReturnOrderId::parse(&order_id).map_err(DbError::corrupt)?;
-                for item in &items {
-                    let item = InventoryItemId::parse(item).map_err(DbError::corrupt)?;
-                    events.push(&org, at, NewEvent::return_started(item, order));
-                }
-                Ok(Offboarding::Started {
-                    returns: items.len(),
-                })
+                Ok(plan.outcome())
             })
         })
     }
+}
+
+/// The stored status and version of a person, locked (PostgreSQL:
+/// `FOR UPDATE`; SQLite: the write transaction holds the database) until
+/// the transaction ends.
+fn lock_person(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<StoredPersonState>> {
+    let row = people::table
+        .filter(people::id.eq(id))
+        .filter(people::organization_id.eq(org))
+        .select((people::status, people::version));
+    let found: Option<(String, i64)> = match c {
+        DbConnection::Postgres(pg) => row.for_update().first(pg).optional()?,
+        DbConnection::Sqlite(lite) => row.first(lite).optional()?,
+    };
+    found
+        .map(|(status, version)| {
+            Ok(StoredPersonState {
+                status: PersonStatus::parse(&status).map_err(DbError::corrupt)?,
+                version,
+            })
+        })
+        .transpose()
+}
+
+/// The items deployed to the person without an active return, in id order.
+fn deployed_without_return(
+    c: &mut DbConnection,
+    org: &str,
+    person: &str,
+) -> DbResult<Vec<InventoryItemId>> {
+    let active_returns = return_order_items::table
+        .filter(return_order_items::organization_id.eq(org))
+        .filter(return_order_items::active.eq(true))
+        .select(return_order_items::inventory_item_id);
+    let items: Vec<String> = inventory_items::table
+        .filter(inventory_items::organization_id.eq(org))
+        .filter(inventory_items::assignee_type.eq("PERSON"))
+        .filter(inventory_items::assignee_id.eq(person))
+        .filter(inventory_items::deploy_status.eq("DEPLOYED"))
+        .filter(inventory_items::id.ne_all(active_returns))
+        .order(inventory_items::id.asc())
+        .select(inventory_items::id)
+        .load(c)?;
+    items.iter().map(|id| parse_id(id)).collect()
+}
+
+/// Writes a return order an offboarding decided, with its lines; the
+/// listing shows each item's return order.
+fn write_return_order(c: &mut DbConnection, org: &str, order: &NewReturnOrder) -> DbResult<()> {
+    let order_id = order.id.to_string();
+    diesel::insert_into(return_orders::table)
+        .values(ReturnOrderRow {
+            id: order_id.clone(),
+            organization_id: org.to_owned(),
+            person_id: Some(order.person.to_string()),
+            status: order.status.as_str().into(),
+            created_at: db_time(order.created_at),
+        })
+        .execute(c)?;
+    let lines: Vec<ReturnOrderItemRow> = order
+        .lines
+        .iter()
+        .map(|line| ReturnOrderItemRow {
+            id: line.id.to_string(),
+            organization_id: org.to_owned(),
+            return_order_id: order_id.clone(),
+            inventory_item_id: line.item.to_string(),
+            status: line.status.as_str().into(),
+            active: true,
+            retrieval_id: None,
+            retrieval_type: None,
+            retrieval_status: None,
+            retrieval_updated_at: None,
+            inbound_tracking_code: None,
+            inbound_tracking_link: None,
+            outbound_tracking_code: None,
+            outbound_tracking_link: None,
+        })
+        .collect();
+    on_inner!(c, |inner| diesel::insert_into(return_order_items::table)
+        .values(&lines)
+        .execute(inner))?;
+    let items: Vec<String> = lines.into_iter().map(|l| l.inventory_item_id).collect();
+    crate::listing::refresh(c, org, crate::listing::Scope::Items(&items))
 }

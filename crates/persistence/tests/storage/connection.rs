@@ -56,6 +56,48 @@ fn sqlite_file_is_created_in_an_existing_directory_only() {
     assert!(store.run_migrations().unwrap().is_empty());
 }
 
+/// SQLite's writer queue is one database's: a store holding it does not
+/// hold up a write to another file, and a second store on its own file
+/// waits in the same queue.
+#[test]
+fn sqlite_writers_queue_per_database_file() {
+    use std::sync::mpsc::channel;
+    use std::time::Duration;
+    let (a, b) = (TestDatabase::sqlite(), TestDatabase::sqlite());
+    let (store_a, store_b) = (a.store(), b.store());
+    let org_b = new_org(&store_b, "Other File");
+    let again = a.store();
+    let org_a = new_org(&again, "Same File");
+    let held = store_a.hold_sqlite_writer();
+    let (store_b, again) = (&store_b, &again);
+    let (org_a, org_b) = (&org_a, &org_b);
+    std::thread::scope(|s| {
+        let (other_done, other) = channel();
+        s.spawn(move || {
+            store_b
+                .insert_person(&person(org_b, "ada@example.com"))
+                .unwrap();
+            other_done.send(()).unwrap();
+        });
+        other
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a write to another file waited for this file's writer");
+        let (same_done, same) = channel();
+        s.spawn(move || {
+            again
+                .insert_person(&person(org_a, "grace@example.com"))
+                .unwrap();
+            same_done.send(()).unwrap();
+        });
+        assert!(
+            same.recv_timeout(Duration::from_millis(300)).is_err(),
+            "a write to the same file did not wait for its writer"
+        );
+        drop(held);
+        same.recv_timeout(Duration::from_secs(10)).unwrap();
+    });
+}
+
 #[test]
 fn unsupported_urls_are_refused() {
     for url in [
