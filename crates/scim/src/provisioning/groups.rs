@@ -87,7 +87,7 @@ fn members_of_page(
     Ok(Some(groups::members_of(ports, org, &ids)?))
 }
 
-impl Provisioning<'_> {
+impl<'a> Provisioning<'a> {
     /// The answer showing `group` as `selection` selects (its members read
     /// only when shown).
     fn group_answer(&self, group: &Group, selection: &Selection) -> Result<Answer, ScimError> {

@@ -85,7 +85,7 @@ impl RootSearch {
     }
 }
 
-impl Provisioning<'_> {
+impl<'a> Provisioning<'a> {
     /// The ListResponse (JSON text) of a root search.
     ///
     /// # Errors

@@ -40,7 +40,7 @@ fn render(person: &Person, belonging: &Belonging, base: &str, selection: &Select
     }
 }
 
-impl Provisioning<'_> {
+impl<'a> Provisioning<'a> {
     /// The person described by the User document `body`.
     fn person_of(&self, body: Value, id: PersonId) -> Result<Person, ScimError> {
         let user = ScimUser::from_body(body).map_err(|e| {

@@ -76,38 +76,6 @@ pub async fn get<R: ResourceType>(
     Ok(fetched(shown))
 }
 
-/// A write of a request body onto one resource: [`ResourceType::replace`]
-/// or [`ResourceType::patch`].
-type Write<R> = fn(
-    &equip_scim::provisioning::Provisioning<'_>,
-    <R as ResourceType>::Id,
-    &Value,
-    &equip_scim::provisioning::IfMatch,
-    &equip_scim::provisioning::Selection,
-) -> Result<equip_scim::provisioning::Answer, ScimError>;
-
-/// Runs `write` of the request's body onto the resource of the path, under
-/// the request's `If-Match`: 200 with the resource written.
-async fn write_body<R: ResourceType>(
-    (scoped, req, q, id, body): (
-        Scoped,
-        HttpRequest,
-        Query,
-        web::Path<String>,
-        web::Json<Value>,
-    ),
-    write: Write<R>,
-) -> Result<HttpResponse, HttpError> {
-    let id = R::id(&id)?;
-    let (body, selection) = (body.into_inner(), selection(&q));
-    let if_match = precondition(&req, header::IF_MATCH);
-    let answer = run(scoped, base_url(&req), move |p| {
-        write(&p, id, &body, &if_match, &selection)
-    })
-    .await?;
-    Ok(resource(StatusCode::OK, answer))
-}
-
 /// `PUT`: 200 with the replaced resource.
 pub async fn replace<R: ResourceType>(
     scoped: Scoped,
@@ -116,7 +84,14 @@ pub async fn replace<R: ResourceType>(
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    write_body::<R>((scoped, req, q, id, body), R::replace).await
+    let id = R::id(&id)?;
+    let (body, selection) = (body.into_inner(), selection(&q));
+    let if_match = precondition(&req, header::IF_MATCH);
+    let answer = run(scoped, base_url(&req), move |p| {
+        R::replace(&p, id, &body, &if_match, &selection)
+    })
+    .await?;
+    Ok(resource(StatusCode::OK, answer))
 }
 
 /// `PATCH` (a PatchOp message): 200 with the patched resource.
@@ -127,7 +102,14 @@ pub async fn patch<R: ResourceType>(
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
-    write_body::<R>((scoped, req, q, id, body), R::patch).await
+    let id = R::id(&id)?;
+    let (body, selection) = (body.into_inner(), selection(&q));
+    let if_match = precondition(&req, header::IF_MATCH);
+    let answer = run(scoped, base_url(&req), move |p| {
+        R::patch(&p, id, &body, &if_match, &selection)
+    })
+    .await?;
+    Ok(resource(StatusCode::OK, answer))
 }
 
 /// `DELETE`: 204 (a user's offboarding starts; a group is gone, its users
