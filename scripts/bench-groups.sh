@@ -17,7 +17,9 @@
 # Prints a Markdown table (requests/s, equip ÷ scim2-server). Needs wrk
 # (apt-get install -y wrk); a venv for scim2-server under ~/.cache/equip.
 # USERS, MEMBERS, TEAMS, BATCH, ROUNDS, DURATION, CONNECTIONS, BACKENDS
-# ("sqlite postgres") and PG_URL override the defaults.
+# ("sqlite postgres") and PG_URL override the defaults; BIN=path/to/equip
+# measures that binary instead of building this tree's (e.g. an earlier
+# commit's, to compare before and after).
 set -euo pipefail
 # One key sends far more than `equip serve`'s default per-key rate limit:
 # measure without it (older binaries ignore the variable).
@@ -41,8 +43,12 @@ command -v wrk >/dev/null || { echo "bench-groups: wrk is missing (apt-get insta
 ensure_venv scim2-server-venv "scim2-server==0.8.3" scim2-server
 venv=$VENV
 
-cargo build -q --release -p equip-server --bin equip
-bin="${CARGO_TARGET_DIR:-target}/release/equip"
+if [ -n "${BIN:-}" ]; then
+  bin="$(realpath "$BIN")"
+else
+  cargo build -q --release -p equip-server --bin equip
+  bin="${CARGO_TARGET_DIR:-target}/release/equip"
+fi
 work=$(mktemp -d)
 pids=()
 pg_db=""

@@ -87,7 +87,20 @@ fn one_organization_cannot_starve_another(db: &TestDatabase, a_clients: usize) {
         };
         (key(a), key(b))
     };
-    let server = Serve::start(db.url(), &["--no-dispatcher"]);
+    // One place per organization and a short wait for it: A's flood queues
+    // far past the bound whatever this machine's speed (24 requests of tens
+    // of milliseconds each behind one place), so A must be told to retry,
+    // while B, whose calls take its own place, must not notice.
+    let server = Serve::start(
+        db.url(),
+        &[
+            "--no-dispatcher",
+            "--max-store-calls-per-organization",
+            "1",
+            "--max-queue-wait-ms",
+            "200",
+        ],
+    );
     let a = server.client(&a_key);
     let b = server.client(&b_key);
     let list = b.get("/scim/v2/Users?count=1").unwrap();
