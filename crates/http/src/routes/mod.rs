@@ -70,6 +70,23 @@ fn scim(path: &'static str) -> Route {
     }
 }
 
+/// `Route::get(needs, handler)` and its siblings: [`Route::to`] with the
+/// method of the name.
+macro_rules! method_builders {
+    ($($name:ident => $method:ident),* $(,)?) => {
+        $(
+            fn $name<F, Args>(self, needs: Needs, handler: F) -> Self
+            where
+                F: Handler<Args>,
+                Args: FromRequest + 'static,
+                F::Output: Responder + 'static,
+            {
+                self.to(Method::$method, needs, handler)
+            }
+        )*
+    };
+}
+
 impl Route {
     /// Takes `method` with `handler`, for a key holding what it `needs`.
     fn to<F, Args>(mut self, method: Method, needs: Needs, handler: F) -> Self
@@ -93,49 +110,12 @@ impl Route {
         self
     }
 
-    fn get<F, Args>(self, needs: Needs, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.to(Method::GET, needs, handler)
-    }
-
-    fn post<F, Args>(self, needs: Needs, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.to(Method::POST, needs, handler)
-    }
-
-    fn put<F, Args>(self, needs: Needs, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.to(Method::PUT, needs, handler)
-    }
-
-    fn patch<F, Args>(self, needs: Needs, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.to(Method::PATCH, needs, handler)
-    }
-
-    fn delete<F, Args>(self, needs: Needs, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.to(Method::DELETE, needs, handler)
+    method_builders! {
+        get => GET,
+        post => POST,
+        put => PUT,
+        patch => PATCH,
+        delete => DELETE,
     }
 
     /// JSON bodies of up to `limit` bytes on this route.
