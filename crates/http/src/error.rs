@@ -5,22 +5,20 @@
 //!   as `application/json`;
 //! - `/scim/v2/...`: the RFC 7644 §3.12 body as `application/scim+json`.
 //!
-//! The area is the request's, decided once from its path ([`ErrorBodies`]):
+//! The area is the request's, decided once from its path ([`error_bodies`]):
 //! an [`HttpError`] is made without it, wherever it is made, and gets its
 //! area's body when it is answered.
 //!
 //! A 5xx never shows internals: the cause is logged, the caller gets a fixed text.
 
 use std::fmt;
-use std::future::{ready, Future, Ready};
-use std::pin::Pin;
-use std::rc::Rc;
 
 use actix_web::body::MessageBody;
-use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
 use actix_web::{web, Error, HttpRequest, HttpResponse, ResponseError};
 use equip_domain::api_key::{AuthError, MissingScope};
 use equip_domain::DomainError;
@@ -39,7 +37,7 @@ pub const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset
 /// Which part of the API a request belongs to; decides the error body.
 ///
 /// An [`HttpError`] does not know its area: the area is the request's,
-/// decided once from its path by [`ErrorBodies`], and the body is chosen
+/// decided once from its path by [`error_bodies`], and the body is chosen
 /// when the error is answered ([`Area::current`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Area {
@@ -50,7 +48,7 @@ pub enum Area {
 }
 
 tokio::task_local! {
-    /// The area of the request being handled ([`ErrorBodies`]).
+    /// The area of the request being handled ([`error_bodies`]).
     static AREA: Area;
 }
 
@@ -65,7 +63,7 @@ impl Area {
         }
     }
 
-    /// The area of the request being handled here, as [`ErrorBodies`] set it
+    /// The area of the request being handled here, as [`error_bodies`] set it
     /// from its path; [`Area::Api`] outside a request.
     #[must_use]
     pub fn current() -> Self {
@@ -322,60 +320,29 @@ impl ResponseError for HttpError {
 /// the 404 and 405 defaults) has that area's body. An error a middleware
 /// returns instead of a response is answered by actix after the request
 /// has run: it leaves here holding the area it is answered with.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ErrorBodies;
-
-impl<S, B> Transform<S, ServiceRequest> for ErrorBodies
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
-    B: MessageBody + 'static,
-{
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Transform = ErrorBodiesService<S>;
-    type InitError = ();
-    type Future = Ready<Result<Self::Transform, Self::InitError>>;
-
-    fn new_transform(&self, service: S) -> Self::Future {
-        ready(Ok(ErrorBodiesService {
-            service: Rc::new(service),
-        }))
-    }
-}
-
-/// [`ErrorBodies`] in front of a service.
-pub struct ErrorBodiesService<S> {
-    service: Rc<S>,
-}
-
-impl<S, B> Service<ServiceRequest> for ErrorBodiesService<S>
-where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
-    B: MessageBody + 'static,
-{
-    type Response = ServiceResponse<B>;
-    type Error = Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>>>>;
-
-    forward_ready!(service);
-
-    fn call(&self, req: ServiceRequest) -> Self::Future {
-        let area = Area::of_path(req.path());
-        let service = Rc::clone(&self.service);
-        Box::pin(AREA.scope(area, async move {
-            service
-                .call(req)
-                .await
-                .map_err(|e| match e.as_error::<HttpError>() {
-                    Some(error) => InArea {
-                        error: error.clone(),
-                        area,
-                    }
-                    .into(),
-                    None => e,
-                })
-        }))
-    }
+///
+/// Mounted with `actix_web::middleware::from_fn(error_bodies)`.
+///
+/// # Errors
+/// The inner service's, an [`HttpError`] among them holding its area.
+pub async fn error_bodies(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let area = Area::of_path(req.path());
+    AREA.scope(area, async move {
+        next.call(req)
+            .await
+            .map_err(|e| match e.as_error::<HttpError>() {
+                Some(error) => InArea {
+                    error: error.clone(),
+                    area,
+                }
+                .into(),
+                None => e,
+            })
+    })
+    .await
 }
 
 /// An [`HttpError`] answered by actix outside its request: with the area

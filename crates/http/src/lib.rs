@@ -104,7 +104,7 @@ pub fn app_with(
         .wrap(limits)
         // Every error answered within (the limits' too) gets the body of
         // the request's area, decided here once from its path.
-        .wrap(error::ErrorBodies)
+        .wrap(actix_web::middleware::from_fn(error::error_bodies))
         // Before the limits and the areas, which go by the path.
         .wrap(scim_requests::ScimRequests)
         .wrap(logging::RequestLog)

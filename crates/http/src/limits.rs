@@ -116,7 +116,7 @@ where
 
 /// The middleware. A broken limit is returned as an error ([`HttpError`]),
 /// which actix answers with the error's response: the area's body
-/// ([`crate::error::ErrorBodies`]).
+/// ([`crate::error::error_bodies`]).
 pub struct LimitsService<S> {
     service: S,
     limits: Limits,
