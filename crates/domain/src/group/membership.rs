@@ -218,9 +218,14 @@ fn members_outcome(
     }
     let (joining, leaving): (Vec<PersonId>, Vec<PersonId>) = match &change.members {
         MembersChange::Keep => (Vec::new(), Vec::new()),
+        // Removed, then added: a person named in both ends up a member.
         MembersChange::Delta { add, remove } => (
             add.difference(&facts.named_members).copied().collect(),
-            remove.intersection(&facts.named_members).copied().collect(),
+            remove
+                .intersection(&facts.named_members)
+                .filter(|p| !add.contains(p))
+                .copied()
+                .collect(),
         ),
         // The members become exactly the set: its size is the count.
         MembersChange::Replace(set) => {
@@ -449,6 +454,27 @@ mod tests {
             ]
         );
         assert_eq!(plan.answer(&g), GroupWrite::Done(written));
+    }
+
+    #[test]
+    fn a_person_both_added_and_removed_ends_a_member() {
+        // As the stores always applied a delta: the removals, then the adds.
+        let g = group();
+        let p = people(2);
+        let m = MembersChange::Delta {
+            add: [p[0], p[1]].into(),
+            remove: [p[0], p[1]].into(),
+        };
+        // p[0] a member, p[1] not.
+        let facts = MembersFacts {
+            member_count: 1,
+            named_members: [p[0]].into(),
+            ..MembersFacts::default()
+        };
+        let plan = plan_of(decide_update(&g, &change(m), &facts).unwrap());
+        assert_eq!(plan.joining, [p[1]]);
+        assert!(plan.leaving.is_empty());
+        assert_eq!(plan.member_count, 2);
     }
 
     #[test]

@@ -42,12 +42,18 @@ impl IfMatch {
         )
     }
 
-    /// The precondition of a header's value, if the request has it
-    /// (a value that is not text names no version: it never matches).
+    /// The precondition of a header's value, if the request has it. A
+    /// value with anything but visible ASCII (and tabs) names no version:
+    /// it never matches, as HTTP header text goes.
     #[must_use]
     pub fn from_header(value: Option<&[u8]>) -> Self {
         value.map_or(Self::Absent, |v| {
-            Self::parse(std::str::from_utf8(v).unwrap_or(""))
+            let visible = v.iter().all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));
+            Self::parse(if visible {
+                std::str::from_utf8(v).unwrap_or("")
+            } else {
+                ""
+            })
         })
     }
 
@@ -185,6 +191,15 @@ mod tests {
         // If-None-Match compares whole tags.
         assert!(tagged.not_modified("W/\"3.00ff00ff00ff00ff\""));
         assert!(!tagged.not_modified("W/\"3\""));
+    }
+
+    #[test]
+    fn a_header_that_is_not_visible_ascii_names_no_version() {
+        let odd = IfMatch::from_header(Some("W/\"3\", \"é\"".as_bytes()));
+        assert!(odd.check(3, "user").is_err());
+        let plain = IfMatch::from_header(Some(b"W/\"3\""));
+        assert!(matches!(plain.check(3, "user"), Ok(true)));
+        assert_eq!(IfMatch::from_header(None), IfMatch::Absent);
     }
 
     #[test]
