@@ -338,7 +338,7 @@ impl<'a> BulkRun<'a> {
                 ),
             )
         };
-        let if_match = IfMatch::from_version(op.version.as_deref());
+        let if_match = IfMatch::stated(op.version.as_deref());
         let (p, base) = (&self.provisioning, self.provisioning.base);
         match (op.method, BulkTarget::parse(&path)) {
             (BulkMethod::Post, Some(BulkTarget::Users)) => {
@@ -395,5 +395,66 @@ impl<'a> BulkRun<'a> {
     pub fn finish(mut self) -> String {
         self.write_creates();
         self.out.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use equip_domain::ids::OrganizationId;
+    use equip_domain::testing::InMemoryStore;
+    use serde_json::{json, Value};
+
+    use super::run_bulk;
+    use crate::list::ListInputs;
+    use crate::provisioning::groups::Groups;
+    use crate::provisioning::{Provisioning, ResourceType};
+
+    /// What an embedder does without any web framework: a Bulk request
+    /// over its own store, then a list of what it wrote.
+    #[test]
+    fn a_bulk_request_runs_over_any_store_without_a_web_server() {
+        let store = InMemoryStore::default();
+        let org = OrganizationId::new();
+        let p = Provisioning::new(&store, org, "https://equip.example");
+        let user = |name: &str| {
+            json!({"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+                   "userName": name, "emails": [{"value": name, "primary": true}]})
+        };
+        let answer = run_bulk(
+            p,
+            json!({
+                "schemas": ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"],
+                "Operations": [
+                    {"method": "POST", "path": "/Users", "bulkId": "u1", "data": user("ada@x.example")},
+                    {"method": "POST", "path": "/Users", "bulkId": "u2", "data": user("ada@x.example")},
+                    {"method": "POST", "path": "/Groups", "bulkId": "g1",
+                     "data": {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+                              "displayName": "Team", "members": [{"value": "bulkId:u1"}]}},
+                    {"method": "DELETE", "path": "/Users/not-an-id"}
+                ]
+            }),
+        )
+        .unwrap();
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        let statuses: Vec<&str> = answer["Operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|op| op["status"].as_str().unwrap())
+            .collect();
+        // The second create's userName is taken: 409, alone; a malformed id
+        // names no user: 404.
+        assert_eq!(statuses, ["201", "409", "201", "404"]);
+        let uniqueness = &answer["Operations"][1]["response"]["scimType"];
+        assert_eq!(uniqueness, "uniqueness");
+        let location = answer["Operations"][2]["location"].as_str().unwrap();
+        assert!(location.starts_with("https://equip.example/scim/v2/Groups/"));
+
+        let inputs = ListInputs::default();
+        let query = Groups::query(&inputs, 50).unwrap();
+        let list: Value = serde_json::from_str(&Groups::list(&p, query, &inputs).unwrap()).unwrap();
+        assert_eq!(list["totalResults"], 1);
+        assert_eq!(list["Resources"][0]["members"].as_array().unwrap().len(), 1);
     }
 }

@@ -51,7 +51,12 @@ pub(crate) fn selection(q: &HashMap<String, String>) -> Selection {
 
 /// The precondition in header `name` (`If-Match` / `If-None-Match`).
 pub(crate) fn precondition(req: &HttpRequest, name: HeaderName) -> IfMatch {
-    IfMatch::from_header(req.headers().get(name).map(HeaderValue::as_bytes))
+    // As header text: visible ASCII, else "" (names no version).
+    IfMatch::stated(
+        req.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap_or_default()),
+    )
 }
 
 /// A SCIM JSON response.
