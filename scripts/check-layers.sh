@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fails when a crate depends on something its layer must not know:
 #   equip-domain: no diesel, no actix, no SCIM, no persistence;
+#   equip-api-types: the JSON shapes over the domain: no diesel, no actix,
+#                 no SCIM, no persistence, no http;
 #   equip-scim:   no diesel, no actix, no persistence;
 #   equip-http:   no diesel, no persistence (it talks to the domain's traits);
 #   equip-delivery: the webhook and mail dispatchers work over the domain's
@@ -24,9 +26,10 @@ check() {
   done
 }
 check equip-domain diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http lettre
+check equip-api-types diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http r2d2
 check equip-scim diesel diesel_migrations actix-web actix-http equip-persistence equip-http
 check equip-http diesel diesel_migrations equip-persistence r2d2 lettre
 check equip-delivery diesel diesel_migrations r2d2 actix-web actix-http equip-persistence equip-scim equip-http
 check equip-console diesel diesel_migrations r2d2 lettre equip-domain equip-persistence equip-scim equip-http
 if [ "$fail" -ne 0 ]; then exit 1; fi
-echo "layering: ok (domain, scim, http and delivery are free of the layers below them; the console of all of equip)"
+echo "layering: ok (domain, api-types, scim, http and delivery are free of the layers below them; the console of all of equip)"

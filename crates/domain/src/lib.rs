@@ -23,8 +23,6 @@
 //! - [`reminder`]: new-joiner reminders and the email outbox; [`email`]: what
 //!   the emails say.
 //! - [`import`]: the bulk import document and its validation.
-//! - [`wire`]: the JSON shapes: the item the API returns, its inputs, the
-//!   import document's entries.
 //! - [`text`]: identifiers (comparison, characters), email addresses and
 //!   the length limit of every text field.
 //! - [`interrupt`]: whether the caller of a long read still waits for it.
@@ -67,6 +65,5 @@ pub mod testing;
 pub mod text;
 pub mod waits;
 pub mod webhook;
-pub mod wire;
 
 pub use error::{DomainError, StoreError};

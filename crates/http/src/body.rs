@@ -1,11 +1,36 @@
 //! Reading JSON request bodies field by field, so that a bad value is answered
 //! with a 400 naming that field.
 
+use equip_api_types::item_input::InputField;
+use equip_api_types::read::{self, Fault};
 use equip_domain::ids::InvalidId;
-use equip_domain::wire::item_input::InputField;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::HttpError;
+
+/// Reads a JSON object body as the wire type `T` (a serde derive of
+/// `equip_api_types`, which refuses unknown fields).
+///
+/// # Errors
+/// 400 naming the field at fault by its path (`assignedTo.type`): a missing
+/// field, an unknown one, a bad value, a text holding a NUL character; or
+/// `request` when the body is not a JSON object.
+#[allow(dead_code)] // used by the routes as they move to the wire types
+pub fn parse<T: DeserializeOwned>(body: Value) -> Result<T, HttpError> {
+    Fields::of(&body)?;
+    read::from_value(body).map_err(|e| {
+        let path = e.path.as_str();
+        match e.fault {
+            Fault::Missing => HttpError::invalid(path, format!("{path} is required")),
+            Fault::Unknown { .. } => HttpError::invalid(path, format!("unknown field '{path}'")),
+            Fault::Invalid(_) if path.is_empty() => {
+                HttpError::invalid("request", "the body must be a JSON object")
+            }
+            Fault::Invalid(why) => HttpError::invalid(path, format!("{path}: {why}")),
+        }
+    })
+}
 
 /// A JSON object body.
 pub struct Fields<'a> {
@@ -180,7 +205,7 @@ impl Fields<'_> {
             .ok_or_else(|| HttpError::invalid(name, format!("{name} is required")))
     }
 
-    /// A field of the item inputs (`equip_domain::wire::item_input`).
+    /// A field of the item inputs (`equip_api_types::item_input`).
     ///
     /// # Errors
     /// 400 naming the field when its value is not a good one.

@@ -32,10 +32,11 @@ use equip_domain::inventory::{
 use equip_domain::inventory_level::MAX_QUANTITY;
 use equip_domain::inventory_query::params::{Param, ValueSchema, PARAMS};
 use equip_domain::inventory_query::{DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES};
-use equip_domain::location::MAX_LISTED_WAREHOUSES;
 use equip_domain::reminder::DeliveryStatus;
 use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 use serde_json::{json, Map, Value};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{Modify, OpenApi};
 
 use crate::routes::new_joiners::REMIND_BODY_LIMIT;
 use crate::JSON_LIMIT;
@@ -131,26 +132,79 @@ fn responses(own: Value) -> Value {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    map.insert(
-        "401".into(),
-        json!({ "$ref": "#/components/responses/Unauthorized" }),
-    );
-    map.insert(
-        "403".into(),
-        json!({ "$ref": "#/components/responses/Forbidden" }),
-    );
-    // The request limits of `crate::limits`, the key's rate limit
-    // (`crate::rate_limit`) and the database pool.
-    for (status, name) in [
-        ("414", "UriTooLong"),
-        ("429", "TooManyRequests"),
-        ("431", "HeadersTooLarge"),
-        ("503", "Unavailable"),
-    ] {
+    for (status, name) in SHARED_RESPONSES {
         map.entry(status)
             .or_insert_with(|| json!({ "$ref": format!("#/components/responses/{name}") }));
     }
     Value::Object(map)
+}
+
+/// The responses every operation behind the gate shares beyond its own: the
+/// key (401, 403), the request limits of `crate::limits`, the key's rate
+/// limit (`crate::rate_limit`) and the database pool.
+const SHARED_RESPONSES: [(&str, &str); 6] = [
+    ("401", "Unauthorized"),
+    ("403", "Forbidden"),
+    ("414", "UriTooLong"),
+    ("429", "TooManyRequests"),
+    ("431", "HeadersTooLarge"),
+    ("503", "Unavailable"),
+];
+
+/// Adds [`SHARED_RESPONSES`] to every operation that needs a key (all but
+/// those declaring `security: []`), unless the operation states its own.
+struct SharedResponses;
+
+impl Modify for SharedResponses {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        for item in doc.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+                &mut item.head,
+            ];
+            for op in operations.into_iter().flatten() {
+                if op.security.as_ref().is_some_and(Vec::is_empty) {
+                    continue;
+                }
+                for (status, name) in SHARED_RESPONSES {
+                    op.responses
+                        .responses
+                        .entry(status.to_owned())
+                        .or_insert_with(|| RefOr::Ref(Ref::from_response_name(name)));
+                }
+            }
+        }
+    }
+}
+
+/// The document generated from the handlers' `#[utoipa::path]` and the wire
+/// types of `equip_api_types`: one part per route module.
+fn generated() -> utoipa::openapi::OpenApi {
+    let mut doc = crate::routes::warehouses::Doc::openapi();
+    SharedResponses.modify(&mut doc);
+    doc
+}
+
+/// `hand` with the generated paths and component schemas put in place of the
+/// hand-written ones of the same names.
+fn overlaid(mut hand: Value) -> Value {
+    let Ok(generated) = serde_json::to_value(generated()) else {
+        return hand;
+    };
+    for at in ["/paths", "/components/schemas"] {
+        if let (Some(Value::Object(from)), Some(Value::Object(into))) =
+            (generated.pointer(at), hand.pointer_mut(at))
+        {
+            for (name, value) in from {
+                into.insert(name.clone(), value.clone());
+            }
+        }
+    }
+    hand
 }
 
 fn path_id(name: &str, description: &str) -> Value {
@@ -336,36 +390,6 @@ fn paths() -> Value {
         },
         "/api/inventory": {
             "get": list_inventory_operation("listInventoryUnversioned", "List inventory items (the same operation without the version segment)."),
-        },
-        "/api/v1/warehouses": {
-            "get": {
-                "operationId": "listWarehouses",
-                "summary": "List the warehouses accessible to the organization (extension).",
-                "description": format!(
-                    "The warehouses the organization owns and the shared ones it was granted: exactly those \
-                     GET /api/v1/warehouses/{{id}} answers, by name (byte order), then id. At most \
-                     {MAX_LISTED_WAREHOUSES}: the first in that order."
-                ),
-                "tags": ["warehouses"],
-                "responses": responses(json!({
-                    "200": json_response("The warehouses.", closed_object(json!({
-                        "data": { "type": "array", "items": schema_ref("Warehouse"), "maxItems": MAX_LISTED_WAREHOUSES },
-                    }))),
-                })),
-            },
-        },
-        "/api/v1/warehouses/{id}": {
-            "parameters": [path_id("id", "The warehouse's id.")],
-            "get": {
-                "operationId": "getWarehouse",
-                "summary": "Read a warehouse accessible to the organization.",
-                "tags": ["warehouses"],
-                "responses": responses(json!({
-                    "200": json_response("The warehouse.", schema_ref("Warehouse")),
-                    "400": error("The id is not a UUID."),
-                    "404": error("No such warehouse, or not accessible to the organization."),
-                })),
-            },
         },
         "/api/v1/inventory-levels": {
             "get": {
@@ -646,19 +670,6 @@ fn schemas() -> Value {
             "additionalProperties": false,
             "properties": item_write_properties(),
         },
-        "Warehouse": closed_object(json!({
-            "id": uuid(),
-            "name": { "type": "string" },
-            "address": nullable(closed_object(json!({
-                "street1": nullable_string(None),
-                "street2": nullable_string(None),
-                "city": nullable_string(None),
-                "province": nullable_string(None),
-                "postalCode": nullable_string(None),
-                "countryCode": nullable_string(None),
-                "phoneNumber": nullable_string(None),
-            }))),
-        })),
         "InventoryLevel": closed_object(json!({
             "id": uuid(),
             "skuId": uuid(),
@@ -707,7 +718,7 @@ fn reminder_properties() -> Value {
 /// The document.
 #[must_use]
 pub fn document() -> Value {
-    json!({
+    overlaid(json!({
         "openapi": "3.1.0",
         "info": {
             "title": "equip API",
@@ -781,7 +792,7 @@ pub fn document() -> Value {
                 api_key::schemas(),
             ),
         },
-    })
+    }))
 }
 
 /// The document as served and as kept in `docs/openapi.json`: pretty-printed,

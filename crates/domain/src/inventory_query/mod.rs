@@ -412,15 +412,25 @@ pub struct InventoryItemView {
     pub assignee_label: Option<String>,
 }
 
-/// An item as the listing returns it: its id and its JSON text (rendered from
-/// an [`InventoryItemView`] by `wire::item`'s `ListedItem::render`, when the
-/// item is written).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An item as the listing returns it: its id and what the caller shows.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListedItem {
     /// The item's id.
     pub id: InventoryItemId,
+    /// The item, rendered by the store or for the caller to render.
+    pub body: ListedBody,
+}
+
+/// What a store gives for a listed item: a database store keeps each item's
+/// rendered text in its listing row (written when the item is written, so
+/// that a page is concatenated, not rebuilt); a store without one gives the
+/// view, which the caller renders the same way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListedBody {
     /// The item's JSON object, exactly as the API returns it.
-    pub json: String,
+    Rendered(String),
+    /// The item's view, not yet rendered.
+    View(Box<InventoryItemView>),
 }
 
 /// One page of the listing.

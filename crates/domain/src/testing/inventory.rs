@@ -68,9 +68,11 @@ impl InventoryRepository for InMemoryStore {
             .iter()
             .skip(usize::try_from(query.offset()).unwrap_or(usize::MAX))
             .take(query.size() as usize)
-            .map(ListedItem::render)
-            .collect::<Result<_, _>>()
-            .map_err(|e| StoreError::Backend(e.to_string()))?;
+            .map(|v| ListedItem {
+                id: v.item.id,
+                body: ListedBody::View(Box::new(v.clone())),
+            })
+            .collect();
         Ok(InventoryPage {
             items,
             total_records,

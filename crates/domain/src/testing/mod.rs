@@ -25,6 +25,7 @@ use crate::inventory_query::{
     AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
     SortDirection, SortKey,
 };
+use crate::inventory_query::{ListedBody, ListedItem};
 use crate::location::{Office, Warehouse};
 use crate::organization::Organization;
 use crate::person::{Person, PersonStatus};
@@ -33,7 +34,6 @@ use crate::ports::{
     InventoryRepository, OfficeRepository, OrganizationRepository, PersonRepository,
     WarehouseRepository,
 };
-use crate::wire::item::ListedItem;
 
 mod catalog;
 mod events;

@@ -1,8 +1,9 @@
 //! `GET /api/v1/inventory` (and its alias `/api/inventory`): the inventory
-//! listing (docs/api.md, "Listing inventory"). The item JSON is `equip_domain::wire::item`.
+//! listing (docs/api.md, "Listing inventory"). The item JSON is `equip_api_types::item`.
 
 use actix_web::{HttpRequest, HttpResponse};
-use equip_domain::inventory_query::{InventoryPage, InventoryQuery, RawInventoryQuery};
+use equip_api_types::item::render as render_item;
+use equip_domain::inventory_query::{InventoryPage, InventoryQuery, ListedBody, RawInventoryQuery};
 use equip_domain::services::inventory::list_inventory;
 use serde::Serialize;
 
@@ -58,7 +59,8 @@ pub async fn list(scoped: Scoped, req: HttpRequest) -> Result<HttpResponse, Http
 }
 
 /// The response body of a page: the items come as JSON text (pre-rendered by
-/// the store), and the envelope is concatenated around them, not rebuilt.
+/// a database store), and the envelope is concatenated around them, not
+/// rebuilt; a store that gives views has them rendered here.
 fn render(query: &InventoryQuery, page: &InventoryPage) -> Result<String, HttpError> {
     let pagination = serde_json::to_string(&Pagination {
         total_records: page.total_records,
@@ -68,14 +70,27 @@ fn render(query: &InventoryQuery, page: &InventoryPage) -> Result<String, HttpEr
     })
     .map_err(|e| HttpError::internal(&e))?;
     let mut body = String::with_capacity(
-        page.items.iter().map(|i| i.json.len() + 1).sum::<usize>() + pagination.len() + 32,
+        page.items
+            .iter()
+            .map(|i| match &i.body {
+                ListedBody::Rendered(json) => json.len() + 1,
+                ListedBody::View(_) => 1024,
+            })
+            .sum::<usize>()
+            + pagination.len()
+            + 32,
     );
     body.push_str("{\"data\":[");
     for (n, item) in page.items.iter().enumerate() {
         if n > 0 {
             body.push(',');
         }
-        body.push_str(&item.json);
+        match &item.body {
+            ListedBody::Rendered(json) => body.push_str(json),
+            ListedBody::View(view) => {
+                body.push_str(&render_item(view).map_err(|e| HttpError::internal(&e))?);
+            }
+        }
     }
     body.push_str("],\"pagination\":");
     body.push_str(&pagination);

@@ -5,15 +5,15 @@
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
+use equip_api_types::item::ItemBody;
+use equip_api_types::item_input::{
+    self as input, ASSIGNED_TO, CONDITION, DEPLOY_REASON, DEPLOY_STATUS, DESCRIPTION, IMEI,
+    PROCUREMENT_METHOD, RENEWAL_DATE, SERIAL_NUMBER, SKU_ID, SUPPLIED_BY, TAGS,
+};
 use equip_domain::api_key::Scope;
 use equip_domain::ids::InventoryItemId;
 use equip_domain::inventory::SuppliedBy;
 use equip_domain::services::inventory::{create_item, get_item, update_item, ItemChanges, NewItem};
-use equip_domain::wire::item::ItemBody;
-use equip_domain::wire::item_input::{
-    self as input, ASSIGNED_TO, CONDITION, DEPLOY_REASON, DEPLOY_STATUS, DESCRIPTION, IMEI,
-    PROCUREMENT_METHOD, RENEWAL_DATE, SERIAL_NUMBER, SKU_ID, SUPPLIED_BY, TAGS,
-};
 use serde_json::Value;
 
 use crate::body::{path_id, Fields};

@@ -12,7 +12,6 @@
 use diesel::prelude::*;
 
 use equip_domain::inventory::Condition;
-use equip_domain::wire::item::ListedItem;
 
 use crate::connection::{fold_function, on_inner, Backend, DbConnection};
 use crate::error::{DbError, DbResult};
@@ -162,15 +161,15 @@ fn render(c: &mut DbConnection, org: &str, ids: &[String]) -> DbResult<()> {
         let mut update = Sql::default();
         update.push_sql("UPDATE inventory_listing SET item_json = v.column2 FROM (VALUES ");
         for (n, view) in views.iter().enumerate() {
-            let listed = ListedItem::render(view).map_err(DbError::corrupt)?;
+            let json = equip_api_types::item::render(view).map_err(DbError::corrupt)?;
             if n > 0 {
                 update.push_sql(", ");
             }
             update
                 .push_sql("(")
-                .push_bind(listed.id.to_string())
+                .push_bind(view.item.id.to_string())
                 .push_sql(", ")
-                .push_bind(listed.json)
+                .push_bind(json)
                 .push_sql(")");
         }
         update

@@ -10,7 +10,7 @@ use diesel::prelude::*;
 
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory_query::InventoryItemView;
-use equip_domain::wire::item::ListedItem;
+use equip_domain::inventory_query::{ListedBody, ListedItem};
 
 use crate::connection::DbConnection;
 use crate::error::{DbError, DbResult};
@@ -34,7 +34,10 @@ pub(super) fn listed_items(rows: Vec<JsonRow>) -> DbResult<Vec<ListedItem>> {
             continue;
         };
         let id = InventoryItemId::parse(&row.item_id).map_err(DbError::corrupt)?;
-        items.push(ListedItem { id, json });
+        items.push(ListedItem {
+            id,
+            body: ListedBody::Rendered(json),
+        });
     }
     Ok(items)
 }

@@ -1,14 +1,14 @@
 //! The small kinds of the import document (docs/import.md): warehouses, offices,
 //! SKUs, packages, inventory levels, and people as SCIM users. Their shapes are
-//! the domain's (`equip_domain::wire::import`); this reads them.
+//! the domain's (`equip_api_types::import`); this reads them.
 
 use chrono::{DateTime, Utc};
 use serde_json::value::RawValue;
 
+use equip_api_types::import::PersonMembers;
 use equip_domain::ids::{OrganizationId, PersonId};
 use equip_domain::import::ImportError;
 use equip_domain::person::Person;
-use equip_domain::wire::import::PersonMembers;
 use equip_scim::user::{ScimUser, ScimUserError};
 
 use super::fields::{parse, Entry};

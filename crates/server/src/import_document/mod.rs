@@ -15,9 +15,9 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use equip_api_types::{import, import_item};
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::{ImportBatch, ImportError};
-use equip_domain::wire::{import, import_item};
 
 pub use fields::{parse_timestamp, Entry};
 

@@ -172,7 +172,7 @@ fn the_sample_uses_every_item_field_and_kind() {
     }
     // Every field the item has (the wire shape is the source), so a new field
     // fails here until the sample shows it.
-    for field in equip_domain::wire::item::FIELDS {
+    for field in equip_api_types::item::FIELDS {
         assert!(seen.contains(field), "sample lacks inventory field {field}");
     }
     for kind in [

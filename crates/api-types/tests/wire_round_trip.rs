@@ -1,6 +1,6 @@
 //! The item JSON that `GET /api/v1/inventory/{id}` returns (the wire item
-//! renderer, `wire::item`) read back as an inventory entry of the import
-//! document (`wire::import_item`) yields the same item.
+//! renderer, `equip_api_types::item`) read back as an inventory entry of the import
+//! document (`equip_api_types::import_item`) yields the same item.
 //!
 //! What legitimately differs, and is therefore set alike or not compared:
 //! - `organization_id`: not in the JSON; the import takes it from the command
@@ -18,6 +18,9 @@ use proptest::option::of as opt;
 use proptest::prelude::*;
 use uuid::Uuid;
 
+use equip_api_types::import_entry::Entry;
+use equip_api_types::import_item::{inventory_item, WireItem};
+use equip_api_types::item::{render, FIELDS};
 use equip_domain::catalog::Sku;
 use equip_domain::ids::{
     InventoryItemId, OrganizationId, RetrievalId, ReturnOrderId, ReturnOrderItemId, SkuId, TagId,
@@ -28,9 +31,6 @@ use equip_domain::inventory::{
     RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,
 };
 use equip_domain::inventory_query::InventoryItemView;
-use equip_domain::wire::import_entry::Entry;
-use equip_domain::wire::import_item::{inventory_item, WireItem};
-use equip_domain::wire::item::{ListedItem, FIELDS};
 
 fn one_of<T: Copy + std::fmt::Debug + 'static>(all: &'static [T]) -> impl Strategy<Value = T> {
     proptest::sample::select(all)
@@ -262,7 +262,7 @@ proptest! {
         label in opt(text()),
     ) {
         let view = view(item, label);
-        let json = ListedItem::render(&view).unwrap().json;
+        let json = render(&view).unwrap();
 
         // The JSON holds exactly the members the wire module names.
         let object: serde_json::Map<String, serde_json::Value> =

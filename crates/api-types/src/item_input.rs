@@ -6,9 +6,11 @@
 use chrono::NaiveDate;
 use serde_json::Value;
 
-use crate::error::DomainError;
-use crate::ids::SkuId;
-use crate::inventory::{Assignee, AssigneeType, Condition, DeployReason, DeployStatus, SuppliedBy};
+use equip_domain::error::DomainError;
+use equip_domain::ids::SkuId;
+use equip_domain::inventory::{
+    Assignee, AssigneeType, Condition, DeployReason, DeployStatus, SuppliedBy,
+};
 
 /// One field of an item input.
 #[derive(Clone, Copy)]
@@ -168,7 +170,7 @@ pub const PATCH: [&str; 7] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::WarehouseId;
+    use equip_domain::ids::WarehouseId;
     use serde_json::json;
 
     #[test]
@@ -177,7 +179,7 @@ mod tests {
         // body is a subset of what GET shows), and PATCH is a subset of POST.
         for name in CREATE {
             assert!(
-                crate::wire::item::FIELDS.contains(&name),
+                crate::item::FIELDS.contains(&name),
                 "{name} is not a field of the item"
             );
         }

@@ -10,15 +10,12 @@ use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::ids::{InventoryItemId, SkuId};
-use crate::inventory::{
+use equip_domain::ids::{InventoryItemId, SkuId};
+use equip_domain::inventory::{
     AssigneeType, Condition, DeployReason, DeployStatus, DeviceProgramStatus, Price,
     RenewalDateUpdatedBy, RetrievalKind, ReturnInfo, SuppliedBy, Tag,
 };
-use crate::inventory_query::InventoryItemView;
-/// The listing's item (its id and JSON text), rendered here by
-/// [`ListedItem::render`]; defined with the listing's page.
-pub use crate::inventory_query::ListedItem;
+use equip_domain::inventory_query::InventoryItemView;
 
 fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
@@ -204,15 +201,11 @@ impl<'a> From<&'a InventoryItemView> for ItemBody<'a> {
     }
 }
 
-impl ListedItem {
-    /// Renders a view with [`ItemBody`].
-    ///
-    /// # Errors
-    /// Serialization failures (none are expected for these types).
-    pub fn render(view: &InventoryItemView) -> Result<Self, serde_json::Error> {
-        Ok(Self {
-            id: view.item.id,
-            json: serde_json::to_string(&ItemBody::from(view))?,
-        })
-    }
+/// An item's JSON text, as every endpoint shows it (the text a database
+/// store keeps in the item's listing row).
+///
+/// # Errors
+/// Serialization failures (none are expected for these types).
+pub fn render(view: &InventoryItemView) -> Result<String, serde_json::Error> {
+    serde_json::to_string(&ItemBody::from(view))
 }

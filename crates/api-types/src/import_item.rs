@@ -9,10 +9,10 @@ use chrono::{DateTime, Utc};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use super::import_entry::{non_empty, Entry};
-use crate::ids::{OrganizationId, TagId};
-use crate::import::ImportError;
-use crate::inventory::{
+use crate::import_entry::{non_empty, Entry};
+use equip_domain::ids::{OrganizationId, TagId};
+use equip_domain::import::ImportError;
+use equip_domain::inventory::{
     Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, DeviceProgram,
     DeviceProgramStatus, InventoryItem, Price, RenewalDateUpdatedBy, Retrieval, RetrievalKind,
     RetrievalStatus, ReturnInfo, ReturnStatus, SuppliedBy, Tag,

@@ -5,8 +5,8 @@
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use uuid::Uuid;
 
-use crate::error::DomainError;
-use crate::import::ImportError;
+use equip_domain::error::DomainError;
+use equip_domain::import::ImportError;
 
 /// One entry of the document, e.g. `inventory[12]`, for naming errors.
 #[derive(Debug, Clone)]

@@ -7,13 +7,13 @@ use chrono::{DateTime, Utc};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use super::import_entry::Entry;
-use crate::catalog::{Package, Sku};
-use crate::group::{Group, GroupFields};
-use crate::ids::OrganizationId;
-use crate::import::{ImportError, ImportedGroup};
-use crate::inventory_level::InventoryLevel;
-use crate::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
+use crate::import_entry::Entry;
+use equip_domain::catalog::{Package, Sku};
+use equip_domain::group::{Group, GroupFields};
+use equip_domain::ids::OrganizationId;
+use equip_domain::import::{ImportError, ImportedGroup};
+use equip_domain::inventory_level::InventoryLevel;
+use equip_domain::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
 
 /// A warehouse: `id`, `name`, `address` (object or null), `shared`.
 #[derive(Deserialize)]

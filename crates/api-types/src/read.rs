@@ -1,0 +1,154 @@
+//! Reading JSON into the wire types with the exact path of what is wrong
+//! (`serde_path_to_error`), so that a 400 or an import error names the field:
+//! `assignedTo.type`, not "the body". Serde reports a missing or unknown
+//! field at the enclosing object; [`ShapeError`] puts it on the field itself.
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// What is wrong with a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// A required field is absent.
+    Missing,
+    /// A field the shape does not have; `expected` lists the ones it has,
+    /// as serde says them.
+    Unknown {
+        /// The fields the shape takes, e.g. "one of `a`, `b`".
+        expected: Option<String>,
+    },
+    /// The value is not a good one: serde's (or the field type's) message,
+    /// without serde_json's position suffix.
+    Invalid(String),
+}
+
+/// A JSON text or value that is not the shape asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeError {
+    /// The field at fault, as a dotted path (`returnOrder.status`,
+    /// `imei[2]`); empty for the whole document.
+    pub path: String,
+    /// What is wrong with it.
+    pub fault: Fault,
+}
+
+impl ShapeError {
+    fn from_serde(path: &serde_path_to_error::Path, error: &serde_json::Error) -> Self {
+        let path = path.to_string();
+        let path = if path == "." { String::new() } else { path };
+        let message = strip_position(&error.to_string());
+        let join = |field: &str| {
+            if path == field || path.ends_with(&format!(".{field}")) {
+                // The path already ends at the field (unknown fields are tracked so).
+                path.clone()
+            } else if path.is_empty() {
+                field.to_owned()
+            } else {
+                format!("{path}.{field}")
+            }
+        };
+        if let Some(field) = backticked(&message, "missing field `") {
+            return Self {
+                path: join(field),
+                fault: Fault::Missing,
+            };
+        }
+        if let Some(field) = backticked(&message, "unknown field `") {
+            return Self {
+                path: join(field),
+                fault: Fault::Unknown {
+                    expected: message
+                        .split_once(", expected ")
+                        .map(|(_, rest)| rest.to_owned()),
+                },
+            };
+        }
+        Self {
+            path,
+            fault: Fault::Invalid(message),
+        }
+    }
+}
+
+/// Reads `text` as a `T`.
+///
+/// # Errors
+/// [`ShapeError`] naming the field at fault.
+pub fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, ShapeError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| ShapeError::from_serde(e.path(), e.inner()))
+}
+
+/// Reads `value` as a `T`.
+///
+/// # Errors
+/// [`ShapeError`] naming the field at fault.
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, ShapeError> {
+    serde_path_to_error::deserialize(value).map_err(|e| ShapeError::from_serde(e.path(), e.inner()))
+}
+
+/// serde_json appends " at line L column C" to its messages: the position is
+/// of no use to a reader, who is told the field instead.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) if message[at..].contains(" column ") => message[..at].to_owned(),
+        _ => message.to_owned(),
+    }
+}
+
+fn backticked<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
+    let rest = message.strip_prefix(prefix)?;
+    rest.split_once('`').map(|(field, _)| field)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct Outer {
+        #[allow(dead_code)]
+        sku_id: String,
+        #[serde(default)]
+        #[allow(dead_code)]
+        inner: Option<Inner>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Inner {
+        #[allow(dead_code)]
+        id: u32,
+    }
+
+    #[test]
+    fn missing_and_unknown_fields_are_named_as_themselves() {
+        let e = from_value::<Outer>(json!({})).unwrap_err();
+        assert_eq!((e.path.as_str(), &e.fault), ("skuId", &Fault::Missing));
+        let e = from_value::<Outer>(json!({"skuId": "a", "inner": {}})).unwrap_err();
+        assert_eq!((e.path.as_str(), &e.fault), ("inner.id", &Fault::Missing));
+        let e = from_value::<Outer>(json!({"skuId": "a", "color": 1})).unwrap_err();
+        assert_eq!(e.path, "color");
+        assert!(matches!(e.fault, Fault::Unknown { expected: Some(ref x) } if x.contains("skuId")));
+        let e = from_str::<Outer>(r#"{"skuId": "a", "inner": {"id": "x"}}"#).unwrap_err();
+        assert_eq!(e.path, "inner.id");
+        assert_eq!(
+            e.fault,
+            Fault::Invalid("invalid type: string \"x\", expected u32".into())
+        );
+    }
+
+    #[test]
+    fn position_suffix_is_removed() {
+        assert_eq!(
+            strip_position("invalid type: integer `5`, expected a string at line 1 column 9"),
+            "invalid type: integer `5`, expected a string"
+        );
+        assert_eq!(strip_position("plain"), "plain");
+    }
+}
