@@ -85,22 +85,27 @@ fn the_document_is_well_formed() {
     }
     let mut ids = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
-        let declared: BTreeSet<&str> = item["parameters"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|p| p["in"] == "path")
-            .map(|p| p["name"].as_str().unwrap())
-            .collect();
-        let in_path: BTreeSet<&str> = path
+        let path_params = |parameters: &Value| -> BTreeSet<String> {
+            parameters
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "path")
+                .map(|p| p["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let in_path: BTreeSet<String> = path
             .split('/')
-            .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+            .filter_map(|s| Some(s.strip_prefix('{')?.strip_suffix('}')?.to_owned()))
             .collect();
-        assert_eq!(declared, in_path, "path parameters of {path}");
         for (method, op) in item.as_object().unwrap() {
             if method == "parameters" {
                 continue;
             }
+            // Declared on the path (for all its operations) or on the operation.
+            let mut declared = path_params(&item["parameters"]);
+            declared.extend(path_params(&op["parameters"]));
+            assert_eq!(declared, in_path, "path parameters of {method} {path}");
             let id = op["operationId"].as_str().unwrap();
             assert!(ids.insert(id.to_owned()), "operationId {id} twice");
             assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()));
