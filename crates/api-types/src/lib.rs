@@ -9,11 +9,20 @@
 //! that each shape and each field name is written once, here, and the domain
 //! knows none of them.
 
+pub mod api_key;
 pub mod error;
+pub mod event;
+pub mod health;
+pub mod id;
 pub mod import;
 pub mod import_entry;
 pub mod import_item;
+pub mod inventory_level;
 pub mod item;
 pub mod item_input;
 pub mod read;
+pub mod reminder;
+pub mod schema;
+pub mod time;
 pub mod warehouse;
+pub mod webhook;

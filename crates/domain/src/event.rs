@@ -245,6 +245,13 @@ impl RawChanges {
         self.0.as_deref().map(RawValue::get)
     }
 
+    /// The JSON text as a raw value, to be written as it is into a larger
+    /// document (an event's `changes`); `None` when nothing changed.
+    #[must_use]
+    pub fn raw(&self) -> Option<&RawValue> {
+        self.0.as_deref()
+    }
+
     /// The changes as values (empty when the stored text is not a map of
     /// changes, which [`Self::from_text`] and [`Self::of`] never store).
     #[must_use]
@@ -290,55 +297,6 @@ impl Event {
     #[must_use]
     pub fn changes(&self) -> Changes {
         self.changes.parse()
-    }
-}
-
-/// The wire form: `id`, `sequence`, `type`, `occurredAt`, `actor` (`type`,
-/// and `id` for an API key), `subject` (`type`, `id`), and `changes` when
-/// fields changed.
-impl Serialize for Event {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-
-        struct ActorJson(Actor);
-        impl Serialize for ActorJson {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let key = self.0.key_id();
-                let mut map = s.serialize_map(Some(1 + usize::from(key.is_some())))?;
-                map.serialize_entry("type", self.0.kind().as_str())?;
-                if let Some(id) = key {
-                    map.serialize_entry("id", &id)?;
-                }
-                map.end()
-            }
-        }
-        struct SubjectJson(Subject);
-        impl Serialize for SubjectJson {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut map = s.serialize_map(Some(2))?;
-                map.serialize_entry("type", self.0.kind.as_str())?;
-                map.serialize_entry("id", &self.0.id)?;
-                map.end()
-            }
-        }
-
-        let changes = self.changes.0.as_deref();
-        let mut map = serializer.serialize_map(Some(6 + usize::from(changes.is_some())))?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("sequence", &self.sequence)?;
-        map.serialize_entry("type", self.kind.as_str())?;
-        map.serialize_entry(
-            "occurredAt",
-            &self
-                .occurred_at
-                .to_rfc3339_opts(SecondsFormat::Micros, true),
-        )?;
-        map.serialize_entry("actor", &ActorJson(self.actor))?;
-        map.serialize_entry("subject", &SubjectJson(self.subject))?;
-        if let Some(changes) = changes {
-            map.serialize_entry("changes", changes)?;
-        }
-        map.end()
     }
 }
 
@@ -671,45 +629,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_wire_form_carries_the_stored_changes_as_they_are() {
+    fn stored_changes_are_kept_as_their_text() {
         let changes = changes_between(&json!({"description": "a"}), &json!({"description": "b"}));
         let stored = RawChanges::of(&changes);
         assert_eq!(
             stored.text(),
             Some(r#"{"description":{"from":"a","to":"b"}}"#)
         );
-        let key = ApiKeyId::new();
-        let item = uuid::Uuid::new_v4();
-        let mut event = Event {
-            id: EventId::new(),
-            organization_id: OrganizationId::new(),
-            sequence: 7,
-            kind: EventType::ItemUpdated,
-            occurred_at: DateTime::from_timestamp(1_700_000_000, 5_000).unwrap(),
-            actor: Actor::ApiKey(key),
-            subject: Subject {
-                kind: SubjectType::InventoryItem,
-                id: item,
-            },
-            changes: RawChanges::from_text(stored.text().map(str::to_owned)).unwrap(),
-        };
-        assert_eq!(event.changes(), changes);
+        let read = RawChanges::from_text(stored.text().map(str::to_owned)).unwrap();
+        assert_eq!(read.parse(), changes);
+        assert_eq!(read.raw().map(RawValue::get), stored.text());
+        // Nothing changed (a deletion): no text.
         assert_eq!(
-            serde_json::to_value(&event).unwrap(),
-            json!({
-                "id": event.id, "sequence": 7, "type": "inventory.item.updated",
-                "occurredAt": "2023-11-14T22:13:20.000005Z",
-                "actor": {"type": "API_KEY", "id": key},
-                "subject": {"type": "INVENTORY_ITEM", "id": item},
-                "changes": {"description": {"from": "a", "to": "b"}},
-            })
+            RawChanges::of(&Changes::new()).raw().map(RawValue::get),
+            None
         );
-        // Nothing changed (a deletion): no `changes`; the CLI has no id.
-        event.changes = RawChanges::of(&Changes::new());
-        event.actor = Actor::Cli;
-        let json = serde_json::to_value(&event).unwrap();
-        assert!(json.get("changes").is_none(), "{json}");
-        assert_eq!(json["actor"], json!({"type": "CLI"}));
         // Stored text that is not a JSON object is refused, not sent.
         assert!(RawChanges::from_text(Some("[1]".into())).is_err());
         assert!(RawChanges::from_text(Some("{\"a\":".into())).is_err());

@@ -16,7 +16,6 @@ use crate::error::HttpError;
 /// 400 naming the field at fault by its path (`assignedTo.type`): a missing
 /// field, an unknown one, a bad value, a text holding a NUL character; or
 /// `request` when the body is not a JSON object.
-#[allow(dead_code)] // used by the routes as they move to the wire types
 pub fn parse<T: DeserializeOwned>(body: Value) -> Result<T, HttpError> {
     Fields::of(&body)?;
     read::from_value(body).map_err(|e| {
@@ -59,43 +58,6 @@ impl<'a> Fields<'a> {
             ));
         }
         Ok(Self { map })
-    }
-
-    fn required(&self, name: &str) -> Result<&'a Value, HttpError> {
-        match self.map.get(name) {
-            None | Some(Value::Null) => {
-                Err(HttpError::invalid(name, format!("{name} is required")))
-            }
-            Some(v) => Ok(v),
-        }
-    }
-
-    /// A required UUID-valued field parsed with `parse`.
-    ///
-    /// # Errors
-    /// 400 naming the field when it is missing or not a UUID string.
-    pub fn id<T>(
-        &self,
-        name: &str,
-        parse: fn(&str) -> Result<T, InvalidId>,
-    ) -> Result<T, HttpError> {
-        let value = self.required(name)?;
-        value
-            .as_str()
-            .and_then(|s| parse(s).ok())
-            .ok_or_else(|| HttpError::invalid(name, format!("{name} must be a UUID string")))
-    }
-
-    /// A required 32-bit integer field.
-    ///
-    /// # Errors
-    /// 400 naming the field when it is missing or not an integer in range.
-    pub fn i32(&self, name: &str) -> Result<i32, HttpError> {
-        let value = self.required(name)?;
-        value
-            .as_i64()
-            .and_then(|n| i32::try_from(n).ok())
-            .ok_or_else(|| HttpError::invalid(name, format!("{name} must be an integer")))
     }
 }
 

@@ -39,6 +39,7 @@ mod logging;
 pub mod metrics;
 pub mod openapi;
 pub mod public_url;
+mod query;
 pub mod rate_limit;
 pub mod request_id;
 pub mod routes;

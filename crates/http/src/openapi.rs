@@ -24,21 +24,20 @@
 
 use std::sync::OnceLock;
 
+use actix_web::http::Method;
 use actix_web::HttpResponse;
 use equip_domain::inventory::{
     AssigneeType, Condition, DeployReason, DeployStatus, DeviceProgramStatus, RenewalDateUpdatedBy,
     RetrievalStatus, ReturnStatus, SuppliedBy,
 };
-use equip_domain::inventory_level::MAX_QUANTITY;
 use equip_domain::inventory_query::params::{Param, ValueSchema, PARAMS};
 use equip_domain::inventory_query::{DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES};
-use equip_domain::reminder::DeliveryStatus;
 use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 use serde_json::{json, Map, Value};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes::new_joiners::REMIND_BODY_LIMIT;
+use crate::gate::Needs;
 use crate::JSON_LIMIT;
 
 /// The version of the interface description (`info.version`; docs/api.md).
@@ -151,26 +150,35 @@ const SHARED_RESPONSES: [(&str, &str); 6] = [
     ("503", "Unavailable"),
 ];
 
-/// Adds [`SHARED_RESPONSES`] to every operation that needs a key (all but
-/// those declaring `security: []`), unless the operation states its own.
+/// Adds [`SHARED_RESPONSES`] to every operation, as its route declares
+/// what it needs (`crate::routes`, `gate::Needs`), unless the operation
+/// states its own: none to an operation that needs no key (whose `security`
+/// is written `[]`: no key), all but 403 to one that takes any valid key.
 struct SharedResponses;
 
 impl Modify for SharedResponses {
     fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
-        for item in doc.paths.paths.values_mut() {
+        for (path, item) in &mut doc.paths.paths {
             let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.patch,
-                &mut item.head,
+                (Method::GET, &mut item.get),
+                (Method::PUT, &mut item.put),
+                (Method::POST, &mut item.post),
+                (Method::DELETE, &mut item.delete),
+                (Method::PATCH, &mut item.patch),
+                (Method::HEAD, &mut item.head),
             ];
-            for op in operations.into_iter().flatten() {
-                if op.security.as_ref().is_some_and(Vec::is_empty) {
+            for (method, op) in operations {
+                let Some(op) = op else { continue };
+                let needs = crate::routes::needs(path, &method);
+                if needs == Some(Needs::NoKey) {
+                    // utoipa writes `security(())` as `[{}]`; `[]` says it plainly.
+                    op.security = Some(Vec::new());
                     continue;
                 }
                 for (status, name) in SHARED_RESPONSES {
+                    if needs == Some(Needs::AnyKey) && status == "403" {
+                        continue;
+                    }
                     op.responses
                         .responses
                         .entry(status.to_owned())
@@ -185,6 +193,12 @@ impl Modify for SharedResponses {
 /// types of `equip_api_types`: one part per route module.
 fn generated() -> utoipa::openapi::OpenApi {
     let mut doc = crate::routes::warehouses::Doc::openapi();
+    doc.merge(crate::routes::health::Doc::openapi());
+    doc.merge(crate::routes::inventory_levels::Doc::openapi());
+    doc.merge(crate::routes::new_joiners::Doc::openapi());
+    doc.merge(crate::routes::events::Doc::openapi());
+    doc.merge(crate::routes::webhooks::Doc::openapi());
+    doc.merge(crate::routes::api_key::Doc::openapi());
     SharedResponses.modify(&mut doc);
     doc
 }
@@ -291,40 +305,6 @@ fn list_inventory_operation(operation_id: &str, summary: &str) -> Value {
 
 fn paths() -> Value {
     json!({
-        "/healthz": {
-            "get": {
-                "operationId": "healthz",
-                "summary": "Liveness: the process serves requests.",
-                "tags": ["operations"],
-                "security": [],
-                "responses": {
-                    "200": json_response("Serving.", closed_object(json!({ "status": { "const": "ok" } }))),
-                },
-            },
-        },
-        "/readyz": {
-            "get": {
-                "operationId": "readyz",
-                "summary": "Readiness: the database answers and can be written.",
-                "tags": ["operations"],
-                "security": [],
-                "responses": {
-                    "200": json_response("Ready.", closed_object(json!({ "status": { "const": "ready" } }))),
-                    "503": error("The database is not reachable, or cannot be written (read-only, disk full)."),
-                },
-            },
-        },
-        "/openapi.json": {
-            "get": {
-                "operationId": "openapi",
-                "summary": "This document.",
-                "tags": ["operations"],
-                "security": [],
-                "responses": {
-                    "200": json_response("The OpenAPI 3.1 document.", json!({ "type": "object" })),
-                },
-            },
-        },
         "/api/v1/inventory": {
             "get": list_inventory_operation("listInventory", "List inventory items."),
             "post": {
@@ -390,93 +370,6 @@ fn paths() -> Value {
         },
         "/api/inventory": {
             "get": list_inventory_operation("listInventoryUnversioned", "List inventory items (the same operation without the version segment)."),
-        },
-        "/api/v1/inventory-levels": {
-            "get": {
-                "operationId": "listInventoryLevels",
-                "summary": "List the organization's inventory levels, newest first (extension).",
-                "tags": ["inventory-levels"],
-                "parameters": [
-                    query("includeInactive", "Include deactivated levels (true or false, case-insensitive).", json!({ "type": "boolean", "default": false })),
-                ],
-                "responses": responses(json!({
-                    "200": json_response("The levels.", closed_object(json!({
-                        "data": { "type": "array", "items": schema_ref("InventoryLevel") },
-                    }))),
-                    "400": error("includeInactive is neither true nor false."),
-                })),
-            },
-            "post": {
-                "operationId": "createInventoryLevel",
-                "summary": "Create an inventory level (extension).",
-                "tags": ["inventory-levels"],
-                "requestBody": json_body(schema_ref("InventoryLevelCreate"), true),
-                "responses": responses(json!({
-                    "201": {
-                        "description": "Created.",
-                        "headers": location_header("/api/v1/inventory-levels/{id} of the new level."),
-                        "content": { "application/json": { "schema": schema_ref("InventoryLevel") } },
-                    },
-                    "400": error("A field is missing or invalid, or minimumQuantity > targetQuantity."),
-                    "404": error("skuId is not in the organization, or warehouseId is not accessible to it."),
-                    "409": error("An active level for this SKU and warehouse exists."),
-                    "413": error("The body is larger than the limit."),
-                    "415": error("The body is not application/json."),
-                })),
-            },
-        },
-        "/api/v1/inventory-levels/{id}": {
-            "parameters": [path_id("id", "The level's id.")],
-            "delete": {
-                "operationId": "deactivateInventoryLevel",
-                "summary": "Deactivate (soft-delete) an inventory level.",
-                "description": "The level is kept with its deactivation time; reactivating means creating a new level.",
-                "tags": ["inventory-levels"],
-                "responses": responses(json!({
-                    "204": { "description": "Deactivated." },
-                    "400": error("The id is not a UUID."),
-                    "404": error("No such level in the organization."),
-                    "409": error("The level is already deactivated."),
-                })),
-            },
-        },
-        "/api/v1/new-joiners/{personId}/remind": {
-            "parameters": [path_id("personId", "The new joiner.")],
-            "post": {
-                "operationId": "remindNewJoiner",
-                "summary": "Send a reminder email to a new joiner.",
-                "description": "The reminder and its email are written to an outbox in one transaction and \
-                    delivered in the background. The body may be absent, empty or {}.",
-                "tags": ["new-joiners"],
-                "requestBody": json_body(schema_ref("ReminderRequest"), false),
-                "responses": responses(json!({
-                    "202": {
-                        "description": "Accepted: the email is queued.",
-                        "headers": location_header("/api/v1/new-joiners/{personId}/reminders."),
-                        "content": { "application/json": { "schema": schema_ref("Reminder") } },
-                    },
-                    "400": error("A malformed id or body."),
-                    "404": error("The person or the sender is not in the organization."),
-                    "409": error("The person is not a new joiner (offboarded, or already started)."),
-                    "413": error(&format!("The body is larger than {REMIND_BODY_LIMIT} bytes.")),
-                    "415": error("The body is not application/json."),
-                })),
-            },
-        },
-        "/api/v1/new-joiners/{personId}/reminders": {
-            "parameters": [path_id("personId", "The person.")],
-            "get": {
-                "operationId": "listReminders",
-                "summary": "A person's reminders with the delivery state of their emails, newest first (extension).",
-                "tags": ["new-joiners"],
-                "responses": responses(json!({
-                    "200": json_response("The reminders.", closed_object(json!({
-                        "data": { "type": "array", "items": schema_ref("ReminderDelivery") },
-                    }))),
-                    "400": error("The id is not a UUID."),
-                    "404": error("The person is not in the organization."),
-                })),
-            },
         },
     })
 }
@@ -622,11 +515,6 @@ fn schemas() -> Value {
         "enum": names(SuppliedBy::ALL, SuppliedBy::as_str).into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
         "description": "Default ORGANIZATION.",
     });
-    let mut delivery = reminder_properties();
-    delivery["attempts"] = json!({ "type": "integer", "minimum": 0 });
-    delivery["lastError"] = nullable_string(None);
-    delivery["sentAt"] = nullable_string(Some("date-time"));
-    delivery["nextAttemptAt"] = nullable_string(Some("date-time"));
     json!({
         "Error": {
             "type": "object",
@@ -670,48 +558,6 @@ fn schemas() -> Value {
             "additionalProperties": false,
             "properties": item_write_properties(),
         },
-        "InventoryLevel": closed_object(json!({
-            "id": uuid(),
-            "skuId": uuid(),
-            "warehouseId": uuid(),
-            "minimumQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
-            "targetQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
-            "active": { "type": "boolean" },
-            "createdAt": date_time(),
-            "deactivatedAt": nullable_string(Some("date-time")),
-        })),
-        "InventoryLevelCreate": {
-            "type": "object",
-            "required": ["skuId", "warehouseId", "minimumQuantity", "targetQuantity"],
-            "description": "0 <= minimumQuantity <= targetQuantity.",
-            "properties": {
-                "skuId": uuid(),
-                "warehouseId": uuid(),
-                "minimumQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
-                "targetQuantity": { "type": "integer", "minimum": 0, "maximum": MAX_QUANTITY },
-            },
-        },
-        "ReminderRequest": {
-            "type": "object",
-            "properties": {
-                "senderPersonId": {
-                    "oneOf": [uuid(), { "type": "null" }],
-                    "description": "Who asks (kept for audit); null or absent when triggered through the API.",
-                },
-            },
-        },
-        "Reminder": closed_object(reminder_properties()),
-        "ReminderDelivery": closed_object(delivery),
-    })
-}
-
-fn reminder_properties() -> Value {
-    json!({
-        "id": uuid(),
-        "personId": uuid(),
-        "senderPersonId": nullable_string(Some("uuid")),
-        "status": string_enum(&names(DeliveryStatus::ALL, DeliveryStatus::as_str)),
-        "createdAt": date_time(),
     })
 }
 
@@ -747,10 +593,7 @@ pub fn document() -> Value {
             { "name": "operations" },
         ],
         "security": [{ "apiKey": [] }],
-        "paths": merged(
-            merged(merged(paths(), events::paths()), webhooks::paths()),
-            api_key::paths(),
-        ),
+        "paths": paths(),
         "components": {
             "securitySchemes": {
                 "apiKey": {
@@ -787,10 +630,7 @@ pub fn document() -> Value {
                 "HeadersTooLarge": error("The request headers are larger than 32 KiB."),
                 "Unavailable": error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
             },
-            "schemas": merged(
-                merged(merged(schemas(), events::schemas()), webhooks::schemas()),
-                api_key::schemas(),
-            ),
+            "schemas": schemas(),
         },
     }))
 }
@@ -808,23 +648,20 @@ pub fn document_text() -> &'static str {
 }
 
 /// `GET /openapi.json` (no key needed).
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    operation_id = "openapi",
+    tag = "operations",
+    summary = "This document.",
+    security(()),
+    responses((status = 200, description = "The OpenAPI 3.1 document.", body = Object)),
+)]
 pub async fn serve() -> HttpResponse {
     HttpResponse::Ok()
         .content_type(mime::APPLICATION_JSON)
         .body(document_text())
 }
-
-/// `base` with the members of `more` added (both objects).
-fn merged(mut base: Value, more: Value) -> Value {
-    if let (Value::Object(base), Value::Object(more)) = (&mut base, more) {
-        base.extend(more);
-    }
-    base
-}
-
-mod api_key;
-mod events;
-mod webhooks;
 
 #[cfg(test)]
 mod tests;

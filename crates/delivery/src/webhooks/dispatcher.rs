@@ -29,6 +29,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Duration, Utc};
+use equip_api_types::event::EventBody;
 use equip_domain::event::Event;
 use equip_domain::event_feed::{Cursor, FeedQuery, FeedRead};
 use equip_domain::ports::{EventRepository, WebhookQueue};
@@ -388,7 +389,7 @@ impl WebhookDispatcher {
 
     /// Posts one event and records the attempt in `h`.
     fn attempt(&self, h: &mut Holding, event: &Event) -> Step {
-        let body = serde_json::to_vec(event).unwrap_or_default();
+        let body = serde_json::to_vec(&EventBody::from(event)).unwrap_or_default();
         let attempted_at = Utc::now();
         let signature = signature_header(&h.webhook.secret, attempted_at.timestamp(), &body);
         let event_id = event.id.to_string();

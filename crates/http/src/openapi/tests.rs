@@ -153,3 +153,128 @@ fn the_listing_documents_exactly_the_parameters_the_route_reads() {
         }
     }
 }
+
+#[test]
+fn shared_responses_follow_what_each_route_needs() {
+    let doc = document();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            let needs = crate::routes::needs(path, &method.to_ascii_uppercase().parse().unwrap());
+            let responses = op["responses"].as_object().unwrap();
+            let shared = |status: &str| {
+                responses
+                    .get(status)
+                    .is_some_and(|r| r.get("$ref").is_some())
+            };
+            match needs {
+                Some(crate::gate::Needs::NoKey) => {
+                    assert_eq!(op["security"], json!([]), "{method} {path}");
+                    assert!(!shared("401") && !shared("403"), "{method} {path}");
+                }
+                Some(crate::gate::Needs::AnyKey) => {
+                    assert!(op.get("security").is_none(), "{method} {path}");
+                    assert!(
+                        shared("401") && !responses.contains_key("403"),
+                        "{method} {path}"
+                    );
+                }
+                _ => {
+                    assert!(op.get("security").is_none(), "{method} {path}");
+                    for (status, _) in SHARED_RESPONSES {
+                        assert!(
+                            responses.contains_key(status),
+                            "{status} of {method} {path}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let own_key = &doc["paths"]["/api/v1/api-key"]["get"]["responses"];
+    assert!(own_key.get("403").is_none(), "{own_key}");
+}
+
+#[test]
+fn event_and_webhook_enums_and_limits_come_from_the_domain() {
+    use equip_domain::api_key::Scope;
+    use equip_domain::event::{ActorType, EventType, SubjectType};
+    use equip_domain::reminder::DeliveryStatus;
+    use equip_domain::webhook::{AttemptOutcome, WebhookStatus, MAX_URL_CHARS};
+    let doc = document();
+    let schemas = &doc["components"]["schemas"];
+    let values = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let all = |names: Vec<&str>| -> Vec<String> { names.into_iter().map(str::to_owned).collect() };
+    let event_types = all(EventType::ALL.iter().map(|t| t.as_str()).collect());
+    assert_eq!(
+        values(&schemas["Event"]["properties"]["type"]["enum"]),
+        event_types
+    );
+    assert_eq!(
+        values(&schemas["Webhook"]["properties"]["types"]["items"]["enum"]),
+        event_types
+    );
+    assert_eq!(
+        values(&schemas["WebhookCreate"]["properties"]["types"]["items"]["enum"]),
+        event_types
+    );
+    assert_eq!(
+        values(&schemas["Event"]["properties"]["actor"]["properties"]["type"]["enum"]),
+        all(ActorType::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        values(&schemas["Event"]["properties"]["subject"]["properties"]["type"]["enum"]),
+        all(SubjectType::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        values(&schemas["Webhook"]["properties"]["status"]["enum"]),
+        all(WebhookStatus::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        values(&schemas["WebhookDelivery"]["properties"]["outcome"]["enum"]),
+        all(AttemptOutcome::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        values(&schemas["ApiKey"]["properties"]["scopes"]["items"]["enum"]),
+        all(Scope::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        values(&schemas["Reminder"]["properties"]["status"]["enum"]),
+        all(DeliveryStatus::ALL.iter().map(|t| t.as_str()).collect())
+    );
+    assert_eq!(
+        schemas["WebhookCreate"]["properties"]["url"]["maxLength"],
+        MAX_URL_CHARS
+    );
+    let remind = &doc["paths"]["/api/v1/new-joiners/{personId}/remind"]["post"];
+    assert_eq!(
+        remind["requestBody"]["required"], false,
+        "the body may be absent"
+    );
+    assert_eq!(
+        remind["responses"]["413"]["description"],
+        format!(
+            "The body is larger than {} bytes.",
+            crate::routes::new_joiners::REMIND_BODY_LIMIT
+        )
+    );
+}
+
+#[test]
+fn request_bodies_refuse_unknown_members() {
+    let doc = document();
+    for name in ["InventoryLevelCreate", "ReminderRequest", "WebhookCreate"] {
+        assert_eq!(
+            doc["components"]["schemas"][name]["additionalProperties"], false,
+            "{name}"
+        );
+    }
+}

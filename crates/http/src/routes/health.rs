@@ -1,22 +1,51 @@
 //! `GET /healthz` (the process is up) and `GET /readyz` (the database answers and can be written).
-//! Neither needs a key.
+//! Neither needs a key. The JSON shapes are `equip_api_types::health`.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
-use serde_json::json;
+use equip_api_types::error::ErrorBody;
+use equip_api_types::health::{Live, Ready, LIVE, READY};
+use utoipa::OpenApi;
 
 use crate::error::HttpError;
 use crate::state::AppState;
 
+/// This module's part of the OpenAPI document (with `GET /openapi.json`,
+/// the third operation that needs no key).
+#[derive(OpenApi)]
+#[openapi(paths(healthz, readyz, crate::openapi::serve))]
+pub struct Doc;
+
 /// 200 while the process serves requests.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    operation_id = "healthz",
+    tag = "operations",
+    summary = "Liveness: the process serves requests.",
+    security(()),
+    responses((status = 200, description = "Serving.", body = inline(Live))),
+)]
 pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(json!({"status": "ok"}))
+    HttpResponse::Ok().json(LIVE)
 }
 
 /// 200 when the database answers a trivial query and can be written
 /// (`check_writable`: a write that is rolled back, or after a write failed
 /// for a full disk, a committed one-row no-op, on SQLite after 1 MiB written
 /// next to the database file), 503 otherwise, naming which.
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    operation_id = "readyz",
+    tag = "operations",
+    summary = "Readiness: the database answers and can be written.",
+    security(()),
+    responses(
+        (status = 200, description = "Ready.", body = inline(Ready)),
+        (status = 503, description = "The database is not reachable, or cannot be written (read-only, disk full).", body = ErrorBody),
+    ),
+)]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
     let ports = state.system_ports();
     let result = web::block(move || {
@@ -30,7 +59,7 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpErro
     .await
     .map_err(|e| HttpError::internal(&e))?;
     match result {
-        Ok(()) => Ok(HttpResponse::Ok().json(json!({"status": "ready"}))),
+        Ok(()) => Ok(HttpResponse::Ok().json(READY)),
         Err((e, detail)) => {
             log::warn!("readiness check failed: {e}");
             Err(HttpError::with_status(

@@ -192,6 +192,19 @@ pub fn table() -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// What `method` at `path` (as registered, e.g. `/api/v1/webhooks/{id}`)
+/// needs of a request; `None` when the route does not take it.
+#[must_use]
+pub fn needs(path: &str, method: &Method) -> Option<Needs> {
+    register()
+        .iter()
+        .find(|route| route.path == path)?
+        .methods
+        .iter()
+        .find(|taken| taken.method == *method)
+        .map(|taken| taken.needs)
+}
+
 /// Every route, in the order actix matches them.
 fn register() -> Vec<Route> {
     let mut routes = vec![

@@ -5,59 +5,55 @@
 use actix_web::http::header::{CONTENT_TYPE, LOCATION};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::Utc;
+use equip_api_types::error::ErrorBody;
+use equip_api_types::reminder::{
+    ReminderBody, ReminderDeliveryBody, ReminderList, ReminderRequest,
+};
 use equip_domain::ids::PersonId;
-use equip_domain::reminder::{Reminder, ReminderDelivery};
 use equip_domain::services::reminders::{list_reminders, send_reminder};
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa::openapi::Required;
+use utoipa::{Modify, OpenApi};
 
-use crate::body::path_id;
+use crate::body::{self, path_id};
 use crate::error::HttpError;
 use crate::scoped::Scoped;
 
 /// Largest body accepted by the remind endpoint (it is at most a small object).
 pub const REMIND_BODY_LIMIT: usize = 64 * 1024;
 
-fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
+/// This module's part of the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(remind, list), modifiers(&OptionalBody))]
+pub struct Doc;
 
-/// The JSON of a reminder: `{"id","personId","senderPersonId","status","createdAt"}`.
-#[must_use]
-pub fn reminder_json(r: &Reminder) -> Value {
-    json!({
-        "id": r.id,
-        "personId": r.person_id,
-        "senderPersonId": r.sender_person_id,
-        "status": r.status,
-        "createdAt": time(r.created_at),
-    })
-}
+/// The remind body may be absent. utoipa writes an optional body
+/// (`Option<ReminderRequest>`) as a schema that also takes a JSON `null`,
+/// which the endpoint refuses; the body is declared as the object and made
+/// optional here.
+struct OptionalBody;
 
-/// The JSON of a reminder with its delivery state.
-#[must_use]
-pub fn delivery_json(d: &ReminderDelivery) -> Value {
-    let mut v = reminder_json(&d.reminder);
-    if let Value::Object(map) = &mut v {
-        map.insert("attempts".into(), json!(d.attempts));
-        map.insert("lastError".into(), json!(d.last_error));
-        map.insert("sentAt".into(), json!(d.sent_at.map(time)));
-        map.insert(
-            "nextAttemptAt".into(),
-            json!(
-                (d.reminder.status == equip_domain::reminder::DeliveryStatus::Pending)
-                    .then(|| time(d.next_attempt_at))
-            ),
-        );
+impl Modify for OptionalBody {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let remind = doc
+            .paths
+            .paths
+            .get_mut("/api/v1/new-joiners/{personId}/remind")
+            .and_then(|item| item.post.as_mut())
+            .and_then(|op| op.request_body.as_mut());
+        if let Some(body) = remind {
+            body.required = Some(Required::False);
+        }
     }
-    v
 }
 
-/// The optional `senderPersonId` of a remind body: absent, empty, `{}` or
-/// `{"senderPersonId": null}` mean none.
-fn sender_of(req: &HttpRequest, body: &[u8]) -> Result<Option<PersonId>, HttpError> {
+/// The remind request's body: absent or white space only (then no sender),
+/// else a JSON object (`ReminderRequest`: `{}`, `{"senderPersonId": null}`
+/// and a body without a sender mean none).
+fn request_of(req: &HttpRequest, body: &[u8]) -> Result<ReminderRequest, HttpError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
+        return Ok(ReminderRequest::default());
     }
     if let Some(ct) = req.headers().get(CONTENT_TYPE) {
         let json = ct
@@ -75,22 +71,7 @@ fn sender_of(req: &HttpRequest, body: &[u8]) -> Result<Option<PersonId>, HttpErr
     }
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| HttpError::invalid("request", format!("malformed JSON body: {e}")))?;
-    let Value::Object(map) = value else {
-        return Err(HttpError::invalid(
-            "request",
-            "the body must be a JSON object",
-        ));
-    };
-    match map.get("senderPersonId") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => PersonId::parse(s).map(Some).map_err(|_| {
-            HttpError::invalid("senderPersonId", format!("'{s}' is not a valid UUID"))
-        }),
-        Some(_) => Err(HttpError::invalid(
-            "senderPersonId",
-            "senderPersonId must be a UUID string",
-        )),
-    }
+    body::parse(value)
 }
 
 /// `POST /api/v1/new-joiners/{personId}/remind`: 202 with the reminder, whose
@@ -98,6 +79,27 @@ fn sender_of(req: &HttpRequest, body: &[u8]) -> Result<Option<PersonId>, HttpErr
 /// delivered by the dispatcher. 400 malformed ids or JSON; 403 without
 /// `new-joiners:write`; 404 person or sender not in the organization; 409 the
 /// person is not a new joiner.
+#[utoipa::path(
+    post,
+    path = "/api/v1/new-joiners/{personId}/remind",
+    operation_id = "remindNewJoiner",
+    tag = "new-joiners",
+    summary = "Send a reminder email to a new joiner.",
+    description = "The reminder and its email are written to an outbox in one transaction and \
+        delivered in the background. The body may be absent, empty or {}.",
+    params(("personId" = uuid::Uuid, Path, description = "The new joiner.")),
+    request_body = ReminderRequest,
+    responses(
+        (status = 202, description = "Accepted: the email is queued.", body = ReminderBody, headers(
+            ("Location" = String, description = "/api/v1/new-joiners/{personId}/reminders."),
+        )),
+        (status = 400, description = "A malformed id or body.", body = ErrorBody),
+        (status = 404, description = "The person or the sender is not in the organization.", body = ErrorBody),
+        (status = 409, description = "The person is not a new joiner (offboarded, or already started).", body = ErrorBody),
+        (status = 413, description = format!("The body is larger than {REMIND_BODY_LIMIT} bytes."), body = ErrorBody),
+        (status = 415, description = "The body is not application/json.", body = ErrorBody),
+    ),
+)]
 pub async fn remind(
     scoped: Scoped,
     person_id: web::Path<String>,
@@ -121,23 +123,37 @@ pub async fn remind(
             ))
         }
     };
-    let sender = sender_of(&req, &body)?;
+    let sender = request_of(&req, &body)?.sender_person_id;
     let reminder = scoped
         .run(move |ports, org| send_reminder(ports, org, person, sender, Utc::now()))
         .await?;
     Ok(HttpResponse::Accepted()
         .insert_header((LOCATION, format!("/api/v1/new-joiners/{person}/reminders")))
-        .json(reminder_json(&reminder)))
+        .json(ReminderBody::from(&reminder)))
 }
 
 /// `GET /api/v1/new-joiners/{personId}/reminders` (extension): `{"data": [...]}`,
 /// newest first, each with `status` (PENDING, SENT, DEAD), `attempts`,
 /// `lastError`, `sentAt` and `nextAttemptAt` (while pending).
+#[utoipa::path(
+    get,
+    path = "/api/v1/new-joiners/{personId}/reminders",
+    operation_id = "listReminders",
+    tag = "new-joiners",
+    summary = "A person's reminders with the delivery state of their emails, newest first (extension).",
+    params(("personId" = uuid::Uuid, Path, description = "The person.")),
+    responses(
+        (status = 200, description = "The reminders.", body = inline(ReminderList)),
+        (status = 400, description = "The id is not a UUID.", body = ErrorBody),
+        (status = 404, description = "The person is not in the organization.", body = ErrorBody),
+    ),
+)]
 pub async fn list(scoped: Scoped, person_id: web::Path<String>) -> Result<HttpResponse, HttpError> {
     let person = path_id("personId", &person_id, PersonId::parse)?;
     let reminders = scoped
         .run(move |ports, org| list_reminders(ports, org, person))
         .await?;
-    let data: Vec<Value> = reminders.iter().map(delivery_json).collect();
-    Ok(HttpResponse::Ok().json(json!({ "data": data })))
+    Ok(HttpResponse::Ok().json(ReminderList {
+        data: reminders.iter().map(ReminderDeliveryBody::from).collect(),
+    }))
 }

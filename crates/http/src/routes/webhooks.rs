@@ -6,55 +6,31 @@ use std::net::{IpAddr, ToSocketAddrs};
 
 use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpResponse};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::Utc;
+use equip_api_types::error::ErrorBody;
+use equip_api_types::webhook::{
+    AttemptBody, AttemptPage, AttemptParams, WebhookBody, WebhookCreate, WebhookCreatedBody,
+    WebhookList,
+};
 use equip_domain::event_feed::{page_size, Cursor};
 use equip_domain::ids::WebhookId;
 use equip_domain::services::webhooks::{
     create_webhook, delete_webhook, get_webhook, list_attempts, list_webhooks,
 };
-use equip_domain::webhook::{
-    parse_types, AddressPolicy, DeliveryAttempt, UrlHost, Webhook, WebhookUrl,
-};
+use equip_domain::webhook::{parse_types, AddressPolicy, UrlHost, WebhookUrl};
 use equip_domain::DomainError;
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa::OpenApi;
 
-use crate::body::{path_id, Fields};
+use crate::body::{self, path_id};
 use crate::error::HttpError;
+use crate::query;
 use crate::scoped::Scoped;
 
-fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
-/// The JSON of a webhook (never its secret).
-#[must_use]
-pub fn webhook_json(w: &Webhook) -> Value {
-    json!({
-        "id": w.id,
-        "url": w.url,
-        "types": w.types.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
-        "createdAt": time(w.created_at),
-        "status": w.status.as_str(),
-        "disabledAt": w.disabled_at.map(time),
-        "disabledReason": w.disabled_reason,
-        "failingSince": w.failing_since.map(time),
-        "lastDeliveredSequence": w.delivery.position,
-    })
-}
-
-/// The JSON of one delivery attempt.
-#[must_use]
-pub fn attempt_json(a: &DeliveryAttempt) -> Value {
-    json!({
-        "attemptedAt": time(a.attempted_at),
-        "eventId": a.event_id,
-        "sequence": a.sequence,
-        "statusCode": a.status_code,
-        "latencyMs": a.latency_ms,
-        "error": a.error,
-        "outcome": a.outcome.as_str(),
-    })
-}
+/// This module's part of the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(list, create, get, delete, deliveries))]
+pub struct Doc;
 
 /// Resolves the URL's host (a literal address as it is) and checks every
 /// address against `policy`. Blocking (name resolution).
@@ -79,23 +55,33 @@ pub fn check_url_addresses(url: &WebhookUrl, policy: AddressPolicy) -> Result<()
 
 /// `POST /api/v1/webhooks` `{"url", "types"}`: 201 with the webhook and its
 /// `secret` (shown only here) and its `Location`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks",
+    operation_id = "createWebhook",
+    tag = "webhooks",
+    summary = "Subscribe a URL to the organization's events.",
+    description = "The events recorded after the webhook's creation whose type is in `types` (every \
+        type when `types` is empty or absent) are POSTed to the URL, one at a time, in sequence \
+        order, signed with the secret returned here (and never again). The URL must use https or \
+        http, hold no credentials, and its host must not be (or resolve to) a private, loopback or \
+        otherwise reserved address unless the server allows them.",
+    request_body = WebhookCreate,
+    responses(
+        (status = 201, description = "Created: the webhook with its signing secret.", body = WebhookCreatedBody, headers(
+            ("Location" = String, description = "/api/v1/webhooks/{id} of the new webhook."),
+        )),
+        (status = 400, description = "url or types is missing or invalid, or the URL's host is not allowed (source names the field).", body = ErrorBody),
+        (status = 409, description = "The organization has as many webhooks as it may have.", body = ErrorBody),
+        (status = 413, description = "The body is larger than the limit.", body = ErrorBody),
+        (status = 415, description = "The body is not application/json.", body = ErrorBody),
+    ),
+)]
 pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpResponse, HttpError> {
-    let fields = Fields::of(&body)?;
-    fields.only(&["url", "types"])?;
-    let raw_url = fields.require("url", "a URL string", |v| v.as_str().map(str::to_owned))?;
-    let raw_types = fields
-        .get("types", "an array of event type names", |v| {
-            v.as_array().and_then(|items| {
-                items
-                    .iter()
-                    .map(|i| i.as_str().map(str::to_owned))
-                    .collect::<Option<Vec<String>>>()
-            })
-        })?
-        .into_option()
-        .unwrap_or_default();
+    let input: WebhookCreate = body::parse(body.into_inner())?;
+    let raw_types = input.types.unwrap_or_default();
     let types = parse_types(raw_types.iter().map(String::as_str))?;
-    let url = WebhookUrl::parse(&raw_url)?;
+    let url = WebhookUrl::parse(&input.url)?;
     let policy = scoped.state().webhook_addresses();
     let webhook = scoped
         .run(move |ports, org| {
@@ -103,32 +89,65 @@ pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpRespon
             create_webhook(ports, org, &url, types, Utc::now())
         })
         .await?;
-    let mut body = webhook_json(&webhook);
-    body["secret"] = Value::String(webhook.secret.clone());
     Ok(HttpResponse::Created()
         .insert_header((LOCATION, format!("/api/v1/webhooks/{}", webhook.id)))
-        .json(body))
+        .json(WebhookCreatedBody::from(&webhook)))
 }
 
 /// `GET /api/v1/webhooks`: `{"data": [...]}`, oldest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks",
+    operation_id = "listWebhooks",
+    tag = "webhooks",
+    summary = "The organization's webhooks, oldest first.",
+    responses((status = 200, description = "The webhooks.", body = inline(WebhookList))),
+)]
 pub async fn list(scoped: Scoped) -> Result<HttpResponse, HttpError> {
     let webhooks = scoped
         .run(move |ports, org| list_webhooks(ports, org))
         .await?;
-    let data: Vec<Value> = webhooks.iter().map(webhook_json).collect();
-    Ok(HttpResponse::Ok().json(json!({ "data": data })))
+    Ok(HttpResponse::Ok().json(WebhookList {
+        data: webhooks.iter().map(WebhookBody::from).collect(),
+    }))
 }
 
 /// `GET /api/v1/webhooks/{id}`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/{id}",
+    operation_id = "getWebhook",
+    tag = "webhooks",
+    summary = "A webhook and the state of its delivery.",
+    params(("id" = uuid::Uuid, Path, description = "The webhook.")),
+    responses(
+        (status = 200, description = "The webhook.", body = WebhookBody),
+        (status = 400, description = "The id is not a UUID.", body = ErrorBody),
+        (status = 404, description = "No such webhook in the organization.", body = ErrorBody),
+    ),
+)]
 pub async fn get(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, HttpError> {
     let id = path_id("id", &id, WebhookId::parse)?;
     let webhook = scoped
         .run(move |ports, org| get_webhook(ports, org, id))
         .await?;
-    Ok(HttpResponse::Ok().json(webhook_json(&webhook)))
+    Ok(HttpResponse::Ok().json(WebhookBody::from(&webhook)))
 }
 
 /// `DELETE /api/v1/webhooks/{id}`: 204; its delivery log goes with it.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/webhooks/{id}",
+    operation_id = "deleteWebhook",
+    tag = "webhooks",
+    summary = "Delete a webhook and its delivery log.",
+    params(("id" = uuid::Uuid, Path, description = "The webhook.")),
+    responses(
+        (status = 204, description = "Deleted."),
+        (status = 400, description = "The id is not a UUID.", body = ErrorBody),
+        (status = 404, description = "No such webhook in the organization.", body = ErrorBody),
+    ),
+)]
 pub async fn delete(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, HttpError> {
     let id = path_id("id", &id, WebhookId::parse)?;
     scoped
@@ -139,42 +158,37 @@ pub async fn delete(scoped: Scoped, id: web::Path<String>) -> Result<HttpRespons
 
 /// `GET /api/v1/webhooks/{id}/deliveries?after=&size=`: the delivery log,
 /// newest first: `{"data": [...], "next": "<cursor>" | null}`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/{id}/deliveries",
+    operation_id = "listWebhookDeliveries",
+    tag = "webhooks",
+    summary = "A webhook's delivery attempts, newest first.",
+    params(("id" = uuid::Uuid, Path, description = "The webhook."), AttemptParams),
+    responses(
+        (status = 200, description = "A page of attempts.", body = inline(AttemptPage)),
+        (status = 400, description = "A malformed id, cursor or size, or an unknown parameter.", body = ErrorBody),
+        (status = 404, description = "No such webhook in the organization.", body = ErrorBody),
+    ),
+)]
 pub async fn deliveries(
     scoped: Scoped,
     id: web::Path<String>,
     query: web::Query<Vec<(String, String)>>,
 ) -> Result<HttpResponse, HttpError> {
     let id = path_id("id", &id, WebhookId::parse)?;
-    let (mut after, mut size) = (None, None);
-    for (name, value) in query.into_inner() {
-        let slot = match name.as_str() {
-            "after" => &mut after,
-            "size" => &mut size,
-            other => {
-                return Err(HttpError::invalid(
-                    other,
-                    format!("unknown parameter '{other}'; known parameters: after, size"),
-                ))
-            }
-        };
-        if slot.replace(value).is_some() {
-            return Err(HttpError::invalid(
-                name.as_str(),
-                format!("'{name}' may be given once"),
-            ));
-        }
-    }
-    let before = after
+    let params = query::read::<AttemptParams>(query.into_inner())?;
+    let before = params
+        .after
         .as_deref()
         .map(|raw| Cursor::decode(raw, "after"))
         .transpose()?;
-    let size = page_size(size.as_deref())?;
+    let size = page_size(params.size.as_deref())?;
     let (attempts, next) = scoped
         .run(move |ports, org| list_attempts(ports, org, id, before, size))
         .await?;
-    let data: Vec<Value> = attempts.iter().map(attempt_json).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "data": data,
-        "next": next.map(Cursor::encode),
-    })))
+    Ok(HttpResponse::Ok().json(AttemptPage {
+        data: attempts.iter().map(AttemptBody::from).collect(),
+        next: next.map(Cursor::encode),
+    }))
 }

@@ -310,6 +310,18 @@ async fn inventory_level_creation_rejects_bad_input(app: TestApp) {
             "warehouseId",
         ),
         (json!([1, 2]), StatusCode::BAD_REQUEST, "request"),
+        // A member the body does not have is refused, not ignored (a
+        // misspelt field would otherwise go unnoticed).
+        (
+            with("colour", json!("red")),
+            StatusCode::BAD_REQUEST,
+            "colour",
+        ),
+        (
+            with("minimumQuantity", json!(3_000_000_000_i64)),
+            StatusCode::BAD_REQUEST,
+            "minimumQuantity",
+        ),
     ];
     for (body, status, source) in cases {
         let (got, err) = app

@@ -264,6 +264,13 @@ async fn malformed_ids_and_bodies_are_400(app: TestApp) {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
         assert_api_error(&body, "senderPersonId");
     }
+    // A member the body does not have is refused, not ignored (a misspelt
+    // sender would otherwise be dropped silently).
+    let (status, body) = app
+        .call(w.a.post_json(&path, &json!({"senderPersonID": p.sender.id.to_string()})))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_api_error(&body, "senderPersonID");
     for raw in ["{", "{\"senderPersonId\":", "[]", "\"x\"", "null"] {
         let req = w.a.with(
             TestRequest::post()
