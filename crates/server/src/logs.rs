@@ -3,7 +3,7 @@
 //! `RUST_LOG` (default `info`).
 //!
 //! equip's crates log through `tracing`; the dependencies that log through
-//! `log` (actix, diesel, r2d2, lettre) are bridged into it. A line logged
+//! `log` (actix-web, r2d2, ureq) are bridged into it. A line logged
 //! while a request runs carries the fields of the request's span
 //! (`equip_http`'s `logging`: `request_id`, `method`, `route`, `org_id`,
 //! `key_id`); text lines show them as `tracing-subscriber` does
