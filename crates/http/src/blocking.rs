@@ -323,27 +323,28 @@ where
     let client = scope.and_then(|s| s.client);
     let dropped = Arc::new(AtomicBool::new(false));
     let guard = Dropped(Some(Arc::clone(&dropped)));
-    let id = crate::request_id::current();
+    // The request's span (its id, route, organization and key) is entered
+    // on the blocking thread, so that the lines the call logs carry it.
+    let span = tracing::Span::current();
     let result = web::block(move || {
-        crate::request_id::on_this_thread(id, move || {
-            // Given back when the call ends, whether or not anyone waits for it.
-            let _places = places;
-            let for_thread = ticket.as_mut().map(Ticket::start);
-            let wanted = move || {
-                !dropped.load(Ordering::Relaxed) && client.as_ref().is_none_or(Client::connected)
-            };
-            if !wanted() {
-                return Err(HttpError::client_gone());
-            }
-            let (result, for_connection) =
-                equip_domain::waits::measured(|| equip_domain::interrupt::while_wanted(wanted, f));
-            if let (Some(ticket), Some(for_thread)) = (&ticket, for_thread) {
-                ticket
-                    .admission
-                    .connection_waited(for_thread, ticket.new_request, for_connection);
-            }
-            result.map_err(Into::into)
-        })
+        let _in_span = span.enter();
+        // Given back when the call ends, whether or not anyone waits for it.
+        let _places = places;
+        let for_thread = ticket.as_mut().map(Ticket::start);
+        let wanted = move || {
+            !dropped.load(Ordering::Relaxed) && client.as_ref().is_none_or(Client::connected)
+        };
+        if !wanted() {
+            return Err(HttpError::client_gone());
+        }
+        let (result, for_connection) =
+            equip_domain::waits::measured(|| equip_domain::interrupt::while_wanted(wanted, f));
+        if let (Some(ticket), Some(for_thread)) = (&ticket, for_thread) {
+            ticket
+                .admission
+                .connection_waited(for_thread, ticket.new_request, for_connection);
+        }
+        result.map_err(Into::into)
     })
     .await;
     guard.disarm();

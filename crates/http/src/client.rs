@@ -37,7 +37,7 @@ pub fn on_connect(connection: &dyn Any, data: &mut Extensions) {
         Ok(socket) => {
             data.insert(ClientSocket(Arc::new(socket)));
         }
-        Err(e) => log::debug!("cannot duplicate a client socket: {e}"),
+        Err(e) => tracing::debug!("cannot duplicate a client socket: {e}"),
     }
 }
 

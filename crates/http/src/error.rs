@@ -139,7 +139,7 @@ impl HttpError {
 
     /// 500 with a fixed text; `cause` goes to the log only.
     pub fn internal(cause: &dyn fmt::Display) -> Self {
-        log::error!("internal error: {cause}");
+        tracing::error!("internal error: {cause}");
         Self::with_status(
             StatusCode::INTERNAL_SERVER_ERROR,
             "server",

@@ -16,7 +16,9 @@
 //! What passes the gate carries its verified [`Caller`] in the request's
 //! extensions, where the [`crate::scoped::Scoped`] and
 //! [`crate::auth::Authenticated`] extractors find it without reading the key
-//! again.
+//! again, and its organization and key id are recorded on the request's span
+//! (`org_id`, `key_id`: [`crate::logging`]) from the moment the key is
+//! verified, so a request refused by the rate limit is logged with them too.
 //!
 //! A verified key's request then counts against the key's rate limit
 //! (`crate::rate_limit`): past it, 429 with `Retry-After`; within it, the
@@ -39,6 +41,7 @@ use actix_web::http::header::{HeaderMap, HeaderValue};
 use actix_web::http::Method;
 use actix_web::{web, Error, HttpMessage};
 use equip_domain::api_key::{Caller, Scope};
+use tracing::field::display;
 
 use crate::auth::ApiKeyHeader;
 use crate::error::{HttpError, RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET};
@@ -178,9 +181,16 @@ where
             .unwrap_or_default();
         let gated = async move {
             let admitted = match admit(&req, scope).await {
-                Ok(caller) => within_rate_limit(&rate_limit, &caller).and_then(|allowed| {
-                    check_query(req.query_string()).map(|()| (caller, allowed))
-                }),
+                Ok(caller) => {
+                    // The request's log lines name the organization and the
+                    // key's id (never the key): `crate::logging`.
+                    let span = tracing::Span::current();
+                    span.record("org_id", display(caller.organization_id));
+                    span.record("key_id", display(caller.key_id));
+                    within_rate_limit(&rate_limit, &caller).and_then(|allowed| {
+                        check_query(req.query_string()).map(|()| (caller, allowed))
+                    })
+                }
                 Err(e) => Err(e),
             };
             match admitted {

@@ -143,7 +143,7 @@ where
             match actix_web::rt::time::timeout(limit, fut).await {
                 Ok(res) => res,
                 Err(_elapsed) => {
-                    log::warn!("a request timed out after {} s", limit.as_secs());
+                    tracing::warn!("a request timed out after {} s", limit.as_secs());
                     Err(HttpError::with_status(
                         StatusCode::SERVICE_UNAVAILABLE,
                         "server",

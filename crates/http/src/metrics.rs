@@ -361,14 +361,14 @@ async fn scrape(scrape: web::Data<Scrape>) -> HttpResponse {
     let stats = match web::block(move || source.service_stats(chrono::Utc::now())).await {
         Ok(stats) => stats,
         Err(e) => {
-            log::warn!("metrics: could not read the service's figures: {e}");
+            tracing::warn!("metrics: could not read the service's figures: {e}");
             return HttpResponse::ServiceUnavailable().finish();
         }
     };
     match scrape.metrics.encode(&stats) {
         Ok(body) => HttpResponse::Ok().content_type(CONTENT_TYPE).body(body),
         Err(e) => {
-            log::warn!("metrics: could not encode: {e}");
+            tracing::warn!("metrics: could not encode: {e}");
             HttpResponse::InternalServerError().finish()
         }
     }

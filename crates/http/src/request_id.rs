@@ -1,13 +1,12 @@
 //! Every request's id: a sane incoming `X-Request-Id` is kept (a load
 //! balancer's or a client's, so one id follows the request across systems),
 //! otherwise one is made. [`crate::logging::RequestLog`] puts it in the
-//! request's extensions, echoes it in the response's `X-Request-Id` and runs
-//! the request with it as the current id ([`current`]), which the log format
-//! writes on every line logged while the request runs (also from the
-//! blocking pool, where [`crate::blocking::run`] carries it) and
-//! [`crate::error::HttpError`] puts in 5xx bodies.
+//! request's extensions and in the request's span (`request_id`, on every
+//! line logged while the request runs), echoes it in the response's
+//! `X-Request-Id`, and runs the request's future with it as the current id
+//! ([`current`]), which [`crate::error::HttpError`] puts in 5xx bodies (an
+//! error is rendered on the request's worker, never on the blocking pool).
 
-use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -72,39 +71,16 @@ tokio::task_local! {
     static CURRENT: RequestId;
 }
 
-thread_local! {
-    /// The id of the request whose store call this blocking thread runs.
-    static ON_THREAD: RefCell<Option<RequestId>> = const { RefCell::new(None) };
-}
-
-/// The id of the request being handled here: in its future, or in a store
-/// call it runs on the blocking pool. `None` outside requests.
+/// The id of the request whose future is being polled here; `None` outside
+/// requests.
 #[must_use]
 pub fn current() -> Option<RequestId> {
-    CURRENT
-        .try_with(Clone::clone)
-        .ok()
-        .or_else(|| ON_THREAD.with(|id| id.borrow().clone()))
+    CURRENT.try_with(Clone::clone).ok()
 }
 
 /// Runs `fut` (a request's handling) with `id` as the current id.
 pub(crate) async fn scoped<F: Future>(id: RequestId, fut: F) -> F::Output {
     CURRENT.scope(id, fut).await
-}
-
-/// Runs `f` on this (blocking) thread with `id` as the current id. The
-/// thread has no id afterwards, also when `f` panics (the blocking pool
-/// catches the panic and keeps the thread for the next call).
-pub(crate) fn on_this_thread<T>(id: Option<RequestId>, f: impl FnOnce() -> T) -> T {
-    struct Clear;
-    impl Drop for Clear {
-        fn drop(&mut self) {
-            ON_THREAD.with(|slot| *slot.borrow_mut() = None);
-        }
-    }
-    ON_THREAD.with(|slot| *slot.borrow_mut() = id);
-    let _clear = Clear;
-    f()
 }
 
 #[cfg(test)]
@@ -123,18 +99,5 @@ mod tests {
         }
         assert_eq!(RequestId::from_header(None).as_str().len(), 32);
         assert_ne!(RequestId::new(), RequestId::new());
-    }
-
-    #[test]
-    fn a_blocking_thread_has_the_id_only_while_it_runs_the_call() {
-        assert_eq!(current(), None);
-        let id = RequestId::new();
-        let seen = on_this_thread(Some(id.clone()), current);
-        assert_eq!(seen, Some(id.clone()));
-        assert_eq!(current(), None);
-        // A call that panics leaves no id behind for the thread's next work.
-        let panicked = std::panic::catch_unwind(|| on_this_thread(Some(id), || panic!("boom")));
-        assert!(panicked.is_err());
-        assert_eq!(current(), None);
     }
 }

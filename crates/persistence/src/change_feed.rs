@@ -246,7 +246,7 @@ fn listen(url: &str, memo: &Weak<Memo>) {
                 m.clear();
                 m.set_live(true);
                 if failures > 0 {
-                    log::info!("change notifications: listening again");
+                    tracing::info!("change notifications: listening again");
                 }
                 failures = 0;
                 drop(m);
@@ -256,7 +256,7 @@ fn listen(url: &str, memo: &Weak<Memo>) {
                 m.clear();
                 match err {
                     Some(e) => {
-                        log::warn!("change notifications: connection lost ({e}); reconnecting")
+                        tracing::warn!("change notifications: connection lost ({e}); reconnecting")
                     }
                     None => return,
                 }
@@ -264,7 +264,7 @@ fn listen(url: &str, memo: &Weak<Memo>) {
             Err(e) => {
                 failures += 1;
                 if failures == 1 || failures.is_multiple_of(60) {
-                    log::warn!("change notifications: cannot listen ({e}); retrying");
+                    tracing::warn!("change notifications: cannot listen ({e}); retrying");
                 }
             }
         }

@@ -243,7 +243,7 @@ impl ConnectFailures {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if logged.take().is_some() {
-            log::info!("database connections open again");
+            tracing::info!("database connections open again");
         }
     }
 
@@ -260,7 +260,7 @@ impl ConnectFailures {
         if logged.as_deref() == Some(message) {
             return false;
         }
-        log::error!("cannot open a database connection (retrying): {message}");
+        tracing::error!("cannot open a database connection (retrying): {message}");
         *logged = Some(message.to_owned());
         true
     }

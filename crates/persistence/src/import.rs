@@ -105,7 +105,7 @@ pub(crate) fn refresh_statistics(c: &mut DbConnection) {
         }
     };
     if let Err(e) = result {
-        log::warn!("could not refresh planner statistics after the import: {e}");
+        tracing::warn!("could not refresh planner statistics after the import: {e}");
     }
 }
 

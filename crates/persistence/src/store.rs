@@ -289,7 +289,9 @@ impl Store {
                     // one goes back to the pool, which drops it
                     // (`Manager::has_broken`).
                     *conn = self.fresh_session_connection()?;
-                    log::warn!("write session: the database connection was lost; using a new one");
+                    tracing::warn!(
+                        "write session: the database connection was lost; using a new one"
+                    );
                 }
                 Held::Pinned(conn)
             }
@@ -514,7 +516,7 @@ impl Store {
                 conn.mark_suspect();
                 losses.note();
             } else if let Some(why) = crate::error::unwritable(e) {
-                log::warn!("a write failed: {why}");
+                tracing::warn!("a write failed: {why}");
                 unwritable.store(true, Ordering::Relaxed);
             }
         }

@@ -198,7 +198,7 @@ impl From<DomainError> for ScimError {
             }
             DomainError::Gone { field, message } => Self::new(410, field, message),
             DomainError::Store(StoreError::Unavailable(cause)) => {
-                log::warn!("storage unavailable: {cause}");
+                tracing::warn!("storage unavailable: {cause}");
                 Self::new(
                     503,
                     "server",
@@ -211,7 +211,7 @@ impl From<DomainError> for ScimError {
                 "the client closed the connection before the answer",
             ),
             DomainError::Store(other) => {
-                log::error!("internal error: {other}");
+                tracing::error!("internal error: {other}");
                 Self::new(500, "server", "internal server error")
             }
         }

@@ -34,6 +34,14 @@ pub struct Cli {
     )]
     pub database_url: String,
 
+    /// Log lines as text (the default) or as one JSON object per line for a
+    /// log collector (`time`, `level`, `target`, `message`, and a request's
+    /// `request_id`, `method`, `route`, `status`, `latency_ms`, `org_id`,
+    /// `key_id`); with JSON, everything a command writes on standard error
+    /// is a JSON line. Filtered by `RUST_LOG` (default `info`).
+    #[arg(long, global = true, env = "EQUIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -67,26 +75,14 @@ pub enum Command {
     Openapi,
 }
 
-/// How log lines are written (`serve --log-format`).
+/// How log lines are written (`--log-format`, any command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum LogFormat {
-    /// `[time LEVEL target] message request_id=…`
+    /// `time LEVEL span{fields}: target: message fields`
     #[default]
     Text,
     /// One JSON object per line.
     Json,
-}
-
-impl Cli {
-    /// The log format the command asks for (text unless `serve
-    /// --log-format json`).
-    #[must_use]
-    pub fn log_format(&self) -> LogFormat {
-        match &self.command {
-            Command::Serve(args) => args.log_format,
-            _ => LogFormat::Text,
-        }
-    }
 }
 
 /// `equip serve`.
@@ -180,11 +176,6 @@ pub struct ServeArgs {
     /// them; ignored when `--public-url` is set).
     #[arg(long, env = "EQUIP_TRUST_FORWARDED_HEADERS")]
     pub trust_forwarded_headers: bool,
-    /// Log lines as text (the default) or as one JSON object per line
-    /// (`time`, `level`, `target`, `message`, `request_id`) for a log
-    /// collector.
-    #[arg(long, env = "EQUIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
-    pub log_format: LogFormat,
     /// How mail is delivered.
     #[command(flatten)]
     pub mail: MailArgs,
@@ -418,6 +409,25 @@ mod tests {
         }
         let err = parsed(&["--no-scopes", "--scope", "scim"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
+    }
+
+    #[test]
+    fn the_log_format_is_taken_by_every_command_before_or_after_it() {
+        let cli = Cli::try_parse_from(["equip", "serve", "--log-format", "json"]).unwrap();
+        assert_eq!(cli.log_format, LogFormat::Json);
+        let cli = Cli::try_parse_from(["equip", "--log-format", "json", "migrate"]).unwrap();
+        assert_eq!(cli.log_format, LogFormat::Json);
+        let cli = Cli::try_parse_from([
+            "equip",
+            "org",
+            "create",
+            "--name",
+            "A",
+            "--log-format",
+            "json",
+        ])
+        .unwrap();
+        assert_eq!(cli.log_format, LogFormat::Json);
     }
 
     #[test]

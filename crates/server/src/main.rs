@@ -7,11 +7,11 @@ use equip_server::cli::Cli;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    equip_server::logs::init(cli.log_format());
+    equip_server::logs::init(cli.log_format);
     match equip_server::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            equip_server::logs::fail(&err);
             ExitCode::FAILURE
         }
     }

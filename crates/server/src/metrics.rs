@@ -24,12 +24,12 @@ impl StatsSource for StoreStats {
         let outbox = self
             .background
             .outbox_stats()
-            .map_err(|e| log::warn!("metrics: cannot read the outbox: {e}"))
+            .map_err(|e| tracing::warn!("metrics: cannot read the outbox: {e}"))
             .ok();
         let webhooks = self
             .background
             .webhook_backlog()
-            .map_err(|e| log::warn!("metrics: cannot read the webhook backlog: {e}"))
+            .map_err(|e| tracing::warn!("metrics: cannot read the webhook backlog: {e}"))
             .ok();
         ServiceStats {
             pool: self.requests.pool_stats(),

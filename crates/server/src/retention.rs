@@ -37,8 +37,8 @@ pub fn run(store: &dyn EventRepository, days: u32, stopped: &Receiver<()>) {
     loop {
         match prune_once(store, days) {
             Ok(0) => {}
-            Ok(n) => log::info!("pruned {n} events older than {days} days"),
-            Err(e) => log::warn!("could not prune old events: {e}"),
+            Ok(n) => tracing::info!("pruned {n} events older than {days} days"),
+            Err(e) => tracing::warn!("could not prune old events: {e}"),
         }
         match stopped.recv_timeout(PRUNE_INTERVAL) {
             Err(RecvTimeoutError::Timeout) => {}

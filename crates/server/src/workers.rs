@@ -57,7 +57,7 @@ impl Workers {
                     .start()
                     .context("cannot start the outbox dispatcher")?,
             )),
-            None => log::info!("outbox dispatcher disabled (--no-dispatcher)"),
+            None => tracing::info!("outbox dispatcher disabled (--no-dispatcher)"),
         }
         if background.backend() == Backend::Postgres {
             let store = Arc::clone(background);
@@ -82,7 +82,7 @@ impl Workers {
                     .start()
                     .context("cannot start the webhook dispatcher")?,
             )),
-            None => log::info!("webhook delivery disabled (--no-webhooks)"),
+            None => tracing::info!("webhook delivery disabled (--no-webhooks)"),
         }
         Ok(workers)
     }
@@ -156,7 +156,7 @@ impl Loop {
         drop(self.stop.take());
         if let Some(thread) = self.thread.take() {
             if thread.join().is_err() {
-                log::error!("the {} thread panicked", self.what);
+                tracing::error!("the {} thread panicked", self.what);
             }
         }
     }
@@ -174,10 +174,10 @@ fn keep_statistics(store: &Store, stopped: &Receiver<()>) {
     loop {
         match store.refresh_statistics() {
             Ok(tables) if !tables.is_empty() => {
-                log::info!("planner statistics refreshed: {}", tables.join(", "));
+                tracing::info!("planner statistics refreshed: {}", tables.join(", "));
             }
             Ok(_) => {}
-            Err(e) => log::warn!("could not refresh planner statistics: {e}"),
+            Err(e) => tracing::warn!("could not refresh planner statistics: {e}"),
         }
         match stopped.recv_timeout(STATISTICS_INTERVAL) {
             Err(RecvTimeoutError::Timeout) => {}

@@ -143,7 +143,7 @@ impl Dispatcher {
             };
             if Utc::now() + margin >= token {
                 // Not enough lease left to send safely: leave it for a later claim.
-                log::warn!(
+                tracing::warn!(
                     "outbox message {}: lease too short, not sent now",
                     message.id
                 );
@@ -153,7 +153,7 @@ impl Dispatcher {
             match self.transport.send(&message) {
                 Ok(()) => {
                     if self.store.mark_outbox_sent(message.id, token, Utc::now())? {
-                        log::info!(
+                        tracing::info!(
                             "outbox message {} (reminder {}) sent, attempt {}",
                             message.id,
                             message.reminder_id,
@@ -161,7 +161,7 @@ impl Dispatcher {
                         );
                         report.sent += 1;
                     } else {
-                        log::error!(
+                        tracing::error!(
                             "outbox message {} sent but its lease was lost; it may be sent again",
                             message.id
                         );
@@ -180,7 +180,7 @@ impl Dispatcher {
                     match (recorded, outcome) {
                         (false, _) => report.lost += 1,
                         (true, AfterFailure::RetryAt(at)) => {
-                            log::warn!(
+                            tracing::warn!(
                                 "outbox message {} attempt {} failed ({}); retry at {}",
                                 message.id,
                                 message.attempts,
@@ -190,7 +190,7 @@ impl Dispatcher {
                             report.retried += 1;
                         }
                         (true, AfterFailure::Dead) => {
-                            log::error!(
+                            tracing::error!(
                                 "outbox message {} is dead after attempt {} ({})",
                                 message.id,
                                 message.attempts,
@@ -218,14 +218,14 @@ impl Dispatcher {
                     stats.dead
                 );
                 if stats.pending > 0 && age > stuck_after {
-                    log::warn!("{line} (is the mail server reachable?)");
+                    tracing::warn!("{line} (is the mail server reachable?)");
                 } else if stats.pending > 0 || stats.dead > 0 {
-                    log::info!("{line}");
+                    tracing::info!("{line}");
                 } else {
-                    log::debug!("{line}");
+                    tracing::debug!("{line}");
                 }
             }
-            Err(e) => log::warn!("outbox: cannot read its depth: {e}"),
+            Err(e) => tracing::warn!("outbox: cannot read its depth: {e}"),
         }
     }
 
@@ -233,12 +233,12 @@ impl Dispatcher {
     /// a pass, then a pause of `poll_interval`; the depth is logged every
     /// `report_interval`. Store failures are logged and retried.
     pub fn run(&self, stop: &Receiver<()>) {
-        log::info!("outbox dispatcher started ({})", self.transport());
+        tracing::info!("outbox dispatcher started ({})", self.transport());
         let stuck_after = Duration::minutes(15);
         let mut last_report: Option<Instant> = None;
         loop {
             if let Err(e) = self.run_once() {
-                log::warn!("outbox dispatcher: {e}");
+                tracing::warn!("outbox dispatcher: {e}");
             }
             if last_report.is_none_or(|t| t.elapsed() >= self.options.report_interval) {
                 self.report_depth(stuck_after);
@@ -249,7 +249,7 @@ impl Dispatcher {
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        log::info!("outbox dispatcher stopped");
+        tracing::info!("outbox dispatcher stopped");
     }
 
     /// Starts [`Self::run`] on a thread of its own (`equip-dispatcher`): its
@@ -287,7 +287,7 @@ impl RunningDispatcher {
         drop(self.stop.take());
         if let Some(thread) = self.thread.take() {
             if thread.join().is_err() {
-                log::error!("the outbox dispatcher panicked");
+                tracing::error!("the outbox dispatcher panicked");
             }
         }
     }

@@ -122,7 +122,7 @@ impl RunningDispatcher {
         drop(self.stop.take());
         for handle in self.threads.drain(..) {
             if handle.join().is_err() {
-                log::error!("a webhook dispatcher thread panicked");
+                tracing::error!("a webhook dispatcher thread panicked");
             }
         }
     }
@@ -191,7 +191,7 @@ impl WebhookDispatcher {
                     .spawn(move || this.coordinate(&work_tx, &stop_rx, &stopping, &busy))?,
             );
         }
-        log::info!(
+        tracing::info!(
             "webhook dispatcher started ({} workers)",
             this.options.workers.max(1)
         );
@@ -229,7 +229,7 @@ impl WebhookDispatcher {
                             }
                         }
                     }
-                    Err(e) => log::warn!("webhook dispatcher: cannot claim webhooks: {e}"),
+                    Err(e) => tracing::warn!("webhook dispatcher: cannot claim webhooks: {e}"),
                 }
             }
             if last_prune.is_none_or(|t| t.elapsed() >= self.options.prune_interval) {
@@ -248,7 +248,7 @@ impl WebhookDispatcher {
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        log::info!("webhook dispatcher stopped");
+        tracing::info!("webhook dispatcher stopped");
     }
 
     fn claim(&self, limit: usize) -> Result<Vec<Webhook>, StoreError> {
@@ -273,13 +273,13 @@ impl WebhookDispatcher {
                     }
                 }
                 Err(e) => {
-                    log::warn!("could not prune the webhook delivery log: {e}");
+                    tracing::warn!("could not prune the webhook delivery log: {e}");
                     break;
                 }
             }
         }
         if total > 0 {
-            log::info!(
+            tracing::info!(
                 "pruned {total} webhook delivery attempts older than {} days",
                 self.options.retention_days
             );
@@ -300,7 +300,7 @@ impl WebhookDispatcher {
             let id = webhook.id;
             if let Err(e) = self.deliver(webhook, stopping) {
                 // Its lease runs out and it is claimed again.
-                log::warn!("webhook {id}: delivery stopped: {e}");
+                tracing::warn!("webhook {id}: delivery stopped: {e}");
             }
             busy.fetch_sub(1, Ordering::SeqCst);
         }
@@ -343,7 +343,7 @@ impl WebhookDispatcher {
                     // ones, which the next claim skips): nothing to send now.
                     // (Past the last event: the database was restored while
                     // this instance ran, which docs/operations.md forbids.)
-                    log::warn!(
+                    tracing::warn!(
                         "webhook {}: its position {} is outside the organization's feed",
                         h.webhook.id,
                         h.state.position
@@ -436,7 +436,7 @@ impl WebhookDispatcher {
         h.failing_since = Some(failing_since);
         match outcome {
             AfterFailure::RetryAt(at) => {
-                log::warn!(
+                tracing::warn!(
                     "webhook {} event {} (sequence {}) attempt {attempts} failed: {error}; retry at {}",
                     h.webhook.id,
                     event.id,
@@ -454,7 +454,7 @@ impl WebhookDispatcher {
                 Step::Stop { disable: None }
             }
             AfterFailure::GiveUp { disable } => {
-                log::error!(
+                tracing::error!(
                     "webhook {} event {} (sequence {}) given up after {attempts} attempts: {error}",
                     h.webhook.id,
                     event.id,
@@ -467,7 +467,7 @@ impl WebhookDispatcher {
                 };
                 h.pending.push(record);
                 if disable {
-                    log::error!(
+                    tracing::error!(
                         "webhook {} disabled: failing continuously since {}",
                         h.webhook.id,
                         failing_since.format("%Y-%m-%dT%H:%M:%SZ")
@@ -508,7 +508,7 @@ impl WebhookDispatcher {
                 h.token = lease;
             }
         } else {
-            log::warn!(
+            tracing::warn!(
                 "webhook {}: its lease was lost (or it was deleted); {} attempts since the last \
                  write were not recorded and may be made again",
                 h.webhook.id,

@@ -61,7 +61,7 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, HttpErro
     match result {
         Ok(()) => Ok(HttpResponse::Ok().json(READY)),
         Err((e, detail)) => {
-            log::warn!("readiness check failed: {e}");
+            tracing::warn!("readiness check failed: {e}");
             Err(HttpError::with_status(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "database",

@@ -210,7 +210,7 @@ fn creates_together<T>(
     let written = write(c);
     // SQLite's default, as every connection of the pool has it.
     if let Err(e) = c.batch_execute("PRAGMA wal_autocheckpoint = 1000") {
-        log::warn!("could not restore wal_autocheckpoint: {e}");
+        tracing::warn!("could not restore wal_autocheckpoint: {e}");
     }
     written
 }
@@ -321,7 +321,7 @@ impl Store {
     /// its own reason). So a 201 is never missing for a stored person, nor
     /// given for one that is not.
     fn after_a_lost_batch(&self, people: &[Person], cause: &str) -> Vec<StoreResult<()>> {
-        log::warn!(
+        tracing::warn!(
             "{} people created together met an unavailable database ({cause}); \
              checking which were stored",
             people.len()
@@ -373,7 +373,7 @@ impl Store {
         if crossed && matches!(c, DbConnection::Sqlite(_)) {
             // The creates are committed: a failed checkpoint is for the log.
             if let Err(e) = c.batch_execute("PRAGMA wal_checkpoint(PASSIVE)") {
-                log::warn!("WAL checkpoint after people creates failed: {e}");
+                tracing::warn!("WAL checkpoint after people creates failed: {e}");
             }
         }
         for _ in 0..n {

@@ -398,7 +398,7 @@ impl WebhookQueue for Store {
                     let (_, pruned_through) =
                         crate::events::positions(c, &webhook.organization_id.to_string())?;
                     if let Some(delivery) = webhook.delivery.after_pruning(pruned_through) {
-                        log::warn!(
+                        tracing::warn!(
                             "webhook {}: events up to {pruned_through} were pruned before delivery",
                             webhook.id
                         );

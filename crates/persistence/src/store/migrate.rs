@@ -66,7 +66,7 @@ where
         let name = migration.name().to_string();
         conn.run_migration(&*migration)
             .map_err(|e| MigrateError::Migration(format!("{name}: {e}")))?;
-        log::info!("applied migration {name}");
+        tracing::info!("applied migration {name}");
         applied.push(name);
     }
     Ok(applied)

@@ -36,7 +36,7 @@ impl Store {
         }
         if let DbConnection::Postgres(c) = conn {
             if let Err(e) = diesel::sql_query("ANALYZE people, person_emails").execute(c) {
-                log::warn!("could not refresh the statistics of the people tables: {e}");
+                tracing::warn!("could not refresh the statistics of the people tables: {e}");
             }
         }
     }

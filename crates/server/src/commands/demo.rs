@@ -43,13 +43,13 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
         )
     })?;
     super::refresh_statistics(&store);
-    eprintln!(
+    crate::logs::announce(&format!(
         "demo organization '{}': {}\nkey id: {} (all scopes)\nimported {}",
         org.name.as_str(),
         org.id,
         key.record.id,
         progress::describe(&summary)
-    );
+    ));
     // Runs as written: `equip` is on no PATH after `cargo run`, so the hint
     // names this binary by its path, and the database when it is not the
     // default.
@@ -62,12 +62,12 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
             shell_word(&super::redact_url(&db.url))
         )
     };
-    eprintln!(
+    crate::logs::announce(&format!(
         "try it, with the key below in $KEY (KEY=$({program}{database} demo) keeps it there):\n  \
          {program}{database} serve &\n  \
          curl -H \"Authorization: ApiKey $KEY\" http://{DEFAULT_BIND}/api/v1/warehouses/{first_warehouse}\n\
          the demo organization's API key (all scopes; shown only now, on stdout):"
-    );
+    ));
     // The key last, alone on stdout, right under its label: it does not
     // scroll away behind the summary.
     println!("{}", key.secret);

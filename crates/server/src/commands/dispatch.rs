@@ -69,19 +69,19 @@ pub fn run(db: &DatabaseConfig, args: &DispatchArgs) -> anyhow::Result<()> {
     let stats = store
         .outbox_stats()
         .context("cannot read the outbox depth")?;
-    eprintln!(
+    crate::logs::announce(&format!(
         "dispatched through {}: {} sent, {} to retry, {} dead, {} left for another dispatcher",
         dispatcher.transport(),
         report.sent,
         report.retried,
         report.dead,
         report.lost
-    );
-    eprintln!(
+    ));
+    crate::logs::announce(&format!(
         "outbox: {} pending (oldest {}s), {} dead",
         stats.pending,
         stats.oldest_pending_age(Utc::now()).num_seconds(),
         stats.dead
-    );
+    ));
     Ok(())
 }

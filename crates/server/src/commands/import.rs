@@ -44,7 +44,7 @@ pub fn run(db: &DatabaseConfig, args: &ImportArgs) -> anyhow::Result<()> {
     match result {
         Ok(summary) => {
             super::refresh_statistics(&store);
-            eprintln!("imported {}", progress::describe(&summary));
+            crate::logs::announce(&format!("imported {}", progress::describe(&summary)));
             Ok(())
         }
         Err(ImportFailure::Entry(e)) => Err(located(&e)),

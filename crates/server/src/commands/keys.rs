@@ -70,11 +70,11 @@ fn create(
     } else {
         key.record.scopes.to_storage()
     };
-    eprintln!(
+    crate::logs::announce(&format!(
         "key id: {} (use it with `equip key revoke`)\nscopes: {scopes}\nThe key is shown only now; equip keeps only its hash.",
         key.record.id,
-    );
-    log::debug!("issued API key {} for organization {}", key.record.id, org);
+    ));
+    tracing::debug!("issued API key {} for organization {}", key.record.id, org);
     Ok(())
 }
 
@@ -83,7 +83,7 @@ fn revoke(db: &DatabaseConfig, id: &str) -> anyhow::Result<()> {
     let id = ApiKeyId::parse(id).context("key id")?;
     let store = open(db)?;
     revoke_api_key(&store, id, Utc::now())?;
-    eprintln!("revoked API key {id}");
+    crate::logs::announce(&format!("revoked API key {id}"));
     Ok(())
 }
 

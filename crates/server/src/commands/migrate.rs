@@ -9,12 +9,12 @@ use super::{connect_one_shot, DatabaseConfig};
 pub fn run(db: &DatabaseConfig) -> anyhow::Result<()> {
     let (_, applied) = connect_one_shot(db)?;
     if applied.is_empty() {
-        eprintln!("no pending migrations: the database is up to date");
+        crate::logs::announce("no pending migrations: the database is up to date");
     } else {
         for name in &applied {
-            eprintln!("applied {name}");
+            crate::logs::announce(&format!("applied {name}"));
         }
-        eprintln!("{} migration(s) applied", applied.len());
+        crate::logs::announce(&format!("{} migration(s) applied", applied.len()));
     }
     Ok(())
 }

@@ -98,7 +98,7 @@ pub(crate) fn connect_with(
     let applied = store
         .run_migrations()
         .with_context(|| format!("cannot migrate the database {shown}"))?;
-    log::debug!("database {shown} ready");
+    tracing::debug!("database {shown} ready");
     Ok((store, applied))
 }
 
@@ -123,7 +123,7 @@ pub(crate) fn connect_writable(
         );
     }
     let applied = migrated.with_context(|| format!("cannot migrate the database {shown}"))?;
-    log::debug!("database {shown} ready and writable");
+    tracing::debug!("database {shown} ready and writable");
     Ok((store, applied))
 }
 
@@ -132,7 +132,7 @@ pub(crate) fn connect_writable(
 /// the load is committed.
 fn refresh_statistics(store: &Store) {
     if let Err(e) = store.refresh_statistics() {
-        log::warn!("could not refresh planner statistics: {e}");
+        tracing::warn!("could not refresh planner statistics: {e}");
     }
 }
 

@@ -13,10 +13,10 @@ pub fn create(db: &DatabaseConfig, name: &str) -> anyhow::Result<()> {
     let store = open(db)?;
     let org = create_organization(&store, name, Utc::now())?;
     println!("{}", org.id);
-    eprintln!(
+    crate::logs::announce(&format!(
         "created organization '{}'; next: equip key create --org {}",
         org.name.as_str(),
         org.id
-    );
+    ));
     Ok(())
 }

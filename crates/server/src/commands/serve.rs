@@ -156,7 +156,6 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         == 0
     {
         crate::logs::announce(
-            args.log_format,
             "no organization yet: run `equip demo` or `equip org create --name …` and `equip key create --org …`",
         );
     }
@@ -205,7 +204,6 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;
-    let log_format = args.log_format;
     let console = !args.no_console;
     let blocking_threads = blocking_threads(&store, args);
     let served = actix_web::rt::System::new().block_on(async move {
@@ -257,21 +255,21 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
                         .with_context(|| format!("cannot listen on {bind} (--metrics-bind)"))?;
                 }
                 for addr in server.addrs() {
-                    crate::logs::announce(log_format, &format!("equip metrics on http://{addr}"));
+                    crate::logs::announce(&format!("equip metrics on http://{addr}"));
                 }
                 Some(server.run())
             }
             None => None,
         };
         for addr in server.addrs() {
-            crate::logs::announce(log_format, &format!("equip listening on http://{addr}"));
+            crate::logs::announce(&format!("equip listening on http://{addr}"));
         }
         if console {
             for addr in server.addrs() {
-                crate::logs::announce(
-                    log_format,
-                    &format!("equip console on http://{addr}{}", equip_console::PREFIX),
-                );
+                crate::logs::announce(&format!(
+                    "equip console on http://{addr}{}",
+                    equip_console::PREFIX
+                ));
             }
         }
         let metrics_handle = metrics_server.map(|running| {

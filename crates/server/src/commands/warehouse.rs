@@ -25,15 +25,15 @@ pub fn run(db: &DatabaseConfig, command: WarehouseCommand) -> anyhow::Result<()>
             let (found, new) =
                 grant_warehouse(&store, warehouse, org, Utc::now()).map_err(named)?;
             if new {
-                eprintln!(
+                crate::logs::announce(&format!(
                     "granted organization {org} access to shared warehouse {} ({})",
                     found.id, found.name
-                );
+                ));
             } else {
-                eprintln!(
+                crate::logs::announce(&format!(
                     "organization {org} already had access to shared warehouse {} ({})",
                     found.id, found.name
-                );
+                ));
             }
             Ok(())
         }
@@ -41,9 +41,13 @@ pub fn run(db: &DatabaseConfig, command: WarehouseCommand) -> anyhow::Result<()>
             let (warehouse, org) = parse(&warehouse, &org)?;
             let store = open(db)?;
             if revoke_warehouse(&store, warehouse, org).map_err(named)? {
-                eprintln!("revoked organization {org}'s access to shared warehouse {warehouse}");
+                crate::logs::announce(&format!(
+                    "revoked organization {org}'s access to shared warehouse {warehouse}"
+                ));
             } else {
-                eprintln!("organization {org} had no access to shared warehouse {warehouse}");
+                crate::logs::announce(&format!(
+                    "organization {org} had no access to shared warehouse {warehouse}"
+                ));
             }
             Ok(())
         }

@@ -32,6 +32,7 @@ mod http_scim_interop;
 mod http_warehouses;
 mod http_webhooks;
 mod instances;
+mod log_lines;
 mod lost_connection;
 mod metrics;
 mod nul_text;

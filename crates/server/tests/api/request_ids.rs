@@ -1,7 +1,9 @@
 //! Request ids through the real binary: a sane incoming `X-Request-Id` is
 //! echoed, another one replaced by a made one; the id is on the request's log
 //! line, in text and with `--log-format json`, where every log line is one
-//! JSON object. (5xx bodies carry it too: `unwritable.rs`.)
+//! JSON object and the request's facts are its fields. (5xx bodies carry the
+//! id too, and so do the lines a store call logs on the blocking pool:
+//! `unwritable.rs`; what the JSON lines never hold: `log_lines.rs`.)
 use crate::support::process::{request, Serve};
 use equip_persistence::test_support::TestDatabase;
 use serde_json::Value;
@@ -43,6 +45,14 @@ fn ids_are_kept_or_made_and_written_on_text_log_lines() {
     let line = logged(&server, "request_id=lb-7f3a.01");
     assert!(line.contains("GET /api/v1/inventory 401"), "{line}");
     assert!(line.contains(" INFO "), "{line}");
+    for field in [
+        "status=401",
+        "latency_ms=",
+        "route=/api/v1/inventory",
+        "method=GET",
+    ] {
+        assert!(line.contains(field), "{field} missing: {line}");
+    }
     let line = logged(&server, &format!("request_id={made}"));
     assert!(line.contains("GET /api/v1/inventory 401"), "{line}");
 }
@@ -60,13 +70,20 @@ fn json_log_lines_are_objects_with_the_request_id() {
         for field in ["time", "level", "target", "message"] {
             assert!(object[field].is_string(), "{field} missing in {line}");
         }
-        if object["message"] == "GET /api/v1/inventory 401"
-            || object["message"]
-                .as_str()
-                .is_some_and(|m| m.starts_with("GET /api/v1/inventory 401 "))
-        {
+        if object["message"] == "GET /api/v1/inventory 401" {
+            // The request's facts as fields, not only in the text.
             assert_eq!(object["request_id"], "probe-42", "{line}");
             assert_eq!(object["level"], "INFO");
+            assert_eq!(object["method"], "GET", "{line}");
+            assert_eq!(object["route"], "/api/v1/inventory", "{line}");
+            assert_eq!(object["status"], 401, "{line}");
+            assert!(
+                object["latency_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
+                "{line}"
+            );
+            // No key was verified: no organization, no key.
+            assert!(object.get("org_id").is_none(), "{line}");
+            assert!(object.get("key_id").is_none(), "{line}");
             request_lines += 1;
         }
     }

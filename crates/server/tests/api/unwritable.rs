@@ -158,6 +158,17 @@ fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
     let id = resp.header("x-request-id").unwrap().to_owned();
     let detail = resp.json()["detail"].as_str().unwrap().to_owned();
     assert!(detail.ends_with(&format!("(request id {id})")), "{detail}");
+    // So does the warning its store call logged on the blocking pool: the
+    // request's span reaches the thread, with the route and the caller.
+    let log = server.log();
+    assert!(
+        log.lines().any(|l| l.contains("storage unavailable")
+            && l.contains(&format!("request_id={id}"))
+            && l.contains("route=/scim/v2/Users")
+            && l.contains("org_id=")
+            && l.contains("key_id=")),
+        "no warning naming request {id}:\n{log}"
+    );
     assert_eq!(db.count_rows("people"), 1);
 
     // Writable again: ready, and writes succeed.
