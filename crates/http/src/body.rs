@@ -1,7 +1,6 @@
 //! Reading JSON request bodies field by field, so that a bad value is answered
 //! with a 400 naming that field.
 
-use equip_api_types::item_input::InputField;
 use equip_api_types::read::{self, Fault};
 use equip_domain::ids::InvalidId;
 use serde::de::DeserializeOwned;
@@ -16,7 +15,6 @@ use crate::error::HttpError;
 /// 400 naming the field at fault by its path (`assignedTo.type`): a missing
 /// field, an unknown one, a bad value, a text holding a NUL character; or
 /// `request` when the body is not a JSON object.
-#[allow(dead_code)] // used by the routes as they move to the wire types
 pub fn parse<T: DeserializeOwned>(body: Value) -> Result<T, HttpError> {
     Fields::of(&body)?;
     read::from_value(body).map_err(|e| {
@@ -138,15 +136,6 @@ pub enum Field<T> {
 }
 
 impl<T> Field<T> {
-    /// `None` when absent, `Some(None)` when null, `Some(Some(v))` for a value.
-    pub fn into_change(self) -> Option<Option<T>> {
-        match self {
-            Self::Absent => None,
-            Self::Null => Some(None),
-            Self::Value(v) => Some(Some(v)),
-        }
-    }
-
     /// The value, if any.
     pub fn into_option(self) -> Option<T> {
         match self {
@@ -203,21 +192,5 @@ impl Fields<'_> {
         self.get(name, expected, parse)?
             .into_option()
             .ok_or_else(|| HttpError::invalid(name, format!("{name} is required")))
-    }
-
-    /// A field of the item inputs (`equip_api_types::item_input`).
-    ///
-    /// # Errors
-    /// 400 naming the field when its value is not a good one.
-    pub fn input<T>(&self, field: &InputField<T>) -> Result<Field<T>, HttpError> {
-        self.get(field.name, field.expected, field.decode)
-    }
-
-    /// A field of the item inputs that must be present and not null.
-    ///
-    /// # Errors
-    /// 400 naming the field when missing, null or bad.
-    pub fn require_input<T>(&self, field: &InputField<T>) -> Result<T, HttpError> {
-        self.require(field.name, field.expected, field.decode)
     }
 }

@@ -25,15 +25,8 @@
 use std::sync::OnceLock;
 
 use actix_web::HttpResponse;
-use equip_domain::inventory::{
-    AssigneeType, Condition, DeployReason, DeployStatus, DeviceProgramStatus, RenewalDateUpdatedBy,
-    RetrievalStatus, ReturnStatus, SuppliedBy,
-};
 use equip_domain::inventory_level::MAX_QUANTITY;
-use equip_domain::inventory_query::params::{Param, ValueSchema, PARAMS};
-use equip_domain::inventory_query::{DEPRECATED_DEPLOY_STATUSES, MAX_LIST_VALUES};
 use equip_domain::reminder::DeliveryStatus;
-use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 use serde_json::{json, Map, Value};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{Modify, OpenApi};
@@ -43,17 +36,6 @@ use crate::JSON_LIMIT;
 
 /// The version of the interface description (`info.version`; docs/api.md).
 pub const API_VERSION: &str = "0.1.0";
-
-/// `updatedAtFrom` / `updatedAtTo`: a real calendar date (leap years included)
-/// and time, `YYYY-MM-DDTHH:MM:SS[.f…]`, optionally `Z`.
-const UTC_TIME_PATTERN: &str = concat!(
-    r"^(?:\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]))",
-    r"|(?:\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)",
-    r"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?[Zz]?$",
-);
-
-/// A string with something other than white space (the domain trims).
-const NOT_BLANK: &str = r"\S";
 
 fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
     all.iter().copied().map(name).collect()
@@ -74,12 +56,6 @@ fn nullable_string(format: Option<&str>) -> Value {
     }
 }
 
-/// A nullable string of at most `max` characters (a domain limit,
-/// `equip_domain::text`).
-fn nullable_bounded(max: usize) -> Value {
-    json!({ "type": ["string", "null"], "maxLength": max })
-}
-
 fn uuid() -> Value {
     json!({ "type": "string", "format": "uuid" })
 }
@@ -90,12 +66,6 @@ fn date_time() -> Value {
 
 fn string_enum(values: &[&str]) -> Value {
     json!({ "type": "string", "enum": values })
-}
-
-fn nullable_enum(values: &[&str]) -> Value {
-    let mut with_null: Vec<Value> = values.iter().map(|v| json!(v)).collect();
-    with_null.push(Value::Null);
-    json!({ "type": ["string", "null"], "enum": with_null })
 }
 
 /// An object whose every property is required (absent values are `null`) and
@@ -185,6 +155,8 @@ impl Modify for SharedResponses {
 /// types of `equip_api_types`: one part per route module.
 fn generated() -> utoipa::openapi::OpenApi {
     let mut doc = crate::routes::warehouses::Doc::openapi();
+    doc.merge(crate::routes::inventory::Doc::openapi());
+    doc.merge(crate::routes::inventory_items::Doc::openapi());
     SharedResponses.modify(&mut doc);
     doc
 }
@@ -221,19 +193,6 @@ fn query(name: &str, description: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
-/// A list parameter: repeated (`?a=X&a=Y`) or comma-separated (`?a=X,Y`).
-fn list_query(name: &str, description: &str, items: Value) -> Value {
-    json!({
-        "name": name,
-        "in": "query",
-        "required": false,
-        "description": format!("{description} Repeat the parameter or separate values with commas; at most {MAX_LIST_VALUES} values, none empty."),
-        "style": "form",
-        "explode": true,
-        "schema": { "type": "array", "items": items, "maxItems": MAX_LIST_VALUES },
-    })
-}
-
 fn location_header(description: &str) -> Value {
     json!({ "Location": { "description": description, "schema": { "type": "string" } } })
 }
@@ -242,50 +201,6 @@ fn json_body(schema: Value, required: bool) -> Value {
     json!({
         "required": required,
         "content": { "application/json": { "schema": schema } },
-    })
-}
-
-/// One parameter of the listing, from the domain's table.
-fn listing_param(p: &Param) -> Value {
-    let schema = match p.schema {
-        ValueSchema::Integer { min, max, default } => {
-            json!({ "type": "integer", "format": "int32", "minimum": min, "maximum": max, "default": default })
-        }
-        ValueSchema::Uuid => uuid(),
-        ValueSchema::Text {
-            max_chars: Some(max),
-        } => json!({ "type": "string", "maxLength": max }),
-        ValueSchema::Text { max_chars: None } => json!({ "type": "string" }),
-        ValueSchema::NotBlank => json!({ "type": "string", "pattern": NOT_BLANK }),
-        ValueSchema::UtcTime => json!({ "type": "string", "pattern": UTC_TIME_PATTERN }),
-        ValueSchema::OneOf(values) => string_enum(&values()),
-    };
-    if p.is_list() {
-        list_query(p.name, p.description, schema)
-    } else {
-        query(p.name, p.description, schema)
-    }
-}
-
-fn list_inventory_operation(operation_id: &str, summary: &str) -> Value {
-    json!({
-        "operationId": operation_id,
-        "summary": summary,
-        "description": format!(
-            "The organization's inventory items, filtered, sorted and paged. Filters combine with AND, \
-             the values of one list parameter with OR. Unknown parameters and single-valued parameters \
-             given twice are refused (400). The deprecated deploy statuses {} are refused (400); VOIDED \
-             matches no item. Without sortBy the order is createdAt descending; every order ends with \
-             the item id, so paging never skips or repeats an item.",
-            DEPRECATED_DEPLOY_STATUSES.join(", ")
-        ),
-        "tags": ["inventory"],
-        "parameters": PARAMS.iter().map(listing_param).collect::<Vec<_>>(),
-        "responses": responses(json!({
-            "200": json_response("A page of items.", schema_ref("InventoryPage")),
-            "400": error("A parameter is malformed, unknown, repeated or out of range (source names it)."),
-            "404": error("personId, warehouseId or officeId is not in the organization."),
-        })),
     })
 }
 
@@ -324,72 +239,6 @@ fn paths() -> Value {
                     "200": json_response("The OpenAPI 3.1 document.", json!({ "type": "object" })),
                 },
             },
-        },
-        "/api/v1/inventory": {
-            "get": list_inventory_operation("listInventory", "List inventory items."),
-            "post": {
-                "operationId": "createInventoryItem",
-                "summary": "Create an inventory item (extension).",
-                "description": "A move's rules apply from the start: UNAVAILABLE and ARCHIVED need a deployReason, \
-                    DEPLOYED and AVAILABLE take none, DEPLOYED needs a PERSON assignee. The assignee must be a \
-                    provisioned person, an office of the organization or a warehouse accessible to it.",
-                "tags": ["inventory"],
-                "requestBody": json_body(schema_ref("InventoryItemCreate"), true),
-                "responses": responses(json!({
-                    "201": {
-                        "description": "Created. The item, to a key that also holds inventory:read; only its id to a key that may only write.",
-                        "headers": location_header("/api/v1/inventory/{id} of the new item."),
-                        "content": { "application/json": { "schema": { "oneOf": [
-                            schema_ref("InventoryItem"),
-                            {
-                                "type": "object",
-                                "required": ["id"],
-                                "additionalProperties": false,
-                                "properties": { "id": { "type": "string", "format": "uuid" } },
-                            },
-                        ] } } },
-                    },
-                    "400": error("A field is missing, unknown or invalid, or a rule is broken (source names the field)."),
-                    "404": error("skuId or assignedTo.id is not in the organization."),
-                    "413": error("The body is larger than the limit."),
-                    "415": error("The body is not application/json."),
-                })),
-            },
-        },
-        "/api/v1/inventory/{id}": {
-            "parameters": [path_id("id", "The item's id.")],
-            "get": {
-                "operationId": "getInventoryItem",
-                "summary": "Read one inventory item (extension).",
-                "tags": ["inventory"],
-                "responses": responses(json!({
-                    "200": json_response("The item.", schema_ref("InventoryItem")),
-                    "400": error("The id is not a UUID."),
-                    "404": error("No such item in the organization."),
-                })),
-            },
-            "patch": {
-                "operationId": "updateInventoryItem",
-                "summary": "Change an inventory item (extension).",
-                "description": "Only the fields given change; null clears a nullable field. A status change to \
-                    UNAVAILABLE or ARCHIVED needs a deployReason in the same request; DEPLOYED and AVAILABLE clear \
-                    it; DEPLOYED needs a PERSON assignee; ARCHIVED is final (409). A change that raced another \
-                    change of the item is 409: read it again and retry.",
-                "tags": ["inventory"],
-                "requestBody": json_body(schema_ref("InventoryItemPatch"), true),
-                "responses": responses(json!({
-                    "200": json_response("The changed item (to a key that also holds inventory:read). A change that changes nothing writes nothing and leaves updatedAt as it was.", schema_ref("InventoryItem")),
-                    "204": { "description": "Changed, answered without the item to a key that may only write." },
-                    "400": error("The id is not a UUID, or a field is unknown or invalid, or a rule is broken."),
-                    "404": error("No such item, or assignedTo.id is not in the organization."),
-                    "409": error("The move is not allowed from the current status, or the item changed meanwhile."),
-                    "413": error("The body is larger than the limit."),
-                    "415": error("The body is not application/json."),
-                })),
-            },
-        },
-        "/api/inventory": {
-            "get": list_inventory_operation("listInventoryUnversioned", "List inventory items (the same operation without the version segment)."),
         },
         "/api/v1/inventory-levels": {
             "get": {
@@ -481,147 +330,7 @@ fn paths() -> Value {
     })
 }
 
-fn retrieval(kind: &str, extra: &[&str]) -> Value {
-    let mut props = json!({
-        "type": { "const": kind },
-        "id": uuid(),
-        "status": string_enum(&names(RetrievalStatus::ALL, RetrievalStatus::as_str)),
-        "updatedAt": date_time(),
-    });
-    for field in extra {
-        props[*field] = nullable_string(None);
-    }
-    closed_object(props)
-}
-
-fn item_schema() -> Value {
-    let dp = names(DeployReason::ALL, DeployReason::as_str);
-    let return_status = names(ReturnStatus::ALL, ReturnStatus::as_str);
-    closed_object(json!({
-        "id": uuid(),
-        "skuId": uuid(),
-        "serialNumber": nullable_string(None),
-        "imei": { "type": "array", "items": { "type": "string" } },
-        "deployStatus": string_enum(&names(DeployStatus::ALL, DeployStatus::as_str)),
-        "deployReason": nullable_enum(&dp),
-        "condition": string_enum(&names(Condition::ALL, Condition::as_str)),
-        "categoryCode": { "type": "string" },
-        "categoryNameOfSku": { "type": "string" },
-        "skuTitle": { "type": "string" },
-        "vendorCode": { "type": "string" },
-        "vendorSku": { "type": "string" },
-        "createdAt": date_time(),
-        "updatedAt": date_time(),
-        "renewalDate": nullable_string(Some("date")),
-        "renewalDateUpdatedBy": nullable_enum(&names(RenewalDateUpdatedBy::ALL, RenewalDateUpdatedBy::as_str)),
-        "billingStartDate": nullable_string(Some("date")),
-        "billingEndDate": nullable_string(Some("date")),
-        "procurementMethod": nullable_string(None),
-        "returnOrder": nullable(closed_object(json!({
-            "id": uuid(),
-            "status": string_enum(&return_status),
-            "createdAt": date_time(),
-            "returnOrderItemId": uuid(),
-            "returnOrderItemStatus": string_enum(&return_status),
-            "retrievalMethod": nullable(json!({
-                "oneOf": [
-                    schema_ref("ReturnKitRetrieval"),
-                    schema_ref("InboundLabelRetrieval"),
-                    schema_ref("PhysicalRetrieval"),
-                ],
-                "discriminator": {
-                    "propertyName": "type",
-                    "mapping": {
-                        "RETURN_KIT": "#/components/schemas/ReturnKitRetrieval",
-                        "INBOUND_LABEL": "#/components/schemas/InboundLabelRetrieval",
-                        "PHYSICAL": "#/components/schemas/PhysicalRetrieval",
-                    },
-                },
-            })),
-        }))),
-        "assignedTo": nullable(closed_object(json!({
-            "id": uuid(),
-            "type": string_enum(&names(AssigneeType::ALL, AssigneeType::as_str)),
-            "label": { "type": ["string", "null"], "description": "A person's email, an office's or warehouse's name." },
-            "assignedAt": nullable_string(Some("date-time")),
-        }))),
-        "tags": { "type": "array", "uniqueItems": true, "items": schema_ref("Tag") },
-        "pricing": nullable(closed_object(json!({
-            "regionCode": { "type": "string" },
-            "priceOption": { "type": "string" },
-            "price": { "type": "number" },
-            "currencyCode": { "type": "string" },
-            "discountedPrice": { "type": "number" },
-            "discountPercentage": { "type": "number" },
-        }))),
-        "description": nullable_string(None),
-        "erpInvoiceId": nullable_string(None),
-        "holdStartDate": nullable_string(Some("date")),
-        "unlockDate": nullable_string(Some("date")),
-        "itadRequested": { "type": ["boolean", "null"] },
-        "deviceProgram": nullable(closed_object(json!({
-            "assignmentStatus": string_enum(&names(DeviceProgramStatus::ALL, DeviceProgramStatus::as_str)),
-            "lastSyncTimestamp": nullable_string(Some("date-time")),
-            "nextSyncTimestamp": date_time(),
-        }))),
-        "suppliedBy": string_enum(&names(SuppliedBy::ALL, SuppliedBy::as_str)),
-    }))
-}
-
-/// `{"type", "id"}` of a write.
-fn assignee_input() -> Value {
-    nullable(json!({
-        "type": "object",
-        "required": ["type", "id"],
-        "properties": {
-            "type": string_enum(&names(AssigneeType::ALL, AssigneeType::as_str)),
-            "id": uuid(),
-        },
-    }))
-}
-
-fn tags_input() -> Value {
-    nullable(json!({
-        "type": "array",
-        "description": "Labels, as strings or {\"label\"} objects; labels already on the item keep their tag ids.",
-        "items": {
-            "oneOf": [
-                { "type": "string", "pattern": NOT_BLANK, "maxLength": SHORT_TEXT_MAX },
-                {
-                    "type": "object",
-                    "required": ["label"],
-                    "properties": { "label": { "type": "string", "pattern": NOT_BLANK, "maxLength": SHORT_TEXT_MAX } },
-                },
-            ],
-        },
-    }))
-}
-
-fn item_write_properties() -> Value {
-    json!({
-        "deployStatus": string_enum(&names(DeployStatus::ALL, DeployStatus::as_str)),
-        "deployReason": nullable_enum(&names(DeployReason::ALL, DeployReason::as_str)),
-        "condition": string_enum(&names(Condition::ALL, Condition::as_str)),
-        "assignedTo": assignee_input(),
-        "tags": tags_input(),
-        "renewalDate": nullable_string(Some("date")),
-        "description": nullable_bounded(LONG_TEXT_MAX),
-    })
-}
-
 fn schemas() -> Value {
-    let mut create = item_write_properties();
-    create["skuId"] = uuid();
-    create["serialNumber"] = nullable_bounded(SHORT_TEXT_MAX);
-    create["imei"] = nullable(
-        json!({ "type": "array", "items": { "type": "string", "pattern": NOT_BLANK, "maxLength": SHORT_TEXT_MAX } }),
-    );
-    create["procurementMethod"] = nullable_bounded(SHORT_TEXT_MAX);
-    create["suppliedBy"] = json!({
-        "type": ["string", "null"],
-        "enum": names(SuppliedBy::ALL, SuppliedBy::as_str).into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
-        "description": "Default ORGANIZATION.",
-    });
     let mut delivery = reminder_properties();
     delivery["attempts"] = json!({ "type": "integer", "minimum": 0 });
     delivery["lastError"] = nullable_string(None);
@@ -643,32 +352,6 @@ fn schemas() -> Value {
                 },
                 "requestId": { "type": "string", "description": "On a 5xx answer: the request's id (as in its X-Request-Id header and on its log lines), for a report." },
             },
-        },
-        "InventoryItem": item_schema(),
-        "Tag": closed_object(json!({ "id": uuid(), "label": { "type": "string" } })),
-        "ReturnKitRetrieval": retrieval("RETURN_KIT", &["inboundTrackingCode", "inboundTrackingLink", "outboundTrackingCode", "outboundTrackingLink"]),
-        "InboundLabelRetrieval": retrieval("INBOUND_LABEL", &["inboundTrackingCode", "inboundTrackingLink"]),
-        "PhysicalRetrieval": retrieval("PHYSICAL", &[]),
-        "Pagination": closed_object(json!({
-            "totalRecords": { "type": "integer", "minimum": 0 },
-            "totalPages": { "type": "integer", "minimum": 0 },
-            "currentPage": { "type": "integer", "minimum": 1 },
-            "pageSize": { "type": "integer", "minimum": 1 },
-        })),
-        "InventoryPage": closed_object(json!({
-            "data": { "type": "array", "items": schema_ref("InventoryItem") },
-            "pagination": schema_ref("Pagination"),
-        })),
-        "InventoryItemCreate": {
-            "type": "object",
-            "required": ["skuId", "deployStatus", "condition"],
-            "additionalProperties": false,
-            "properties": create,
-        },
-        "InventoryItemPatch": {
-            "type": "object",
-            "additionalProperties": false,
-            "properties": item_write_properties(),
         },
         "InventoryLevel": closed_object(json!({
             "id": uuid(),
