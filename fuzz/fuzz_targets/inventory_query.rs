@@ -1,5 +1,6 @@
 //! The inventory listing's query (`equip_domain::inventory_query`): any query
-//! string, decoded as the HTTP layer decodes it, is refused with
+//! string, read as the HTTP route reads it
+//! (`equip_api_types::inventory_query::from_query`), is refused with
 //! `DomainError::Invalid` or validated into a query within the documented
 //! limits (page, size, list lengths, search length, lowercase values, a time
 //! range in order); the listing service then runs it over an in-memory
@@ -10,6 +11,7 @@
 use std::sync::OnceLock;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use equip_api_types::inventory_query::from_query;
 use equip_domain::error::DomainError;
 use equip_domain::ids::{InventoryItemId, OrganizationId};
 use equip_domain::inventory::{
@@ -81,12 +83,11 @@ fn store() -> &'static (InMemoryStore, OrganizationId) {
     })
 }
 
-/// The query string's pairs read through the listing's parameter table, as
-/// `crates/http`'s inventory route reads them; `None` where it answers 400
-/// (malformed, repeated single parameter, unknown parameter).
+/// The query string read as `crates/http`'s inventory route reads it (the
+/// listing's parameter struct); `None` where it answers 400 (unknown
+/// parameter, repeated single parameter, a NUL character).
 fn raw_query(query: &str) -> Option<RawInventoryQuery> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).ok()?;
-    RawInventoryQuery::from_pairs(pairs).ok()
+    from_query(query).ok()
 }
 
 fn lowercase_list(values: &[String]) {

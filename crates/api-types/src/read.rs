@@ -89,6 +89,37 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, ShapeError> {
     serde_path_to_error::deserialize(value).map_err(|e| ShapeError::from_serde(e.path(), e.inner()))
 }
 
+/// For `#[serde(default, deserialize_with = "double_option")]` on an
+/// `Option<Option<T>>` field of a PATCH body: absent is `None` (left as it
+/// is), `null` is `Some(None)` (cleared), a value is `Some(Some(v))`.
+///
+/// # Errors
+/// The value's own, when it is not `null` and not a `T`.
+pub fn double_option<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// For `#[serde(default, deserialize_with = "not_null")]` on an `Option<T>`
+/// field of a PATCH body that may be left out but not cleared: absent is
+/// `None`, `null` is refused ("cannot be null"), a value is `Some(v)`.
+///
+/// # Errors
+/// "cannot be null", or the value's own when it is not a `T`.
+pub fn not_null<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    match Option::<T>::deserialize(deserializer)? {
+        Some(value) => Ok(Some(value)),
+        None => Err(serde::de::Error::custom("cannot be null")),
+    }
+}
+
 /// serde_json appends " at line L column C" to its messages: the position is
 /// of no use to a reader, who is told the field instead.
 fn strip_position(message: &str) -> String {
@@ -141,6 +172,28 @@ mod tests {
             e.fault,
             Fault::Invalid("invalid type: string \"x\", expected u32".into())
         );
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Patch {
+        #[serde(default, deserialize_with = "double_option")]
+        note: Option<Option<String>>,
+        #[serde(default, deserialize_with = "not_null")]
+        size: Option<u32>,
+    }
+
+    #[test]
+    fn a_patch_tells_absent_from_null() {
+        let p: Patch = from_value(json!({})).unwrap();
+        assert_eq!((p.note, p.size), (None, None));
+        let p: Patch = from_value(json!({"note": null, "size": 3})).unwrap();
+        assert_eq!((p.note, p.size), (Some(None), Some(3)));
+        let p: Patch = from_value(json!({"note": "x"})).unwrap();
+        assert_eq!(p.note, Some(Some("x".to_owned())));
+        let e = from_value::<Patch>(json!({"size": null})).unwrap_err();
+        assert_eq!(e.path, "size");
+        assert_eq!(e.fault, Fault::Invalid("cannot be null".into()));
     }
 
     #[test]

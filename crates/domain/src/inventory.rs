@@ -5,7 +5,6 @@
 //! each documented, are one definition that the rules below read.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
 
 use crate::error::DomainError;
 use crate::ids::{
@@ -309,7 +308,7 @@ pub struct Assignment {
 }
 
 /// A label on an item.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tag {
     /// Identifier.
     pub id: TagId,
@@ -318,8 +317,7 @@ pub struct Tag {
 }
 
 /// Pricing of an item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Price {
     /// Region code.
     pub region_code: String,

@@ -1,11 +1,10 @@
-//! Reading JSON request bodies field by field, so that a bad value is answered
-//! with a 400 naming that field.
+//! Reading JSON request bodies into the wire types, so that a bad value is
+//! answered with a 400 naming its field.
 
-use equip_api_types::item_input::InputField;
 use equip_api_types::read::{self, Fault};
 use equip_domain::ids::InvalidId;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::HttpError;
 
@@ -17,7 +16,7 @@ use crate::error::HttpError;
 /// field, an unknown one, a bad value, a text holding a NUL character; or
 /// `request` when the body is not a JSON object.
 pub fn parse<T: DeserializeOwned>(body: Value) -> Result<T, HttpError> {
-    Fields::of(&body)?;
+    object_without_nul(&body)?;
     read::from_value(body).map_err(|e| {
         let path = e.path.as_str();
         match e.fault {
@@ -31,34 +30,25 @@ pub fn parse<T: DeserializeOwned>(body: Value) -> Result<T, HttpError> {
     })
 }
 
-/// A JSON object body.
-pub struct Fields<'a> {
-    map: &'a Map<String, Value>,
-}
-
-impl<'a> Fields<'a> {
-    /// The body as an object.
-    ///
-    /// # Errors
-    /// 400 when the body is not a JSON object, or when a text in it holds a
-    /// NUL character (PostgreSQL cannot store one; refused on every backend).
-    pub fn of(body: &'a Value) -> Result<Self, HttpError> {
-        let map = body
-            .as_object()
-            .ok_or_else(|| HttpError::invalid("request", "the body must be a JSON object"))?;
-        if let Some((name, _)) = map.iter().find(|(k, v)| has_nul(k) || value_has_nul(v)) {
-            let source = if has_nul(name) {
-                "request"
-            } else {
-                name.as_str()
-            };
-            return Err(HttpError::invalid(
-                source,
-                format!("{source} must not contain NUL characters"),
-            ));
-        }
-        Ok(Self { map })
+/// Refuses a body that is not a JSON object, or whose texts (names or
+/// values) hold a NUL character (PostgreSQL cannot store one; refused on
+/// every backend).
+fn object_without_nul(body: &Value) -> Result<(), HttpError> {
+    let map = body
+        .as_object()
+        .ok_or_else(|| HttpError::invalid("request", "the body must be a JSON object"))?;
+    if let Some((name, _)) = map.iter().find(|(k, v)| has_nul(k) || value_has_nul(v)) {
+        let source = if has_nul(name) {
+            "request"
+        } else {
+            name.as_str()
+        };
+        return Err(HttpError::invalid(
+            source,
+            format!("{source} must not contain NUL characters"),
+        ));
     }
+    Ok(())
 }
 
 /// Whether `text` holds a NUL character, which no text equip stores may hold.
@@ -86,100 +76,4 @@ pub fn path_id<T>(
     parse: fn(&str) -> Result<T, InvalidId>,
 ) -> Result<T, HttpError> {
     parse(raw).map_err(|_| HttpError::invalid(name, format!("'{raw}' is not a valid UUID")))
-}
-
-/// A field of a JSON object: absent, explicitly `null`, or a value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Field<T> {
-    /// Not in the body.
-    Absent,
-    /// `null`.
-    Null,
-    /// A value.
-    Value(T),
-}
-
-impl<T> Field<T> {
-    /// `None` when absent, `Some(None)` when null, `Some(Some(v))` for a value.
-    pub fn into_change(self) -> Option<Option<T>> {
-        match self {
-            Self::Absent => None,
-            Self::Null => Some(None),
-            Self::Value(v) => Some(Some(v)),
-        }
-    }
-
-    /// The value, if any.
-    pub fn into_option(self) -> Option<T> {
-        match self {
-            Self::Value(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-impl Fields<'_> {
-    /// Refuses fields outside `known`, naming the first.
-    ///
-    /// # Errors
-    /// 400 naming the unknown field.
-    pub fn only(&self, known: &[&str]) -> Result<(), HttpError> {
-        match self.map.keys().find(|k| !known.contains(&k.as_str())) {
-            Some(k) => Err(HttpError::invalid(
-                k.as_str(),
-                format!("unknown field '{k}'"),
-            )),
-            None => Ok(()),
-        }
-    }
-
-    /// A field read with `parse`; `expected` describes a good value.
-    ///
-    /// # Errors
-    /// 400 naming the field when `parse` refuses its value.
-    pub fn get<T>(
-        &self,
-        name: &str,
-        expected: &str,
-        parse: impl Fn(&Value) -> Option<T>,
-    ) -> Result<Field<T>, HttpError> {
-        match self.map.get(name) {
-            None => Ok(Field::Absent),
-            Some(Value::Null) => Ok(Field::Null),
-            Some(v) => parse(v)
-                .map(Field::Value)
-                .ok_or_else(|| HttpError::invalid(name, format!("{name} must be {expected}"))),
-        }
-    }
-
-    /// A field that must be present and not null.
-    ///
-    /// # Errors
-    /// 400 naming the field when missing, null or bad.
-    pub fn require<T>(
-        &self,
-        name: &str,
-        expected: &str,
-        parse: impl Fn(&Value) -> Option<T>,
-    ) -> Result<T, HttpError> {
-        self.get(name, expected, parse)?
-            .into_option()
-            .ok_or_else(|| HttpError::invalid(name, format!("{name} is required")))
-    }
-
-    /// A field of the item inputs (`equip_api_types::item_input`).
-    ///
-    /// # Errors
-    /// 400 naming the field when its value is not a good one.
-    pub fn input<T>(&self, field: &InputField<T>) -> Result<Field<T>, HttpError> {
-        self.get(field.name, field.expected, field.decode)
-    }
-
-    /// A field of the item inputs that must be present and not null.
-    ///
-    /// # Errors
-    /// 400 naming the field when missing, null or bad.
-    pub fn require_input<T>(&self, field: &InputField<T>) -> Result<T, HttpError> {
-        self.require(field.name, field.expected, field.decode)
-    }
 }

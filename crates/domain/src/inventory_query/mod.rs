@@ -1,12 +1,11 @@
 //! The inventory listing's query: raw parameters in, a validated
 //! [`InventoryQuery`] out, or a [`DomainError::Invalid`] naming the parameter.
-//! Storage translates the validated query into SQL; nothing is filtered or sorted
-//! in memory.
+//! The database store translates the validated query into SQL; what each
+//! filter means for one item is [`InventoryFilter::matches`], which the
+//! in-memory store applies and the SQL is tested against.
 //!
-//! About 500 lines: the raw query, the validated one and `parse` between them
-//! change together whenever a parameter is added.
-
-pub mod params;
+//! About 600 lines: the raw query, the validated one, `parse` between them and
+//! the filters' meaning change together whenever a parameter is added.
 
 use std::num::NonZeroU32;
 
@@ -15,7 +14,7 @@ use chrono::NaiveDateTime;
 use crate::catalog::Sku;
 use crate::error::DomainError;
 use crate::ids::{InvalidId, InventoryItemId, OfficeId, PersonId, SkuId, WarehouseId};
-use crate::inventory::{DeployStatus, InventoryItem};
+use crate::inventory::{Assignee, DeployStatus, InventoryItem};
 
 /// The first page, and the page when none is asked for.
 pub const FIRST_PAGE: u32 = 1;
@@ -34,9 +33,11 @@ pub const MAX_LIST_VALUES: usize = 500;
 /// Deploy statuses the listing filter names but refuses (400): deprecated.
 pub const DEPRECATED_DEPLOY_STATUSES: [&str; 3] = ["GIFTED", "LOCKED", "OUT_FOR_REPAIR"];
 
-/// The listing's parameters as they arrive (list parameters may repeat and may
-/// hold comma-separated values). [`params::PARAMS`] says which wire name fills
-/// which field; [`RawInventoryQuery::set`] fills them from a query string.
+/// The listing's parameters as they arrive, as texts (a list parameter may
+/// have been repeated, and each of its values may hold several separated by
+/// commas). The web layer reads them from the query string by their wire
+/// names (`equip_api_types::inventory_query`); [`InventoryQuery::parse`]
+/// validates them, naming a bad one by its wire name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawInventoryQuery {
     /// `page`.
@@ -189,6 +190,70 @@ impl InventoryFilter {
             && updated_to.is_none()
             && serial_numbers.is_empty()
             && vendor_skus.is_empty()
+    }
+}
+
+impl InventoryFilter {
+    /// Whether `v` passes every filter: the filters' meaning, which the
+    /// in-memory store applies and the database store's SQL is tested against
+    /// (the listing's property tests). `holder_has_email(person, email)` says
+    /// whether the person has that email (lowercased as
+    /// [`crate::text::identifier_key`] keys it) as primary or secondary.
+    ///
+    /// Every field is named, so that a new filter does not compile until it
+    /// is given its meaning here too.
+    pub fn matches(
+        &self,
+        v: &InventoryItemView,
+        holder_has_email: impl Fn(PersonId, &str) -> bool,
+    ) -> bool {
+        let Self {
+            person,
+            warehouse_id,
+            office_id,
+            categories,
+            deploy_statuses,
+            matches_nothing,
+            sku_ids,
+            search,
+            updated_from,
+            updated_to,
+            serial_numbers,
+            vendor_skus,
+        } = self;
+        let i = &v.item;
+        let holder = i.assignment.map(|a| a.assignee);
+        let lower = |o: &Option<String>| o.as_deref().unwrap_or("").to_lowercase();
+        let person_ok = match person {
+            None => true,
+            Some(AssigneeFilter::Person(id)) => holder == Some(Assignee::Person(*id)),
+            Some(AssigneeFilter::Email(email)) => {
+                matches!(holder, Some(Assignee::Person(id)) if holder_has_email(id, email))
+            }
+        };
+        let search_text = [
+            lower(&i.description),
+            v.sku.vendor_name.to_lowercase(),
+            v.sku.category_code.to_lowercase(),
+            v.sku.category_name.to_lowercase(),
+            v.sku.title.to_lowercase(),
+            lower(&i.serial_number),
+        ]
+        .join("\n");
+        person_ok
+            && warehouse_id.is_none_or(|w| holder == Some(Assignee::Warehouse(w)))
+            && office_id.is_none_or(|o| holder == Some(Assignee::Office(o)))
+            && (categories.is_empty() || categories.contains(&v.sku.category_code.to_lowercase()))
+            && (deploy_statuses.is_empty() || deploy_statuses.contains(&i.deploy_status))
+            && !matches_nothing
+            && (sku_ids.is_empty() || sku_ids.contains(&i.sku_id))
+            && search
+                .as_ref()
+                .is_none_or(|q| search_text.contains(q.as_str()))
+            && updated_from.is_none_or(|t| i.updated_at.naive_utc() >= t)
+            && updated_to.is_none_or(|t| i.updated_at.naive_utc() <= t)
+            && (serial_numbers.is_empty() || serial_numbers.contains(&lower(&i.serial_number)))
+            && (vendor_skus.is_empty() || vendor_skus.contains(&v.sku.vendor_sku.to_lowercase()))
     }
 }
 

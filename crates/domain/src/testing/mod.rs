@@ -22,8 +22,7 @@ use crate::import::{ExternalReference, ImportBatch, ImportError, ImportSummary, 
 use crate::inventory::{Assignee, InventoryItem};
 use crate::inventory_level::InventoryLevel;
 use crate::inventory_query::{
-    AssigneeFilter, InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery,
-    SortDirection, SortKey,
+    InventoryFilter, InventoryItemView, InventoryPage, InventoryQuery, SortDirection, SortKey,
 };
 use crate::inventory_query::{ListedBody, ListedItem};
 use crate::location::{Office, Warehouse};

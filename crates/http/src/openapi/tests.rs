@@ -2,6 +2,8 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use equip_domain::inventory::{DeployReason, DeployStatus};
+use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 
 /// `(path, METHOD)` pairs.
 type Operations = BTreeSet<(String, String)>;
@@ -142,16 +144,35 @@ fn enums_come_from_the_domain() {
 
 #[test]
 fn the_listing_documents_exactly_the_parameters_the_route_reads() {
+    use equip_api_types::inventory_query::from_query;
     let doc = document();
+    let mut documented = Vec::new();
     for path in ["/api/v1/inventory", "/api/inventory"] {
         let params = doc["paths"][path]["get"]["parameters"].as_array().unwrap();
-        let documented: Vec<&str> = params.iter().map(|p| p["name"].as_str().unwrap()).collect();
-        let table: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
-        assert_eq!(documented, table, "{path}");
-        for (p, doc) in PARAMS.iter().zip(params) {
-            assert_eq!(doc["schema"]["type"] == "array", p.is_list(), "{}", p.name);
+        let names: Vec<&str> = params.iter().map(|p| p["name"].as_str().unwrap()).collect();
+        // The route reads each documented parameter; a list one may repeat,
+        // a single one may not.
+        for p in params {
+            let name = p["name"].as_str().unwrap();
+            assert_eq!(p["in"], "query", "{name}");
+            assert!(from_query(&format!("{name}=x")).is_ok(), "{path}: {name}");
+            let twice = from_query(&format!("{name}=x&{name}=y"));
+            assert_eq!(
+                twice.is_ok(),
+                p["schema"]["type"] == "array",
+                "{path}: {name}"
+            );
         }
+        assert_eq!(names.len(), 16, "{path}");
+        documented.push(names);
     }
+    assert_eq!(
+        documented[0], documented[1],
+        "the alias takes the same parameters"
+    );
+    // And nothing else.
+    let e = from_query("deployStatus=AVAILABLE").unwrap_err();
+    assert_eq!(e.source(), "deployStatus");
 }
 
 #[test]

@@ -1,61 +1,86 @@
 //! `GET /api/v1/inventory` (and its alias `/api/inventory`): the inventory
-//! listing (docs/api.md, "Listing inventory"). The item JSON is `equip_api_types::item`.
+//! listing (docs/api.md, "Listing inventory"). Its parameters are
+//! `equip_api_types::inventory_query`, the item JSON `equip_api_types::item`.
 
 use actix_web::{HttpRequest, HttpResponse};
-use equip_api_types::item::render as render_item;
-use equip_domain::inventory_query::{InventoryPage, InventoryQuery, ListedBody, RawInventoryQuery};
+use equip_api_types::error::ErrorBody;
+use equip_api_types::inventory_query::{self as params, InventoryListParams};
+use equip_api_types::item::{render as render_item, InventoryPageBody, Pagination};
+use equip_domain::inventory_query::{
+    InventoryPage, InventoryQuery, ListedBody, DEPRECATED_DEPLOY_STATUSES,
+};
 use equip_domain::services::inventory::list_inventory;
-use serde::Serialize;
+use utoipa::OpenApi;
 
-use crate::body::has_nul;
 use crate::error::HttpError;
 use crate::scoped::Scoped;
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Pagination {
-    total_records: u64,
-    total_pages: u64,
-    current_page: u32,
-    page_size: u32,
-}
+/// This module's part of the OpenAPI document.
+#[derive(OpenApi)]
+#[openapi(paths(list, list_unversioned))]
+pub struct Doc;
 
-/// Reads the listing's parameters through the domain's parameter table
-/// (`equip_domain::inventory_query::params`); list parameters may repeat.
-/// Unknown parameters are refused, so that a misspelt filter is not silently
-/// ignored.
-fn raw_query(query_string: &str) -> Result<RawInventoryQuery, HttpError> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query_string)
-        .map_err(|e| HttpError::invalid("query", format!("malformed query string: {e}")))?;
-    let mut raw = RawInventoryQuery::default();
-    for (key, value) in pairs {
-        // PostgreSQL cannot hold a NUL in text, so no stored value has one: refused
-        // on every backend rather than failing on one.
-        if has_nul(&key) || has_nul(&value) {
-            let source = if has_nul(&key) { "query" } else { key.as_str() };
-            return Err(HttpError::invalid(
-                source,
-                format!("{source} must not contain NUL characters"),
-            ));
-        }
-        raw.set(&key, value)
-            .map_err(|e| HttpError::invalid(e.name(), e.to_string()))?;
-    }
-    Ok(raw)
+/// What both operations of the listing say.
+fn description() -> String {
+    format!(
+        "The organization's inventory items, filtered, sorted and paged. Filters combine with AND, \
+         the values of one list parameter with OR. Unknown parameters and single-valued parameters \
+         given twice are refused (400). The deprecated deploy statuses {} are refused (400); VOIDED \
+         matches no item. Without sortBy the order is createdAt descending; every order ends with \
+         the item id, so paging never skips or repeats an item.",
+        DEPRECATED_DEPLOY_STATUSES.join(", ")
+    )
 }
 
 /// `GET /api/v1/inventory`: `{"data": [...], "pagination": {...}}`.
 ///
-/// The caller comes from the route's gate; the parameters are validated and
-/// the page read in one hop to the blocking pool.
+/// The caller comes from the route's gate; the query string is read by
+/// [`params::from_query`] (400 naming an unknown, repeated or NUL-holding
+/// parameter), and the parameters are validated and the page read in one hop
+/// to the blocking pool.
+#[utoipa::path(
+    get,
+    path = "/api/v1/inventory",
+    operation_id = "listInventory",
+    tag = "inventory",
+    summary = "List inventory items.",
+    description = description(),
+    params(InventoryListParams),
+    responses(
+        (status = 200, description = "A page of items.", body = InventoryPageBody),
+        (status = 400, description = "A parameter is malformed, unknown, repeated or out of range (source names it).", body = ErrorBody),
+        (status = 404, description = "personId, warehouseId or officeId is not in the organization.", body = ErrorBody),
+    ),
+)]
 pub async fn list(scoped: Scoped, req: HttpRequest) -> Result<HttpResponse, HttpError> {
-    let raw = raw_query(req.query_string())?;
+    let raw = params::from_query(req.query_string())
+        .map_err(|e| HttpError::invalid(e.source(), e.to_string()))?;
     let (query, page) = scoped
         .run(move |ports, org| list_inventory(ports, org, &raw))
         .await?;
     Ok(HttpResponse::Ok()
         .content_type(mime::APPLICATION_JSON)
         .body(render(&query, &page)?))
+}
+
+/// `GET /api/inventory`: [`list`] without the version segment, documented as
+/// an operation of its own.
+#[utoipa::path(
+    get,
+    path = "/api/inventory",
+    operation_id = "listInventoryUnversioned",
+    tag = "inventory",
+    summary = "List inventory items (the same operation without the version segment).",
+    description = description(),
+    params(InventoryListParams),
+    responses(
+        (status = 200, description = "A page of items.", body = InventoryPageBody),
+        (status = 400, description = "A parameter is malformed, unknown, repeated or out of range (source names it).", body = ErrorBody),
+        (status = 404, description = "personId, warehouseId or officeId is not in the organization.", body = ErrorBody),
+    ),
+)]
+pub async fn list_unversioned(scoped: Scoped, req: HttpRequest) -> Result<HttpResponse, HttpError> {
+    list(scoped, req).await
 }
 
 /// The response body of a page: the items come as JSON text (pre-rendered by

@@ -217,7 +217,7 @@ fn register() -> Vec<Route> {
         at("/api/v1/inventory/{id}")
             .get(KeyWith(InventoryRead), inventory_items::get)
             .patch(KeyWith(InventoryWrite), inventory_items::update),
-        at("/api/inventory").get(KeyWith(InventoryRead), inventory::list),
+        at("/api/inventory").get(KeyWith(InventoryRead), inventory::list_unversioned),
         at("/api/v1/warehouses").get(KeyWith(WarehousesRead), warehouses::list),
         at("/api/v1/warehouses/{id}").get(KeyWith(WarehousesRead), warehouses::get),
         at("/api/v1/inventory-levels")
