@@ -35,15 +35,15 @@ fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
 }
 
-fn deploy_status() -> Object {
+pub(crate) fn deploy_status() -> Object {
     one_of(names!(DeployStatus))
 }
 
-fn deploy_reason() -> Object {
+pub(crate) fn deploy_reason() -> Object {
     nullable_one_of(names!(DeployReason))
 }
 
-fn condition() -> Object {
+pub(crate) fn condition() -> Object {
     one_of(names!(Condition))
 }
 
@@ -63,7 +63,7 @@ fn retrieval_status() -> Object {
     one_of(names!(RetrievalStatus))
 }
 
-fn assignee_type() -> Object {
+pub(crate) fn assignee_type() -> Object {
     one_of(names!(AssigneeType))
 }
 

@@ -25,8 +25,9 @@ use equip_domain::inventory::{
 use equip_domain::services::inventory::{ItemChanges, NewItem};
 use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
 
+use crate::item::{assignee_type, condition, deploy_reason, deploy_status};
 use crate::read::{double_option, not_null};
-use crate::schema::{names, nullable_one_of, one_of, NOT_BLANK};
+use crate::schema::{names, nullable_one_of, NOT_BLANK};
 
 // The schemas' `maxLength` are literals (utoipa takes no constant there).
 const _: () = assert!(
@@ -234,18 +235,6 @@ impl<'de> Deserialize<'de> for TagInput {
     }
 }
 
-fn deploy_status() -> Object {
-    one_of(names!(DeployStatus))
-}
-
-fn deploy_reason() -> Object {
-    nullable_one_of(names!(DeployReason))
-}
-
-fn condition() -> Object {
-    one_of(names!(Condition))
-}
-
 fn supplied_by() -> Object {
     let mut schema = nullable_one_of(names!(SuppliedBy));
     schema.description = Some("Default ORGANIZATION.".to_owned());
@@ -279,7 +268,7 @@ fn assignee() -> Schema {
         ObjectBuilder::new()
             .required("type")
             .required("id")
-            .property("type", one_of(names!(AssigneeType)))
+            .property("type", assignee_type())
             .property(
                 "id",
                 ObjectBuilder::new()

@@ -1,7 +1,8 @@
 //! The JSON shapes equip exchanges, apart from the entities they carry: the
 //! inventory item as the API returns it ([`item`]), the inputs that create and
-//! change one ([`item_input`]), and the entries of the import document
-//! ([`import`], [`import_item`], read with [`import_entry`]). The database
+//! change one ([`item_input`]), the listing's query parameters
+//! ([`inventory_query`], read with [`query`]), and the entries of the import
+//! document ([`import`], [`import_item`], read with [`import_entry`]). The database
 //! store renders items with [`item`] (each listing row keeps its item's JSON
 //! text), the HTTP layer reads bodies and query strings into these types and
 //! writes its answers from them, the OpenAPI document is generated from them

@@ -265,8 +265,11 @@ async fn status_moves_follow_the_rules(app: TestApp) {
     let (status, err) = app.call(step(json!({"deployStatus": "AVAILABLE"}))).await;
     assert_eq!(status, StatusCode::CONFLICT, "ARCHIVED is final");
     assert_eq!(err["errors"][0]["source"], "deployStatus");
-    let (status, _) = app.call(step(json!({"deployStatus": null}))).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
+    for field in ["deployStatus", "condition"] {
+        let (status, err) = app.call(step(json!({ field: null }))).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{field} cannot be cleared");
+        assert_eq!(err["errors"][0]["source"], field, "{err}");
+    }
     let (status, _) = app.call(step(json!({"serialNumber": "x"}))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "not a patchable field");
 }
