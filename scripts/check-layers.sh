@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a crate depends on something its layer must not know:
-#   equip-domain: no diesel, no actix, no SCIM, no persistence;
+#   equip-domain: no diesel, no actix, no SCIM, no persistence, no JSON
+#                 shapes (equip-api-types, utoipa);
 #   equip-api-types: the JSON shapes over the domain: no diesel, no actix,
 #                 no SCIM, no persistence, no http;
 #   equip-scim:   no diesel, no actix, no persistence;
@@ -25,7 +26,7 @@ check() {
     fi
   done
 }
-check equip-domain diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http lettre
+check equip-domain diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http equip-api-types utoipa lettre
 check equip-api-types diesel diesel_migrations actix-web actix-http equip-scim equip-persistence equip-http r2d2
 check equip-scim diesel diesel_migrations actix-web actix-http equip-persistence equip-http
 check equip-http diesel diesel_migrations equip-persistence r2d2 lettre
