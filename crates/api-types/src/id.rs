@@ -105,11 +105,6 @@ mod tests {
                 "invalid type: integer `17`, expected a UUID string",
             ),
             (
-                json!({"personId": null}),
-                "personId",
-                "invalid type: null, expected a UUID string",
-            ),
-            (
                 json!({"personId": id, "senderId": ""}),
                 "senderId",
                 "invalid value: string \"\", expected a UUID string",
@@ -121,5 +116,8 @@ mod tests {
                 (path, Fault::Invalid(why.into()))
             );
         }
+        // A required id given `null` is missing, as an absent one is.
+        let e = from_value::<Body>(json!({"personId": null})).unwrap_err();
+        assert_eq!((e.path.as_str(), e.fault), ("personId", Fault::Missing));
     }
 }

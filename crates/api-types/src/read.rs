@@ -54,6 +54,14 @@ impl ShapeError {
                 fault: Fault::Missing,
             };
         }
+        // A required field given `null` is as absent as a missing one (the
+        // shapes take `null` wherever a value may be left out).
+        if message.starts_with("invalid type: null,") {
+            return Self {
+                path,
+                fault: Fault::Missing,
+            };
+        }
         if let Some(field) = backticked(&message, "unknown field `") {
             return Self {
                 path: join(field),
@@ -163,6 +171,8 @@ mod tests {
         assert_eq!((e.path.as_str(), &e.fault), ("skuId", &Fault::Missing));
         let e = from_value::<Outer>(json!({"skuId": "a", "inner": {}})).unwrap_err();
         assert_eq!((e.path.as_str(), &e.fault), ("inner.id", &Fault::Missing));
+        let e = from_value::<Outer>(json!({"skuId": null})).unwrap_err();
+        assert_eq!((e.path.as_str(), &e.fault), ("skuId", &Fault::Missing));
         let e = from_value::<Outer>(json!({"skuId": "a", "color": 1})).unwrap_err();
         assert_eq!(e.path, "color");
         assert!(matches!(e.fault, Fault::Unknown { expected: Some(ref x) } if x.contains("skuId")));
