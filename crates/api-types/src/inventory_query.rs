@@ -124,7 +124,7 @@ impl From<InventoryListParams> for RawInventoryQuery {
 /// [`QueryError`] naming the parameter: an unknown name, a single-valued
 /// parameter given twice, a NUL character, or a malformed query string.
 pub fn from_query(query: &str) -> Result<RawInventoryQuery, QueryError> {
-    crate::query::from_query::<InventoryListParams>(query).map(RawInventoryQuery::from)
+    crate::query::read::<InventoryListParams>(query).map(RawInventoryQuery::from)
 }
 
 /// `updatedAtFrom` / `updatedAtTo`: a real calendar date (leap years included)

@@ -1,8 +1,6 @@
 //! Where equipment is held: warehouses (owned by one organization, or shared:
 //! run by the operator and granted to organizations) and offices.
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::DomainError;
 use crate::ids::{OfficeId, OrganizationId, WarehouseId};
 use crate::text::{check_length, check_optional_length, SHORT_TEXT_MAX};
@@ -13,8 +11,7 @@ use crate::text::{check_length, check_optional_length, SHORT_TEXT_MAX};
 pub const MAX_LISTED_WAREHOUSES: usize = 1_000;
 
 /// Postal address of a warehouse.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[allow(missing_docs)] // plain data: self-evident fields go undocumented (docs/architecture.md)
 pub struct WarehouseAddress {
     pub street1: Option<String>,

@@ -8,8 +8,8 @@
 //! serde shape and its schema cannot drift apart. Each route module's `Doc`
 //! is merged in [`generated`]; [`SharedResponses`] adds the answers every
 //! keyed operation shares, as the route table says what each needs. Written
-//! here by hand: only the frame (info, tags, the security scheme, the shared
-//! responses). What keeps it true:
+//! here: only the frame ([`Document`] and [`Frame`]: info, tags, the security
+//! scheme, the shared responses). What keeps it true:
 //! - the route table of [`crate::routes::table`] must list exactly the
 //!   documented paths and methods (tests below); `crates/server/tests/api/openapi.rs`
 //!   checks that each method the document does not name answers 405, and that
@@ -25,8 +25,12 @@ use std::sync::OnceLock;
 
 use actix_web::http::Method;
 use actix_web::HttpResponse;
-use serde_json::{json, Value};
-use utoipa::openapi::{Ref, RefOr};
+use serde_json::Value;
+use utoipa::openapi::header::{Header, HeaderBuilder};
+use utoipa::openapi::info::{InfoBuilder, LicenseBuilder};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::{Content, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use crate::gate::Needs;
@@ -35,21 +39,115 @@ use crate::JSON_LIMIT;
 /// The version of the interface description (`info.version`; docs/api.md).
 pub const API_VERSION: &str = "0.1.0";
 
-fn schema_ref(name: &str) -> Value {
-    json!({ "$ref": format!("#/components/schemas/{name}") })
+/// The document's frame: the tags in their order and the key every
+/// operation needs unless it says otherwise; [`Frame`] adds the rest.
+#[derive(OpenApi)]
+#[openapi(
+    tags(
+        (name = "inventory"),
+        (name = "warehouses"),
+        (name = "api-key"),
+        (name = "inventory-levels"),
+        (name = "new-joiners"),
+        (name = "events"),
+        (name = "webhooks"),
+        (name = "operations"),
+    ),
+    security(("apiKey" = [])),
+)]
+struct Document;
+
+/// The info (its description holds a constant), the security scheme and the
+/// shared responses [`SharedResponses`] refers to.
+struct Frame;
+
+impl Modify for Frame {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        doc.info = InfoBuilder::new()
+            .title("equip API")
+            .version(API_VERSION)
+            .description(Some(format!(
+                "Equipment inventory, warehouses, inventory levels and new-joiner reminders of the caller's \
+                 organization. Every /api/v1 operation needs `Authorization: ApiKey <key>`; the key decides the \
+                 organization and its scopes (401 without a valid key, 403 without the scope). Each key may make a \
+                 limited number of requests a second (429 with `Retry-After` past it; responses carry \
+                 `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`). Errors carry \
+                 `{{\"errors\":[{{\"detail\",\"source\"}}]}}`. JSON bodies are limited to {JSON_LIMIT} bytes; no text, \
+                 in a body or a query parameter, may hold a NUL character (U+0000): 400. \
+                 An unknown path is 404 and a method a path does not take is 405 with an `Allow` header, both \
+                 with the error body. SCIM 2.0 (/scim/v2) is described by its own discovery endpoints."
+            )))
+            .license(Some(
+                LicenseBuilder::new()
+                    .name("MIT OR Apache-2.0")
+                    .identifier(Some("MIT OR Apache-2.0"))
+                    .build(),
+            ))
+            .build();
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "apiKey",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "Authorization",
+                "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
+                 inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
+                 warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
+                 webhooks:write. GET /api/v1/api-key takes any valid key, whatever its scopes.",
+            ))),
+        );
+        let responses = [
+            (
+                "Unauthorized",
+                error("No key, or a malformed, unknown or revoked key.")
+                    .header("WWW-Authenticate", header("ApiKey realm=\"equip\"", None)),
+            ),
+            ("Forbidden", error("The key lacks the scope this operation needs.")),
+            ("UriTooLong", error("The request URL (path and query) is longer than 8 KiB.")),
+            (
+                "TooManyRequests",
+                error(
+                    "The key is over its rate limit (`equip serve --rate-limit`: N requests a second per key, \
+                     bursts of 2N, counted per process). Retry after `Retry-After` seconds.",
+                )
+                .header("Retry-After", header("Whole seconds until the key may make a request again (at least 1).", Some(1)))
+                .header("RateLimit-Limit", header("The key's burst: requests it may make at once after a pause (2N).", Some(1)))
+                .header("RateLimit-Remaining", header("Requests the key may still make at once: 0.", Some(0)))
+                .header("RateLimit-Reset", header("Whole seconds until the key's full burst is available again.", Some(1))),
+            ),
+            ("HeadersTooLarge", error("The request headers are larger than 32 KiB.")),
+            (
+                "Unavailable",
+                error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
+            ),
+        ];
+        for (name, response) in responses {
+            components
+                .responses
+                .insert(name.to_owned(), RefOr::T(response.build()));
+        }
+    }
 }
 
-/// A JSON response with `schema`.
-fn json_response(description: &str, schema: Value) -> Value {
-    json!({
-        "description": description,
-        "content": { "application/json": { "schema": schema } },
-    })
+/// A response with the error body (`{"errors":[{"detail","source"}]}`).
+fn error(description: &str) -> ResponseBuilder {
+    ResponseBuilder::new().description(description).content(
+        "application/json",
+        Content::new(Some(Ref::from_schema_name("Error"))),
+    )
 }
 
-/// A standard error response (`{"errors":[{"detail","source"}]}`).
-fn error(description: &str) -> Value {
-    json_response(description, schema_ref("Error"))
+/// A response header: a string, or an integer of at least `minimum`.
+fn header(description: &str, minimum: Option<u32>) -> Header {
+    let schema = match minimum {
+        None => ObjectBuilder::new().schema_type(Type::String),
+        Some(min) => ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(min)),
+    };
+    HeaderBuilder::new()
+        .description(Some(description))
+        .schema(schema)
+        .build()
 }
 
 /// The responses every operation behind the gate shares beyond its own: the
@@ -103,10 +201,13 @@ impl Modify for SharedResponses {
     }
 }
 
-/// The document generated from the handlers' `#[utoipa::path]` and the wire
-/// types of `equip_api_types`: one part per route module.
-fn generated() -> utoipa::openapi::OpenApi {
-    let mut doc = crate::routes::warehouses::Doc::openapi();
+/// The document: the frame, then each route module's part (its handlers'
+/// `#[utoipa::path]` and the wire types of `equip_api_types`), then the
+/// shared responses on each operation.
+fn build() -> utoipa::openapi::OpenApi {
+    let mut doc = Document::openapi();
+    Frame.modify(&mut doc);
+    doc.merge(crate::routes::warehouses::Doc::openapi());
     doc.merge(crate::routes::health::Doc::openapi());
     doc.merge(crate::routes::inventory_levels::Doc::openapi());
     doc.merge(crate::routes::new_joiners::Doc::openapi());
@@ -119,96 +220,10 @@ fn generated() -> utoipa::openapi::OpenApi {
     doc
 }
 
-/// The document's frame (`hand`: its info, tags, security scheme and the
-/// shared responses) with the generated paths and component schemas.
-fn overlaid(mut hand: Value) -> Value {
-    let Ok(generated) = serde_json::to_value(generated()) else {
-        return hand;
-    };
-    for at in ["/paths", "/components/schemas"] {
-        if let (Some(Value::Object(from)), Some(Value::Object(into))) =
-            (generated.pointer(at), hand.pointer_mut(at))
-        {
-            for (name, value) in from {
-                into.insert(name.clone(), value.clone());
-            }
-        }
-    }
-    hand
-}
-
-/// The document.
+/// The document as JSON.
 #[must_use]
 pub fn document() -> Value {
-    overlaid(json!({
-        "openapi": "3.1.0",
-        "info": {
-            "title": "equip API",
-            "version": API_VERSION,
-            "description": format!(
-                "Equipment inventory, warehouses, inventory levels and new-joiner reminders of the caller's \
-                 organization. Every /api/v1 operation needs `Authorization: ApiKey <key>`; the key decides the \
-                 organization and its scopes (401 without a valid key, 403 without the scope). Each key may make a \
-                 limited number of requests a second (429 with `Retry-After` past it; responses carry \
-                 `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`). Errors carry \
-                 `{{\"errors\":[{{\"detail\",\"source\"}}]}}`. JSON bodies are limited to {JSON_LIMIT} bytes; no text, \
-                 in a body or a query parameter, may hold a NUL character (U+0000): 400. \
-                 An unknown path is 404 and a method a path does not take is 405 with an `Allow` header, both \
-                 with the error body. SCIM 2.0 (/scim/v2) is described by its own discovery endpoints."
-            ),
-            "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" },
-        },
-        "tags": [
-            { "name": "inventory" },
-            { "name": "warehouses" },
-            { "name": "api-key" },
-            { "name": "inventory-levels" },
-            { "name": "new-joiners" },
-            { "name": "events" },
-            { "name": "webhooks" },
-            { "name": "operations" },
-        ],
-        "security": [{ "apiKey": [] }],
-        "paths": {},
-        "components": {
-            "securitySchemes": {
-                "apiKey": {
-                    "type": "apiKey",
-                    "in": "header",
-                    "name": "Authorization",
-                    "description": "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
-                        inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
-                        warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
-                        webhooks:write. GET /api/v1/api-key takes any valid key, whatever its scopes.",
-                },
-            },
-            "responses": {
-                "Unauthorized": {
-                    "description": "No key, or a malformed, unknown or revoked key.",
-                    "headers": {
-                        "WWW-Authenticate": { "description": "ApiKey realm=\"equip\"", "schema": { "type": "string" } },
-                    },
-                    "content": { "application/json": { "schema": schema_ref("Error") } },
-                },
-                "Forbidden": error("The key lacks the scope this operation needs."),
-                "UriTooLong": error("The request URL (path and query) is longer than 8 KiB."),
-                "TooManyRequests": {
-                    "description": "The key is over its rate limit (`equip serve --rate-limit`: N requests a second per key, \
-                        bursts of 2N, counted per process). Retry after `Retry-After` seconds.",
-                    "headers": {
-                        "Retry-After": { "description": "Whole seconds until the key may make a request again (at least 1).", "schema": { "type": "integer", "minimum": 1 } },
-                        "RateLimit-Limit": { "description": "The key's burst: requests it may make at once after a pause (2N).", "schema": { "type": "integer", "minimum": 1 } },
-                        "RateLimit-Remaining": { "description": "Requests the key may still make at once: 0.", "schema": { "type": "integer", "minimum": 0 } },
-                        "RateLimit-Reset": { "description": "Whole seconds until the key's full burst is available again.", "schema": { "type": "integer", "minimum": 1 } },
-                    },
-                    "content": { "application/json": { "schema": schema_ref("Error") } },
-                },
-                "HeadersTooLarge": error("The request headers are larger than 32 KiB."),
-                "Unavailable": error("No database connection within the pool's timeout, or the request did not finish within its time limit (docs/reliability.md)."),
-            },
-            "schemas": {},
-        },
-    }))
+    serde_json::to_value(build()).unwrap_or_default()
 }
 
 /// The document as served and as kept in `docs/openapi.json`: pretty-printed,

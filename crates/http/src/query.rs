@@ -1,115 +1,41 @@
-//! Query strings read into the wire types' parameter structs
-//! (`#[derive(Deserialize, IntoParams)]` of `equip_api_types`), refusing what
-//! the operation does not document: a parameter it does not have, and a
-//! single-valued one given twice. The parameters a struct documents are the
-//! ones it takes; those documented as arrays may repeat (`?types=a&types=b`).
+//! The query-string extractor of every operation that takes parameters:
+//! [`Query<T>`] reads the request's query string into a parameter struct of
+//! `equip_api_types` with [`equip_api_types::query::read`], which takes
+//! exactly the parameters the struct documents (its `IntoParams`, the OpenAPI
+//! document's list). A refusal is a 400 whose `source` names the parameter.
 
-use equip_api_types::read::{self, Fault};
+use std::future::{ready, Ready};
+
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest};
+use equip_api_types::query::{read, QueryError};
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
-use utoipa::openapi::path::ParameterIn;
-use utoipa::openapi::{RefOr, Schema};
 use utoipa::IntoParams;
 
 use crate::error::HttpError;
 
-/// Reads the query string's `pairs` (in their order) as `T`.
-///
-/// # Errors
-/// 400 naming the parameter: one `T` does not document ("unknown parameter
-/// 'x'; known parameters: …"), one given twice that may not repeat ("'x' may
-/// be given once"), or a value `T` refuses.
-pub fn read<T: DeserializeOwned + IntoParams>(
-    pairs: Vec<(String, String)>,
-) -> Result<T, HttpError> {
-    let params = T::into_params(|| Some(ParameterIn::Query));
-    let repeats = |name: &str| {
-        params
-            .iter()
-            .any(|p| p.name == name && matches!(p.schema, Some(RefOr::T(Schema::Array(_)))))
-    };
-    let mut map = Map::new();
-    for (name, value) in pairs {
-        if !params.iter().any(|p| p.name == name) {
-            let known: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-            return Err(HttpError::invalid(
-                &name,
-                format!(
-                    "unknown parameter '{name}'; known parameters: {}",
-                    known.join(", ")
-                ),
-            ));
-        }
-        if repeats(&name) {
-            if let Value::Array(values) =
-                map.entry(name).or_insert_with(|| Value::Array(Vec::new()))
-            {
-                values.push(Value::String(value));
-            }
-        } else if map.insert(name.clone(), Value::String(value)).is_some() {
-            return Err(HttpError::invalid(
-                &name,
-                format!("'{name}' may be given once"),
-            ));
-        }
+/// The query string read as `T`.
+pub struct Query<T>(pub T);
+
+impl<T> Query<T> {
+    /// The parameters.
+    pub fn into_inner(self) -> T {
+        self.0
     }
-    read::from_value(Value::Object(map)).map_err(|e| {
-        let path = e.path.as_str();
-        match e.fault {
-            Fault::Missing => HttpError::invalid(path, format!("{path} is required")),
-            Fault::Unknown { .. } => {
-                HttpError::invalid(path, format!("unknown parameter '{path}'"))
-            }
-            Fault::Invalid(why) => HttpError::invalid(path, format!("{path}: {why}")),
-        }
-    })
 }
 
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-    use equip_api_types::event::FeedParams;
-    use equip_domain::event_feed::RawFeedQuery;
+impl<T: DeserializeOwned + IntoParams> FromRequest for Query<T> {
+    type Error = HttpError;
+    type Future = Ready<Result<Self, HttpError>>;
 
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(read(req.query_string()).map(Query).map_err(HttpError::from))
     }
+}
 
-    /// "400 source: detail".
-    fn refusal(list: &[(&str, &str)]) -> String {
-        read::<FeedParams>(pairs(list)).unwrap_err().to_string()
-    }
-
-    #[test]
-    fn documented_parameters_are_read_and_lists_repeat() {
-        let raw: RawFeedQuery = read::<FeedParams>(pairs(&[
-            ("types", "person.created"),
-            ("size", "5"),
-            ("types", "group.created,group.deleted"),
-            ("subjectId", "x"),
-        ]))
-        .unwrap()
-        .into();
-        assert_eq!(raw.types, ["person.created", "group.created,group.deleted"]);
-        assert_eq!(raw.size.as_deref(), Some("5"));
-        assert_eq!(raw.subject_id.as_deref(), Some("x"));
-        assert_eq!(raw.after, None);
-        let raw: RawFeedQuery = read::<FeedParams>(Vec::new()).unwrap().into();
-        assert!(raw.types.is_empty());
-    }
-
-    #[test]
-    fn unknown_and_repeated_parameters_are_named() {
-        assert_eq!(
-            refusal(&[("size", "1"), ("colour", "red")]),
-            "400 colour: unknown parameter 'colour'; known parameters: after, types, subjectId, size"
-        );
-        assert_eq!(
-            refusal(&[("size", "1"), ("size", "2")]),
-            "400 size: 'size' may be given once"
-        );
+/// 400 naming the parameter (or `query` for the query string as a whole).
+impl From<QueryError> for HttpError {
+    fn from(e: QueryError) -> Self {
+        Self::invalid(e.source(), e.to_string())
     }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use super::*;
 use equip_domain::inventory::{DeployReason, DeployStatus};
 use equip_domain::text::{LONG_TEXT_MAX, SHORT_TEXT_MAX};
+use serde_json::json;
 
 /// `(path, METHOD)` pairs.
 type Operations = BTreeSet<(String, String)>;

@@ -12,16 +12,13 @@ use utoipa::OpenApi;
 
 use crate::body::path_id;
 use crate::error::HttpError;
-use crate::query;
+use crate::query::Query;
 use crate::scoped::Scoped;
 
 /// This module's part of the OpenAPI document.
 #[derive(OpenApi)]
 #[openapi(paths(feed, item_history, person_history))]
 pub struct Doc;
-
-/// The query string as pairs (a parameter may repeat).
-type Pairs = web::Query<Vec<(String, String)>>;
 
 /// `GET /api/v1/events?after=&types=&subjectId=&size=`:
 /// `{"data": [...], "next": "<cursor>"}`, oldest first.
@@ -45,9 +42,9 @@ type Pairs = web::Query<Vec<(String, String)>>;
         (status = 410, description = "The cursor is from another timeline of the events (the database was restored to an earlier state) or of the earlier form `ev1.`: resynchronize, then follow the feed again without `after`.", body = ErrorBody),
     ),
 )]
-pub async fn feed(scoped: Scoped, query: Pairs) -> Result<HttpResponse, HttpError> {
+pub async fn feed(scoped: Scoped, query: Query<FeedParams>) -> Result<HttpResponse, HttpError> {
     let org = scoped.organization();
-    let raw: RawFeedQuery = query::read::<FeedParams>(query.into_inner())?.into();
+    let raw: RawFeedQuery = query.into_inner().into();
     let page = scoped
         .run(move |ports, org| read_feed(ports, org, &raw))
         .await?;
@@ -57,8 +54,12 @@ pub async fn feed(scoped: Scoped, query: Pairs) -> Result<HttpResponse, HttpErro
     }))
 }
 
-async fn history(scoped: Scoped, of: HistoryOf, query: Pairs) -> Result<HttpResponse, HttpError> {
-    let raw: RawHistoryQuery = query::read::<HistoryParams>(query.into_inner())?.into();
+async fn history(
+    scoped: Scoped,
+    of: HistoryOf,
+    query: Query<HistoryParams>,
+) -> Result<HttpResponse, HttpError> {
+    let raw: RawHistoryQuery = query.into_inner().into();
     let page = scoped
         .run(move |ports, org| read_history(ports, org, of, &raw))
         .await?;
@@ -86,7 +87,7 @@ async fn history(scoped: Scoped, of: HistoryOf, query: Pairs) -> Result<HttpResp
 pub async fn item_history(
     scoped: Scoped,
     id: web::Path<String>,
-    query: Pairs,
+    query: Query<HistoryParams>,
 ) -> Result<HttpResponse, HttpError> {
     let id = path_id("id", &id, InventoryItemId::parse)?;
     history(scoped, HistoryOf::Item(id), query).await
@@ -110,7 +111,7 @@ pub async fn item_history(
 pub async fn person_history(
     scoped: Scoped,
     id: web::Path<String>,
-    query: Pairs,
+    query: Query<HistoryParams>,
 ) -> Result<HttpResponse, HttpError> {
     let id = path_id("id", &id, PersonId::parse)?;
     history(scoped, HistoryOf::Person(id), query).await

@@ -2,17 +2,18 @@
 //! listing (docs/api.md, "Listing inventory"). Its parameters are
 //! `equip_api_types::inventory_query`, the item JSON `equip_api_types::item`.
 
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::HttpResponse;
 use equip_api_types::error::ErrorBody;
-use equip_api_types::inventory_query::{self as params, InventoryListParams};
+use equip_api_types::inventory_query::InventoryListParams;
 use equip_api_types::item::{render as render_item, InventoryPageBody, Pagination};
 use equip_domain::inventory_query::{
-    InventoryPage, InventoryQuery, ListedBody, DEPRECATED_DEPLOY_STATUSES,
+    InventoryPage, InventoryQuery, ListedBody, RawInventoryQuery, DEPRECATED_DEPLOY_STATUSES,
 };
 use equip_domain::services::inventory::list_inventory;
 use utoipa::OpenApi;
 
 use crate::error::HttpError;
+use crate::query::Query;
 use crate::scoped::Scoped;
 
 /// This module's part of the OpenAPI document.
@@ -35,7 +36,7 @@ fn description() -> String {
 /// `GET /api/v1/inventory`: `{"data": [...], "pagination": {...}}`.
 ///
 /// The caller comes from the route's gate; the query string is read by
-/// [`params::from_query`] (400 naming an unknown, repeated or NUL-holding
+/// [`Query`] (400 naming an unknown, repeated or NUL-holding
 /// parameter), and the parameters are validated and the page read in one hop
 /// to the blocking pool.
 #[utoipa::path(
@@ -52,9 +53,11 @@ fn description() -> String {
         (status = 404, description = "personId, warehouseId or officeId is not in the organization.", body = ErrorBody),
     ),
 )]
-pub async fn list(scoped: Scoped, req: HttpRequest) -> Result<HttpResponse, HttpError> {
-    let raw = params::from_query(req.query_string())
-        .map_err(|e| HttpError::invalid(e.source(), e.to_string()))?;
+pub async fn list(
+    scoped: Scoped,
+    query: Query<InventoryListParams>,
+) -> Result<HttpResponse, HttpError> {
+    let raw = RawInventoryQuery::from(query.into_inner());
     let (query, page) = scoped
         .run(move |ports, org| list_inventory(ports, org, &raw))
         .await?;
@@ -79,8 +82,11 @@ pub async fn list(scoped: Scoped, req: HttpRequest) -> Result<HttpResponse, Http
         (status = 404, description = "personId, warehouseId or officeId is not in the organization.", body = ErrorBody),
     ),
 )]
-pub async fn list_unversioned(scoped: Scoped, req: HttpRequest) -> Result<HttpResponse, HttpError> {
-    list(scoped, req).await
+pub async fn list_unversioned(
+    scoped: Scoped,
+    query: Query<InventoryListParams>,
+) -> Result<HttpResponse, HttpError> {
+    list(scoped, query).await
 }
 
 /// The response body of a page: the items come as JSON text (pre-rendered by

@@ -24,7 +24,7 @@ use utoipa::OpenApi;
 
 use crate::body::{self, path_id};
 use crate::error::HttpError;
-use crate::query;
+use crate::query::Query;
 use crate::scoped::Scoped;
 
 /// This module's part of the OpenAPI document.
@@ -174,10 +174,10 @@ pub async fn delete(scoped: Scoped, id: web::Path<String>) -> Result<HttpRespons
 pub async fn deliveries(
     scoped: Scoped,
     id: web::Path<String>,
-    query: web::Query<Vec<(String, String)>>,
+    query: Query<AttemptParams>,
 ) -> Result<HttpResponse, HttpError> {
     let id = path_id("id", &id, WebhookId::parse)?;
-    let params = query::read::<AttemptParams>(query.into_inner())?;
+    let params = query.into_inner();
     let before = params
         .after
         .as_deref()
