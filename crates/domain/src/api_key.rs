@@ -37,6 +37,11 @@ wire_enum! {
         EventsRead => "events:read",
         /// Create, read and delete webhooks and read their deliveries.
         WebhooksWrite => "webhooks:write",
+        /// List and read return orders and the organization's settings.
+        ReturnsRead => "returns:read",
+        /// Create and change return orders, receive items at a warehouse,
+        /// release holds, change the organization's hold period.
+        ReturnsWrite => "returns:write",
     }
 }
 
@@ -405,7 +410,7 @@ mod tests {
                 "scope",
                 "unknown scope 'admin'; known scopes: inventory:read, inventory:write, \
                  warehouses:read, inventory-levels:write, new-joiners:write, scim, \
-                 events:read, webhooks:write"
+                 events:read, webhooks:write, returns:read, returns:write"
             )
             .to_string()
         );

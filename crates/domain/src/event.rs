@@ -41,6 +41,9 @@ wire_enum! {
         PersonUpdated => "person.updated",
         /// A person's offboarding started (the SCIM DELETE).
         PersonOffboardingStarted => "person.offboarding_started",
+        /// A person's offboarding completed: every return line of theirs is
+        /// closed (received or written off), or they held nothing.
+        PersonOffboarded => "person.offboarded",
         /// A group was created.
         GroupCreated => "group.created",
         /// Fields of a group changed.
@@ -64,6 +67,11 @@ wire_enum! {
         ReminderDelivered => "reminder.delivered",
         /// A reminder's email failed for good.
         ReminderFailed => "reminder.failed",
+        /// A return order was created (by an offboarding or by request).
+        ReturnOrderCreated => "return_order.created",
+        /// A return order changed: its method, its retrieval status, a line
+        /// (received, written off, ITAD asked), its status, or cancelled.
+        ReturnOrderUpdated => "return_order.updated",
     }
 }
 
@@ -80,6 +88,8 @@ wire_enum! {
         InventoryLevel => "INVENTORY_LEVEL",
         /// A new-joiner reminder.
         Reminder => "REMINDER",
+        /// A return order.
+        ReturnOrder => "RETURN_ORDER",
     }
 }
 
@@ -89,9 +99,10 @@ impl EventType {
     pub const fn subject_type(self) -> SubjectType {
         match self {
             Self::ItemCreated | Self::ItemUpdated => SubjectType::InventoryItem,
-            Self::PersonCreated | Self::PersonUpdated | Self::PersonOffboardingStarted => {
-                SubjectType::Person
-            }
+            Self::PersonCreated
+            | Self::PersonUpdated
+            | Self::PersonOffboardingStarted
+            | Self::PersonOffboarded => SubjectType::Person,
             Self::GroupCreated
             | Self::GroupUpdated
             | Self::GroupDeleted
@@ -103,6 +114,7 @@ impl EventType {
             Self::ReminderCreated | Self::ReminderDelivered | Self::ReminderFailed => {
                 SubjectType::Reminder
             }
+            Self::ReturnOrderCreated | Self::ReturnOrderUpdated => SubjectType::ReturnOrder,
         }
     }
 }
@@ -443,6 +455,24 @@ impl NewEvent {
         }
     }
 
+    /// A person's offboarding completed: their status moved from OFFBOARDING
+    /// to OFFBOARDED.
+    #[must_use]
+    pub fn offboarded(person: PersonId) -> Self {
+        Self {
+            kind: EventType::PersonOffboarded,
+            subject: Subject {
+                kind: SubjectType::Person,
+                id: *person.as_uuid(),
+            },
+            changes: field_change(
+                "status",
+                json!(PersonStatus::Offboarding.as_str()),
+                json!(PersonStatus::Offboarded.as_str()),
+            ),
+        }
+    }
+
     /// An item got a (PENDING) return order, as the item's view shows it.
     #[must_use]
     pub fn return_started(item: InventoryItemId, order: ReturnOrderId) -> Self {
@@ -727,6 +757,7 @@ mod tests {
                 SubjectType::Group => "group",
                 SubjectType::InventoryLevel => "inventory_level",
                 SubjectType::Reminder => "reminder",
+                SubjectType::ReturnOrder => "return_order",
             };
             assert_eq!(prefix, expected, "{kind}");
         }

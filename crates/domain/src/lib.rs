@@ -58,6 +58,7 @@ pub mod person;
 pub mod person_query;
 pub mod ports;
 pub mod reminder;
+pub mod returns;
 pub mod service_stats;
 pub mod services;
 #[cfg(any(test, feature = "testing"))]

@@ -8,6 +8,7 @@ diesel::table! {
         id -> Text,
         name -> Text,
         created_at -> Timestamp,
+        hold_period_days -> Integer,
     }
 }
 
@@ -176,6 +177,8 @@ diesel::table! {
         person_id -> Nullable<Text>,
         status -> Text,
         created_at -> Timestamp,
+        updated_at -> Timestamp,
+        cancelled -> Bool,
     }
 }
 
@@ -195,6 +198,10 @@ diesel::table! {
         inbound_tracking_link -> Nullable<Text>,
         outbound_tracking_code -> Nullable<Text>,
         outbound_tracking_link -> Nullable<Text>,
+        itad_requested -> Bool,
+        received_at -> Nullable<Timestamp>,
+        warehouse_id -> Nullable<Text>,
+        closed_reason -> Nullable<Text>,
     }
 }
 

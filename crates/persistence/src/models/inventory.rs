@@ -69,6 +69,8 @@ pub(crate) struct ReturnOrderRow {
     pub person_id: Option<String>,
     pub status: String,
     pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+    pub cancelled: bool,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -88,6 +90,10 @@ pub(crate) struct ReturnOrderItemRow {
     pub inbound_tracking_link: Option<String>,
     pub outbound_tracking_code: Option<String>,
     pub outbound_tracking_link: Option<String>,
+    pub itad_requested: bool,
+    pub received_at: Option<NaiveDateTime>,
+    pub warehouse_id: Option<String>,
+    pub closed_reason: Option<String>,
 }
 
 /// Rows of one inventory item.
@@ -174,6 +180,8 @@ impl ItemRows {
                     person_id: None,
                     status: r.status.as_str().to_owned(),
                     created_at: db_time(r.created_at),
+                    updated_at: db_time(r.created_at),
+                    cancelled: false,
                 },
                 ReturnOrderItemRow {
                     id: r.return_order_item_id.to_string(),
@@ -190,6 +198,10 @@ impl ItemRows {
                     inbound_tracking_link: in_link,
                     outbound_tracking_code: out_code,
                     outbound_tracking_link: out_link,
+                    itad_requested: false,
+                    received_at: None,
+                    warehouse_id: None,
+                    closed_reason: None,
                 },
             )
         });

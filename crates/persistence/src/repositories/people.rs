@@ -734,6 +734,8 @@ fn write_return_order(c: &mut DbConnection, org: &str, order: &NewReturnOrder) -
             person_id: Some(order.person.to_string()),
             status: order.status.as_str().into(),
             created_at: db_time(order.created_at),
+            updated_at: db_time(order.created_at),
+            cancelled: false,
         })
         .execute(c)?;
     let lines: Vec<ReturnOrderItemRow> = order
@@ -754,6 +756,10 @@ fn write_return_order(c: &mut DbConnection, org: &str, order: &NewReturnOrder) -
             inbound_tracking_link: None,
             outbound_tracking_code: None,
             outbound_tracking_link: None,
+            itad_requested: false,
+            received_at: None,
+            warehouse_id: None,
+            closed_reason: None,
         })
         .collect();
     on_inner!(c, |inner| diesel::insert_into(return_order_items::table)
