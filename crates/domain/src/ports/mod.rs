@@ -17,6 +17,7 @@ mod inventory_levels;
 mod locations;
 mod organizations;
 mod people;
+mod receipts;
 mod reminders;
 mod sessions;
 mod stats;
@@ -35,6 +36,7 @@ pub use organizations::OrganizationRepository;
 pub use people::{
     insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite, UNAVAILABLE_IN_A_ROW,
 };
+pub use receipts::{EntryOutcome, ReceiptRepository};
 pub use reminders::{OutboxRepository, ReminderRepository};
 pub use sessions::WriteSessions;
 pub use stats::StatsSource;

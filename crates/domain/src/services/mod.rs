@@ -10,6 +10,7 @@ pub mod import;
 pub mod inventory;
 pub mod inventory_levels;
 pub mod people;
+pub mod receipts;
 pub mod reminders;
 pub mod warehouses;
 pub mod webhooks;

@@ -45,6 +45,7 @@ mod levels;
 mod locations;
 mod organizations;
 mod people;
+mod receipts;
 mod reminders;
 mod webhooks;
 
@@ -90,6 +91,8 @@ pub struct State {
     pub event_heads: std::collections::HashMap<OrganizationId, (i64, i64)>,
     /// Per organization: the id of the last event pruned.
     pub pruned_event_ids: std::collections::HashMap<OrganizationId, crate::ids::EventId>,
+    /// Hold periods set by organizations (the others have the default).
+    pub hold_periods: std::collections::HashMap<OrganizationId, crate::returns::hold::HoldPeriod>,
 }
 
 impl State {
