@@ -24,6 +24,7 @@ pub mod item;
 pub mod item_input;
 pub mod query;
 pub mod read;
+pub mod receipt;
 pub mod reminder;
 pub mod schema;
 pub mod time;

@@ -51,6 +51,7 @@ pub const API_VERSION: &str = "0.1.0";
         (name = "new-joiners"),
         (name = "events"),
         (name = "webhooks"),
+        (name = "returns"),
         (name = "operations"),
     ),
     security(("apiKey" = [])),
@@ -216,6 +217,7 @@ fn build() -> utoipa::openapi::OpenApi {
     doc.merge(crate::routes::api_key::Doc::openapi());
     doc.merge(crate::routes::inventory::Doc::openapi());
     doc.merge(crate::routes::inventory_items::Doc::openapi());
+    doc.merge(crate::routes::receipts::Doc::openapi());
     SharedResponses.modify(&mut doc);
     doc
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use equip_domain::services::events::HistoryPorts;
 use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
+use equip_domain::services::receipts::ReceiptPorts;
 use equip_domain::services::reminders::ReminderPorts;
 
 use equip_domain::error::StoreResult;
@@ -32,6 +33,7 @@ pub trait Ports:
     + HistoryPorts
     + InventoryPorts
     + ReminderPorts
+    + ReceiptPorts
     + ApiKeyRepository
     + WarehouseRepository
     + CatalogRepository
@@ -49,6 +51,7 @@ impl<T> Ports for T where
         + HistoryPorts
         + InventoryPorts
         + ReminderPorts
+        + ReceiptPorts
         + ApiKeyRepository
         + WarehouseRepository
         + CatalogRepository

@@ -169,6 +169,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
                 .transpose()?,
             webhooks: webhook_dispatcher(db, args)?,
             event_retention_days: args.event_retention_days,
+            hold_release: (!args.no_hold_release)
+                .then(|| Duration::from_secs(args.hold_release_interval)),
         },
     )?;
     // Metrics (`--metrics-bind`): requests counted by the app, the stores'
