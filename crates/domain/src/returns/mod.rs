@@ -15,6 +15,7 @@
 pub mod completion;
 pub mod hold;
 pub mod moves;
+pub mod order;
 pub mod receipt;
 pub mod status;
 
