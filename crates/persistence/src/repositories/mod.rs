@@ -6,7 +6,7 @@ mod events;
 pub(crate) mod groups;
 mod health;
 mod import;
-pub(crate) mod inventory;
+mod inventory;
 mod inventory_levels;
 mod offices;
 mod organizations;

@@ -4,30 +4,30 @@
 //! domain's (`equip_domain::returns::receipt`, `::hold`): here the facts are
 //! locked and read, and what the rules decided is written with its events.
 //!
-//! Locks, in this order (as every change of a return order takes them): the
-//! item's open return order, then the item (PostgreSQL: `FOR UPDATE`;
-//! SQLite: the write transaction holds the database).
+//! Locks, in the order every change of a return takes them
+//! (`crate::returns`): the item's open return order, then the item, then
+//! (when the receipt closes their last open line) the person (PostgreSQL:
+//! `FOR UPDATE`; SQLite: the write transaction holds the database).
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
-use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{InventoryItemId, OrganizationId};
-use equip_domain::inventory::{InventoryItem, ReturnStatus};
 use equip_domain::ports::{EntryOutcome, ReceiptRepository};
 use equip_domain::returns::hold::{self, HoldPeriod};
 use equip_domain::returns::receipt::{
     self, ItemKey, OpenLine, ReceiptEntry, ReceiptFacts, Received, Receiving,
 };
+use equip_domain::returns::LineState;
 
 use crate::connection::DbConnection;
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, Recorder};
 use crate::listing::{refresh, Scope};
-use crate::models::{db_time, parse_id, ItemRows};
-use crate::repositories::inventory::load_item;
-use crate::schema::{inventory_items, organizations, return_order_items, return_orders};
+use crate::models::parse_id;
+use crate::returns;
+use crate::schema::{inventory_items, organizations};
 use crate::store::Store;
 
 impl ReceiptRepository for Store {
@@ -76,7 +76,8 @@ impl ReceiptRepository for Store {
         self.with("inventoryItem", "", |c| {
             let _writer = self.sqlite_writer(c);
             recorded(c, self.actor, |c, events| {
-                let Some(current) = lock_and_load(c, &org, &id)? else {
+                returns::lock_items(c, &org, &[item])?;
+                let Some(current) = returns::read_item(c, &org, item)? else {
                     return Ok(EntryOutcome {
                         item: None,
                         serial_number: None,
@@ -85,7 +86,7 @@ impl ReceiptRepository for Store {
                 };
                 let result = match hold::release(&current, at) {
                     Ok(released) => {
-                        write_item(c, &org, &current, &released, events)?;
+                        returns::write_item(c, &org, &current, &released, events)?;
                         refresh(c, &org, Scope::Items(std::slice::from_ref(&id)))?;
                         Ok(())
                     }
@@ -127,11 +128,11 @@ impl ReceiptRepository for Store {
                 let mut by_org: std::collections::BTreeMap<&str, Vec<String>> =
                     std::collections::BTreeMap::new();
                 for (org, id) in &due {
-                    let Some(current) = load_item(c, org, id)? else {
+                    let Some(current) = returns::read_item(c, org, parse_id(id)?)? else {
                         continue;
                     };
                     let released = hold::release(&current, at).map_err(DbError::corrupt)?;
-                    write_item(c, org, &current, &released, events)?;
+                    returns::write_item(c, org, &current, &released, events)?;
                     by_org.entry(org).or_default().push(id.clone());
                 }
                 for (org, ids) in &by_org {
@@ -186,23 +187,36 @@ fn receive_in(
             result: Err(receipt::not_found(&entry.key, ids.len())),
         });
     };
-    // The open order first (the order every change of an order locks in),
-    // then the item; the line is read again under both locks.
-    if let Some(line) = open_line(c, org, id)? {
-        lock_order(c, org, &line.order.to_string())?;
-    }
-    let Some(current) = lock_and_load(c, org, id)? else {
+    let id: InventoryItemId = parse_id(id)?;
+    // The open order first, then the item (the lock order of every change
+    // of a return); the line is read under both locks.
+    let before = match returns::active_order_of_item(c, org, id)? {
+        Some(order) => returns::lock_order(c, org, order)?,
+        None => None,
+    };
+    returns::lock_items(c, org, &[id])?;
+    let Some(current) = returns::read_item(c, org, id)? else {
         return Ok(EntryOutcome {
             item: None,
             serial_number: sent_serial,
             result: Err(receipt::not_found(&entry.key, 0)),
         });
     };
-    let hold_period = read_hold_period(c, org)?.unwrap_or_default();
+    let line = before.as_ref().and_then(|order| {
+        order
+            .lines
+            .iter()
+            .find(|l| l.item == id && l.active())
+            .map(|l| OpenLine {
+                id: l.id,
+                order: order.id,
+                itad_requested: l.itad_requested,
+            })
+    });
     let facts = ReceiptFacts {
         item: &current,
-        line: open_line(c, org, id)?,
-        hold_period,
+        line,
+        hold_period: read_hold_period(c, org)?.unwrap_or_default(),
     };
     let outcome = |result| EntryOutcome {
         item: Some(current.id),
@@ -213,110 +227,21 @@ fn receive_in(
         Ok(received) => received,
         Err(refused) => return Ok(outcome(Err(refused))),
     };
-    write_item(c, org, &current, &item, events)?;
-    if let Some(line) = line {
-        diesel::update(
-            return_order_items::table
-                .filter(return_order_items::organization_id.eq(org))
-                .filter(return_order_items::id.eq(line.line.to_string())),
-        )
-        .set((
-            return_order_items::active.eq(false),
-            return_order_items::status.eq(ReturnStatus::ReceivedInWarehouse.as_str()),
-            return_order_items::received_at.eq(Some(db_time(line.at))),
-            return_order_items::warehouse_id.eq(Some(line.warehouse.to_string())),
-        ))
-        .execute(c)?;
-        order_lines_changed(c, org, line.order, line.at, events)?;
+    returns::write_item(c, org, &current, &item, events)?;
+    match (line, before) {
+        (Some(received), Some(before)) => {
+            let mut after = before.clone();
+            for l in after.lines.iter_mut().filter(|l| l.id == received.line) {
+                l.state = LineState::Received;
+                l.received_at = Some(received.at);
+                l.warehouse_id = Some(received.warehouse);
+            }
+            // Restates the order, writes it and its lines, its event, the
+            // listing rows of its items, and completes the offboarding when
+            // this was the person's last open line.
+            returns::write_order(c, org, &before, after, received.at, events)?;
+        }
+        _ => refresh(c, org, Scope::Items(&[id.to_string()]))?,
     }
-    refresh(c, org, Scope::Items(std::slice::from_ref(id)))?;
     Ok(outcome(Ok(())))
-}
-
-/// The item's open return line (active), if any.
-fn open_line(c: &mut DbConnection, org: &str, item: &str) -> DbResult<Option<OpenLine>> {
-    let row: Option<(String, String, bool)> = return_order_items::table
-        .filter(return_order_items::organization_id.eq(org))
-        .filter(return_order_items::inventory_item_id.eq(item))
-        .filter(return_order_items::active.eq(true))
-        .select((
-            return_order_items::id,
-            return_order_items::return_order_id,
-            return_order_items::itad_requested,
-        ))
-        .first(c)
-        .optional()?;
-    row.map(|(id, order, itad)| {
-        Ok(OpenLine {
-            id: parse_id(&id)?,
-            order: parse_id(&order)?,
-            itad_requested: itad,
-        })
-    })
-    .transpose()
-}
-
-/// Locks a return order until the transaction ends (PostgreSQL).
-fn lock_order(c: &mut DbConnection, org: &str, order: &str) -> DbResult<()> {
-    if let DbConnection::Postgres(pg) = c {
-        let _: Option<String> = return_orders::table
-            .filter(return_orders::organization_id.eq(org))
-            .filter(return_orders::id.eq(order))
-            .select(return_orders::id)
-            .for_update()
-            .first(pg)
-            .optional()?;
-    }
-    Ok(())
-}
-
-/// Locks the item (PostgreSQL: `FOR UPDATE`) and reads it whole.
-fn lock_and_load(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<InventoryItem>> {
-    let row = inventory_items::table
-        .filter(inventory_items::organization_id.eq(org))
-        .filter(inventory_items::id.eq(id))
-        .select(inventory_items::id);
-    let found: Option<String> = match c {
-        DbConnection::Postgres(pg) => row.for_update().first(pg).optional()?,
-        DbConnection::Sqlite(lite) => row.first(lite).optional()?,
-    };
-    match found {
-        Some(_) => load_item(c, org, id),
-        None => Ok(None),
-    }
-}
-
-/// Writes the item's row as decided, with its `inventory.item.updated`
-/// event (the fields that changed).
-fn write_item(
-    c: &mut DbConnection,
-    org: &str,
-    current: &InventoryItem,
-    item: &InventoryItem,
-    events: &mut Recorder,
-) -> DbResult<()> {
-    let rows = ItemRows::from_domain(item)?;
-    diesel::update(
-        inventory_items::table
-            .filter(inventory_items::organization_id.eq(org))
-            .filter(inventory_items::id.eq(&rows.item.id)),
-    )
-    .set(&rows.item)
-    .execute(c)?;
-    let event = NewEvent::updated(EventType::ItemUpdated, current, item);
-    events.push_some(org, item.updated_at, event);
-    Ok(())
-}
-
-/// Placeholder until the shared return-order writer (branch returns-orders,
-/// `crate::returns::write_order`) is merged: the order's status, its event
-/// and the offboarding's completion are written there.
-fn order_lines_changed(
-    _c: &mut DbConnection,
-    _org: &str,
-    _order: equip_domain::ids::ReturnOrderId,
-    _at: DateTime<Utc>,
-    _events: &mut Recorder,
-) -> DbResult<()> {
-    Ok(())
 }

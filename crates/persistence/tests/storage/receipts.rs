@@ -51,10 +51,16 @@ fn here(w: &Warehouse, when: DateTime<Utc>) -> Receiving {
 }
 
 fn item_events(store: &Store, org: &Organization, id: InventoryItemId) -> Vec<(EventType, Actor)> {
-    let subject = Subject {
-        kind: SubjectType::InventoryItem,
-        id: *id.as_uuid(),
-    };
+    history(store, org, SubjectType::InventoryItem, *id.as_uuid())
+}
+
+fn history(
+    store: &Store,
+    org: &Organization,
+    kind: SubjectType,
+    id: Uuid,
+) -> Vec<(EventType, Actor)> {
+    let subject = Subject { kind, id };
     store
         .read_history(org.id, subject, None, 100)
         .unwrap()
@@ -66,6 +72,14 @@ fn item_events(store: &Store, org: &Organization, id: InventoryItemId) -> Vec<(E
 fn a_returned_item_goes_on_hold_at_the_warehouse(_db: &TestDatabase, store: &Store) {
     let (org, sku, w) = seeded(store, "Acme");
     let i = returning(store, &org, &sku, &w);
+    let Some(Assignment {
+        assignee: Assignee::Person(leaver),
+        ..
+    }) = i.assignment
+    else {
+        panic!("deployed to a person");
+    };
+    let order = i.return_order.clone().unwrap();
     let when = Utc.with_ymd_and_hms(2026, 3, 1, 23, 30, 0).unwrap();
     let entry = ReceiptEntry {
         condition: Some(Condition::UsedFair),
@@ -95,6 +109,14 @@ fn a_returned_item_goes_on_hold_at_the_warehouse(_db: &TestDatabase, store: &Sto
     assert_eq!(view[0].item.deploy_status, DeployStatus::Unavailable);
     let events = item_events(store, &org, i.id);
     assert_eq!(events[0].0, EventType::ItemUpdated);
+    // Their only line received: the order is COMPLETED and the offboarding
+    // completes, each with its event.
+    let order_events = history(store, &org, SubjectType::ReturnOrder, *order.id.as_uuid());
+    assert_eq!(order_events[0].0, EventType::ReturnOrderUpdated);
+    let person_events = history(store, &org, SubjectType::Person, *leaver.as_uuid());
+    assert_eq!(person_events[0].0, EventType::PersonOffboarded);
+    let p = store.find_person(org.id, leaver).unwrap().unwrap();
+    assert_eq!(p.status, PersonStatus::Offboarded);
     // A second receipt of the same item: it is no longer on a return.
     let again = store
         .receive_item(org.id, &by_serial(&i), here(&w, when))
