@@ -723,6 +723,99 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         );
     }
 
+    // Returns: a receipt (an entry of each outcome; bad bodies, an unknown
+    // warehouse, not JSON), the settings, an early release.
+    let receipts = "/api/v1/warehouses/{id}/receipts";
+    let receipts_at = |w: &str| format!("/api/v1/warehouses/{w}/receipts");
+    let returning = item(&|i| !i["returnOrder"].is_null() && i["deployStatus"] == "DEPLOYED");
+    let returning_id = returning["id"].as_str().unwrap().to_owned();
+    let answered = c.check(
+        "POST",
+        receipts,
+        &app.call_raw(d.a.post_json(
+            &receipts_at(&warehouse),
+            &json!({"items": [{"itemId": returning_id, "condition": "USED_GOOD"},
+                {"serialNumber": "NO-SUCH-SERIAL"}, {"itemId": available_id}]}),
+        ))
+        .await,
+    );
+    let statuses: Vec<u64> = answered["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(statuses, [200, 404, 409], "{answered}");
+    let many: Vec<Value> = (0..=1000)
+        .map(|n| json!({"serialNumber": format!("S-{n}")}))
+        .collect();
+    for (at, body) in [
+        (warehouse.clone(), json!({"items": []})),
+        (
+            warehouse.clone(),
+            json!({"items": [{"serialNumber": "x", "colour": "red"}]}),
+        ),
+        (warehouse.clone(), json!({ "items": many })),
+        (
+            missing.to_string(),
+            json!({"items": [{"serialNumber": "x"}]}),
+        ),
+        ("x".into(), json!({"items": [{"serialNumber": "x"}]})),
+    ] {
+        c.check(
+            "POST",
+            receipts,
+            &app.call_raw(d.a.post_json(&receipts_at(&at), &body)).await,
+        );
+    }
+    c.check(
+        "POST",
+        receipts,
+        &app.call_raw(
+            d.a.with(TestRequest::post().uri(&receipts_at(&warehouse)))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    let settings = "/api/v1/organization/settings";
+    c.check("GET", settings, &app.call_raw(d.a.get(settings)).await);
+    for body in [
+        json!({"holdPeriodDays": 14}),
+        json!({"holdPeriodDays": 4000}),
+    ] {
+        c.check(
+            "PUT",
+            settings,
+            &app.call_raw(d.a.with(TestRequest::put().uri(settings)).set_json(&body))
+                .await,
+        );
+    }
+    c.check(
+        "PUT",
+        settings,
+        &app.call_raw(
+            d.a.with(TestRequest::put().uri(settings))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    let release = "/api/v1/inventory/{id}/release-hold";
+    for id in [
+        returning_id.as_str(),
+        returning_id.as_str(),
+        &missing.to_string(),
+        "x",
+    ] {
+        c.check(
+            "POST",
+            release,
+            &app.call_raw(d.a.with(TestRequest::post().uri(&release.replace("{id}", id))))
+                .await,
+        );
+    }
+
     // Without a key: 401; with a key that lacks the operation's scope: 403.
     for (method, path, statuses) in c.operations() {
         if !statuses.contains(&401) {
@@ -733,7 +826,7 @@ async fn every_operation_answers_as_documented(app: TestApp) {
             let req = TestRequest::default()
                 .method(method.parse().unwrap())
                 .uri(&uri);
-            if method == "POST" || method == "PATCH" {
+            if method == "POST" || method == "PATCH" || method == "PUT" {
                 req.set_json(json!({}))
             } else {
                 req
