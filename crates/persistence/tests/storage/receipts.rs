@@ -302,14 +302,14 @@ fn two_release_passes_release_each_due_hold_once(db: &TestDatabase, store: &Stor
     let today = Utc::now().date_naive();
     let mut due = Vec::new();
     let mut later = Vec::new();
-    for n in 0..60 {
+    for n in 0..60_u32 {
         let mut i = item(&org, &sku, &w, at(3, 0));
         i.deploy_status = DeployStatus::Unavailable;
         i.deploy_reason = Some(DeployReason::PendingHoldRelease);
         i.hold_start_date = Some(today - Duration::days(30));
-        i.itad_requested = Some(n % 3 == 0);
+        i.itad_requested = Some(n.is_multiple_of(3));
         if n < 50 {
-            i.unlock_date = Some(today - Duration::days(n % 4));
+            i.unlock_date = Some(today - Duration::days(i64::from(n % 4)));
             due.push(i.clone());
         } else {
             i.unlock_date = Some(today + Duration::days(1));

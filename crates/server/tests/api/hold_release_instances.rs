@@ -83,7 +83,7 @@ fn two_instances_release_each_due_hold_once() {
         hold_start_date: Some(today),
         // Not due yet: made due all at once below, while both run.
         unlock_date: today.checked_add_days(chrono::Days::new(365)),
-        itad_requested: Some(n % 5 == 0),
+        itad_requested: Some(n.is_multiple_of(5)),
         device_program: None,
         supplied_by: SuppliedBy::Organization,
         return_order: None,
