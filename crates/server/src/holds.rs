@@ -27,9 +27,10 @@ pub fn release_once(store: &dyn ReceiptRepository) -> equip_domain::error::Store
 /// Releases at start and every `interval` until `stopped` is closed.
 pub fn run(store: &dyn ReceiptRepository, interval: Duration, stopped: &Receiver<()>) {
     loop {
+        let started = std::time::Instant::now();
         match release_once(store) {
             Ok(0) => {}
-            Ok(n) => tracing::info!("released {n} holds"),
+            Ok(n) => tracing::info!("released {n} holds in {} ms", started.elapsed().as_millis()),
             Err(e) => tracing::warn!("could not release due holds: {e}"),
         }
         match stopped.recv_timeout(interval) {
