@@ -93,10 +93,10 @@ fn shares(store: &Store, args: &ServeArgs) -> equip_http::Shares {
 }
 
 /// Connections of the pool kept for background work (the outbox dispatcher
-/// the statistics keeper and the event pruner), apart from the request pool;
-/// one more when the metrics are served (a scrape reads the queues through
-/// it).
-const BACKGROUND_CONNECTIONS: u32 = 3;
+/// the statistics keeper, the event pruner and the hold release), apart from
+/// the request pool; one more when the metrics are served (a scrape reads the
+/// queues through it).
+const BACKGROUND_CONNECTIONS: u32 = 4;
 
 /// Opens and migrates the database and checks that it can be written (a
 /// server that answers every write with 503 is of no use: refused with a
