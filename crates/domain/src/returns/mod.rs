@@ -14,6 +14,7 @@
 
 pub mod completion;
 pub mod moves;
+pub mod order;
 pub mod status;
 
 use crate::inventory::DeployReason;

@@ -682,7 +682,11 @@ impl PersonRepository for Store {
 /// The stored status and version of a person, locked (PostgreSQL:
 /// `FOR UPDATE`; SQLite: the write transaction holds the database) until
 /// the transaction ends.
-fn lock_person(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<StoredPersonState>> {
+pub(crate) fn lock_person(
+    c: &mut DbConnection,
+    org: &str,
+    id: &str,
+) -> DbResult<Option<StoredPersonState>> {
     let row = people::table
         .filter(people::id.eq(id))
         .filter(people::organization_id.eq(org))
