@@ -18,6 +18,7 @@ mod locations;
 mod organizations;
 mod people;
 mod reminders;
+mod returns;
 mod sessions;
 mod stats;
 mod webhooks;
@@ -36,6 +37,7 @@ pub use people::{
     insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite, UNAVAILABLE_IN_A_ROW,
 };
 pub use reminders::{OutboxRepository, ReminderRepository};
+pub use returns::ReturnOrderRepository;
 pub use sessions::WriteSessions;
 pub use stats::StatsSource;
 pub use webhooks::{WebhookQueue, WebhookRepository};

@@ -11,5 +11,6 @@ pub mod inventory;
 pub mod inventory_levels;
 pub mod people;
 pub mod reminders;
+pub mod returns;
 pub mod warehouses;
 pub mod webhooks;

@@ -73,6 +73,8 @@ pub struct State {
     pub memberships: std::collections::BTreeSet<(crate::ids::GroupId, PersonId)>,
     /// Inventory items.
     pub inventory: Vec<InventoryItem>,
+    /// Return orders.
+    pub return_orders: Vec<crate::returns::order::ReturnOrder>,
     /// Inventory levels.
     pub inventory_levels: Vec<InventoryLevel>,
     /// New-joiner reminders.

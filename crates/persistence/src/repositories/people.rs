@@ -651,9 +651,10 @@ impl PersonRepository for Store {
                 let facts = OffboardingFacts {
                     groups: membership::groups_of_person(c, &org, &id)?,
                     deployed_without_return: deployed_without_return(c, &org, &id)?,
+                    open_lines: crate::returns::open_lines_of_person(c, &org, &id)?,
                 };
                 // The decision, written as it is.
-                let plan = offboarding::plan(person, version, &facts, at);
+                let plan = offboarding::plan(organization, person, version, &facts, at);
                 let now = db_time(plan.updated_at);
                 diesel::update(
                     people::table
