@@ -25,6 +25,7 @@ pub mod item_input;
 pub mod query;
 pub mod read;
 pub mod reminder;
+pub mod return_order;
 pub mod schema;
 pub mod time;
 pub mod warehouse;

@@ -19,8 +19,8 @@ use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
     Acting, ApiKeyRepository, CatalogRepository, GroupRepository, HealthCheck,
-    InventoryLevelRepository, InventoryRepository, PersonRepository, WarehouseRepository,
-    WebhookRepository, WriteSessions,
+    InventoryLevelRepository, InventoryRepository, PersonRepository, ReturnOrderRepository,
+    WarehouseRepository, WebhookRepository, WriteSessions,
 };
 use equip_domain::webhook::AddressPolicy;
 
@@ -40,6 +40,7 @@ pub trait Ports:
     + PersonRepository
     + GroupRepository
     + WebhookRepository
+    + ReturnOrderRepository
     + HealthCheck
 {
 }
@@ -57,6 +58,7 @@ impl<T> Ports for T where
         + PersonRepository
         + GroupRepository
         + WebhookRepository
+        + ReturnOrderRepository
         + HealthCheck
 {
 }

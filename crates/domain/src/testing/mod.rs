@@ -46,6 +46,7 @@ mod locations;
 mod organizations;
 mod people;
 mod reminders;
+mod returns;
 mod webhooks;
 
 /// Everything the in-memory store holds.

@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod inventory_items;
 pub mod inventory_levels;
 pub mod new_joiners;
+pub mod return_orders;
 pub mod scim;
 pub mod warehouses;
 pub mod webhooks;
@@ -22,8 +23,8 @@ use actix_web::dev::HttpServiceFactory;
 use actix_web::http::Method;
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, Responder};
 use equip_domain::api_key::Scope::{
-    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim,
-    WarehousesRead, WebhooksWrite,
+    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, ReturnsRead,
+    ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
@@ -241,6 +242,12 @@ fn register() -> Vec<Route> {
             .get(KeyWith(WebhooksWrite), webhooks::get)
             .delete(KeyWith(WebhooksWrite), webhooks::delete),
         at("/api/v1/webhooks/{id}/deliveries").get(KeyWith(WebhooksWrite), webhooks::deliveries),
+        at("/api/v1/return-orders")
+            .get(KeyWith(ReturnsRead), return_orders::list)
+            .post(KeyWith(ReturnsWrite), return_orders::create),
+        at("/api/v1/return-orders/{id}")
+            .get(KeyWith(ReturnsRead), return_orders::get)
+            .patch(KeyWith(ReturnsWrite), return_orders::update),
     ];
     routes.extend(register_scim());
     routes

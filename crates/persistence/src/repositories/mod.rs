@@ -12,6 +12,7 @@ mod offices;
 mod organizations;
 pub(crate) mod people;
 mod reminders;
+mod returns;
 mod sessions;
 mod warehouses;
 mod webhooks;
