@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::event::{EventType, NewEvent};
-use crate::inventory::{ReturnInfo, ReturnStatus};
+use crate::inventory::ReturnInfo;
 use crate::person::offboarding::StoredPersonState;
 use crate::returns::change::{self, ChangeFacts, ReturnOrderChange};
 use crate::returns::completion;
@@ -224,6 +224,5 @@ mod tests {
             .unwrap()
             .unwrap_err();
         assert!(matches!(e, DomainError::NotFound { .. }));
-        let _ = ReturnStatus::Pending;
     }
 }
