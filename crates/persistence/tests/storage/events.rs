@@ -54,7 +54,7 @@ fn feed(store: &Store, org: &Organization, q: &FeedQuery) -> FeedPage {
 }
 
 /// Every event of the organization, following `next` from the start.
-fn all_events(store: &Store, org: &Organization) -> Vec<Event> {
+pub(crate) fn all_events(store: &Store, org: &Organization) -> Vec<Event> {
     let mut out = Vec::new();
     let mut q = FeedQuery {
         after: None,

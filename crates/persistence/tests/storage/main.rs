@@ -53,6 +53,7 @@ mod keys;
 mod levels;
 mod listing_properties;
 mod people;
+mod returns;
 mod schema;
 mod statistics;
 mod warehouses;

@@ -267,7 +267,11 @@ async fn histories_of_items_and_people(app: TestApp) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         types(page["data"].as_array().unwrap()),
-        ["person.offboarded", "person.offboarding_started", "person.created"]
+        [
+            "person.offboarded",
+            "person.offboarding_started",
+            "person.created"
+        ]
     );
     // Unknown ids, malformed ids.
     let unknown = uuid::Uuid::new_v4();

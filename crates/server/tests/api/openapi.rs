@@ -787,9 +787,16 @@ async fn every_operation_answers_as_documented(app: TestApp) {
             json!({"retrievalMethod": {"type": "RETURN_KIT", "status": "SCHEDULING_PICK_UP"}}),
         ),
         (order_uri.clone(), json!({"colour": "red"})),
-        (format!("/api/v1/return-orders/{missing}"), json!({"status": "CANCELLED"})),
+        (
+            format!("/api/v1/return-orders/{missing}"),
+            json!({"status": "CANCELLED"}),
+        ),
     ] {
-        c.check("PATCH", order, &app.call_raw(patch(&d.a, &uri, &body)).await);
+        c.check(
+            "PATCH",
+            order,
+            &app.call_raw(patch(&d.a, &uri, &body)).await,
+        );
     }
     c.check(
         "PATCH",
