@@ -26,6 +26,7 @@ pub mod query;
 pub mod read;
 pub mod receipt;
 pub mod reminder;
+pub mod return_order;
 pub mod schema;
 pub mod time;
 pub mod warehouse;

@@ -20,8 +20,8 @@ use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
     Acting, ApiKeyRepository, CatalogRepository, GroupRepository, HealthCheck,
-    InventoryLevelRepository, InventoryRepository, PersonRepository, WarehouseRepository,
-    WebhookRepository, WriteSessions,
+    InventoryLevelRepository, InventoryRepository, PersonRepository, ReturnOrderRepository,
+    WarehouseRepository, WebhookRepository, WriteSessions,
 };
 use equip_domain::webhook::AddressPolicy;
 
@@ -42,6 +42,7 @@ pub trait Ports:
     + PersonRepository
     + GroupRepository
     + WebhookRepository
+    + ReturnOrderRepository
     + HealthCheck
 {
 }
@@ -60,6 +61,7 @@ impl<T> Ports for T where
         + PersonRepository
         + GroupRepository
         + WebhookRepository
+        + ReturnOrderRepository
         + HealthCheck
 {
 }

@@ -56,8 +56,6 @@ mod membership;
 mod models;
 mod people_filter;
 mod repositories;
-// Its users arrive with the return-order endpoints and receipts.
-#[allow(dead_code)]
 mod returns;
 mod schema;
 mod sql_builder;

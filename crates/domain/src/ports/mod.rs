@@ -19,6 +19,7 @@ mod organizations;
 mod people;
 mod receipts;
 mod reminders;
+mod returns;
 mod sessions;
 mod stats;
 mod webhooks;
@@ -38,6 +39,7 @@ pub use people::{
 };
 pub use receipts::{EntryOutcome, ReceiptRepository};
 pub use reminders::{OutboxRepository, ReminderRepository};
+pub use returns::ReturnOrderRepository;
 pub use sessions::WriteSessions;
 pub use stats::StatsSource;
 pub use webhooks::{WebhookQueue, WebhookRepository};

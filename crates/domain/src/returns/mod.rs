@@ -12,10 +12,13 @@
 //! (`crate::import::stored`): it locks and reads the facts in its
 //! transaction, asks the functions here, and writes what they decided.
 
+pub mod change;
 pub mod completion;
+pub mod create;
 pub mod hold;
 pub mod moves;
 pub mod order;
+pub mod query;
 pub mod receipt;
 pub mod status;
 

@@ -12,5 +12,6 @@ pub mod inventory_levels;
 pub mod people;
 pub mod receipts;
 pub mod reminders;
+pub mod returns;
 pub mod warehouses;
 pub mod webhooks;

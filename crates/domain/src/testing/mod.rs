@@ -47,6 +47,7 @@ mod organizations;
 mod people;
 mod receipts;
 mod reminders;
+mod returns;
 mod webhooks;
 
 /// Everything the in-memory store holds.
@@ -74,6 +75,8 @@ pub struct State {
     pub memberships: std::collections::BTreeSet<(crate::ids::GroupId, PersonId)>,
     /// Inventory items.
     pub inventory: Vec<InventoryItem>,
+    /// Return orders.
+    pub return_orders: Vec<crate::returns::order::ReturnOrder>,
     /// Inventory levels.
     pub inventory_levels: Vec<InventoryLevel>,
     /// New-joiner reminders.

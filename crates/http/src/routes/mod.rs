@@ -15,6 +15,7 @@ pub mod inventory_items;
 pub mod inventory_levels;
 pub mod new_joiners;
 pub mod receipts;
+pub mod return_orders;
 pub mod scim;
 pub mod warehouses;
 pub mod webhooks;
@@ -248,6 +249,12 @@ fn register() -> Vec<Route> {
             .get(KeyWith(WebhooksWrite), webhooks::get)
             .delete(KeyWith(WebhooksWrite), webhooks::delete),
         at("/api/v1/webhooks/{id}/deliveries").get(KeyWith(WebhooksWrite), webhooks::deliveries),
+        at("/api/v1/return-orders")
+            .get(KeyWith(ReturnsRead), return_orders::list)
+            .post(KeyWith(ReturnsWrite), return_orders::create),
+        at("/api/v1/return-orders/{id}")
+            .get(KeyWith(ReturnsRead), return_orders::get)
+            .patch(KeyWith(ReturnsWrite), return_orders::update),
     ];
     routes.extend(register_scim());
     routes

@@ -177,7 +177,11 @@ impl ItemRows {
                 ReturnOrderRow {
                     id: r.id.to_string(),
                     organization_id: org.clone(),
-                    person_id: None,
+                    // The order is the holder's return (docs/import.md).
+                    person_id: match i.assignment.map(|a| a.assignee) {
+                        Some(Assignee::Person(p)) => Some(p.to_string()),
+                        _ => None,
+                    },
                     status: r.status.as_str().to_owned(),
                     created_at: db_time(r.created_at),
                     updated_at: db_time(r.created_at),

@@ -13,6 +13,7 @@ mod organizations;
 pub(crate) mod people;
 mod receipts;
 mod reminders;
+mod returns;
 mod sessions;
 mod warehouses;
 mod webhooks;

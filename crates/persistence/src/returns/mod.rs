@@ -28,7 +28,7 @@ use equip_domain::inventory::InventoryItem;
 use equip_domain::returns::completion::{self, Completion};
 use equip_domain::returns::order::ReturnOrder;
 
-use crate::connection::DbConnection;
+use crate::connection::{on_inner, DbConnection};
 use crate::error::DbResult;
 use crate::events::Recorder;
 use crate::listing::{refresh, Scope};
@@ -49,14 +49,37 @@ pub(crate) fn lock_order(
     org: &str,
     id: ReturnOrderId,
 ) -> DbResult<Option<ReturnOrder>> {
+    order_of(c, org, id, true)
+}
+
+/// The return order `id` of `org` with its lines, as [`lock_order`] without
+/// the lock (a read).
+pub(crate) fn read_order(
+    c: &mut DbConnection,
+    org: &str,
+    id: ReturnOrderId,
+) -> DbResult<Option<ReturnOrder>> {
+    order_of(c, org, id, false)
+}
+
+fn order_of(
+    c: &mut DbConnection,
+    org: &str,
+    id: ReturnOrderId,
+    lock: bool,
+) -> DbResult<Option<ReturnOrder>> {
     let id = id.to_string();
     let row = return_orders::table
         .filter(return_orders::id.eq(&id))
         .filter(return_orders::organization_id.eq(org));
-    let order: Option<ReturnOrderRow> = match c {
-        DbConnection::Postgres(pg) => row
+    let order: Option<ReturnOrderRow> = match &mut *c {
+        DbConnection::Postgres(pg) if lock => row
             .select(ReturnOrderRow::as_select())
             .for_update()
+            .first(pg)
+            .optional()?,
+        DbConnection::Postgres(pg) => row
+            .select(ReturnOrderRow::as_select())
             .first(pg)
             .optional()?,
         DbConnection::Sqlite(lite) => row
@@ -75,8 +98,64 @@ pub(crate) fn lock_order(
     return_order_from_rows(order, lines).map(Some)
 }
 
+/// Lines per multi-row insert (18 binds each, under SQLite's conservative
+/// 999-bind limit).
+const LINE_CHUNK: usize = 50;
+
+/// Inserts a new return order (decided by the domain) with its lines, and
+/// refreshes its items' listing rows. Its events are the caller's.
+pub(crate) fn insert_order(c: &mut DbConnection, org: &str, order: &ReturnOrder) -> DbResult<()> {
+    let order_id = order.id.to_string();
+    diesel::insert_into(return_orders::table)
+        .values(ReturnOrderRow {
+            id: order_id.clone(),
+            organization_id: org.to_owned(),
+            person_id: order.person.map(|p| p.to_string()),
+            status: order.status.as_str().into(),
+            created_at: db_time(order.created_at),
+            updated_at: db_time(order.updated_at),
+            cancelled: order.cancelled,
+        })
+        .execute(c)?;
+    let lines: Vec<ReturnOrderItemRow> = order
+        .lines
+        .iter()
+        .map(|line| {
+            let w = ReturnLineChange::of(line, order.retrieval.as_ref());
+            ReturnOrderItemRow {
+                id: line.id.to_string(),
+                organization_id: org.to_owned(),
+                return_order_id: order_id.clone(),
+                inventory_item_id: line.item.to_string(),
+                status: w.status,
+                active: w.active,
+                retrieval_id: w.retrieval_id,
+                retrieval_type: w.retrieval_type,
+                retrieval_status: w.retrieval_status,
+                retrieval_updated_at: w.retrieval_updated_at,
+                inbound_tracking_code: w.inbound_tracking_code,
+                inbound_tracking_link: w.inbound_tracking_link,
+                outbound_tracking_code: w.outbound_tracking_code,
+                outbound_tracking_link: w.outbound_tracking_link,
+                itad_requested: w.itad_requested,
+                received_at: w.received_at,
+                warehouse_id: w.warehouse_id,
+                closed_reason: w.closed_reason,
+            }
+        })
+        .collect();
+    for chunk in lines.chunks(LINE_CHUNK) {
+        on_inner!(c, |inner| diesel::insert_into(return_order_items::table)
+            .values(chunk)
+            .execute(inner))?;
+    }
+    let items: Vec<String> = lines.into_iter().map(|l| l.inventory_item_id).collect();
+    refresh(c, org, Scope::Items(&items))
+}
+
 /// The order of the item's active (open) line, if any; not locked (lock it
 /// with [`lock_order`], then check the line is still open).
+#[allow(dead_code)] // for warehouse receipts
 pub(crate) fn active_order_of_item(
     c: &mut DbConnection,
     org: &str,

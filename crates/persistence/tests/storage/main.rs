@@ -54,6 +54,7 @@ mod levels;
 mod listing_properties;
 mod people;
 mod receipts;
+mod returns;
 mod schema;
 mod statistics;
 mod warehouses;

@@ -26,6 +26,7 @@ mod http_inventory_items;
 mod http_limits;
 mod http_receipts;
 mod http_reminders;
+mod http_return_orders;
 mod http_scim;
 mod http_scim_bulk;
 mod http_scim_csv;

@@ -723,6 +723,92 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         );
     }
 
+    // Return orders: the listing, create (good, taken, unknown, bad, not
+    // JSON), read, change (good, off the path, bad, unknown, not JSON).
+    let orders = "/api/v1/return-orders";
+    let order = "/api/v1/return-orders/{id}";
+    for uri in [
+        "/api/v1/return-orders?size=5",
+        "/api/v1/return-orders?status=PENDING&page=2&size=1",
+        "/api/v1/return-orders?status=LOST",
+    ] {
+        c.check("GET", orders, &app.call_raw(d.a.get(uri)).await);
+    }
+    let deployed = item(&|i| {
+        i["deployStatus"] == "DEPLOYED"
+            && i["returnOrder"].is_null()
+            && i["assignedTo"]["type"] == "PERSON"
+    });
+    let holder = deployed["assignedTo"]["id"].as_str().unwrap().to_owned();
+    let asked = json!({"personId": holder, "itemIds": [deployed["id"]], "itadRequested": true});
+    let made = c.check(
+        "POST",
+        orders,
+        &app.call_raw(d.a.post_json(orders, &asked)).await,
+    );
+    let order_id = made["id"].as_str().unwrap().to_owned();
+    for body in [
+        asked.clone(),
+        json!({"personId": holder, "itemIds": [missing]}),
+        json!({"personId": holder, "itemIds": []}),
+    ] {
+        c.check(
+            "POST",
+            orders,
+            &app.call_raw(d.a.post_json(orders, &body)).await,
+        );
+    }
+    c.check(
+        "POST",
+        orders,
+        &app.call_raw(
+            d.a.with(TestRequest::post().uri(orders))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    for id in [order_id.as_str(), &missing.to_string(), "x"] {
+        c.check(
+            "GET",
+            order,
+            &app.call_raw(d.a.get(&format!("/api/v1/return-orders/{id}")))
+                .await,
+        );
+    }
+    let order_uri = format!("/api/v1/return-orders/{order_id}");
+    for (uri, body) in [
+        (
+            order_uri.clone(),
+            json!({"retrievalMethod": {"type": "RETURN_KIT", "outboundTrackingCode": "1Z"}}),
+        ),
+        (
+            order_uri.clone(),
+            json!({"retrievalMethod": {"type": "RETURN_KIT", "status": "SCHEDULING_PICK_UP"}}),
+        ),
+        (order_uri.clone(), json!({"colour": "red"})),
+        (
+            format!("/api/v1/return-orders/{missing}"),
+            json!({"status": "CANCELLED"}),
+        ),
+    ] {
+        c.check(
+            "PATCH",
+            order,
+            &app.call_raw(patch(&d.a, &uri, &body)).await,
+        );
+    }
+    c.check(
+        "PATCH",
+        order,
+        &app.call_raw(
+            d.a.with(TestRequest::patch().uri(&order_uri))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+
     // Returns: a receipt (an entry of each outcome; bad bodies, an unknown
     // warehouse, not JSON), the settings, an early release.
     let receipts = "/api/v1/warehouses/{id}/receipts";
