@@ -83,9 +83,10 @@ impl Workers {
         match plan.hold_release {
             Some(interval) => {
                 let store = Arc::clone(background);
+                let batch = crate::holds::batch(background.backend());
                 workers.running.push(Worker::Loop(
                     Loop::spawn("equip-holds", "hold release", move |stopped| {
-                        crate::holds::run(&*store, interval, stopped);
+                        crate::holds::run(&*store, batch, interval, stopped);
                     })
                     .context("cannot start the hold release thread")?,
                 ));

@@ -57,12 +57,16 @@ impl ReceiptRepository for Store {
         receiving: Receiving,
     ) -> StoreResult<EntryOutcome> {
         let org = organization.to_string();
-        self.with("inventoryItem", "", |c| {
+        let outcome = self.with("inventoryItem", "", |c| {
             let _writer = self.sqlite_writer(c);
             recorded(c, self.actor, |c, events| {
                 receive_in(c, &org, entry, receiving, events)
             })
-        })
+        });
+        // A receipt's entries come one after another: a SCIM write waits for
+        // one entry, not for the receipt.
+        self.let_other_writers_in();
+        outcome
     }
 
     fn release_hold(
@@ -108,7 +112,7 @@ impl ReceiptRepository for Store {
         limit: usize,
     ) -> StoreResult<usize> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.with("inventoryItem", "", |c| {
+        let released = self.with("inventoryItem", "", |c| {
             let _writer = self.sqlite_writer(c);
             recorded(c, self.actor, |c, events| {
                 // The due holds, locked; those another process has locked
@@ -140,7 +144,11 @@ impl ReceiptRepository for Store {
                 }
                 Ok(due.len())
             })
-        })
+        });
+        // The next batch follows at once: a SCIM write waits for one batch,
+        // not for the pass.
+        self.let_other_writers_in();
+        released
     }
 }
 
