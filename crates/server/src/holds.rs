@@ -14,7 +14,7 @@ use equip_persistence::Backend;
 
 /// Holds released per transaction on `backend`: short enough that the locks
 /// a batch takes hold up no other write for more than a few milliseconds
-/// (docs/performance.md, "Returns"). SQLite: a batch holds the database's
+/// (docs/performance.md, "Returns: receipts and the hold release"). SQLite: a batch holds the database's
 /// only write lock (a SCIM create waits for it), about 0.75 ms per hold.
 /// PostgreSQL: a batch locks only its own items (`SKIP LOCKED`), so it may
 /// be longer.
