@@ -55,7 +55,7 @@ impl crate::ports::ReturnOrderRepository for InMemoryStore {
             .iter()
             .filter(|o| o.organization_id == organization && query.matches(o))
             .collect();
-        found.sort_by(|a, b| (b.created_at, b.id).cmp(&(a.created_at, a.id)));
+        found.sort_by_key(|o| std::cmp::Reverse((o.created_at, o.id)));
         let total_records = found.len() as u64;
         let orders = found
             .into_iter()

@@ -60,11 +60,15 @@ impl ReturnOrderRepository for Store {
         self.with("returnOrder", "", |c| {
             let _writer = self.sqlite_writer(c);
             recorded(c, self.actor, |c, events| {
-                // The facts: the items (locked), then the person (locked).
+                // The facts: the items and the person, locked in that
+                // order; the items' facts are read once both are held, so
+                // that an offboarding of the person that committed while we
+                // waited (and returned some of these items) is seen.
                 lock_items(c, &org, &request.items)?;
+                let person = lock_person(c, &org, &request.person.to_string())?;
                 let facts = CreateFacts {
                     items: item_facts(c, &org, &request.items)?,
-                    person: lock_person(c, &org, &request.person.to_string())?,
+                    person,
                 };
                 let plan = match create::plan(organization, request, &facts, at) {
                     Ok(plan) => plan,

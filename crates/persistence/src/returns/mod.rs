@@ -172,7 +172,12 @@ pub(crate) fn active_order_of_item(
 }
 
 /// Locks the rows of the organization's items among `ids` (PostgreSQL:
-/// `FOR UPDATE`, in id order) until the transaction ends.
+/// `FOR NO KEY UPDATE`, in id order) until the transaction ends. Not
+/// `FOR UPDATE`: a return line inserted for an item checks its foreign key
+/// with a `FOR KEY SHARE` lock, which `FOR UPDATE` would block, so an
+/// offboarding (which holds the person and inserts lines) and a return
+/// created for the same person (which holds the items and waits for the
+/// person) would deadlock. Two writers of one item still queue here.
 pub(crate) fn lock_items(c: &mut DbConnection, org: &str, ids: &[InventoryItemId]) -> DbResult<()> {
     let mut ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
     ids.sort_unstable();
@@ -184,7 +189,7 @@ pub(crate) fn lock_items(c: &mut DbConnection, org: &str, ids: &[InventoryItemId
                 .filter(inventory_items::id.eq_any(chunk))
                 .order(inventory_items::id.asc())
                 .select(inventory_items::id)
-                .for_update()
+                .for_no_key_update()
                 .load::<String>(pg)?;
         }
     }

@@ -20,6 +20,7 @@ storage_tests!(
     a_return_is_created_read_listed_and_written_off,
     two_write_offs_of_one_line_from_two_stores_give_one_outcome,
     closing_the_last_lines_of_two_orders_at_once_completes_the_offboarding_once,
+    a_return_racing_its_persons_offboarding_never_returns_an_item_twice,
 );
 
 /// A person of `org` with `n` items deployed to them.
@@ -250,4 +251,53 @@ fn closing_the_last_lines_of_two_orders_at_once_completes_the_offboarding_once(
         .filter(|e| e.kind == EventType::PersonOffboarded)
         .count();
     assert_eq!(offboarded, 1);
+}
+
+fn a_return_racing_its_persons_offboarding_never_returns_an_item_twice(
+    db: &TestDatabase,
+    store: &Store,
+) {
+    let (org, s, w) = seeded(store, "Acme");
+    for round in 0..4 {
+        let (p, items) = holder(store, &org, &s, &w, &format!("leaver{round}"), 1);
+        let barrier = Arc::new(Barrier::new(2));
+        let create = {
+            let (store, barrier, org) = (db.store(), Arc::clone(&barrier), org.id);
+            let request = ReturnRequest {
+                person: p.id,
+                items: items.clone(),
+                itad_requested: false,
+            };
+            std::thread::spawn(move || {
+                barrier.wait();
+                store
+                    .create_return_order(org, &request, Utc::now())
+                    .unwrap()
+            })
+        };
+        let offboard = {
+            let (store, barrier, org, id) = (db.store(), Arc::clone(&barrier), org.id, p.id);
+            std::thread::spawn(move || {
+                barrier.wait();
+                store.offboard_person(org, id, None, Utc::now()).unwrap()
+            })
+        };
+        let created = create.join().unwrap();
+        let started = offboard.join().unwrap();
+        // Whichever came first, the item is on exactly one active return.
+        let active = db.count_rows(&format!(
+            "return_order_items WHERE inventory_item_id = '{}' AND active",
+            items[0]
+        ));
+        assert_eq!(active, 1, "round {round}: {created:?} / {started:?}");
+        match created {
+            Ok(_) => assert_eq!(started, Offboarding::Started { returns: 0 }),
+            Err(e) => {
+                assert!(matches!(e, DomainError::Conflict { .. }), "{e}");
+                assert_eq!(started, Offboarding::Started { returns: 1 });
+            }
+        }
+        let stored = store.find_person(org.id, p.id).unwrap().unwrap();
+        assert_eq!(stored.status, PersonStatus::Offboarding, "a line is open");
+    }
 }

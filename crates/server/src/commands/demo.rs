@@ -43,12 +43,14 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
         )
     })?;
     // A few leavers, their returns mid-way (docs/returns.md).
-    let leavers = demo::leavers::run(&store, &config).with_context(|| {
-        format!(
-            "offboarding the demo's leavers in organization {} failed",
-            org.id
-        )
-    })?;
+    let leavers = demo::leavers::run(&store, &config)
+        .with_context(|| {
+            format!(
+                "offboarding the demo's leavers in organization {} failed",
+                org.id
+            )
+        })?
+        .len();
     super::refresh_statistics(&store);
     crate::logs::announce(&format!(
         "demo organization '{}': {}\nkey id: {} (all scopes)\nimported {}\noffboarded {leavers} leavers, their returns mid-way",

@@ -49,17 +49,17 @@ enum Stage {
 /// People the leavers are looked for among, at most.
 const CANDIDATES: usize = 200;
 
-/// Offboards the demo's leavers and moves their returns; how many people
-/// were offboarded.
+/// Offboards the demo's leavers and moves their returns; the people
+/// offboarded.
 ///
 /// # Errors
 /// A store failure, or (a bug) a change the rules refuse.
-pub fn run(ports: &dyn LeaverPorts, config: &DemoConfig) -> Result<usize, DomainError> {
+pub fn run(ports: &dyn LeaverPorts, config: &DemoConfig) -> Result<Vec<PersonId>, DomainError> {
     let org = config.organization;
     let today = config.now.date_naive();
     let people = Generator::new(config.clone()).base().people;
     let mut open: Vec<(u64, Stage)> = STAGES.to_vec();
-    let mut offboarded = 0;
+    let mut offboarded = Vec::new();
     for (n, person) in people
         .iter()
         .filter(|p| p.status == PersonStatus::Active && !p.is_new_joiner(today))
@@ -73,8 +73,16 @@ pub fn run(ports: &dyn LeaverPorts, config: &DemoConfig) -> Result<usize, Domain
         let (_, stage) = open.remove(slot);
         let at = config.now + Duration::seconds(i64::try_from(n).unwrap_or(0));
         ports.offboard_person(org, person.id, None, at)?;
-        offboarded += 1;
-        if let Some(order) = order_of(ports, config, person.id)? {
+        offboarded.push(person.id);
+        if stage == Stage::Completed {
+            // Every open line of every order of theirs (an imported return
+            // too) written off: nothing is left to come back.
+            for order in orders_of(ports, config, person.id)? {
+                if order.open_lines() > 0 {
+                    advance(ports, config, &order, stage)?;
+                }
+            }
+        } else if let Some(order) = orders_of(ports, config, person.id)?.into_iter().next() {
             advance(ports, config, &order, stage)?;
         }
         if open.is_empty() {
@@ -101,22 +109,19 @@ fn deployed(
         .total_records)
 }
 
-/// The person's newest return order.
-fn order_of(
+/// The person's return orders, newest first.
+fn orders_of(
     ports: &dyn LeaverPorts,
     config: &DemoConfig,
     person: PersonId,
-) -> Result<Option<ReturnOrder>, DomainError> {
+) -> Result<Vec<ReturnOrder>, DomainError> {
     let query = ReturnOrderQuery::parse(&RawReturnOrderQuery {
         person_id: Some(person.to_string()),
-        size: Some("1".into()),
         ..RawReturnOrderQuery::default()
     })?;
     Ok(ports
         .list_return_orders(config.organization, &query)?
-        .orders
-        .into_iter()
-        .next())
+        .orders)
 }
 
 fn kit(status: Option<RetrievalStatus>, code: Option<String>) -> ReturnOrderChange {
@@ -141,6 +146,7 @@ fn write_off(order: &ReturnOrder, lines: usize, reasons: &[ClosedReason]) -> Ret
         lines: order
             .lines
             .iter()
+            .filter(|l| l.active())
             .take(lines)
             .zip(reasons.iter().cycle())
             .map(|(l, r)| LineChange {
