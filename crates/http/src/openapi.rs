@@ -93,7 +93,7 @@ impl Modify for Frame {
                 "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
                  inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
                  warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
-                 webhooks:write, returns:read (return orders), returns:write (return order writes). \
+                 webhooks:write, returns:read (return orders, the organization's settings), returns:write (return order writes, warehouse receipts, hold releases, settings). \
                  GET /api/v1/api-key takes any valid key, whatever its scopes.",
             ))),
         );
