@@ -18,6 +18,7 @@ on_both_backends!(
     bad_receipts_are_refused_before_any_work,
     settings_set_the_hold_and_a_hold_is_released_early,
     two_receipts_of_one_item_at_once_receive_it_once,
+    itad_asked_on_the_line_is_stamped_and_destroys_on_release,
 );
 
 fn receipts(warehouse: impl std::fmt::Display) -> String {
@@ -412,4 +413,52 @@ async fn two_receipts_of_one_item_at_once_receive_it_once(app: TestApp) {
         // The offboarding's (return started) and the one receipt's.
         assert_eq!(receipts_recorded, 2, "{types:?}");
     }
+}
+
+async fn itad_asked_on_the_line_is_stamped_and_destroys_on_release(app: TestApp) {
+    let w = app.world();
+    let (_, items) = leaver(&app, "itad", 1).await;
+    let before = item(&app, &w.a, &items[0]).await;
+    let order = before["returnOrder"]["id"].as_str().unwrap().to_owned();
+    let line = before["returnOrder"]["returnOrderItemId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, body) = app
+        .call(
+            w.a.with(TestRequest::patch().uri(&format!("/api/v1/return-orders/{order}")))
+                .set_json(json!({"lines": [{"id": line, "itadRequested": true}]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let results = receive(
+        &app,
+        &w.a,
+        w.a_warehouse,
+        json!([{"serialNumber": "itad-1"}]),
+    )
+    .await;
+    assert_eq!(statuses(&results), [200]);
+    let held = item(&app, &w.a, &items[0]).await;
+    assert_eq!(held["itadRequested"], true);
+    assert_eq!(held["deployReason"], "PENDING_HOLD_RELEASE");
+    // The order shows its line received at the warehouse.
+    let (_, order_now) = app
+        .call(w.a.get(&format!("/api/v1/return-orders/{order}")))
+        .await;
+    assert_eq!(order_now["status"], "COMPLETED", "{order_now}");
+    assert_eq!(order_now["lines"][0]["status"], "RECEIVED_IN_WAREHOUSE");
+    assert_eq!(
+        order_now["lines"][0]["warehouseId"],
+        w.a_warehouse.to_string()
+    );
+    let (status, released) =
+        app.call(w.a.with(
+            TestRequest::post().uri(&format!("/api/v1/inventory/{}/release-hold", items[0])),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{released}");
+    assert_eq!(released["deployStatus"], "UNAVAILABLE");
+    assert_eq!(released["deployReason"], "MARKED_FOR_DESTRUCTION");
+    assert_eq!(released["itadRequested"], Value::Null);
 }
