@@ -490,6 +490,24 @@ impl NewEvent {
         }
     }
 
+    /// An item's return ended without it coming back (its order was
+    /// cancelled): its `returnOrder` (at `status`) is gone.
+    #[must_use]
+    pub fn return_ended(item: InventoryItemId, order: ReturnOrderId, status: ReturnStatus) -> Self {
+        Self {
+            kind: EventType::ItemUpdated,
+            subject: Subject {
+                kind: SubjectType::InventoryItem,
+                id: *item.as_uuid(),
+            },
+            changes: field_change(
+                "returnOrder",
+                json!({"id": order, "status": status.as_str()}),
+                Value::Null,
+            ),
+        }
+    }
+
     /// A level was deactivated at `at`.
     #[must_use]
     pub fn level_deactivated(level: InventoryLevelId, at: DateTime<Utc>) -> Self {

@@ -215,6 +215,12 @@ impl HttpError {
         self.status
     }
 
+    /// What went wrong, as the body says it.
+    #[must_use]
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
     /// The RFC 7644 error body of this error (also the `response` of a
     /// failed Bulk operation).
     #[must_use]

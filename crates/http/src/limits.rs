@@ -24,8 +24,9 @@ pub struct Limits {
     /// Longest time a request may take (reading its body, the work, the
     /// answer) before it is answered 503.
     pub request_timeout: Duration,
-    /// The same for the two uploads (`/scim/v2/Bulk`, `/scim/v2/Users/csv`),
-    /// which carry up to 1,000 operations or 50,000 rows.
+    /// The same for the uploads (`/scim/v2/Bulk`, `/scim/v2/Users/csv`, a
+    /// warehouse receipt), which carry up to 1,000 operations, 50,000 rows
+    /// or 1,000 items, each written on its own.
     pub upload_timeout: Duration,
     /// Longest request target (path and query) in bytes; longer is 414.
     pub max_uri_bytes: usize,
@@ -51,6 +52,10 @@ impl Limits {
     #[must_use]
     pub fn is_upload(path: &str) -> bool {
         matches!(path, "/scim/v2/Bulk" | "/scim/v2/Users/csv")
+            || path
+                .strip_prefix("/api/v1/warehouses/")
+                .and_then(|rest| rest.strip_suffix("/receipts"))
+                .is_some_and(|id| !id.is_empty() && !id.contains('/'))
     }
 
     /// The time limit of a request to `path`.
@@ -156,5 +161,30 @@ where
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bulk_csv_and_receipts_get_the_upload_time_limit() {
+        let limits = Limits::default();
+        for path in [
+            "/scim/v2/Bulk",
+            "/scim/v2/Users/csv",
+            "/api/v1/warehouses/5b7c1d0e-8f4a-4c3e-9d2b-1a6e7f8c9d01/receipts",
+        ] {
+            assert_eq!(limits.timeout_for(path), limits.upload_timeout, "{path}");
+        }
+        for path in [
+            "/api/v1/warehouses/5b7c1d0e-8f4a-4c3e-9d2b-1a6e7f8c9d01",
+            "/api/v1/warehouses//receipts",
+            "/api/v1/warehouses/a/b/receipts",
+            "/api/v1/inventory",
+        ] {
+            assert_eq!(limits.timeout_for(path), limits.request_timeout, "{path}");
+        }
     }
 }

@@ -51,6 +51,7 @@ pub const API_VERSION: &str = "0.1.0";
         (name = "new-joiners"),
         (name = "events"),
         (name = "webhooks"),
+        (name = "returns"),
         (name = "operations"),
     ),
     security(("apiKey" = [])),
@@ -92,7 +93,8 @@ impl Modify for Frame {
                 "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
                  inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
                  warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
-                 webhooks:write. GET /api/v1/api-key takes any valid key, whatever its scopes.",
+                 webhooks:write, returns:read (return orders, the organization's settings), returns:write (return order writes, warehouse receipts, hold releases, settings). \
+                 GET /api/v1/api-key takes any valid key, whatever its scopes.",
             ))),
         );
         let responses = [
@@ -213,9 +215,11 @@ fn build() -> utoipa::openapi::OpenApi {
     doc.merge(crate::routes::new_joiners::Doc::openapi());
     doc.merge(crate::routes::events::Doc::openapi());
     doc.merge(crate::routes::webhooks::Doc::openapi());
+    doc.merge(crate::routes::return_orders::Doc::openapi());
     doc.merge(crate::routes::api_key::Doc::openapi());
     doc.merge(crate::routes::inventory::Doc::openapi());
     doc.merge(crate::routes::inventory_items::Doc::openapi());
+    doc.merge(crate::routes::receipts::Doc::openapi());
     SharedResponses.modify(&mut doc);
     doc
 }

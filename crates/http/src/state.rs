@@ -5,6 +5,7 @@ use std::sync::Arc;
 use equip_domain::services::events::HistoryPorts;
 use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
+use equip_domain::services::receipts::ReceiptPorts;
 use equip_domain::services::reminders::ReminderPorts;
 
 use equip_domain::error::StoreResult;
@@ -19,8 +20,8 @@ use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
     Acting, ApiKeyRepository, CatalogRepository, GroupRepository, HealthCheck,
-    InventoryLevelRepository, InventoryRepository, PersonRepository, WarehouseRepository,
-    WebhookRepository, WriteSessions,
+    InventoryLevelRepository, InventoryRepository, PersonRepository, ReturnOrderRepository,
+    WarehouseRepository, WebhookRepository, WriteSessions,
 };
 use equip_domain::webhook::AddressPolicy;
 
@@ -32,6 +33,7 @@ pub trait Ports:
     + HistoryPorts
     + InventoryPorts
     + ReminderPorts
+    + ReceiptPorts
     + ApiKeyRepository
     + WarehouseRepository
     + CatalogRepository
@@ -40,6 +42,7 @@ pub trait Ports:
     + PersonRepository
     + GroupRepository
     + WebhookRepository
+    + ReturnOrderRepository
     + HealthCheck
 {
 }
@@ -49,6 +52,7 @@ impl<T> Ports for T where
         + HistoryPorts
         + InventoryPorts
         + ReminderPorts
+        + ReceiptPorts
         + ApiKeyRepository
         + WarehouseRepository
         + CatalogRepository
@@ -57,6 +61,7 @@ impl<T> Ports for T where
         + PersonRepository
         + GroupRepository
         + WebhookRepository
+        + ReturnOrderRepository
         + HealthCheck
 {
 }

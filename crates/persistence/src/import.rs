@@ -706,7 +706,12 @@ fn write_items(
         }
         lines.push(line.clone());
     }
-    let written = upsert_by_id!(c, return_orders, orders, [status, created_at, updated_at]);
+    let written = upsert_by_id!(
+        c,
+        return_orders,
+        orders,
+        [person_id, status, created_at, updated_at]
+    );
     all_written("inventory", written, orders.len())?;
     let written = upsert_by_id!(
         c,

@@ -56,6 +56,7 @@ mod membership;
 mod models;
 mod people_filter;
 mod repositories;
+mod returns;
 mod schema;
 mod sql_builder;
 mod store;

@@ -173,6 +173,14 @@ pub(crate) fn remove_members(c: &mut DbConnection, group: &str, ids: &[String]) 
 /// The groups of the organization `person` is in, in id order. On
 /// PostgreSQL they are locked (in that order, so that concurrent writes for
 /// people sharing groups cannot deadlock) until the transaction ends.
+///
+/// The memberships are read again, in a statement of their own, once the
+/// groups are locked: on PostgreSQL a `SELECT … FOR UPDATE` that waited for
+/// a group's lock rechecks the group's row but not the subquery that chose
+/// it, so a write that removed the person from the group while we waited
+/// (a PATCH of the group) would otherwise still count here, and the group
+/// would lose one member twice. The second read runs after the locks are
+/// held and sees what was committed before them.
 pub(crate) fn groups_of_person(
     c: &mut DbConnection,
     org: &str,
@@ -191,7 +199,22 @@ pub(crate) fn groups_of_person(
         .order(groups::id.asc())
         .select(groups::id);
     let ids: Vec<String> = match c {
-        DbConnection::Postgres(pg) => theirs.for_update().load(pg)?,
+        DbConnection::Postgres(pg) => {
+            let locked: Vec<String> = theirs.for_update().load(pg)?;
+            let mut still = Vec::with_capacity(locked.len());
+            for chunk in locked.chunks(ID_CHUNK) {
+                still.extend(
+                    group_members::table
+                        .filter(group_members::person_id.eq(person))
+                        .filter(group_members::organization_id.eq(org))
+                        .filter(group_members::group_id.eq_any(chunk))
+                        .select(group_members::group_id)
+                        .load::<String>(pg)?,
+                );
+            }
+            still.sort_unstable();
+            still
+        }
         DbConnection::Sqlite(lite) => theirs.load(lite)?,
     };
     ids.iter().map(|id| parse_id(id)).collect()

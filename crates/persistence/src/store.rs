@@ -249,6 +249,14 @@ impl Store {
         }
     }
 
+    /// SQLite: between two transactions of a long run of writes, lets this
+    /// process's queued writers go first (`writer.rs`). PostgreSQL: nothing.
+    pub(crate) fn let_other_writers_in(&self) {
+        if self.backend() == Backend::Sqlite {
+            self.writer.let_others_in();
+        }
+    }
+
     /// Counts `n` people created on this database; whether a WAL checkpoint
     /// is due (every `every` creates).
     pub(crate) fn checkpoint_due(&self, n: u64, every: u64) -> bool {

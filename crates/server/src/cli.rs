@@ -142,10 +142,18 @@ pub struct ServeArgs {
     /// (docs/events.md, "Retention").
     #[arg(long, env = "EQUIP_EVENT_RETENTION_DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub event_retention_days: u32,
+    /// Seconds between two passes of the hold release (docs/returns.md,
+    /// "Holds"): each pass releases every hold whose unlockDate has come.
+    #[arg(long, env = "EQUIP_HOLD_RELEASE_INTERVAL", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub hold_release_interval: u64,
+    /// Do not release due holds from this process (another instance does).
+    #[arg(long, env = "EQUIP_NO_HOLD_RELEASE")]
+    pub no_hold_release: bool,
     /// Seconds a request may take before it is answered 503 (docs/reliability.md, "Limits").
     #[arg(long, env = "EQUIP_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout: u64,
-    /// Seconds a Bulk request or CSV upload may take before it is answered 503.
+    /// Seconds a Bulk request, CSV upload or warehouse receipt may take before
+    /// it is answered 503.
     #[arg(long, env = "EQUIP_UPLOAD_TIMEOUT", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub upload_timeout: u64,
     /// Seconds a request waits for a free database connection before it is

@@ -1,6 +1,7 @@
 //! The background workers of `equip serve`, started and stopped together by
 //! one holder, [`Workers`]: the outbox dispatcher, the planner statistics
-//! keeper (PostgreSQL), the event retention and the webhook dispatcher. Each
+//! keeper (PostgreSQL), the event retention, the hold release and the
+//! webhook dispatcher. Each
 //! runs on threads of its own (their store calls block and never run on
 //! actix's async workers) over the background pool, apart from the request
 //! pool (docs/reliability.md, "Overload"); the webhook dispatcher has a pool
@@ -27,6 +28,9 @@ pub struct Plan {
     pub webhooks: Option<webhooks::WebhookDispatcher>,
     /// Days events are kept (`--event-retention-days`).
     pub event_retention_days: u32,
+    /// How often due holds are released (`--hold-release-interval`); `None`
+    /// with `--no-hold-release`.
+    pub hold_release: Option<Duration>,
 }
 
 /// The started workers. [`Self::stop`] (or dropping the holder, as when
@@ -76,6 +80,19 @@ impl Workers {
             })
             .context("cannot start the event retention thread")?,
         ));
+        match plan.hold_release {
+            Some(interval) => {
+                let store = Arc::clone(background);
+                let batch = crate::holds::batch(background.backend());
+                workers.running.push(Worker::Loop(
+                    Loop::spawn("equip-holds", "hold release", move |stopped| {
+                        crate::holds::run(&*store, batch, interval, stopped);
+                    })
+                    .context("cannot start the hold release thread")?,
+                ));
+            }
+            None => tracing::info!("hold release disabled (--no-hold-release)"),
+        }
         match plan.webhooks {
             Some(dispatcher) => workers.running.push(Worker::Webhooks(
                 dispatcher
@@ -217,9 +234,10 @@ mod tests {
                 WebhookOptions::default(),
             )),
             event_retention_days: 90,
+            hold_release: Some(Duration::from_secs(300)),
         };
         let workers = Workers::start(&background, plan()).unwrap();
-        assert_eq!(workers.running.len(), 3, "no statistics keeper on SQLite");
+        assert_eq!(workers.running.len(), 4, "no statistics keeper on SQLite");
         // Each waits for work for seconds; stopping does not wait for that.
         let stopping = Instant::now();
         workers.stop();

@@ -533,7 +533,7 @@ fn bad_uuid(field: &str, value: &str) -> DomainError {
 }
 
 /// An id parameter: absent, or a UUID (an empty value is malformed too).
-fn id_param<T>(
+pub(crate) fn id_param<T>(
     raw: Option<&str>,
     field: &str,
     parse: fn(&str) -> Result<T, InvalidId>,
@@ -542,7 +542,7 @@ fn id_param<T>(
         .transpose()
 }
 
-fn parse_int(
+pub(crate) fn parse_int(
     raw: Option<&str>,
     field: &str,
     default: u32,

@@ -1,6 +1,8 @@
 //! Where offboarding is decided: a person's status moves from ACTIVE to
 //! OFFBOARDING, every item DEPLOYED to them without an active return gets a
-//! PENDING return order, and they leave every group.
+//! PENDING return order, and they leave every group. When they hold nothing
+//! and have no open return line, the offboarding completes at once
+//! (`crate::returns::completion`): OFFBOARDED, with `person.offboarded`.
 //!
 //! A store starts an offboarding in one write transaction, as the import's
 //! rules against stored rows are applied (`crate::import::stored`):
@@ -8,8 +10,9 @@
 //! 1. it reads the person's stored status and version (locked until the
 //!    transaction ends) and asks [`admit`] whether offboarding may start (a
 //!    refusal is the store's answer; nothing is written);
-//! 2. it reads the [`OffboardingFacts`]: the groups the person is in (locked)
-//!    and the items deployed to them without an active return;
+//! 2. it reads the [`OffboardingFacts`]: the groups the person is in (locked),
+//!    the items deployed to them without an active return and how many of
+//!    their return lines are open;
 //! 3. [`plan`] decides, without I/O, everything the store writes: the
 //!    [`OffboardingPlan`] (the person's new state, the groups to leave, the
 //!    return order and its lines, the events). The store writes it as it is.
@@ -19,12 +22,18 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::event::EventType;
 use crate::event::NewEvent;
 use crate::group::membership::LeavingEveryGroup;
-use crate::ids::{GroupId, InventoryItemId, PersonId, ReturnOrderId, ReturnOrderItemId};
+use crate::ids::{
+    GroupId, InventoryItemId, OrganizationId, PersonId, ReturnOrderId, ReturnOrderItemId,
+};
 use crate::inventory::ReturnStatus;
 use crate::person::PersonStatus;
 use crate::ports::Offboarding;
+use crate::returns::completion;
+use crate::returns::order::{ReturnLine, ReturnOrder};
+use crate::returns::LineState;
 
 /// A person as an offboarding finds them stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +73,8 @@ pub struct OffboardingFacts {
     /// The items deployed to the person (DEPLOYED, assigned to them) that
     /// have no active return yet.
     pub deployed_without_return: Vec<InventoryItemId>,
+    /// How many of the person's return lines are open (active).
+    pub open_lines: usize,
 }
 
 /// A return order an offboarding creates.
@@ -79,6 +90,39 @@ pub struct NewReturnOrder {
     pub created_at: DateTime<Utc>,
     /// One line per item, in item id order.
     pub lines: Vec<NewReturnLine>,
+}
+
+impl NewReturnOrder {
+    /// The order as the resource shows it, in `organization`.
+    #[must_use]
+    pub fn order(&self, organization: OrganizationId) -> ReturnOrder {
+        let mut lines: Vec<ReturnLine> = self
+            .lines
+            .iter()
+            .map(|l| ReturnLine {
+                id: l.id,
+                item: l.item,
+                state: LineState::Open,
+                status: l.status,
+                itad_requested: false,
+                received_at: None,
+                warehouse_id: None,
+            })
+            .collect();
+        lines.sort_by_key(|l| l.id);
+        ReturnOrder {
+            id: self.id,
+            organization_id: organization,
+            person: Some(self.person),
+            status: self.status,
+            cancelled: false,
+            retrieval: None,
+            lines,
+            created_at: self.created_at,
+            updated_at: self.created_at,
+        }
+        .restated()
+    }
 }
 
 /// A line of a [`NewReturnOrder`]: one item to come back.
@@ -97,7 +141,8 @@ pub struct NewReturnLine {
 pub struct OffboardingPlan {
     /// The person.
     pub person: PersonId,
-    /// Their new status (OFFBOARDING).
+    /// Their new status: OFFBOARDING, or OFFBOARDED when nothing is to
+    /// come back.
     pub status: PersonStatus,
     /// Their new version (the stored one plus one).
     pub version: i64,
@@ -108,7 +153,9 @@ pub struct OffboardingPlan {
     /// The return order of the items deployed to them; `None` when nothing is.
     pub returns: Option<NewReturnOrder>,
     /// The events, in the order they are recorded: the offboarding's start,
-    /// each group left (group id order), each item's return (item id order).
+    /// each group left (group id order), the return order's creation, each
+    /// item's return (item id order), and `person.offboarded` when the
+    /// offboarding completes at once.
     pub events: Vec<NewEvent>,
 }
 
@@ -122,11 +169,12 @@ impl OffboardingPlan {
     }
 }
 
-/// Decides an offboarding of `person`, admitted at `stored_version`
-/// ([`admit`]), at `at`. Draws fresh ids for the return order and its lines;
-/// otherwise depends on its arguments only.
+/// Decides an offboarding of `person` of `organization`, admitted at
+/// `stored_version` ([`admit`]), at `at`. Draws fresh ids for the return
+/// order and its lines; otherwise depends on its arguments only.
 #[must_use]
 pub fn plan(
+    organization: OrganizationId,
     person: PersonId,
     stored_version: i64,
     facts: &OffboardingFacts,
@@ -155,6 +203,10 @@ pub fn plan(
     let mut events = vec![NewEvent::offboarding_started(person)];
     events.extend(leaving.events());
     if let Some(order) = &returns {
+        events.push(NewEvent::created(
+            EventType::ReturnOrderCreated,
+            &order.order(organization),
+        ));
         events.extend(
             order
                 .lines
@@ -162,10 +214,19 @@ pub fn plan(
                 .map(|line| NewEvent::return_started(line.item, order.id)),
         );
     }
+    let mut status = PersonStatus::Offboarding;
+    let mut version = stored_version + 1;
+    let started = StoredPersonState { status, version };
+    let open = facts.open_lines + returns.as_ref().map_or(0, |r| r.lines.len());
+    if let Some(done) = completion::complete(person, started, open, at) {
+        status = done.status;
+        version = done.version;
+        events.push(done.event);
+    }
     OffboardingPlan {
         person,
-        status: PersonStatus::Offboarding,
-        version: stored_version + 1,
+        status,
+        version,
         updated_at: at,
         leaving,
         returns,
@@ -207,7 +268,11 @@ mod tests {
     fn a_person_with_nothing_deployed_leaves_their_groups_without_a_return() {
         let person = PersonId::new();
         let at = Utc::now();
-        let p = plan(person, 4, &OffboardingFacts::default(), at);
+        let facts = OffboardingFacts {
+            open_lines: 1,
+            ..OffboardingFacts::default()
+        };
+        let p = plan(OrganizationId::new(), person, 4, &facts, at);
         assert_eq!(p.status, PersonStatus::Offboarding);
         assert_eq!((p.version, p.updated_at), (5, at));
         assert_eq!(p.returns, None);
@@ -215,6 +280,30 @@ mod tests {
         assert!(p.leaving.groups.is_empty());
         let kinds: Vec<EventType> = p.events.iter().map(|e| e.kind).collect();
         assert_eq!(kinds, [EventType::PersonOffboardingStarted]);
+    }
+
+    #[test]
+    fn a_person_who_holds_nothing_and_has_nothing_open_is_offboarded_at_once() {
+        let person = PersonId::new();
+        let at = Utc::now();
+        let p = plan(
+            OrganizationId::new(),
+            person,
+            4,
+            &OffboardingFacts::default(),
+            at,
+        );
+        assert_eq!(p.status, PersonStatus::Offboarded);
+        assert_eq!((p.version, p.updated_at), (6, at));
+        assert_eq!(p.returns, None);
+        let kinds: Vec<EventType> = p.events.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                EventType::PersonOffboardingStarted,
+                EventType::PersonOffboarded
+            ]
+        );
     }
 
     #[test]
@@ -226,8 +315,11 @@ mod tests {
         let facts = OffboardingFacts {
             groups: vec![g2, g1, g2],
             deployed_without_return: vec![i2, i1],
+            open_lines: 0,
         };
-        let p = plan(person, 1, &facts, at);
+        let org = OrganizationId::new();
+        let p = plan(org, person, 1, &facts, at);
+        assert_eq!(p.status, PersonStatus::Offboarding);
         let mut groups = vec![g1, g2];
         groups.sort_unstable();
         assert_eq!(p.leaving.groups, groups);
@@ -248,13 +340,18 @@ mod tests {
             .all(|l| l.status == ReturnStatus::Pending));
         assert_ne!(order.lines[0].id, order.lines[1].id);
         assert_eq!(p.outcome(), Offboarding::Started { returns: 2 });
-        // Started, then the groups left, then the returns, each in id order.
+        // Started, then the groups left, the order, then the returns, each
+        // in id order.
         let mut expected = vec![NewEvent::offboarding_started(person)];
         expected.extend(
             groups
                 .iter()
                 .map(|g| NewEvent::membership(*g, person, false)),
         );
+        expected.push(NewEvent::created(
+            EventType::ReturnOrderCreated,
+            &order.order(org),
+        ));
         expected.extend(items.iter().map(|i| NewEvent::return_started(*i, order.id)));
         assert_eq!(p.events, expected);
     }

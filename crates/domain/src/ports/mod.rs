@@ -17,7 +17,9 @@ mod inventory_levels;
 mod locations;
 mod organizations;
 mod people;
+mod receipts;
 mod reminders;
+mod returns;
 mod sessions;
 mod stats;
 mod webhooks;
@@ -35,7 +37,9 @@ pub use organizations::OrganizationRepository;
 pub use people::{
     insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite, UNAVAILABLE_IN_A_ROW,
 };
+pub use receipts::{EntryOutcome, ReceiptRepository};
 pub use reminders::{OutboxRepository, ReminderRepository};
+pub use returns::ReturnOrderRepository;
 pub use sessions::WriteSessions;
 pub use stats::StatsSource;
 pub use webhooks::{WebhookQueue, WebhookRepository};

@@ -12,8 +12,14 @@
 //! (`crate::import::stored`): it locks and reads the facts in its
 //! transaction, asks the functions here, and writes what they decided.
 
+pub mod change;
 pub mod completion;
+pub mod create;
+pub mod hold;
 pub mod moves;
+pub mod order;
+pub mod query;
+pub mod receipt;
 pub mod status;
 
 use crate::inventory::DeployReason;
@@ -88,6 +94,49 @@ impl LineState {
     #[must_use]
     pub const fn is_closed(self) -> bool {
         matches!(self, Self::Received | Self::WrittenOff(_))
+    }
+}
+
+/// An AVAILABLE item in a warehouse, for the rules' tests.
+#[cfg(test)]
+pub(crate) fn sample_item() -> crate::inventory::InventoryItem {
+    use crate::ids::{InventoryItemId, OrganizationId, SkuId, WarehouseId};
+    use crate::inventory::{
+        Assignee, Assignment, Condition, DeployStatus, InventoryItem, SuppliedBy,
+    };
+    let at = chrono::DateTime::parse_from_rfc3339("2026-01-05T10:00:00Z")
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .unwrap_or_default();
+    InventoryItem {
+        id: InventoryItemId::new(),
+        organization_id: OrganizationId::new(),
+        sku_id: SkuId::new(),
+        serial_number: Some("C02SAMPLE".into()),
+        imei: vec![],
+        deploy_status: DeployStatus::Available,
+        deploy_reason: None,
+        condition: Condition::UsedGood,
+        renewal_date: None,
+        renewal_date_updated_by: None,
+        billing_start_date: None,
+        billing_end_date: None,
+        procurement_method: None,
+        assignment: Some(Assignment {
+            assignee: Assignee::Warehouse(WarehouseId::new()),
+            assigned_at: Some(at),
+        }),
+        tags: vec![],
+        pricing: None,
+        description: None,
+        erp_invoice_id: None,
+        hold_start_date: None,
+        unlock_date: None,
+        itad_requested: None,
+        device_program: None,
+        supplied_by: SuppliedBy::Organization,
+        return_order: None,
+        created_at: at,
+        updated_at: at,
     }
 }
 

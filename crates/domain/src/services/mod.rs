@@ -10,6 +10,8 @@ pub mod import;
 pub mod inventory;
 pub mod inventory_levels;
 pub mod people;
+pub mod receipts;
 pub mod reminders;
+pub mod returns;
 pub mod warehouses;
 pub mod webhooks;

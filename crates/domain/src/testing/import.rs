@@ -85,6 +85,9 @@ impl ImportRepository for InMemoryStore {
         }
         for x in &batch.inventory {
             upsert(&mut s.inventory, x, |x| x.id);
+            if let Some(r) = &x.return_order {
+                imported_return(&mut s, x, r);
+            }
         }
         for x in &batch.inventory_levels {
             upsert(&mut s.inventory_levels, x, |x| x.id);
@@ -263,4 +266,44 @@ fn stored_facts(s: &State, organization: OrganizationId, batch: &ImportBatch) ->
         }
     }
     facts
+}
+
+/// An item's imported return, as the database store writes it: the order
+/// (its person the item's holder, when a person; its status as given) and
+/// the item's open line.
+fn imported_return(s: &mut State, item: &InventoryItem, r: &crate::inventory::ReturnInfo) {
+    use crate::returns::order::{ReturnLine, ReturnOrder};
+    let person = match item.assignment.map(|a| a.assignee) {
+        Some(Assignee::Person(p)) => Some(p),
+        _ => None,
+    };
+    let line = ReturnLine {
+        id: r.return_order_item_id,
+        item: item.id,
+        state: crate::returns::LineState::Open,
+        status: r.return_order_item_status,
+        itad_requested: false,
+        received_at: None,
+        warehouse_id: None,
+    };
+    if let Some(order) = s.return_orders.iter_mut().find(|o| o.id == r.id) {
+        order.status = r.status;
+        order.person = person;
+        order.retrieval.clone_from(&r.retrieval);
+        order.lines.retain(|l| l.id != line.id);
+        order.lines.push(line);
+        order.lines.sort_by_key(|l| l.id);
+        return;
+    }
+    s.return_orders.push(ReturnOrder {
+        id: r.id,
+        organization_id: item.organization_id,
+        person,
+        status: r.status,
+        cancelled: false,
+        retrieval: r.retrieval.clone(),
+        lines: vec![line],
+        created_at: r.created_at,
+        updated_at: r.created_at,
+    });
 }

@@ -45,7 +45,9 @@ mod levels;
 mod locations;
 mod organizations;
 mod people;
+mod receipts;
 mod reminders;
+mod returns;
 mod webhooks;
 
 /// Everything the in-memory store holds.
@@ -73,6 +75,8 @@ pub struct State {
     pub memberships: std::collections::BTreeSet<(crate::ids::GroupId, PersonId)>,
     /// Inventory items.
     pub inventory: Vec<InventoryItem>,
+    /// Return orders.
+    pub return_orders: Vec<crate::returns::order::ReturnOrder>,
     /// Inventory levels.
     pub inventory_levels: Vec<InventoryLevel>,
     /// New-joiner reminders.
@@ -90,6 +94,8 @@ pub struct State {
     pub event_heads: std::collections::HashMap<OrganizationId, (i64, i64)>,
     /// Per organization: the id of the last event pruned.
     pub pruned_event_ids: std::collections::HashMap<OrganizationId, crate::ids::EventId>,
+    /// Hold periods set by organizations (the others have the default).
+    pub hold_periods: std::collections::HashMap<OrganizationId, crate::returns::hold::HoldPeriod>,
 }
 
 impl State {

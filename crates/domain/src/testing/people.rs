@@ -142,9 +142,15 @@ impl PersonRepository for InMemoryStore {
                 })
                 .map(|i| i.id)
                 .collect(),
+            open_lines: s
+                .return_orders
+                .iter()
+                .filter(|o| o.organization_id == organization && o.person == Some(id))
+                .map(crate::returns::order::ReturnOrder::open_lines)
+                .sum(),
         };
         // What the domain decided, stored.
-        let plan = plan(id, version, &facts, at);
+        let plan = plan(organization, id, version, &facts, at);
         if let Some(p) = s
             .people
             .iter_mut()
@@ -156,6 +162,7 @@ impl PersonRepository for InMemoryStore {
         }
         super::groups::leave_groups(&mut s, organization, &plan.leaving);
         if let Some(order) = &plan.returns {
+            s.return_orders.push(order.order(organization));
             for line in &order.lines {
                 if let Some(item) = s
                     .inventory

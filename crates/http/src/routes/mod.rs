@@ -14,6 +14,8 @@ pub mod inventory;
 pub mod inventory_items;
 pub mod inventory_levels;
 pub mod new_joiners;
+pub mod receipts;
+pub mod return_orders;
 pub mod scim;
 pub mod warehouses;
 pub mod webhooks;
@@ -22,8 +24,8 @@ use actix_web::dev::HttpServiceFactory;
 use actix_web::http::Method;
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, Responder};
 use equip_domain::api_key::Scope::{
-    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, Scim,
-    WarehousesRead, WebhooksWrite,
+    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, ReturnsRead,
+    ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
@@ -220,6 +222,12 @@ fn register() -> Vec<Route> {
         at("/api/inventory").get(KeyWith(InventoryRead), inventory::list_unversioned),
         at("/api/v1/warehouses").get(KeyWith(WarehousesRead), warehouses::list),
         at("/api/v1/warehouses/{id}").get(KeyWith(WarehousesRead), warehouses::get),
+        at("/api/v1/warehouses/{id}/receipts").post(KeyWith(ReturnsWrite), receipts::receive),
+        at("/api/v1/inventory/{id}/release-hold")
+            .post(KeyWith(ReturnsWrite), receipts::release_hold),
+        at("/api/v1/organization/settings")
+            .get(KeyWith(ReturnsRead), receipts::get_settings)
+            .put(KeyWith(ReturnsWrite), receipts::put_settings),
         at("/api/v1/inventory-levels")
             .get(KeyWith(InventoryRead), inventory_levels::list)
             .post(KeyWith(InventoryLevelsWrite), inventory_levels::create),
@@ -241,6 +249,12 @@ fn register() -> Vec<Route> {
             .get(KeyWith(WebhooksWrite), webhooks::get)
             .delete(KeyWith(WebhooksWrite), webhooks::delete),
         at("/api/v1/webhooks/{id}/deliveries").get(KeyWith(WebhooksWrite), webhooks::deliveries),
+        at("/api/v1/return-orders")
+            .get(KeyWith(ReturnsRead), return_orders::list)
+            .post(KeyWith(ReturnsWrite), return_orders::create),
+        at("/api/v1/return-orders/{id}")
+            .get(KeyWith(ReturnsRead), return_orders::get)
+            .patch(KeyWith(ReturnsWrite), return_orders::update),
     ];
     routes.extend(register_scim());
     routes

@@ -177,7 +177,11 @@ impl ItemRows {
                 ReturnOrderRow {
                     id: r.id.to_string(),
                     organization_id: org.clone(),
-                    person_id: None,
+                    // The order is the holder's return (docs/import.md).
+                    person_id: match i.assignment.map(|a| a.assignee) {
+                        Some(Assignee::Person(p)) => Some(p.to_string()),
+                        _ => None,
+                    },
                     status: r.status.as_str().to_owned(),
                     created_at: db_time(r.created_at),
                     updated_at: db_time(r.created_at),
@@ -343,41 +347,7 @@ impl ItemRows {
 }
 
 fn return_info(order: ReturnOrderRow, line: ReturnOrderItemRow) -> DbResult<ReturnInfo> {
-    let retrieval = match (
-        line.retrieval_id.as_deref(),
-        line.retrieval_type.as_deref(),
-        line.retrieval_status.as_deref(),
-        line.retrieval_updated_at,
-    ) {
-        (None, None, None, None) => None,
-        (Some(id), Some(kind), Some(status), Some(updated_at)) => {
-            let kind = match kind {
-                "RETURN_KIT" => RetrievalKind::ReturnKit {
-                    inbound_tracking_code: line.inbound_tracking_code,
-                    inbound_tracking_link: line.inbound_tracking_link,
-                    outbound_tracking_code: line.outbound_tracking_code,
-                    outbound_tracking_link: line.outbound_tracking_link,
-                },
-                "INBOUND_LABEL" => RetrievalKind::InboundLabel {
-                    inbound_tracking_code: line.inbound_tracking_code,
-                    inbound_tracking_link: line.inbound_tracking_link,
-                },
-                "PHYSICAL" => RetrievalKind::Physical,
-                other => {
-                    return Err(DbError::corrupt(format!(
-                        "unknown retrieval type '{other}'"
-                    )))
-                }
-            };
-            Some(Retrieval {
-                id: parse_id::<RetrievalId>(id)?,
-                status: parse_enum(status, RetrievalStatus::parse)?,
-                updated_at: utc(updated_at),
-                kind,
-            })
-        }
-        _ => return Err(DbError::corrupt("incomplete retrieval columns")),
-    };
+    let retrieval = retrieval_of(&line)?;
     Ok(ReturnInfo {
         id: parse_id::<ReturnOrderId>(&order.id)?,
         status: parse_enum(&order.status, ReturnStatus::parse)?,
@@ -386,4 +356,186 @@ fn return_info(order: ReturnOrderRow, line: ReturnOrderItemRow) -> DbResult<Retu
         return_order_item_status: parse_enum(&line.status, ReturnStatus::parse)?,
         retrieval,
     })
+}
+
+/// The retrieval a line's row holds (each line of an order holds a copy of
+/// the order's); `None` while no method is chosen.
+pub(crate) fn retrieval_of(line: &ReturnOrderItemRow) -> DbResult<Option<Retrieval>> {
+    Ok(
+        match (
+            line.retrieval_id.as_deref(),
+            line.retrieval_type.as_deref(),
+            line.retrieval_status.as_deref(),
+            line.retrieval_updated_at,
+        ) {
+            (None, None, None, None) => None,
+            (Some(id), Some(kind), Some(status), Some(updated_at)) => {
+                let kind = match kind {
+                    "RETURN_KIT" => RetrievalKind::ReturnKit {
+                        inbound_tracking_code: line.inbound_tracking_code.clone(),
+                        inbound_tracking_link: line.inbound_tracking_link.clone(),
+                        outbound_tracking_code: line.outbound_tracking_code.clone(),
+                        outbound_tracking_link: line.outbound_tracking_link.clone(),
+                    },
+                    "INBOUND_LABEL" => RetrievalKind::InboundLabel {
+                        inbound_tracking_code: line.inbound_tracking_code.clone(),
+                        inbound_tracking_link: line.inbound_tracking_link.clone(),
+                    },
+                    "PHYSICAL" => RetrievalKind::Physical,
+                    other => {
+                        return Err(DbError::corrupt(format!(
+                            "unknown retrieval type '{other}'"
+                        )))
+                    }
+                };
+                Some(Retrieval {
+                    id: parse_id::<RetrievalId>(id)?,
+                    status: parse_enum(status, RetrievalStatus::parse)?,
+                    updated_at: utc(updated_at),
+                    kind,
+                })
+            }
+            _ => return Err(DbError::corrupt("incomplete retrieval columns")),
+        },
+    )
+}
+
+/// A return order from its row and its lines' rows (any order; sorted by
+/// line id). The order's retrieval is its first line's; a line is received
+/// when `received_at` is set, written off when `closed_reason` is, cancelled
+/// when its order is or when it is inactive without being closed, else open.
+pub(crate) fn return_order_from_rows(
+    order: ReturnOrderRow,
+    mut lines: Vec<ReturnOrderItemRow>,
+) -> DbResult<ReturnOrder> {
+    lines.sort_by(|a, b| a.id.cmp(&b.id));
+    let retrieval = match lines.first() {
+        Some(line) => retrieval_of(line)?,
+        None => None,
+    };
+    let lines = lines
+        .into_iter()
+        .map(|l| {
+            let state = if l.received_at.is_some() {
+                LineState::Received
+            } else if let Some(reason) = l.closed_reason.as_deref() {
+                LineState::WrittenOff(parse_enum(reason, ClosedReason::parse)?)
+            } else if order.cancelled || !l.active {
+                LineState::Cancelled
+            } else {
+                LineState::Open
+            };
+            Ok(ReturnLine {
+                id: parse_id::<ReturnOrderItemId>(&l.id)?,
+                item: parse_id::<InventoryItemId>(&l.inventory_item_id)?,
+                state,
+                status: parse_enum(&l.status, ReturnStatus::parse)?,
+                itad_requested: l.itad_requested,
+                received_at: l.received_at.map(utc),
+                warehouse_id: l
+                    .warehouse_id
+                    .as_deref()
+                    .map(parse_id::<WarehouseId>)
+                    .transpose()?,
+            })
+        })
+        .collect::<DbResult<Vec<_>>>()?;
+    Ok(ReturnOrder {
+        id: parse_id::<ReturnOrderId>(&order.id)?,
+        organization_id: parse_id::<OrganizationId>(&order.organization_id)?,
+        person: order
+            .person_id
+            .as_deref()
+            .map(parse_id::<PersonId>)
+            .transpose()?,
+        status: parse_enum(&order.status, ReturnStatus::parse)?,
+        cancelled: order.cancelled,
+        retrieval,
+        lines,
+        created_at: utc(order.created_at),
+        updated_at: utc(order.updated_at),
+    })
+}
+
+/// What a change writes to a return line's row: everything but its ids.
+#[derive(Debug, Clone, AsChangeset)]
+#[diesel(table_name = return_order_items, treat_none_as_null = true)]
+pub(crate) struct ReturnLineChange {
+    pub status: String,
+    pub active: bool,
+    pub retrieval_id: Option<String>,
+    pub retrieval_type: Option<String>,
+    pub retrieval_status: Option<String>,
+    pub retrieval_updated_at: Option<NaiveDateTime>,
+    pub inbound_tracking_code: Option<String>,
+    pub inbound_tracking_link: Option<String>,
+    pub outbound_tracking_code: Option<String>,
+    pub outbound_tracking_link: Option<String>,
+    pub itad_requested: bool,
+    pub received_at: Option<NaiveDateTime>,
+    pub warehouse_id: Option<String>,
+    pub closed_reason: Option<String>,
+}
+
+impl ReturnLineChange {
+    /// The row of `line` of an order whose retrieval is `retrieval`.
+    pub(crate) fn of(line: &ReturnLine, retrieval: Option<&Retrieval>) -> Self {
+        let (rid, rtype, rstatus, rat, a, b, c, d) = match retrieval {
+            None => (None, None, None, None, None, None, None, None),
+            Some(ret) => {
+                let (a, b, c, d) = match &ret.kind {
+                    RetrievalKind::ReturnKit {
+                        inbound_tracking_code,
+                        inbound_tracking_link,
+                        outbound_tracking_code,
+                        outbound_tracking_link,
+                    } => (
+                        inbound_tracking_code.clone(),
+                        inbound_tracking_link.clone(),
+                        outbound_tracking_code.clone(),
+                        outbound_tracking_link.clone(),
+                    ),
+                    RetrievalKind::InboundLabel {
+                        inbound_tracking_code,
+                        inbound_tracking_link,
+                    } => (
+                        inbound_tracking_code.clone(),
+                        inbound_tracking_link.clone(),
+                        None,
+                        None,
+                    ),
+                    RetrievalKind::Physical => (None, None, None, None),
+                };
+                (
+                    Some(ret.id.to_string()),
+                    Some(ret.kind.type_name().to_owned()),
+                    Some(ret.status.as_str().to_owned()),
+                    Some(db_time(ret.updated_at)),
+                    a,
+                    b,
+                    c,
+                    d,
+                )
+            }
+        };
+        Self {
+            status: line.status.as_str().to_owned(),
+            active: line.active(),
+            retrieval_id: rid,
+            retrieval_type: rtype,
+            retrieval_status: rstatus,
+            retrieval_updated_at: rat,
+            inbound_tracking_code: a,
+            inbound_tracking_link: b,
+            outbound_tracking_code: c,
+            outbound_tracking_link: d,
+            itad_requested: line.itad_requested,
+            received_at: line.received_at.map(db_time),
+            warehouse_id: line.warehouse_id.map(|w| w.to_string()),
+            closed_reason: match line.state {
+                LineState::WrittenOff(r) => Some(r.as_str().to_owned()),
+                _ => None,
+            },
+        }
+    }
 }

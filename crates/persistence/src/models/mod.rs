@@ -28,6 +28,8 @@ use equip_domain::inventory_level::InventoryLevel;
 use equip_domain::location::{Office, Warehouse, WarehouseAddress, WarehouseOwner};
 use equip_domain::organization::{Organization, OrganizationName};
 use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
+use equip_domain::returns::order::{ReturnLine, ReturnOrder};
+use equip_domain::returns::{ClosedReason, LineState};
 
 use crate::error::{DbError, DbResult};
 

@@ -13,12 +13,8 @@ use crate::connection::{on_inner, DbConnection};
 use crate::error::DbResult;
 use crate::events::recorded;
 use crate::listing::{refresh, Scope};
-use crate::models::{
-    db_time, ItemRow, ItemRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, TagRow,
-};
-use crate::schema::{
-    inventory_item_pricing, inventory_item_tags, inventory_items, return_order_items, return_orders,
-};
+use crate::models::{db_time, ItemRows};
+use crate::schema::{inventory_item_pricing, inventory_item_tags, inventory_items};
 
 use crate::store::Store;
 
@@ -29,47 +25,8 @@ impl InventoryRepository for Store {
         id: InventoryItemId,
     ) -> StoreResult<Option<InventoryItem>> {
         let org = organization.to_string();
-        let id = id.to_string();
         self.read("inventoryItem", |c| {
-            c.transaction(|c| {
-                let Some(item) = inventory_items::table
-                    .filter(inventory_items::id.eq(&id))
-                    .filter(inventory_items::organization_id.eq(&org))
-                    .select(ItemRow::as_select())
-                    .first(c)
-                    .optional()?
-                else {
-                    return Ok(None);
-                };
-                let tags = inventory_item_tags::table
-                    .filter(inventory_item_tags::item_id.eq(&id))
-                    .filter(inventory_item_tags::organization_id.eq(&org))
-                    .order(inventory_item_tags::position.asc())
-                    .select(TagRow::as_select())
-                    .load(c)?;
-                let pricing = inventory_item_pricing::table
-                    .filter(inventory_item_pricing::item_id.eq(&id))
-                    .filter(inventory_item_pricing::organization_id.eq(&org))
-                    .select(PricingRow::as_select())
-                    .first(c)
-                    .optional()?;
-                let active_return = return_order_items::table
-                    .inner_join(return_orders::table)
-                    .filter(return_order_items::inventory_item_id.eq(&id))
-                    .filter(return_order_items::organization_id.eq(&org))
-                    .filter(return_order_items::active.eq(true))
-                    .select((ReturnOrderRow::as_select(), ReturnOrderItemRow::as_select()))
-                    .first(c)
-                    .optional()?;
-                ItemRows {
-                    item,
-                    pricing,
-                    tags,
-                    active_return,
-                }
-                .into_domain()
-                .map(Some)
-            })
+            c.transaction(|c| crate::returns::read_item(c, &org, id))
         })
     }
 

@@ -12,9 +12,7 @@ use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
 use equip_domain::group::membership::rename_touches_groups;
 use equip_domain::ids::{InventoryItemId, OrganizationId, PersonId};
-use equip_domain::person::offboarding::{
-    self, NewReturnOrder, OffboardingFacts, StoredPersonState,
-};
+use equip_domain::person::offboarding::{self, OffboardingFacts, StoredPersonState};
 use equip_domain::person::{Person, PersonStatus};
 use equip_domain::person_query::{PersonPage, PersonQuery};
 use equip_domain::ports::{insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite};
@@ -23,13 +21,10 @@ use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, write_recorded_pg};
 use crate::membership;
-use crate::models::{
-    db_time, parse_id, PersonEmailRow, PersonRow, PersonRows, ReturnOrderItemRow, ReturnOrderRow,
-};
+use crate::models::{db_time, parse_id, PersonEmailRow, PersonRow, PersonRows};
 use crate::people_filter::{from_where, order_and_page};
 use crate::schema::{
     inventory_items, packages, people, people_active_counts, person_emails, return_order_items,
-    return_orders,
 };
 use crate::sql_builder::Sql;
 use crate::sql_builder::{CountRow, IdRow};
@@ -651,9 +646,10 @@ impl PersonRepository for Store {
                 let facts = OffboardingFacts {
                     groups: membership::groups_of_person(c, &org, &id)?,
                     deployed_without_return: deployed_without_return(c, &org, &id)?,
+                    open_lines: crate::returns::open_lines_of_person(c, &org, &id)?,
                 };
                 // The decision, written as it is.
-                let plan = offboarding::plan(person, version, &facts, at);
+                let plan = offboarding::plan(organization, person, version, &facts, at);
                 let now = db_time(plan.updated_at);
                 diesel::update(
                     people::table
@@ -668,7 +664,7 @@ impl PersonRepository for Store {
                 .execute(c)?;
                 membership::leave_groups(c, &org, &plan.leaving)?;
                 if let Some(order) = &plan.returns {
-                    write_return_order(c, &org, order)?;
+                    crate::returns::insert_order(c, &org, &order.order(organization))?;
                 }
                 for event in &plan.events {
                     events.push(&org, at, event.clone());
@@ -682,7 +678,11 @@ impl PersonRepository for Store {
 /// The stored status and version of a person, locked (PostgreSQL:
 /// `FOR UPDATE`; SQLite: the write transaction holds the database) until
 /// the transaction ends.
-fn lock_person(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<StoredPersonState>> {
+pub(crate) fn lock_person(
+    c: &mut DbConnection,
+    org: &str,
+    id: &str,
+) -> DbResult<Option<StoredPersonState>> {
     let row = people::table
         .filter(people::id.eq(id))
         .filter(people::organization_id.eq(org))
@@ -721,50 +721,4 @@ fn deployed_without_return(
         .select(inventory_items::id)
         .load(c)?;
     items.iter().map(|id| parse_id(id)).collect()
-}
-
-/// Writes a return order an offboarding decided, with its lines; the
-/// listing shows each item's return order.
-fn write_return_order(c: &mut DbConnection, org: &str, order: &NewReturnOrder) -> DbResult<()> {
-    let order_id = order.id.to_string();
-    diesel::insert_into(return_orders::table)
-        .values(ReturnOrderRow {
-            id: order_id.clone(),
-            organization_id: org.to_owned(),
-            person_id: Some(order.person.to_string()),
-            status: order.status.as_str().into(),
-            created_at: db_time(order.created_at),
-            updated_at: db_time(order.created_at),
-            cancelled: false,
-        })
-        .execute(c)?;
-    let lines: Vec<ReturnOrderItemRow> = order
-        .lines
-        .iter()
-        .map(|line| ReturnOrderItemRow {
-            id: line.id.to_string(),
-            organization_id: org.to_owned(),
-            return_order_id: order_id.clone(),
-            inventory_item_id: line.item.to_string(),
-            status: line.status.as_str().into(),
-            active: true,
-            retrieval_id: None,
-            retrieval_type: None,
-            retrieval_status: None,
-            retrieval_updated_at: None,
-            inbound_tracking_code: None,
-            inbound_tracking_link: None,
-            outbound_tracking_code: None,
-            outbound_tracking_link: None,
-            itad_requested: false,
-            received_at: None,
-            warehouse_id: None,
-            closed_reason: None,
-        })
-        .collect();
-    on_inner!(c, |inner| diesel::insert_into(return_order_items::table)
-        .values(&lines)
-        .execute(inner))?;
-    let items: Vec<String> = lines.into_iter().map(|l| l.inventory_item_id).collect();
-    crate::listing::refresh(c, org, crate::listing::Scope::Items(&items))
 }

@@ -7,8 +7,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 /// SQLite has one writer at a time, and a writer that finds the lock taken
 /// sleeps in growing steps (the busy handler) before it retries. Queuing
@@ -17,9 +18,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 #[derive(Debug, Default)]
 pub(crate) struct SqliteWriter {
     lock: Mutex<()>,
+    /// Writers waiting for `lock` now.
+    waiting: AtomicUsize,
     /// People created through this database's stores (for the checkpoints).
     people_created: AtomicU64,
 }
+
+/// The longest a run of writes waits in [`SqliteWriter::let_others_in`].
+const LET_IN_AT_MOST: Duration = Duration::from_millis(5);
 
 /// The writers of the database files this process has open, by file.
 static WRITERS: Mutex<Option<HashMap<PathBuf, Weak<SqliteWriter>>>> = Mutex::new(None);
@@ -48,7 +54,23 @@ impl SqliteWriter {
 
     /// Waits for this database's other writers of the process.
     pub(crate) fn lock(&self) -> MutexGuard<'_, ()> {
-        self.lock.lock().unwrap_or_else(PoisonError::into_inner)
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        let guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.waiting.fetch_sub(1, Ordering::Relaxed);
+        guard
+    }
+
+    /// Between two transactions of a long run of writes (a receipt's
+    /// entries, the hold release's batches), with the lock released: lets
+    /// the writers that queued meanwhile go first, waiting up to
+    /// [`LET_IN_AT_MOST`]. The mutex is not fair: without this, the run
+    /// takes the lock again before a woken writer runs, and a SCIM create
+    /// waits for the whole run instead of one of its transactions.
+    pub(crate) fn let_others_in(&self) {
+        let until = Instant::now() + LET_IN_AT_MOST;
+        while self.waiting.load(Ordering::Relaxed) > 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_micros(50));
+        }
     }
 
     /// Counts `n` people created; whether the count crossed a multiple of

@@ -54,7 +54,7 @@ fn feed(store: &Store, org: &Organization, q: &FeedQuery) -> FeedPage {
 }
 
 /// Every event of the organization, following `next` from the start.
-fn all_events(store: &Store, org: &Organization) -> Vec<Event> {
+pub(crate) fn all_events(store: &Store, org: &Organization) -> Vec<Event> {
     let mut out = Vec::new();
     let mut q = FeedQuery {
         after: None,
@@ -114,6 +114,7 @@ fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &
             "inventory.item.updated",
             "person.updated",
             "person.offboarding_started",
+            "return_order.created",
             "inventory.item.updated",
         ]
     );
@@ -147,8 +148,11 @@ fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &
         ["name.givenName"]
     );
     assert_eq!(events[4].changes()["status"].to, "OFFBOARDING");
-    assert_eq!(events[5].subject.id, *it.id.as_uuid());
-    assert_eq!(events[5].changes()["returnOrder"].to["status"], "PENDING");
+    assert_eq!(events[5].subject.kind, SubjectType::ReturnOrder);
+    assert_eq!(events[5].changes()["status"].to, "PENDING");
+    assert_eq!(events[5].changes()["personId"].to, ada.id.to_string());
+    assert_eq!(events[6].subject.id, *it.id.as_uuid());
+    assert_eq!(events[6].changes()["returnOrder"].to["status"], "PENDING");
     // The JSON form (the feed's and the webhooks'), from the stored text.
     let json = serde_json::to_value(equip_api_types::event::EventBody::from(update)).unwrap();
     assert_eq!(json["type"], "inventory.item.updated");
@@ -434,6 +438,8 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
             "group.member_removed",
             "person.offboarding_started",
             "group.member_removed",
+            // c held nothing: the offboarding completes at once.
+            "person.offboarded",
             "group.deleted",
         ]
     );
@@ -457,7 +463,9 @@ fn group_writes_record_one_event_per_member_who_joins_or_leaves(_db: &TestDataba
     assert_eq!(member(&events[7]), people[2].id.to_string());
     assert!(events
         .iter()
-        .filter(|e| e.kind != EventType::PersonOffboardingStarted)
+        .filter(|e| {
+            e.kind != EventType::PersonOffboardingStarted && e.kind != EventType::PersonOffboarded
+        })
         .all(|e| e.subject.kind == SubjectType::Group));
 }
 

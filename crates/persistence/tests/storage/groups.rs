@@ -30,6 +30,7 @@ storage_tests!(
     stale_missing_and_delete,
     groups_of_people_come_from_the_person_index,
     offboarding_leaves_every_group,
+    an_offboarding_racing_a_removal_from_the_group_counts_the_member_once,
     listing_agrees_with_the_reference,
     the_member_limit_counts_the_members_after_the_change,
     concurrent_member_additions_from_two_stores_all_land,
@@ -781,6 +782,82 @@ fn the_member_limit_counts_the_members_after_the_change(db: &TestDatabase, store
         .map(|(p, _)| p)
         .collect();
     assert_eq!(now_in, vec![id(1)]);
+}
+
+/// A PATCH removing a person from a group, held open in a transaction of
+/// its own (the group's row locked, the membership deleted, the count moved:
+/// what `update_group` writes), while the person is offboarded: the
+/// offboarding waits for the group, then must find the person gone from it
+/// and leave the count alone. PostgreSQL used to decide on the membership it
+/// read before waiting and take the member off the count a second time.
+fn an_offboarding_racing_a_removal_from_the_group_counts_the_member_once(
+    db: &TestDatabase,
+    store: &Store,
+) {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    use std::time::{Duration, Instant};
+
+    let org = new_org(store, "Acme");
+    let p = people(store, &org, 2);
+    let g = done(
+        store
+            .insert_group(&group(&org, "Everyone", at(3, 0)), &ids(&p))
+            .unwrap(),
+    );
+    let removal = format!(
+        "SELECT 1 FROM groups WHERE id = '{g}' FOR UPDATE; \
+         DELETE FROM group_members WHERE group_id = '{g}' AND person_id = '{p0}'; \
+         UPDATE groups SET member_count = member_count - 1, version = version + 1 \
+         WHERE id = '{g}'",
+        g = g.id,
+        p0 = p[0].id
+    );
+    let offboard = |store: Store, org, person| {
+        std::thread::spawn(move || store.offboard_person(org, person, None, Utc::now()))
+    };
+    let offboarding = match store.backend() {
+        Backend::Postgres => {
+            let mut patch = diesel::PgConnection::establish(db.url()).unwrap();
+            patch.batch_execute(&format!("BEGIN; {removal}")).unwrap();
+            let offboarding = offboard(store.clone(), org.id, p[0].id);
+            let waiting =
+                "pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()";
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while db.count_rows(waiting) == 0 {
+                assert!(Instant::now() < deadline, "the offboarding never waited");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            patch.batch_execute("COMMIT").unwrap();
+            offboarding
+        }
+        Backend::Sqlite => {
+            let mut patch = diesel::SqliteConnection::establish(db.url()).unwrap();
+            patch
+                .batch_execute(&format!(
+                    "BEGIN IMMEDIATE; {}",
+                    removal.replace(" FOR UPDATE", "")
+                ))
+                .unwrap();
+            let offboarding = offboard(store.clone(), org.id, p[0].id);
+            std::thread::sleep(Duration::from_millis(300));
+            patch.batch_execute("COMMIT").unwrap();
+            offboarding
+        }
+    };
+    assert!(matches!(
+        offboarding.join().unwrap().unwrap(),
+        Offboarding::Started { .. }
+    ));
+    assert_eq!(member_ids(store, &org, g.id), vec![p[1].id]);
+    assert!(count_is_kept(db, g.id), "the member left the count twice");
+    assert_eq!(
+        db.count_rows(&format!(
+            "groups WHERE id = '{}' AND member_count = 1",
+            g.id
+        )),
+        1
+    );
 }
 
 /// Two stores on one database (two pools, as two server instances), each

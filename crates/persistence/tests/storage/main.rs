@@ -53,6 +53,8 @@ mod keys;
 mod levels;
 mod listing_properties;
 mod people;
+mod receipts;
+mod returns;
 mod schema;
 mod statistics;
 mod warehouses;

@@ -32,7 +32,7 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
     let total = preview.total_entries();
     let first_warehouse = preview.first_warehouse_id();
     let bar = progress::bar(total, "loading demo data");
-    let result = demo::load(&store, config, demo::CHUNK, &mut |n| {
+    let result = demo::load(&store, config.clone(), demo::CHUNK, &mut |n| {
         bar.set_position(n as u64);
     });
     bar.finish_and_clear();
@@ -42,9 +42,18 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
             org.id
         )
     })?;
+    // A few leavers, their returns mid-way (docs/returns.md).
+    let leavers = demo::leavers::run(&store, &config)
+        .with_context(|| {
+            format!(
+                "offboarding the demo's leavers in organization {} failed",
+                org.id
+            )
+        })?
+        .len();
     super::refresh_statistics(&store);
     crate::logs::announce(&format!(
-        "demo organization '{}': {}\nkey id: {} (all scopes)\nimported {}",
+        "demo organization '{}': {}\nkey id: {} (all scopes)\nimported {}\noffboarded {leavers} leavers, their returns mid-way",
         org.name.as_str(),
         org.id,
         key.record.id,

@@ -93,10 +93,10 @@ fn shares(store: &Store, args: &ServeArgs) -> equip_http::Shares {
 }
 
 /// Connections of the pool kept for background work (the outbox dispatcher
-/// the statistics keeper and the event pruner), apart from the request pool;
-/// one more when the metrics are served (a scrape reads the queues through
-/// it).
-const BACKGROUND_CONNECTIONS: u32 = 3;
+/// the statistics keeper, the event pruner and the hold release), apart from
+/// the request pool; one more when the metrics are served (a scrape reads the
+/// queues through it).
+const BACKGROUND_CONNECTIONS: u32 = 4;
 
 /// Opens and migrates the database and checks that it can be written (a
 /// server that answers every write with 503 is of no use: refused with a
@@ -169,6 +169,8 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
                 .transpose()?,
             webhooks: webhook_dispatcher(db, args)?,
             event_retention_days: args.event_retention_days,
+            hold_release: (!args.no_hold_release)
+                .then(|| Duration::from_secs(args.hold_release_interval)),
         },
     )?;
     // Metrics (`--metrics-bind`): requests counted by the app, the stores'

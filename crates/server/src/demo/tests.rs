@@ -190,3 +190,58 @@ fn generating_many_items_is_quick() {
     assert_eq!(n, 20_000);
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
 }
+
+#[test]
+fn the_leavers_show_every_stage_of_a_return() {
+    use equip_domain::inventory::ReturnStatus;
+    use equip_domain::returns::LineState;
+
+    let store = InMemoryStore::default();
+    let now = Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap();
+    let org = create_organization(&store, "Demo Org", now).unwrap();
+    let cfg = config(org.id, 400);
+    load(&store, cfg.clone(), CHUNK, &mut |_| {}).unwrap();
+    let leavers = leavers::run(&store, &cfg).unwrap();
+    assert_eq!(leavers.len(), 4);
+    let s = store.state();
+    // The leavers' orders: opened by their offboarding, now (their imported
+    // returns, if any, are older).
+    let theirs: Vec<_> = s
+        .return_orders
+        .iter()
+        .filter(|o| o.person.is_some_and(|p| leavers.contains(&p)) && o.created_at >= cfg.now)
+        .collect();
+    let mut statuses: Vec<ReturnStatus> = theirs.iter().map(|o| o.status).collect();
+    statuses.sort_by_key(|s| s.as_str());
+    assert_eq!(
+        statuses,
+        [
+            ReturnStatus::NotCompleted,
+            ReturnStatus::Pending,
+            ReturnStatus::ReturnKitSent,
+            ReturnStatus::ReturnKitSentBack,
+        ]
+    );
+    let partly = theirs
+        .iter()
+        .find(|o| o.status == ReturnStatus::ReturnKitSentBack)
+        .unwrap();
+    let written_off = partly
+        .lines
+        .iter()
+        .filter(|l| matches!(l.state, LineState::WrittenOff(_)))
+        .count();
+    assert_eq!((written_off, partly.lines.len() > 1), (1, true));
+    let done = theirs
+        .iter()
+        .find(|o| o.status == ReturnStatus::NotCompleted)
+        .unwrap();
+    let person = s.people.iter().find(|p| Some(p.id) == done.person).unwrap();
+    assert_eq!(person.status, PersonStatus::Offboarded);
+    let archived = s
+        .inventory
+        .iter()
+        .filter(|i| done.lines.iter().any(|l| l.item == i.id))
+        .all(|i| i.deploy_status == DeployStatus::Archived);
+    assert!(archived);
+}

@@ -723,6 +723,185 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         );
     }
 
+    // Return orders: the listing, create (good, taken, unknown, bad, not
+    // JSON), read, change (good, off the path, bad, unknown, not JSON).
+    let orders = "/api/v1/return-orders";
+    let order = "/api/v1/return-orders/{id}";
+    for uri in [
+        "/api/v1/return-orders?size=5",
+        "/api/v1/return-orders?status=PENDING&page=2&size=1",
+        "/api/v1/return-orders?status=LOST",
+    ] {
+        c.check("GET", orders, &app.call_raw(d.a.get(uri)).await);
+    }
+    let deployed = item(&|i| {
+        i["deployStatus"] == "DEPLOYED"
+            && i["returnOrder"].is_null()
+            && i["assignedTo"]["type"] == "PERSON"
+    });
+    let holder = deployed["assignedTo"]["id"].as_str().unwrap().to_owned();
+    let asked = json!({"personId": holder, "itemIds": [deployed["id"]], "itadRequested": true});
+    let made = c.check(
+        "POST",
+        orders,
+        &app.call_raw(d.a.post_json(orders, &asked)).await,
+    );
+    let order_id = made["id"].as_str().unwrap().to_owned();
+    for body in [
+        asked.clone(),
+        json!({"personId": holder, "itemIds": [missing]}),
+        json!({"personId": holder, "itemIds": []}),
+    ] {
+        c.check(
+            "POST",
+            orders,
+            &app.call_raw(d.a.post_json(orders, &body)).await,
+        );
+    }
+    c.check(
+        "POST",
+        orders,
+        &app.call_raw(
+            d.a.with(TestRequest::post().uri(orders))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    for id in [order_id.as_str(), &missing.to_string(), "x"] {
+        c.check(
+            "GET",
+            order,
+            &app.call_raw(d.a.get(&format!("/api/v1/return-orders/{id}")))
+                .await,
+        );
+    }
+    let order_uri = format!("/api/v1/return-orders/{order_id}");
+    for (uri, body) in [
+        (
+            order_uri.clone(),
+            json!({"retrievalMethod": {"type": "RETURN_KIT", "outboundTrackingCode": "1Z"}}),
+        ),
+        (
+            order_uri.clone(),
+            json!({"retrievalMethod": {"type": "RETURN_KIT", "status": "SCHEDULING_PICK_UP"}}),
+        ),
+        (order_uri.clone(), json!({"colour": "red"})),
+        (
+            format!("/api/v1/return-orders/{missing}"),
+            json!({"status": "CANCELLED"}),
+        ),
+    ] {
+        c.check(
+            "PATCH",
+            order,
+            &app.call_raw(patch(&d.a, &uri, &body)).await,
+        );
+    }
+    c.check(
+        "PATCH",
+        order,
+        &app.call_raw(
+            d.a.with(TestRequest::patch().uri(&order_uri))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+
+    // Returns: a receipt (an entry of each outcome; bad bodies, an unknown
+    // warehouse, not JSON), the settings, an early release.
+    let receipts = "/api/v1/warehouses/{id}/receipts";
+    let receipts_at = |w: &str| format!("/api/v1/warehouses/{w}/receipts");
+    let returning = item(&|i| !i["returnOrder"].is_null() && i["deployStatus"] == "DEPLOYED");
+    let returning_id = returning["id"].as_str().unwrap().to_owned();
+    let answered = c.check(
+        "POST",
+        receipts,
+        &app.call_raw(d.a.post_json(
+            &receipts_at(&warehouse),
+            &json!({"items": [{"itemId": returning_id, "condition": "USED_GOOD"},
+                {"serialNumber": "NO-SUCH-SERIAL"}, {"itemId": available_id}]}),
+        ))
+        .await,
+    );
+    let statuses: Vec<u64> = answered["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(statuses, [200, 404, 409], "{answered}");
+    let many: Vec<Value> = (0..=1000)
+        .map(|n| json!({"serialNumber": format!("S-{n}")}))
+        .collect();
+    for (at, body) in [
+        (warehouse.clone(), json!({"items": []})),
+        (
+            warehouse.clone(),
+            json!({"items": [{"serialNumber": "x", "colour": "red"}]}),
+        ),
+        (warehouse.clone(), json!({ "items": many })),
+        (
+            missing.to_string(),
+            json!({"items": [{"serialNumber": "x"}]}),
+        ),
+        ("x".into(), json!({"items": [{"serialNumber": "x"}]})),
+    ] {
+        c.check(
+            "POST",
+            receipts,
+            &app.call_raw(d.a.post_json(&receipts_at(&at), &body)).await,
+        );
+    }
+    c.check(
+        "POST",
+        receipts,
+        &app.call_raw(
+            d.a.with(TestRequest::post().uri(&receipts_at(&warehouse)))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    let settings = "/api/v1/organization/settings";
+    c.check("GET", settings, &app.call_raw(d.a.get(settings)).await);
+    for body in [
+        json!({"holdPeriodDays": 14}),
+        json!({"holdPeriodDays": 4000}),
+    ] {
+        c.check(
+            "PUT",
+            settings,
+            &app.call_raw(d.a.with(TestRequest::put().uri(settings)).set_json(&body))
+                .await,
+        );
+    }
+    c.check(
+        "PUT",
+        settings,
+        &app.call_raw(
+            d.a.with(TestRequest::put().uri(settings))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    let release = "/api/v1/inventory/{id}/release-hold";
+    for id in [
+        returning_id.as_str(),
+        returning_id.as_str(),
+        &missing.to_string(),
+        "x",
+    ] {
+        c.check(
+            "POST",
+            release,
+            &app.call_raw(d.a.with(TestRequest::post().uri(&release.replace("{id}", id))))
+                .await,
+        );
+    }
+
     // Without a key: 401; with a key that lacks the operation's scope: 403.
     for (method, path, statuses) in c.operations() {
         if !statuses.contains(&401) {
@@ -733,7 +912,7 @@ async fn every_operation_answers_as_documented(app: TestApp) {
             let req = TestRequest::default()
                 .method(method.parse().unwrap())
                 .uri(&uri);
-            if method == "POST" || method == "PATCH" {
+            if method == "POST" || method == "PATCH" || method == "PUT" {
                 req.set_json(json!({}))
             } else {
                 req

@@ -1,0 +1,276 @@
+//! The return order as a resource: the order, its retrieval and its lines
+//! ([`ReturnOrder`]), the view its events record, and [`ReturnOrder::restated`],
+//! which writes the statuses [`super::status`] derives into it. Whoever
+//! changes an order (a PATCH, a receipt, a write-off) changes its method or
+//! its lines, then restates it, and the store writes the result.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use crate::event::{EventView, Subject, SubjectType};
+use crate::ids::{
+    InventoryItemId, OrganizationId, PersonId, ReturnOrderId, ReturnOrderItemId, WarehouseId,
+};
+use crate::inventory::{Retrieval, RetrievalKind, ReturnStatus};
+use crate::returns::status::{line_status, order_status, Progress};
+use crate::returns::{LineState, RetrievalType};
+
+/// A return order: the items of one person coming back together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReturnOrder {
+    /// Its id.
+    pub id: ReturnOrderId,
+    /// Its organization.
+    pub organization_id: OrganizationId,
+    /// The person whose items come back; `None` for an imported order whose
+    /// person was not recorded.
+    pub person: Option<PersonId>,
+    /// Its status, derived ([`ReturnOrder::restated`]).
+    pub status: ReturnStatus,
+    /// Whether it was cancelled.
+    pub cancelled: bool,
+    /// How the items come back; `None` while no method is chosen. One
+    /// retrieval for the whole order (each line's row holds a copy).
+    pub retrieval: Option<Retrieval>,
+    /// Its lines, in line id order.
+    pub lines: Vec<ReturnLine>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// Its last change.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One item of a return order (`returnOrderItemId`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReturnLine {
+    /// The line's id.
+    pub id: ReturnOrderItemId,
+    /// The item.
+    pub item: InventoryItemId,
+    /// Where it stands.
+    pub state: LineState,
+    /// Its status, derived ([`ReturnOrder::restated`]).
+    pub status: ReturnStatus,
+    /// Whether IT asset disposition is requested for the item (copied onto
+    /// the item's hold when it is received).
+    pub itad_requested: bool,
+    /// When it was received at a warehouse.
+    pub received_at: Option<DateTime<Utc>>,
+    /// The warehouse that received it.
+    pub warehouse_id: Option<WarehouseId>,
+}
+
+impl ReturnLine {
+    /// The line is its item's current (active) return: it is open.
+    #[must_use]
+    pub fn active(&self) -> bool {
+        self.state == LineState::Open
+    }
+}
+
+/// The method of a retrieval kind.
+#[must_use]
+pub const fn method_of(kind: &RetrievalKind) -> RetrievalType {
+    match kind {
+        RetrievalKind::ReturnKit { .. } => RetrievalType::ReturnKit,
+        RetrievalKind::InboundLabel { .. } => RetrievalType::InboundLabel,
+        RetrievalKind::Physical => RetrievalType::Physical,
+    }
+}
+
+impl ReturnOrder {
+    /// The chosen method and where it stands.
+    #[must_use]
+    pub fn progress(&self) -> Option<Progress> {
+        self.retrieval.as_ref().map(|r| Progress {
+            method: method_of(&r.kind),
+            status: r.status,
+        })
+    }
+
+    /// The order with its own and its lines' statuses derived from its
+    /// method and lines ([`order_status`], [`line_status`]).
+    #[must_use]
+    pub fn restated(mut self) -> Self {
+        let progress = self.progress();
+        self.status = order_status(self.cancelled, progress, self.lines.iter().map(|l| l.state));
+        for line in &mut self.lines {
+            line.status = line_status(line.state, progress);
+        }
+        self
+    }
+
+    /// Its lines still to come back.
+    #[must_use]
+    pub fn open_lines(&self) -> usize {
+        self.lines.iter().filter(|l| l.active()).count()
+    }
+
+    /// Every line closed (received or written off): nothing more will
+    /// happen to it.
+    #[must_use]
+    pub fn finished(&self) -> bool {
+        !self.lines.is_empty() && self.lines.iter().all(|l| l.state.is_closed())
+    }
+}
+
+fn time_value(t: Option<DateTime<Utc>>) -> Value {
+    t.map_or(Value::Null, |t| {
+        Value::String(t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+    })
+}
+
+/// The retrieval as an event records it.
+fn retrieval_view(r: &Retrieval) -> Value {
+    let mut v = json!({
+        "type": r.kind.type_name(),
+        "status": r.status.as_str(),
+    });
+    if let Some(map) = v.as_object_mut() {
+        match &r.kind {
+            RetrievalKind::ReturnKit {
+                inbound_tracking_code,
+                inbound_tracking_link,
+                outbound_tracking_code,
+                outbound_tracking_link,
+            } => {
+                map.insert("inboundTrackingCode".into(), json!(inbound_tracking_code));
+                map.insert("inboundTrackingLink".into(), json!(inbound_tracking_link));
+                map.insert("outboundTrackingCode".into(), json!(outbound_tracking_code));
+                map.insert("outboundTrackingLink".into(), json!(outbound_tracking_link));
+            }
+            RetrievalKind::InboundLabel {
+                inbound_tracking_code,
+                inbound_tracking_link,
+            } => {
+                map.insert("inboundTrackingCode".into(), json!(inbound_tracking_code));
+                map.insert("inboundTrackingLink".into(), json!(inbound_tracking_link));
+            }
+            RetrievalKind::Physical => {}
+        }
+    }
+    v
+}
+
+impl EventView for ReturnOrder {
+    fn subject(&self) -> Subject {
+        Subject {
+            kind: SubjectType::ReturnOrder,
+            id: *self.id.as_uuid(),
+        }
+    }
+
+    /// The order's fields; its lines by line id, so that a change names the
+    /// line (`lines.<id>.status`).
+    fn event_view(&self) -> Value {
+        let lines: BTreeMap<String, Value> = self
+            .lines
+            .iter()
+            .map(|l| {
+                let closed_reason = match l.state {
+                    LineState::WrittenOff(r) => Some(r.as_str()),
+                    _ => None,
+                };
+                (
+                    l.id.to_string(),
+                    json!({
+                        "itemId": l.item,
+                        "status": l.status.as_str(),
+                        "itadRequested": l.itad_requested,
+                        "receivedAt": time_value(l.received_at),
+                        "warehouseId": l.warehouse_id,
+                        "closedReason": closed_reason,
+                    }),
+                )
+            })
+            .collect();
+        json!({
+            "personId": self.person,
+            "status": self.status.as_str(),
+            "retrievalMethod": self.retrieval.as_ref().map(retrieval_view),
+            "lines": lines,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::event::{EventType, NewEvent};
+    use crate::ids::RetrievalId;
+    use crate::inventory::RetrievalStatus;
+    use crate::returns::ClosedReason;
+
+    pub(crate) fn order(states: &[LineState]) -> ReturnOrder {
+        let at = Utc::now();
+        ReturnOrder {
+            id: ReturnOrderId::new(),
+            organization_id: OrganizationId::new(),
+            person: Some(PersonId::new()),
+            status: ReturnStatus::Pending,
+            cancelled: false,
+            retrieval: None,
+            lines: states
+                .iter()
+                .map(|&state| ReturnLine {
+                    id: ReturnOrderItemId::new(),
+                    item: InventoryItemId::new(),
+                    state,
+                    status: ReturnStatus::Pending,
+                    itad_requested: false,
+                    received_at: None,
+                    warehouse_id: None,
+                })
+                .collect(),
+            created_at: at,
+            updated_at: at,
+        }
+        .restated()
+    }
+
+    #[test]
+    fn restating_derives_the_order_and_line_statuses() {
+        let mut o = order(&[LineState::Open, LineState::Open]);
+        o.retrieval = Some(Retrieval {
+            id: RetrievalId::new(),
+            status: RetrievalStatus::Shipped,
+            updated_at: Utc::now(),
+            kind: RetrievalKind::ReturnKit {
+                inbound_tracking_code: None,
+                inbound_tracking_link: None,
+                outbound_tracking_code: None,
+                outbound_tracking_link: None,
+            },
+        });
+        o.lines[0].state = LineState::WrittenOff(ClosedReason::Stolen);
+        let o = o.restated();
+        assert_eq!(o.status, ReturnStatus::ReturnKitSent);
+        assert_eq!(o.lines[0].status, ReturnStatus::NotReturned);
+        assert_eq!(o.lines[1].status, ReturnStatus::ReturnKitSent);
+        assert_eq!(o.open_lines(), 1);
+        assert!(!o.finished());
+    }
+
+    #[test]
+    fn an_update_event_names_the_line_that_changed() {
+        let before = order(&[LineState::Open, LineState::Open]);
+        let mut after = before.clone();
+        after.lines[1].state = LineState::WrittenOff(ClosedReason::LostByWorker);
+        let after = after.restated();
+        let e = NewEvent::updated(EventType::ReturnOrderUpdated, &before, &after).unwrap();
+        let line = before.lines[1].id;
+        assert_eq!(
+            e.changes[&format!("lines.{line}.status")].to,
+            "NOT_RETURNED"
+        );
+        assert_eq!(
+            e.changes[&format!("lines.{line}.closedReason")].to,
+            "LOST_BY_WORKER"
+        );
+        assert_eq!(e.changes.len(), 2, "{:?}", e.changes);
+        assert!(NewEvent::updated(EventType::ReturnOrderUpdated, &after, &after).is_none());
+    }
+}
