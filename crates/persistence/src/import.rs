@@ -730,6 +730,10 @@ fn write_items(
             inbound_tracking_link,
             outbound_tracking_code,
             outbound_tracking_link,
+            itad_requested,
+            received_at,
+            warehouse_id,
+            closed_reason,
         ]
     );
     all_written("inventory", written, lines.len())?;

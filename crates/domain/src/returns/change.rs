@@ -15,9 +15,9 @@
 //!   holder (who lost it, who bought it), its active return gone.
 //! - Cancelling is allowed while no line is received or written off: every
 //!   line becomes CANCELLED and inactive, and the items stay DEPLOYED with
-//!   the person. An OFFBOARDING person's order is not cancelled (409): their
-//!   offboarding would wait for lines that no longer exist; its lines are
-//!   written off instead.
+//!   the person. An OFFBOARDING person's order is not cancelled (409):
+//!   cancelled lines are not open, so their offboarding would complete while
+//!   they still hold the items; its lines are written off instead.
 //! - A cancelled order does not change any more; a finished one (every line
 //!   closed) keeps its retrieval as it ended.
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use crate::event::{EventView, Subject, SubjectType};
+use crate::event::{Change, Changes, EventType, EventView, NewEvent, Subject, SubjectType};
 use crate::ids::{
     InventoryItemId, OrganizationId, PersonId, ReturnOrderId, ReturnOrderItemId, WarehouseId,
 };
@@ -273,4 +273,140 @@ mod tests {
         assert_eq!(e.changes.len(), 2, "{:?}", e.changes);
         assert!(NewEvent::updated(EventType::ReturnOrderUpdated, &after, &after).is_none());
     }
+    #[test]
+    fn a_retrieval_move_records_each_open_items_event_and_no_completion() {
+        let mut before = order(&[LineState::Open, LineState::WrittenOff(ClosedReason::Stolen)]);
+        before.retrieval = Some(Retrieval {
+            id: RetrievalId::new(),
+            status: RetrievalStatus::LabelCreated,
+            updated_at: Utc::now(),
+            kind: RetrievalKind::ReturnKit {
+                inbound_tracking_code: None,
+                inbound_tracking_link: None,
+                outbound_tracking_code: None,
+                outbound_tracking_link: None,
+            },
+        });
+        let before = before.restated();
+        let mut after = before.clone();
+        if let Some(r) = after.retrieval.as_mut() {
+            r.status = RetrievalStatus::Shipped;
+        }
+        let at = Utc::now();
+        let w = written(&before, after, at).unwrap();
+        assert_eq!(w.order.updated_at, at);
+        assert_eq!(w.order.status, ReturnStatus::ReturnKitSent);
+        assert!(!w.lines_closed);
+        let kinds: Vec<EventType> = w.events.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [EventType::ReturnOrderUpdated, EventType::ItemUpdated]
+        );
+        let item = &w.events[1];
+        assert_eq!(
+            item.subject.id,
+            *before.lines[0].item.as_uuid(),
+            "the open line's item only"
+        );
+        assert_eq!(item.changes["returnOrder.status"].from, "PROCESSING");
+        assert_eq!(item.changes["returnOrder.status"].to, "RETURN_KIT_SENT");
+        assert_eq!(
+            item.changes["returnOrder.retrievalMethod"].to["status"],
+            "SHIPPED"
+        );
+    }
+
+    #[test]
+    fn a_closed_line_asks_for_completion_and_no_change_writes_nothing() {
+        let before = order(&[LineState::Open]);
+        assert!(written(&before, before.clone(), Utc::now()).is_none());
+        let mut after = before.clone();
+        after.lines[0].state = LineState::Received;
+        let w = written(&before, after, Utc::now()).unwrap();
+        assert!(w.lines_closed);
+        assert_eq!(w.order.status, ReturnStatus::Completed);
+        assert_eq!(
+            w.events.len(),
+            1,
+            "a closed line's item records its own event"
+        );
+    }
+}
+
+/// What a store writes after a change of an order (`before`, as read and
+/// locked) gave `after`, decided once for every store ([`written`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderWrite {
+    /// The order restated, its `updated_at` the change's time.
+    pub order: ReturnOrder,
+    /// `return_order.updated` with what changed, then, for each line still
+    /// open whose status or retrieval moved, its item's
+    /// `inventory.item.updated` (the item's `returnOrder` shows both), in
+    /// line order.
+    pub events: Vec<NewEvent>,
+    /// A line was closed or reopened: the person's offboarding may be due to
+    /// complete (`super::completion`).
+    pub lines_closed: bool,
+}
+
+/// The write of a change from `before` to `after` at `at`; `None` when
+/// nothing a caller sees changed (nothing is written, `updatedAt` stays).
+#[must_use]
+pub fn written(before: &ReturnOrder, after: ReturnOrder, at: DateTime<Utc>) -> Option<OrderWrite> {
+    let mut order = after.restated();
+    let updated = NewEvent::updated(EventType::ReturnOrderUpdated, before, &order)?;
+    order.updated_at = at;
+    let mut events = vec![updated];
+    let retrieval_view = |o: &ReturnOrder| {
+        o.retrieval.as_ref().map_or(
+            Value::Null,
+            |r| json!({"type": method_of(&r.kind).as_str(), "status": r.status.as_str()}),
+        )
+    };
+    let (was, is) = (retrieval_view(before), retrieval_view(&order));
+    for line in order.lines.iter().filter(|l| l.active()) {
+        let Some(old) = before.lines.iter().find(|b| b.id == line.id && b.active()) else {
+            continue;
+        };
+        let mut changes = Changes::new();
+        if old.status != line.status {
+            changes.insert(
+                "returnOrder.status".to_owned(),
+                Change {
+                    from: json!(old.status.as_str()),
+                    to: json!(line.status.as_str()),
+                },
+            );
+        }
+        if was != is {
+            changes.insert(
+                "returnOrder.retrievalMethod".to_owned(),
+                Change {
+                    from: was.clone(),
+                    to: is.clone(),
+                },
+            );
+        }
+        if !changes.is_empty() {
+            events.push(NewEvent {
+                kind: EventType::ItemUpdated,
+                subject: Subject {
+                    kind: SubjectType::InventoryItem,
+                    id: *line.item.as_uuid(),
+                },
+                changes,
+            });
+        }
+    }
+    let lines_closed = order.lines.iter().any(|l| {
+        before
+            .lines
+            .iter()
+            .any(|b| b.id == l.id && b.state != l.state)
+    });
+    Some(OrderWrite {
+        order,
+        events,
+        lines_closed,
+    })
 }

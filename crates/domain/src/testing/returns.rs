@@ -9,7 +9,7 @@ use crate::person::offboarding::StoredPersonState;
 use crate::returns::change::{self, ChangeFacts, ReturnOrderChange};
 use crate::returns::completion;
 use crate::returns::create::{self, CreateFacts, ItemFacts, ReturnRequest};
-use crate::returns::order::ReturnOrder;
+use crate::returns::order::{written, ReturnOrder};
 use crate::returns::query::{ReturnOrderPage, ReturnOrderQuery};
 use crate::{ids::ReturnOrderId, DomainError};
 
@@ -164,22 +164,18 @@ impl crate::ports::ReturnOrderRepository for InMemoryStore {
         for event in plan.events {
             s.record(organization, actor, at, event);
         }
-        let mut after = plan.order.restated();
-        let Some(event) = NewEvent::updated(EventType::ReturnOrderUpdated, &before, &after) else {
+        let Some(write) = written(&before, plan.order, at) else {
             return Ok(Ok(before));
         };
-        after.updated_at = at;
+        let after = write.order;
         if let Some(slot) = s.return_orders.iter_mut().find(|o| o.id == id) {
             *slot = after.clone();
         }
         sync_items(&mut s, &after);
-        s.record(organization, actor, at, event);
-        let states_changed = after
-            .lines
-            .iter()
-            .zip(&before.lines)
-            .any(|(a, b)| a.state != b.state);
-        if let (Some(person), true) = (after.person, states_changed) {
+        for event in write.events {
+            s.record(organization, actor, at, event);
+        }
+        if let (Some(person), true) = (after.person, write.lines_closed) {
             let open = s
                 .return_orders
                 .iter()

@@ -26,7 +26,7 @@ use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{InventoryItemId, PersonId, ReturnOrderId};
 use equip_domain::inventory::InventoryItem;
 use equip_domain::returns::completion::{self, Completion};
-use equip_domain::returns::order::ReturnOrder;
+use equip_domain::returns::order::{written, ReturnOrder};
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::DbResult;
@@ -288,11 +288,10 @@ pub(crate) fn write_order(
     at: DateTime<Utc>,
     events: &mut Recorder,
 ) -> DbResult<ReturnOrder> {
-    let mut after = after.restated();
-    let Some(event) = NewEvent::updated(EventType::ReturnOrderUpdated, before, &after) else {
+    let Some(write) = written(before, after, at) else {
         return Ok(before.clone());
     };
-    after.updated_at = at;
+    let after = write.order;
     let order_id = after.id.to_string();
     diesel::update(
         return_orders::table
@@ -319,16 +318,12 @@ pub(crate) fn write_order(
         .set(ReturnLineChange::of(line, after.retrieval.as_ref()))
         .execute(c)?;
     }
-    events.push(org, at, event);
+    for event in write.events {
+        events.push(org, at, event);
+    }
     let items: Vec<String> = after.lines.iter().map(|l| l.item.to_string()).collect();
     refresh(c, org, Scope::Items(&items))?;
-    let states_changed = after.lines.iter().any(|l| {
-        before
-            .lines
-            .iter()
-            .any(|b| b.id == l.id && b.state != l.state)
-    });
-    if let (Some(person), true) = (after.person, states_changed) {
+    if let (Some(person), true) = (after.person, write.lines_closed) {
         complete_if_due(c, org, person, at, events)?;
     }
     Ok(after)
