@@ -13,6 +13,8 @@ export const SCOPES = {
   scim: "view people and upload CSV files of users",
   "events:read": "read the history of items and people",
   "webhooks:write": "manage webhooks (not in the console)",
+  "returns:read": "read return orders and the hold period (not in the console yet; an item shows its return)",
+  "returns:write": "manage returns, warehouse receipts and holds (not in the console yet)",
 };
 
 export function scopes() {

@@ -5,7 +5,12 @@
 use super::support::*;
 use equip_domain::error::DomainError;
 use equip_domain::event::{Actor, EventType, Subject, SubjectType};
-use equip_domain::ports::{EntryOutcome, EventRepository, ReceiptRepository};
+use equip_domain::inventory::ReturnStatus;
+use equip_domain::ports::{
+    EntryOutcome, EventRepository, ReceiptRepository, ReturnOrderRepository,
+};
+use equip_domain::returns::change::ReturnOrderChange;
+use equip_domain::returns::create::ReturnRequest;
 use equip_domain::returns::hold::HoldPeriod;
 use equip_domain::returns::receipt::{ItemKey, ReceiptEntry, Receiving};
 
@@ -16,6 +21,7 @@ storage_tests!(
     two_receipts_of_one_item_receive_it_once,
     an_early_release_needs_a_hold,
     two_release_passes_release_each_due_hold_once,
+    a_receipt_racing_a_cancel_gives_one_outcome,
 );
 
 /// A person with one item DEPLOYED to them, offboarded: the item is on an
@@ -356,4 +362,82 @@ fn two_release_passes_release_each_due_hold_once(db: &TestDatabase, store: &Stor
         equip_domain::services::receipts::release_due_holds(store, Utc::now(), 7).unwrap(),
         0
     );
+}
+
+/// Two instances at once: one receives an item on a return requested for an
+/// ACTIVE person (a repair), the other cancels that return. Exactly one
+/// wins, and the item, the order and the events all tell the same story.
+fn a_receipt_racing_a_cancel_gives_one_outcome(db: &TestDatabase, store: &Store) {
+    let (org, sku, w) = seeded(store, "Acme");
+    let (mut received, mut cancelled) = (0, 0);
+    for _ in 0..6 {
+        let p = person(&org, &format!("{}@acme.example", Uuid::new_v4().simple()));
+        store.insert_person(&p).unwrap();
+        let mut i = item(&org, &sku, &w, at(3, 0));
+        i.deploy_status = DeployStatus::Deployed;
+        i.assignment = Some(Assignment {
+            assignee: Assignee::Person(p.id),
+            assigned_at: Some(at(3, 0)),
+        });
+        store.insert_inventory_item(&i).unwrap();
+        let request = ReturnRequest {
+            person: p.id,
+            items: vec![i.id],
+            itad_requested: false,
+        };
+        let order = store
+            .create_return_order(org.id, &request, at(4, 0))
+            .unwrap()
+            .unwrap();
+        let barrier = Arc::new(Barrier::new(2));
+        let receipt = {
+            let (store, barrier, entry) = (db.store(), Arc::clone(&barrier), by_serial(&i));
+            let (org, w) = (org.id, w.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                store
+                    .receive_item(org, &entry, here(&w, Utc::now()))
+                    .unwrap()
+                    .result
+                    .is_ok()
+            })
+        };
+        let cancel = {
+            let (store, barrier, id, org) = (db.store(), Arc::clone(&barrier), order.id, org.id);
+            std::thread::spawn(move || {
+                barrier.wait();
+                let change = ReturnOrderChange {
+                    retrieval: None,
+                    lines: vec![],
+                    cancel: true,
+                };
+                store
+                    .change_return_order(org, id, &change, Utc::now())
+                    .unwrap()
+                    .is_ok()
+            })
+        };
+        let (got_receipt, got_cancel) = (receipt.join().unwrap(), cancel.join().unwrap());
+        assert!(
+            got_receipt ^ got_cancel,
+            "one wins: receipt {got_receipt}, cancel {got_cancel}"
+        );
+        let now = store.find_inventory_item(org.id, i.id).unwrap().unwrap();
+        let order = store.find_return_order(org.id, order.id).unwrap().unwrap();
+        let events = item_events(store, &org, i.id);
+        if got_receipt {
+            received += 1;
+            assert_eq!(now.deploy_status, DeployStatus::Unavailable);
+            assert_eq!(now.deploy_reason, Some(DeployReason::PendingHoldRelease));
+            assert_eq!(order.status, ReturnStatus::Completed);
+        } else {
+            cancelled += 1;
+            assert_eq!(now.deploy_status, DeployStatus::Deployed);
+            assert_eq!(now.return_order, None);
+            assert_eq!(order.status, ReturnStatus::Cancelled);
+        }
+        // Created, its return started, then one ending: received or cancelled.
+        assert_eq!(events.len(), 3, "{events:?}");
+    }
+    assert_eq!(received + cancelled, 6);
 }
