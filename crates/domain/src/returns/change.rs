@@ -215,6 +215,14 @@ impl ReturnOrderChange {
         Ok(())
     }
 
+    /// Whether [`plan`] decides on the person's stored state (only a cancel
+    /// does): the store locks and reads the person for it only then, so a
+    /// retrieval move or an ITAD flag does not hold SCIM writes to them.
+    #[must_use]
+    pub const fn needs_person(&self) -> bool {
+        self.cancel
+    }
+
     /// The items of `order`'s open lines this change writes off: the store
     /// locks and reads them for [`plan`].
     #[must_use]
@@ -308,8 +316,9 @@ pub fn plan(
         {
             return Err(DomainError::conflict(
                 "status",
-                "the person is being offboarded: a cancelled return would leave their \
-                 offboarding waiting; write the lines off instead (lines[].closedReason)",
+                "the person is being offboarded: cancelled lines are not open, so their \
+                 offboarding would complete while they hold the items; write the lines off \
+                 instead (lines[].closedReason)",
             ));
         }
         after.cancelled = true;

@@ -94,8 +94,9 @@ impl ReturnOrderRepository for Store {
         self.with("returnOrder", "", |c| {
             let _writer = self.sqlite_writer(c);
             recorded(c, self.actor, |c, events| {
-                // The facts: the order, the items written off, the person,
-                // each locked in that order.
+                // The facts: the order, the items written off, the person
+                // (when the change decides on them), each locked in that
+                // order.
                 let Some(before) = lock_order(c, &org, id)? else {
                     return Ok(Err(unknown_order(id)));
                 };
@@ -107,7 +108,7 @@ impl ReturnOrderRepository for Store {
                         facts.items.insert(item, found);
                     }
                 }
-                if let Some(person) = before.person {
+                if let (Some(person), true) = (before.person, change.needs_person()) {
                     facts.person = lock_person(c, &org, &person.to_string())?;
                 }
                 let plan = match change::plan(&before, change, &facts, at) {
