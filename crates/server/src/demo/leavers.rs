@@ -82,7 +82,12 @@ pub fn run(ports: &dyn LeaverPorts, config: &DemoConfig) -> Result<Vec<PersonId>
                     advance(ports, config, &order, stage)?;
                 }
             }
-        } else if let Some(order) = orders_of(ports, config, person.id)?.into_iter().next() {
+        } else if let Some(order) = orders_of(ports, config, person.id)?
+            .into_iter()
+            .find(|o| o.retrieval.is_none() && o.open_lines() > 0)
+        {
+            // The order the offboarding opened (no method chosen yet), not
+            // an imported return of theirs, which may be further along.
             advance(ports, config, &order, stage)?;
         }
         if open.is_empty() {

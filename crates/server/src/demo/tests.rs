@@ -245,3 +245,20 @@ fn the_leavers_show_every_stage_of_a_return() {
         .all(|i| i.deploy_status == DeployStatus::Archived);
     assert!(archived);
 }
+
+/// The demo runs in any organization: whoever its leavers are (some hold an
+/// imported return further along), their offboarding's own order is the one
+/// moved, so no organization's demo fails (`equip demo` run again in one
+/// database, as the fuzzing scripts do).
+#[test]
+fn the_leavers_run_in_every_organization() {
+    let now = Utc.with_ymd_and_hms(2026, 11, 21, 12, 0, 0).unwrap();
+    let store = InMemoryStore::default();
+    for n in 0..24 {
+        let org = create_organization(&store, &format!("Demo Org {n}"), now).unwrap();
+        let cfg = config(org.id, if n % 2 == 0 { 20 } else { 60 });
+        load(&store, cfg.clone(), CHUNK, &mut |_| {}).unwrap();
+        let leavers = leavers::run(&store, &cfg).unwrap();
+        assert!(!leavers.is_empty(), "organization {n}");
+    }
+}
