@@ -124,12 +124,16 @@ for name, values in ids.items():
 # schema does not make a valid request: "valid input accepted" is not checked.
 # The same for a cursor of the feed or of a history (it must be one that the
 # organization's feed gave, not merely well-formed) and for a webhook's URL
-# (its host must resolve to a public address: the network decides).
+# (its host must resolve to a public address: the network decides), and for
+# returns: a return's items must be DEPLOYED to its person and given once, a
+# cancel comes alone, a receipt entry names its item by itemId or by
+# serialNumber (one of them).
 cross_field = {"GET /api/v1/inventory", "GET /api/inventory", "POST /api/v1/inventory",
                "PATCH /api/v1/inventory/{id}", "POST /api/v1/inventory-levels",
                "GET /api/v1/events", "GET /api/v1/inventory/{id}/history",
                "GET /api/v1/people/{id}/history", "POST /api/v1/webhooks",
-               "GET /api/v1/webhooks/{id}/deliveries"}
+               "GET /api/v1/webhooks/{id}/deliveries", "POST /api/v1/return-orders",
+               "PATCH /api/v1/return-orders/{id}", "POST /api/v1/warehouses/{id}/receipts"}
 def bind(op, params):
     print("[[operations]]")
     print(f'include-name = "{op}"')
@@ -151,6 +155,9 @@ bind("GET /api/v1/inventory/{id}/history", {"path.id": "items"})
 bind("GET /api/v1/people/{id}/history", {"path.id": "PERSON"})
 bind("GET /api/v1/events", {"query.subjectId": "items"})
 bind("POST /api/v1/webhooks", {})
+bind("POST /api/v1/return-orders", {"body.personId": "PERSON"})
+bind("PATCH /api/v1/return-orders/{id}", {})
+bind("POST /api/v1/warehouses/{id}/receipts", {"path.id": "WAREHOUSE"})
 bind("GET /api/v1/webhooks/{id}/deliveries", {})
 PY
 # Run from the temporary directory: Schemathesis keeps a cache in its working

@@ -142,6 +142,37 @@ fn backticked<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
     rest.split_once('`').map(|(field, _)| field)
 }
 
+/// For `#[serde(deserialize_with = "whole_number")]` on an integer field: a
+/// JSON number without a fractional part, written `30` or `30.0` (JSON Schema
+/// calls both an integer).
+///
+/// # Errors
+/// "expected a whole number" for a fraction, a value outside `i64`, or
+/// anything but a number.
+pub fn whole_number<'de, D>(deserializer: D) -> Result<i64, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let n = serde_json::Number::deserialize(deserializer)?;
+    if let Some(i) = n.as_i64() {
+        return Ok(i);
+    }
+    match n.as_f64() {
+        // The bounds are i64's (2^63 is exact in f64); within them the cast
+        // is exact for a value without a fraction.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(f)
+            if f.fract() == 0.0
+                && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) =>
+        {
+            Ok(f as i64)
+        }
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a whole number, found {n}"
+        ))),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -213,5 +244,22 @@ mod tests {
             "invalid type: integer `5`, expected a string"
         );
         assert_eq!(strip_position("plain"), "plain");
+    }
+
+    #[test]
+    fn a_whole_number_may_be_written_with_a_zero_fraction() {
+        #[derive(Debug, Deserialize)]
+        struct N {
+            #[serde(deserialize_with = "whole_number")]
+            n: i64,
+        }
+        let n = |text: &str| from_str::<N>(text).map(|v| v.n);
+        assert_eq!(n(r#"{"n": 30}"#).unwrap(), 30);
+        assert_eq!(n(r#"{"n": 869.0}"#).unwrap(), 869);
+        assert_eq!(n(r#"{"n": -2.0}"#).unwrap(), -2);
+        for refused in [r#"{"n": 1.5}"#, r#"{"n": 1e300}"#, r#"{"n": "3"}"#] {
+            let e = n(refused).unwrap_err();
+            assert_eq!(e.path, "n", "{refused}");
+        }
     }
 }

@@ -136,6 +136,7 @@ pub struct OrganizationSettings {
     /// Days a returned item is held after its receipt before it is released
     /// (0 to 3650; 0: no hold). Default 30.
     #[schema(minimum = 0, maximum = 3650)]
+    #[serde(deserialize_with = "crate::read::whole_number")]
     pub hold_period_days: i64,
 }
 

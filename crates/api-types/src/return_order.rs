@@ -166,7 +166,7 @@ pub struct ReturnOrderListParams {
     #[param(value_type = Option<i32>, minimum = 1, maximum = 1000, default = 100)]
     size: Option<String>,
     /// Orders of this status (case-insensitive).
-    #[param(value_type = Option<String>)]
+    #[param(schema_with = return_status)]
     status: Option<String>,
     /// Orders of this person.
     #[param(value_type = Option<uuid::Uuid>)]
