@@ -116,6 +116,12 @@ print(f'[auth.wfc]\npath = "{os.environ["EQUIP_WFC"]}"\npeers = ["demo", "other"
 # a generated invalid request with hundreds of values of a repeated
 # parameter gets 414.
 print('[checks.negative_data_rejection]\nexpected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "414", "415", "422", "428", "429", "5xx"]\n')
+# The stateful phase chains operations by links it infers from the response
+# schemas; a nullable id (a return line's warehouseId before its receipt) is
+# then sent as the text "None" (GET /api/v1/warehouses/None: 400), which is
+# no fault of the server. Stateful sequences are still checked for server
+# errors and for answers that break the document.
+print('[phases.stateful.checks.positive_data_acceptance]\nenabled = false\n')
 for name, values in ids.items():
     print(f"[dictionaries.{name}]\nvalues = {q(values)}\n")
 # Where validity also depends on other fields or on stored state (updatedAtFrom
