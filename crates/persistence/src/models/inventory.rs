@@ -135,44 +135,7 @@ impl ItemRows {
         });
         let active_return = i.return_order.as_ref().map(|r| {
             let (rid, rtype, rstatus, rat, in_code, in_link, out_code, out_link) =
-                match &r.retrieval {
-                    None => (None, None, None, None, None, None, None, None),
-                    Some(ret) => {
-                        let (a, b, c, d) = match &ret.kind {
-                            RetrievalKind::ReturnKit {
-                                inbound_tracking_code,
-                                inbound_tracking_link,
-                                outbound_tracking_code,
-                                outbound_tracking_link,
-                            } => (
-                                inbound_tracking_code.clone(),
-                                inbound_tracking_link.clone(),
-                                outbound_tracking_code.clone(),
-                                outbound_tracking_link.clone(),
-                            ),
-                            RetrievalKind::InboundLabel {
-                                inbound_tracking_code,
-                                inbound_tracking_link,
-                            } => (
-                                inbound_tracking_code.clone(),
-                                inbound_tracking_link.clone(),
-                                None,
-                                None,
-                            ),
-                            RetrievalKind::Physical => (None, None, None, None),
-                        };
-                        (
-                            Some(ret.id.to_string()),
-                            Some(ret.kind.type_name().to_owned()),
-                            Some(ret.status.as_str().to_owned()),
-                            Some(db_time(ret.updated_at)),
-                            a,
-                            b,
-                            c,
-                            d,
-                        )
-                    }
-                };
+                retrieval_columns(r.retrieval.as_ref());
             (
                 ReturnOrderRow {
                     id: r.id.to_string(),
@@ -477,47 +440,63 @@ pub(crate) struct ReturnLineChange {
     pub closed_reason: Option<String>,
 }
 
+/// A retrieval as the columns of its line's row: id, type, status, last
+/// change, then the inbound and outbound tracking codes and links (all
+/// `None` without a retrieval; those a method lacks `None`).
+type RetrievalColumns = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<NaiveDateTime>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+fn retrieval_columns(retrieval: Option<&Retrieval>) -> RetrievalColumns {
+    let Some(ret) = retrieval else {
+        return (None, None, None, None, None, None, None, None);
+    };
+    let (a, b, c, d) = match &ret.kind {
+        RetrievalKind::ReturnKit {
+            inbound_tracking_code,
+            inbound_tracking_link,
+            outbound_tracking_code,
+            outbound_tracking_link,
+        } => (
+            inbound_tracking_code.clone(),
+            inbound_tracking_link.clone(),
+            outbound_tracking_code.clone(),
+            outbound_tracking_link.clone(),
+        ),
+        RetrievalKind::InboundLabel {
+            inbound_tracking_code,
+            inbound_tracking_link,
+        } => (
+            inbound_tracking_code.clone(),
+            inbound_tracking_link.clone(),
+            None,
+            None,
+        ),
+        RetrievalKind::Physical => (None, None, None, None),
+    };
+    (
+        Some(ret.id.to_string()),
+        Some(ret.kind.type_name().to_owned()),
+        Some(ret.status.as_str().to_owned()),
+        Some(db_time(ret.updated_at)),
+        a,
+        b,
+        c,
+        d,
+    )
+}
+
 impl ReturnLineChange {
     /// The row of `line` of an order whose retrieval is `retrieval`.
     pub(crate) fn of(line: &ReturnLine, retrieval: Option<&Retrieval>) -> Self {
-        let (rid, rtype, rstatus, rat, a, b, c, d) = match retrieval {
-            None => (None, None, None, None, None, None, None, None),
-            Some(ret) => {
-                let (a, b, c, d) = match &ret.kind {
-                    RetrievalKind::ReturnKit {
-                        inbound_tracking_code,
-                        inbound_tracking_link,
-                        outbound_tracking_code,
-                        outbound_tracking_link,
-                    } => (
-                        inbound_tracking_code.clone(),
-                        inbound_tracking_link.clone(),
-                        outbound_tracking_code.clone(),
-                        outbound_tracking_link.clone(),
-                    ),
-                    RetrievalKind::InboundLabel {
-                        inbound_tracking_code,
-                        inbound_tracking_link,
-                    } => (
-                        inbound_tracking_code.clone(),
-                        inbound_tracking_link.clone(),
-                        None,
-                        None,
-                    ),
-                    RetrievalKind::Physical => (None, None, None, None),
-                };
-                (
-                    Some(ret.id.to_string()),
-                    Some(ret.kind.type_name().to_owned()),
-                    Some(ret.status.as_str().to_owned()),
-                    Some(db_time(ret.updated_at)),
-                    a,
-                    b,
-                    c,
-                    d,
-                )
-            }
-        };
+        let (rid, rtype, rstatus, rat, a, b, c, d) = retrieval_columns(retrieval);
         Self {
             status: line.status.as_str().to_owned(),
             active: line.active(),
