@@ -296,7 +296,9 @@ impl TestDatabase {
             Kind::Sqlite { .. } => {
                 let mut c = SqliteConnection::establish(&self.url)
                     .unwrap_or_else(|e| panic!("cannot connect: {e}"));
-                c.batch_execute("BEGIN IMMEDIATE")
+                // A server's own short write (the hold release's first pass
+                // at start) may hold the lock a moment: wait for it.
+                c.batch_execute("PRAGMA busy_timeout = 10000; BEGIN IMMEDIATE")
                     .unwrap_or_else(|e| panic!("cannot lock: {e}"));
                 WriteLockConn::Sqlite(c)
             }
