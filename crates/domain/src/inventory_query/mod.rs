@@ -257,13 +257,53 @@ impl InventoryFilter {
     }
 }
 
+/// A page of a listing, validated: the 1-based `page` (at most
+/// [`MAX_PAGE`]) and its `size` (1 to [`MAX_PAGE_SIZE`], default
+/// [`DEFAULT_PAGE_SIZE`]). The inventory and return-order listings read
+/// their `page` and `size` parameters with [`Paging::parse`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paging {
+    page: NonZeroU32,
+    size: u32,
+}
+
+impl Paging {
+    /// Validates the raw `page` and `size` parameters.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming `page` or `size`.
+    pub fn parse(page: Option<&str>, size: Option<&str>) -> Result<Self, DomainError> {
+        let page = NonZeroU32::new(parse_int(page, "page", FIRST_PAGE, FIRST_PAGE, MAX_PAGE)?)
+            .ok_or_else(|| DomainError::invalid("page", "page must be at least 1"))?;
+        let size = parse_int(size, "size", DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE)?;
+        Ok(Self { page, size })
+    }
+
+    /// 1-based page.
+    #[must_use]
+    pub fn page(self) -> NonZeroU32 {
+        self.page
+    }
+
+    /// Rows per page.
+    #[must_use]
+    pub fn size(self) -> u32 {
+        self.size
+    }
+
+    /// Rows to skip (the page is at least 1, so this cannot underflow).
+    #[must_use]
+    pub fn offset(self) -> u64 {
+        u64::from(self.page.get() - 1) * u64::from(self.size)
+    }
+}
+
 /// A validated listing query. Built only by [`InventoryQuery::parse`], so
 /// every value is within its documented range (the page is at least 1, so
 /// [`InventoryQuery::offset`] cannot underflow).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InventoryQuery {
-    page: NonZeroU32,
-    size: u32,
+    paging: Paging,
     filter: InventoryFilter,
     sort: SortKey,
     direction: SortDirection,
@@ -273,13 +313,13 @@ impl InventoryQuery {
     /// 1-based page, at most [`MAX_PAGE`].
     #[must_use]
     pub fn page(&self) -> NonZeroU32 {
-        self.page
+        self.paging.page()
     }
 
     /// Items per page, 1 to [`MAX_PAGE_SIZE`].
     #[must_use]
     pub fn size(&self) -> u32 {
-        self.size
+        self.paging.size()
     }
 
     /// Filters.
@@ -303,7 +343,7 @@ impl InventoryQuery {
     /// Rows to skip.
     #[must_use]
     pub fn offset(&self) -> u64 {
-        u64::from(self.page.get() - 1) * u64::from(self.size)
+        self.paging.offset()
     }
 
     /// Validates raw parameters.
@@ -311,21 +351,7 @@ impl InventoryQuery {
     /// # Errors
     /// [`DomainError::Invalid`] naming the first bad parameter.
     pub fn parse(raw: &RawInventoryQuery) -> Result<Self, DomainError> {
-        let page = NonZeroU32::new(parse_int(
-            raw.page.as_deref(),
-            "page",
-            FIRST_PAGE,
-            FIRST_PAGE,
-            MAX_PAGE,
-        )?)
-        .ok_or_else(|| DomainError::invalid("page", "page must be at least 1"))?;
-        let size = parse_int(
-            raw.size.as_deref(),
-            "size",
-            DEFAULT_PAGE_SIZE,
-            1,
-            MAX_PAGE_SIZE,
-        )?;
+        let paging = Paging::parse(raw.page.as_deref(), raw.size.as_deref())?;
 
         let person_id = id_param(raw.person_id.as_deref(), "personId", PersonId::parse)?;
         let email = non_empty(raw.assigned_email.as_deref()).map(crate::text::identifier_key);
@@ -455,8 +481,7 @@ impl InventoryQuery {
             None => SortDirection::Desc,
         };
         Ok(Self {
-            page,
-            size,
+            paging,
             filter,
             sort,
             direction,

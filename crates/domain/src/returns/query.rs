@@ -7,9 +7,7 @@ use std::num::NonZeroU32;
 use crate::error::DomainError;
 use crate::ids::{InventoryItemId, PersonId};
 use crate::inventory::ReturnStatus;
-use crate::inventory_query::{
-    id_param, parse_int, DEFAULT_PAGE_SIZE, FIRST_PAGE, MAX_PAGE, MAX_PAGE_SIZE,
-};
+use crate::inventory_query::{id_param, Paging};
 use crate::returns::order::ReturnOrder;
 
 /// The listing's parameters as the query string gives them.
@@ -30,8 +28,7 @@ pub struct RawReturnOrderQuery {
 /// A validated listing query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReturnOrderQuery {
-    page: NonZeroU32,
-    size: u32,
+    paging: Paging,
     /// Orders of this status.
     pub status: Option<ReturnStatus>,
     /// Orders of this person.
@@ -46,26 +43,12 @@ impl ReturnOrderQuery {
     /// # Errors
     /// [`DomainError::Invalid`] naming the first bad parameter.
     pub fn parse(raw: &RawReturnOrderQuery) -> Result<Self, DomainError> {
-        let page = NonZeroU32::new(parse_int(
-            raw.page.as_deref(),
-            "page",
-            FIRST_PAGE,
-            FIRST_PAGE,
-            MAX_PAGE,
-        )?)
-        .ok_or_else(|| DomainError::invalid("page", "page must be at least 1"))?;
-        let size = parse_int(
-            raw.size.as_deref(),
-            "size",
-            DEFAULT_PAGE_SIZE,
-            1,
-            MAX_PAGE_SIZE,
-        )?;
+        let paging = Paging::parse(raw.page.as_deref(), raw.size.as_deref())?;
         let status = raw
             .status
             .as_deref()
             .map(|s| {
-                ReturnStatus::parse(&s.trim().to_ascii_uppercase()).map_err(|_| {
+                ReturnStatus::parse(s).map_err(|_| {
                     DomainError::invalid(
                         "status",
                         format!(
@@ -81,8 +64,7 @@ impl ReturnOrderQuery {
             })
             .transpose()?;
         Ok(Self {
-            page,
-            size,
+            paging,
             status,
             person: id_param(raw.person_id.as_deref(), "personId", PersonId::parse)?,
             item: id_param(raw.item_id.as_deref(), "itemId", InventoryItemId::parse)?,
@@ -92,19 +74,19 @@ impl ReturnOrderQuery {
     /// 1-based page.
     #[must_use]
     pub fn page(&self) -> NonZeroU32 {
-        self.page
+        self.paging.page()
     }
 
     /// Orders per page.
     #[must_use]
     pub fn size(&self) -> u32 {
-        self.size
+        self.paging.size()
     }
 
     /// Rows to skip.
     #[must_use]
     pub fn offset(&self) -> u64 {
-        u64::from(self.page.get() - 1) * u64::from(self.size)
+        self.paging.offset()
     }
 
     /// Whether `order` passes the filters (the in-memory store's listing).
