@@ -7,7 +7,7 @@ use equip_domain::ids::InventoryItemId;
 use equip_domain::inventory::Condition;
 use equip_domain::ports::EntryOutcome;
 use equip_domain::returns::hold::HoldPeriod;
-use equip_domain::returns::receipt::{ItemKey, ReceiptEntry};
+use equip_domain::returns::receipt::{ItemKey, ReceiptEntry, MAX_ENTRIES};
 use equip_domain::text::SHORT_TEXT_MAX;
 use equip_domain::DomainError;
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,9 @@ use utoipa::ToSchema;
 use crate::item::condition;
 
 const _: () = assert!(SHORT_TEXT_MAX == 256, "serialNumber");
+// The schema's literals (utoipa takes no constant there).
+const _: () = assert!(MAX_ENTRIES == 1000, "items: maxItems");
+const _: () = assert!(HoldPeriod::MAX_DAYS == 3650, "holdPeriodDays: maximum");
 
 /// The body of a receipt: the items received, each named by `itemId` or
 /// `serialNumber` (one of them), with the `condition` found, if any.

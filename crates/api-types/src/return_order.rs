@@ -22,9 +22,19 @@ use equip_domain::returns::order::{ReturnLine, ReturnOrder};
 use equip_domain::returns::query::{RawReturnOrderQuery, ReturnOrderPage, ReturnOrderQuery};
 use equip_domain::returns::{ClosedReason, LineState, RetrievalType};
 
+use equip_domain::inventory_query::{DEFAULT_PAGE_SIZE, FIRST_PAGE, MAX_PAGE, MAX_PAGE_SIZE};
+use equip_domain::returns::create::MAX_ITEMS;
+
 use crate::item::{Pagination, RetrievalBody};
 use crate::read::double_option;
 use crate::schema::{names, nullable_one_of, one_of};
+
+// The `#[param]` / `#[schema]` facts below are literals (utoipa takes no
+// constant there): page, size, and the 1,000 items of a return or lines of a
+// change.
+const _: () = assert!(FIRST_PAGE == 1 && MAX_PAGE == 10_000_000, "page");
+const _: () = assert!(MAX_PAGE_SIZE == 1000 && DEFAULT_PAGE_SIZE == 100, "size");
+const _: () = assert!(MAX_ITEMS == 1000, "itemIds and lines: maxItems");
 
 fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
