@@ -5,12 +5,13 @@
 //! lines at once complete the offboarding exactly once.
 
 use equip_domain::event::{EventType, SubjectType};
+use equip_domain::inventory::RetrievalStatus;
 use equip_domain::ports::{Offboarding, ReturnOrderRepository};
-use equip_domain::returns::change::{LineChange, ReturnOrderChange};
+use equip_domain::returns::change::{LineChange, RetrievalChange, ReturnOrderChange, Tracking};
 use equip_domain::returns::create::ReturnRequest;
 use equip_domain::returns::order::ReturnOrder;
 use equip_domain::returns::query::{RawReturnOrderQuery, ReturnOrderQuery};
-use equip_domain::returns::ClosedReason;
+use equip_domain::returns::{ClosedReason, RetrievalType};
 use equip_domain::DomainError;
 
 use crate::events::all_events;
@@ -144,6 +145,38 @@ fn a_return_is_created_read_listed_and_written_off(_db: &TestDatabase, store: &S
         events.last().unwrap().subject.kind,
         SubjectType::ReturnOrder
     );
+    // A kit shipped: the order's event, and the item still on it records
+    // its return's move (its history follows the return); the written-off
+    // item records nothing more.
+    let before = all_events(store, &org).len();
+    let shipped = ReturnOrderChange {
+        retrieval: Some(RetrievalChange {
+            method: RetrievalType::ReturnKit,
+            status: Some(RetrievalStatus::Shipped),
+            tracking: Tracking::default(),
+        }),
+        ..ReturnOrderChange::default()
+    };
+    let moved = store
+        .change_return_order(org.id, order.id, &shipped, at(6, 0))
+        .unwrap()
+        .unwrap();
+    assert_eq!(moved.status, ReturnStatus::ReturnKitSent);
+    let events = all_events(store, &org);
+    let new: Vec<(EventType, uuid::Uuid)> = events[before..]
+        .iter()
+        .map(|e| (e.kind, e.subject.id))
+        .collect();
+    assert_eq!(
+        new,
+        [
+            (EventType::ReturnOrderUpdated, *order.id.as_uuid()),
+            (EventType::ItemUpdated, *items[1].as_uuid()),
+        ]
+    );
+    let changes: serde_json::Value =
+        serde_json::from_str(events.last().unwrap().changes.text().unwrap()).unwrap();
+    assert_eq!(changes["returnOrder.status"]["to"], "RETURN_KIT_SENT");
     // Listed by person and by item, newest first.
     assert_eq!(orders_of(store, &org, ada.id).len(), 1);
     assert!(orders_of(store, &org, PersonId::new()).is_empty());
