@@ -166,6 +166,7 @@ pub fn package(
         organization_id: organization,
         slug: p.slug,
         name: p.name,
+        items: Vec::new(),
     })
 }
 

@@ -42,6 +42,12 @@ wire_enum! {
         /// Create and change return orders, receive items at a warehouse,
         /// release holds, change the organization's hold period.
         ReturnsWrite => "returns:write",
+        /// Change a package's contents.
+        PackagesWrite => "packages:write",
+        /// List and read joiners' orders.
+        OrdersRead => "orders:read",
+        /// Ship order lines and record their delivery.
+        OrdersWrite => "orders:write",
     }
 }
 
@@ -410,7 +416,8 @@ mod tests {
                 "scope",
                 "unknown scope 'admin'; known scopes: inventory:read, inventory:write, \
                  warehouses:read, inventory-levels:write, new-joiners:write, scim, \
-                 events:read, webhooks:write, returns:read, returns:write"
+                 events:read, webhooks:write, returns:read, returns:write, packages:write, \
+                 orders:read, orders:write"
             )
             .to_string()
         );

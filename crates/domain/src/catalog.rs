@@ -57,7 +57,24 @@ pub struct Package {
     /// Short unique (per organization) name used in CSV uploads, e.g. `engineering-mac`.
     pub slug: String,
     pub name: String,
+    /// What a person with the package receives (docs/orders.md); empty:
+    /// the package orders nothing.
+    pub items: Vec<PackageItem>,
 }
+
+/// One entry of a package's contents: `quantity` units of a category.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageItem {
+    /// The category, e.g. `LAPTOP`.
+    pub category_code: String,
+    /// SKUs of the category to take first, in order of preference.
+    pub sku_ids: Vec<SkuId>,
+    /// How many units (1 to [`MAX_PACKAGE_ITEM_QUANTITY`]).
+    pub quantity: u8,
+}
+
+/// At most this many units of one entry.
+pub const MAX_PACKAGE_ITEM_QUANTITY: u8 = 20;
 
 impl Package {
     /// Checks the slug (lowercase letters, digits, `-`, `_`, `.`; 1–100 characters)
@@ -96,6 +113,7 @@ mod tests {
             organization_id: OrganizationId::new(),
             slug: "engineering-mac".into(),
             name: "Engineering (Mac)".into(),
+            items: Vec::new(),
         };
         assert!(p.validate().is_ok());
         p.slug = "Engineering Mac".into();

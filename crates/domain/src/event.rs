@@ -72,6 +72,17 @@ wire_enum! {
         /// A return order changed: its method, its retrieval status, a line
         /// (received, written off, ITAD asked), its status, or cancelled.
         ReturnOrderUpdated => "return_order.updated",
+        /// A joiner's order was created (by the provisioning change that gave
+        /// the person a package with contents).
+        OrderCreated => "order.created",
+        /// A line of an order found no stock and waits for it.
+        OrderBackordered => "order.backordered",
+        /// An order changed: a line allocated, shipped, delivered or
+        /// cancelled, its lines replaced, or the order cancelled.
+        OrderUpdated => "order.updated",
+        /// A level's available stock fell below its minimum (once per
+        /// crossing: again only after it was back at or above).
+        LevelBelowMinimum => "inventory_level.below_minimum",
     }
 }
 
@@ -90,6 +101,8 @@ wire_enum! {
         Reminder => "REMINDER",
         /// A return order.
         ReturnOrder => "RETURN_ORDER",
+        /// A joiner's order.
+        Order => "ORDER",
     }
 }
 
@@ -108,13 +121,15 @@ impl EventType {
             | Self::GroupDeleted
             | Self::GroupMemberAdded
             | Self::GroupMemberRemoved => SubjectType::Group,
-            Self::LevelCreated | Self::LevelDeactivated | Self::LevelUpdated => {
-                SubjectType::InventoryLevel
-            }
+            Self::LevelCreated
+            | Self::LevelDeactivated
+            | Self::LevelUpdated
+            | Self::LevelBelowMinimum => SubjectType::InventoryLevel,
             Self::ReminderCreated | Self::ReminderDelivered | Self::ReminderFailed => {
                 SubjectType::Reminder
             }
             Self::ReturnOrderCreated | Self::ReturnOrderUpdated => SubjectType::ReturnOrder,
+            Self::OrderCreated | Self::OrderBackordered | Self::OrderUpdated => SubjectType::Order,
         }
     }
 }
@@ -776,6 +791,7 @@ mod tests {
                 SubjectType::InventoryLevel => "inventory_level",
                 SubjectType::Reminder => "reminder",
                 SubjectType::ReturnOrder => "return_order",
+                SubjectType::Order => "order",
             };
             assert_eq!(prefix, expected, "{kind}");
         }

@@ -135,6 +135,22 @@ id_type!(
     ReminderId
 );
 id_type!(
+    /// Identifies one entry of a package's contents.
+    PackageItemId
+);
+id_type!(
+    /// Identifies a joiner's order.
+    OrderId
+);
+id_type!(
+    /// Identifies one line (one unit) of an order.
+    OrderLineId
+);
+id_type!(
+    /// Identifies a shipment of order lines.
+    ShipmentId
+);
+id_type!(
     /// Identifies an email waiting in (or delivered from) the outbox.
     OutboxMessageId
 );

@@ -53,6 +53,7 @@ pub mod inventory;
 pub mod inventory_level;
 pub mod inventory_query;
 pub mod location;
+pub mod orders;
 pub mod organization;
 pub mod person;
 pub mod person_query;

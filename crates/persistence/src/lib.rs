@@ -51,14 +51,17 @@ mod group_filter;
 mod import;
 mod import_events;
 mod import_facts;
+mod levels;
 mod listing;
 mod membership;
 mod models;
+mod orders;
 mod people_filter;
 mod repositories;
 mod returns;
 mod schema;
 mod sql_builder;
+mod stock;
 mod store;
 #[cfg(feature = "test-support")]
 pub mod test_support;

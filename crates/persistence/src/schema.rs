@@ -215,6 +215,7 @@ diesel::table! {
         target_quantity -> Integer,
         created_at -> Timestamp,
         deactivated_at -> Nullable<Timestamp>,
+        below_minimum -> Bool,
     }
 }
 
@@ -401,6 +402,61 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    package_items (id) {
+        id -> Text,
+        organization_id -> Text,
+        package_id -> Text,
+        position -> Integer,
+        category_code -> Text,
+        sku_ids -> Text,
+        quantity -> Integer,
+    }
+}
+
+diesel::table! {
+    orders (id) {
+        id -> Text,
+        organization_id -> Text,
+        person_id -> Text,
+        package_id -> Nullable<Text>,
+        status -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    shipments (id) {
+        id -> Text,
+        organization_id -> Text,
+        order_id -> Text,
+        status -> Text,
+        carrier -> Nullable<Text>,
+        tracking_code -> Nullable<Text>,
+        tracking_link -> Nullable<Text>,
+        shipped_at -> Timestamp,
+        delivered_at -> Nullable<Timestamp>,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    order_lines (id) {
+        id -> Text,
+        organization_id -> Text,
+        order_id -> Text,
+        position -> Integer,
+        category_code -> Text,
+        sku_ids -> Text,
+        status -> Text,
+        inventory_item_id -> Nullable<Text>,
+        shipment_id -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(return_order_items -> return_orders (return_order_id));
 diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
 diesel::joinable!(group_members -> groups (group_id));
@@ -429,4 +485,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     group_members,
     webhooks,
     webhook_deliveries,
+    package_items,
+    orders,
+    shipments,
+    order_lines,
 );

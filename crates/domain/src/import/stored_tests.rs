@@ -32,6 +32,7 @@ fn package(organization: OrganizationId, slug: &str) -> Package {
         organization_id: organization,
         slug: slug.into(),
         name: slug.into(),
+        items: Vec::new(),
     }
 }
 

@@ -240,6 +240,7 @@ mod tests {
             organization_id: org,
             slug: slug.into(),
             name: slug.into(),
+            items: Vec::new(),
         });
         id
     }

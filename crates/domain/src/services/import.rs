@@ -64,6 +64,7 @@ mod tests {
             organization_id: org,
             slug: slug.into(),
             name: slug.into(),
+            items: Vec::new(),
         };
         let first = ImportBatch {
             packages: vec![package("eng")],

@@ -164,6 +164,7 @@ mod tests {
             organization_id: f.org.id,
             slug: "kit".into(),
             name: "Starter Kit".into(),
+            items: Vec::new(),
         };
         let mut joiner = person(f.org.id, "ana@acme.example");
         joiner.package_id = Some(package.id);
@@ -202,6 +203,7 @@ mod tests {
             organization_id: f.org.id,
             slug: "eng".into(),
             name: "Engineering Kit".into(),
+            items: Vec::new(),
         };
         let joiner = person(f.org.id, "ana@acme.example");
         {

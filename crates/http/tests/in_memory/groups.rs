@@ -100,6 +100,7 @@ fn package(store: &InMemoryStore, org: equip_domain::ids::OrganizationId, slug: 
         organization_id: org,
         slug: slug.into(),
         name: slug.into(),
+        items: Vec::new(),
     });
     id.to_string()
 }

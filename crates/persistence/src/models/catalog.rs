@@ -73,6 +73,7 @@ impl PackageRow {
             organization_id: parse_id(&self.organization_id)?,
             slug: self.slug,
             name: self.name,
+            items: Vec::new(),
         })
     }
 }

@@ -564,6 +564,7 @@ fn postgres_a_create_locks_its_package_before_the_sequence() {
         organization_id: org.id,
         slug: "kit".into(),
         name: "Kit".into(),
+        items: Vec::new(),
     };
     let batch = ImportBatch {
         packages: vec![kit.clone()],

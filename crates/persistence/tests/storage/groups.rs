@@ -79,6 +79,7 @@ fn package(store: &Store, org: &Organization, slug: &str) -> PackageId {
         organization_id: org.id,
         slug: slug.into(),
         name: slug.into(),
+        items: Vec::new(),
     };
     import(
         store,

@@ -28,6 +28,7 @@ fn full_batch(org: &Organization) -> ImportBatch {
         organization_id: org.id,
         slug: "engineering-mac".into(),
         name: "Engineering (Mac)".into(),
+        items: Vec::new(),
     };
     let ada = Person {
         external_id: Some("okta-00u1".into()),

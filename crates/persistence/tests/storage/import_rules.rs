@@ -280,6 +280,7 @@ fn import_package_slug_rules(_db: &TestDatabase, store: &Store) {
         organization_id: org.id,
         slug: slug.into(),
         name: slug.to_uppercase(),
+        items: Vec::new(),
     };
     let mac = pkg("mac");
     let win = pkg("win");

@@ -195,6 +195,7 @@ impl Generator {
                 organization_id: org,
                 slug: (*slug).to_owned(),
                 name: (*name).to_owned(),
+                items: Vec::new(),
             })
             .collect();
         self.tags = data::TAGS

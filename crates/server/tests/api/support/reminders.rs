@@ -82,6 +82,7 @@ pub fn seed_people(store: &Store, org: OrganizationId, other_org: OrganizationId
         organization_id: org,
         slug: "engineering-mac".into(),
         name: "Engineering Mac Kit".into(),
+        items: Vec::new(),
     };
     let mut joiner = person(org, "ana.silva@acme.example", "Ana", "Silva");
     joiner.start_date = today.checked_add_days(Days::new(10));

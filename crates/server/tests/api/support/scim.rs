@@ -88,6 +88,7 @@ pub fn package(store: &Store, org: OrganizationId, slug: &str) -> PackageId {
         organization_id: org,
         slug: slug.into(),
         name: format!("Package {slug}"),
+        items: Vec::new(),
     };
     let id = p.id;
     let batch = ImportBatch {
