@@ -1,3 +1,4 @@
+DROP INDEX inventory_items_available_idx;
 DROP TABLE order_lines;
 DROP TABLE shipments;
 DROP TABLE orders;

@@ -89,6 +89,11 @@ CREATE UNIQUE INDEX order_lines_item_key ON order_lines (inventory_item_id)
 CREATE INDEX order_lines_backordered_idx ON order_lines (organization_id, category_code, created_at, id)
     WHERE status = 'BACKORDERED';
 
+-- AVAILABLE stock by SKU, oldest first: what allocation searches and what
+-- a level's available quantity counts.
+CREATE INDEX inventory_items_available_idx ON inventory_items (organization_id, sku_id, created_at, id)
+    WHERE deploy_status = 'AVAILABLE';
+
 ALTER TABLE inventory_levels ADD COLUMN below_minimum BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- The package and order scopes: a key that held every scope before them
