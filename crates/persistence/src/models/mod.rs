@@ -38,6 +38,7 @@ mod groups;
 mod inventory;
 mod levels;
 mod locations;
+mod orders;
 mod organizations;
 mod people;
 
@@ -46,6 +47,7 @@ pub(crate) use groups::*;
 pub(crate) use inventory::*;
 pub(crate) use levels::*;
 pub(crate) use locations::*;
+pub(crate) use orders::*;
 pub(crate) use organizations::*;
 pub(crate) use people::*;
 

@@ -5,6 +5,9 @@
 
 #![allow(dead_code)] // wired into the writers by the joiners work (issue 33) in progress
 
+pub(crate) mod read;
+pub(crate) mod write;
+
 use chrono::{DateTime, Utc};
 
 use crate::connection::DbConnection;
