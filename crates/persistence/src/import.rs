@@ -19,7 +19,7 @@
 //! in dependency order, are one transaction's sequence and share its macros.
 
 use equip_domain::group::membership::LeavingEveryGroup;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use chrono::Utc;
 use diesel::prelude::*;
@@ -292,14 +292,40 @@ pub(crate) fn run(
         reported: 0,
         report,
     };
+    // Whose order the import may change: its people, and the members of
+    // its groups before and after.
+    let group_ids: Vec<String> = batch
+        .groups
+        .iter()
+        .map(|g| g.group.id.to_string())
+        .collect();
+    let mut joiners: BTreeSet<String> = batch.people.iter().map(|p| p.id.to_string()).collect();
+    joiners.extend(members_of(c, &group_ids)?);
     write(c, events, batch, &rows, &changes, &mut progress)?;
     let now = Utc::now();
     for event in equip_domain::import::events::import_events(batch, &before) {
         events.push(&org, now, event);
     }
     refresh_listing(c, &org, &rows, &changes)?;
+    joiners.extend(members_of(c, &group_ids)?);
+    let joiners: Vec<String> = joiners.into_iter().collect();
+    crate::orders::provisioned(c, events, &org, &joiners, now)?;
     progress.finish();
     Ok(ImportSummary::of(batch))
+}
+
+/// The members (ids) of the groups `ids`.
+fn members_of(c: &mut DbConnection, ids: &[String]) -> DbResult<Vec<String>> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(ID_CHUNK) {
+        out.extend(
+            group_members::table
+                .filter(group_members::group_id.eq_any(chunk))
+                .select(group_members::person_id)
+                .load::<String>(c)?,
+        );
+    }
+    Ok(out)
 }
 
 /// Rewrites the inventory listing rows the import changed: its items, and the

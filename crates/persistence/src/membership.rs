@@ -18,11 +18,12 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use equip_domain::group::membership::LeavingEveryGroup;
+use equip_domain::group::PersonGroup;
 use equip_domain::ids::{GroupId, PersonId};
 
 use crate::connection::{Backend, DbConnection};
 use crate::error::{DbError, DbResult};
-use crate::models::{db_time, parse_id};
+use crate::models::{db_time, parse_id, PersonGroupRow};
 use crate::schema::{group_members, groups, people};
 use crate::sql_builder::{texts, IdRow, Sql, ID_CHUNK};
 
@@ -260,4 +261,37 @@ pub(crate) fn leave_groups(
     )
     .execute(c)?;
     Ok(())
+}
+
+/// The groups (with their package and precedence) of each of `people` (ids
+/// as text, sorted), in (person, group) id order.
+pub(crate) fn person_groups(
+    c: &mut DbConnection,
+    org: &str,
+    people: &[String],
+) -> DbResult<Vec<(PersonId, PersonGroup)>> {
+    let mut out = Vec::new();
+    // From the person index (person_id, group_id) to each group's row.
+    for chunk in people.chunks(ID_CHUNK) {
+        let rows: Vec<PersonGroupRow> = group_members::table
+            .inner_join(groups::table.on(groups::id.eq(group_members::group_id)))
+            .filter(group_members::person_id.eq_any(chunk))
+            .filter(group_members::organization_id.eq(org))
+            .order((
+                group_members::person_id.asc(),
+                group_members::group_id.asc(),
+            ))
+            .select((
+                group_members::person_id,
+                groups::id,
+                groups::display_name,
+                groups::package_id,
+                groups::precedence,
+            ))
+            .load(c)?;
+        for row in rows {
+            out.push(row.into_domain()?);
+        }
+    }
+    Ok(out)
 }

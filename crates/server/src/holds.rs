@@ -2,13 +2,15 @@
 //! (docs/returns.md, "Holds"), at start and every `--hold-release-interval`,
 //! in short batches (one transaction each). Several instances may run it on
 //! one database: a hold is released by one of them
-//! (`ReceiptRepository::release_due_holds`).
+//! (`ReceiptRepository::release_due_holds`). The same pass then fills the
+//! backorders that AVAILABLE stock could fill but no write did
+//! (`BackorderRepository::fill_waiting_backorders`, docs/orders.md).
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use chrono::Utc;
-use equip_domain::ports::ReceiptRepository;
+use equip_domain::ports::{BackorderRepository, ReceiptRepository};
 use equip_domain::services::receipts::release_due_holds;
 use equip_persistence::Backend;
 
@@ -37,9 +39,10 @@ pub fn release_once(
     release_due_holds(store, Utc::now(), batch)
 }
 
-/// Releases at start and every `interval` until `stopped` is closed.
-pub fn run(
-    store: &dyn ReceiptRepository,
+/// Releases (then fills waiting backorders) at start and every `interval`
+/// until `stopped` is closed.
+pub fn run<S: ReceiptRepository + BackorderRepository + ?Sized>(
+    store: &S,
     batch: usize,
     interval: Duration,
     stopped: &Receiver<()>,
@@ -50,6 +53,11 @@ pub fn run(
             Ok(0) => {}
             Ok(n) => tracing::info!("released {n} holds in {} ms", started.elapsed().as_millis()),
             Err(e) => tracing::warn!("could not release due holds: {e}"),
+        }
+        match store.fill_waiting_backorders(Utc::now()) {
+            Ok(0) => {}
+            Ok(n) => tracing::info!("filled {n} waiting backorder lines"),
+            Err(e) => tracing::warn!("could not fill waiting backorders: {e}"),
         }
         match stopped.recv_timeout(interval) {
             Err(RecvTimeoutError::Timeout) => {}

@@ -14,13 +14,15 @@
 //!   released. Shipped lines go on.
 //! - Once a line shipped, a package change leaves the order as it is.
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::order::{Order, OrderLine};
 use super::{LineStatus, OrderStatus};
 use crate::catalog::PackageItem;
 use crate::ids::{InventoryItemId, OrderId, OrderLineId, OrganizationId, PackageId, PersonId};
-use crate::person::PersonStatus;
+use crate::person::{Person, PersonStatus};
 
 /// A package as an order needs it: its id and its contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,6 +191,50 @@ fn changed(mut order: Order, package: Option<&PackageContents>, at: DateTime<Utc
     OrderPlan::Change {
         order: order.restated(),
         released,
+    }
+}
+
+/// Whether a person's update may change their order: their own package,
+/// `active` or start date changed (their status and groups do not change
+/// in an update; offboarding and group writes plan on their own).
+#[must_use]
+pub fn update_matters(before: &Person, after: &Person) -> bool {
+    before.package_id != after.package_id
+        || before.active != after.active
+        || before.start_date != after.start_date
+}
+
+/// Whose order a group write may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Affected {
+    /// Nobody's: the group has no package before or after.
+    Nobody,
+    /// These people's (joining or leaving a group with a package).
+    These(BTreeSet<PersonId>),
+    /// Every member's (after the write) and these leavers': the group's
+    /// package or, for a group with a package, its precedence changed.
+    EveryMember(BTreeSet<PersonId>),
+}
+
+/// Whose order a group write may change, from the group's package and
+/// precedence before and after (`None` before: a new group; `None` after:
+/// a deleted one) and the people who joined and left.
+#[must_use]
+pub fn affected_by_group(
+    before: Option<(Option<PackageId>, i32)>,
+    after: Option<(Option<PackageId>, i32)>,
+    joining: &BTreeSet<PersonId>,
+    leaving: &BTreeSet<PersonId>,
+) -> Affected {
+    let package = |g: Option<(Option<PackageId>, i32)>| g.and_then(|(p, _)| p);
+    let (was, is) = (package(before), package(after));
+    if was.is_none() && is.is_none() {
+        return Affected::Nobody;
+    }
+    let moved: BTreeSet<PersonId> = joining.union(leaving).copied().collect();
+    match (before, after) {
+        (Some(b), Some(a)) if b != a => Affected::EveryMember(moved),
+        _ => Affected::These(moved),
     }
 }
 

@@ -7,6 +7,7 @@
 //! that does not exist.
 
 mod api_keys;
+mod backorders;
 mod catalog;
 mod events;
 mod groups;
@@ -25,6 +26,7 @@ mod stats;
 mod webhooks;
 
 pub use api_keys::ApiKeyRepository;
+pub use backorders::BackorderRepository;
 pub use catalog::CatalogRepository;
 pub use events::{Acting, EventRepository};
 pub use groups::{GroupChange, GroupRepository, GroupWrite};

@@ -21,7 +21,8 @@ use equip_domain::event::NewEvent;
 use equip_domain::group::membership::{decide_create, decide_delete, decide_update, MembersFacts};
 use equip_domain::group::{Group, Member, PersonGroup};
 use equip_domain::group_query::{GroupPage, GroupQuery};
-use equip_domain::ids::{GroupId, OrganizationId, PersonId};
+use equip_domain::ids::{GroupId, OrganizationId, PackageId, PersonId};
+use equip_domain::orders::plan::{affected_by_group, Affected};
 use equip_domain::ports::{GroupChange, GroupRepository, GroupWrite};
 use equip_domain::text::identifier_key;
 
@@ -30,7 +31,7 @@ use crate::error::{DbError, DbResult};
 use crate::events::{recorded, Recorder};
 use crate::group_filter::{from_where, order_and_page};
 use crate::membership::{add_members, members_among, members_except, not_people, remove_members};
-use crate::models::{db_time, parse_id, GroupRow, MemberRow, PersonGroupRow};
+use crate::models::{db_time, parse_id, GroupRow, MemberRow};
 use crate::schema::{group_members, groups, people};
 use crate::sql_builder::{texts, CountRow, Sql, ID_CHUNK};
 use crate::store::Store;
@@ -121,6 +122,40 @@ fn record_all(events: &mut Recorder, org: &str, at: DateTime<Utc>, decided: Vec<
         events.push(org, at, event);
     }
 }
+
+/// After a group write: the orders of the people whose effective package
+/// it may have changed (`equip_domain::orders::plan::affected_by_group`),
+/// planned and written in the same transaction. `group`: the group's id
+/// and its (package, precedence) before and after; `moved`: who joined and
+/// who left.
+fn orders_after(
+    c: &mut DbConnection,
+    events: &mut Recorder,
+    org: &str,
+    group: GroupSides<'_>,
+    moved: (&[PersonId], &[PersonId]),
+    at: DateTime<Utc>,
+) -> DbResult<()> {
+    let (gid, before, after) = group;
+    let joining: BTreeSet<PersonId> = moved.0.iter().copied().collect();
+    let leaving: BTreeSet<PersonId> = moved.1.iter().copied().collect();
+    let people = match affected_by_group(before, after, &joining, &leaving) {
+        Affected::Nobody => return Ok(()),
+        Affected::These(people) => people,
+        Affected::EveryMember(mut people) => {
+            people.extend(members_except(c, gid, &[])?);
+            people
+        }
+    };
+    crate::orders::provisioned(c, events, org, &texts(&people), at)
+}
+
+/// A group's id and its (package, precedence) before and after a write.
+type GroupSides<'a> = (
+    &'a str,
+    Option<(Option<PackageId>, i32)>,
+    Option<(Option<PackageId>, i32)>,
+);
 
 impl GroupRepository for Store {
     fn find_group(&self, organization: OrganizationId, id: GroupId) -> StoreResult<Option<Group>> {
@@ -277,6 +312,14 @@ impl GroupRepository for Store {
                         .execute(c)?;
                 }
                 record_all(events, org, group.updated_at, created.events);
+                orders_after(
+                    c,
+                    events,
+                    org,
+                    (&row.id, None, Some((group.package_id, group.precedence))),
+                    (&created.joining, &[]),
+                    group.updated_at,
+                )?;
                 Ok(GroupWrite::Done(row.clone().into_domain()?))
             }))
         })
@@ -350,6 +393,18 @@ impl GroupRepository for Store {
                 let mut stored = written.clone();
                 stored.updated_at = updated_at.and_utc();
                 record_all(events, &org, stored.updated_at, plan.events);
+                orders_after(
+                    c,
+                    events,
+                    &org,
+                    (
+                        &gid,
+                        Some((current.package_id, current.precedence)),
+                        Some((stored.package_id, stored.precedence)),
+                    ),
+                    (&plan.joining, &plan.leaving),
+                    stored.updated_at,
+                )?;
                 Ok(GroupWrite::Done(stored))
             }))
         })
@@ -373,6 +428,11 @@ impl GroupRepository for Store {
                     Ok(decided) => decided,
                     Err(refusal) => return refuse(refusal.into()),
                 };
+                let members: Vec<PersonId> = if current.package_id.is_some() {
+                    members_except(c, &gid, &[])?.into_iter().collect()
+                } else {
+                    Vec::new()
+                };
                 diesel::delete(group_members::table.filter(group_members::group_id.eq(&gid)))
                     .execute(c)?;
                 diesel::delete(
@@ -381,7 +441,16 @@ impl GroupRepository for Store {
                         .filter(groups::organization_id.eq(&org)),
                 )
                 .execute(c)?;
-                record_all(events, &org, Utc::now(), decided);
+                let at = Utc::now();
+                record_all(events, &org, at, decided);
+                orders_after(
+                    c,
+                    events,
+                    &org,
+                    (&gid, Some((current.package_id, current.precedence)), None),
+                    (&[], &members),
+                    at,
+                )?;
                 Ok(GroupWrite::Done(current))
             }))
         })
@@ -395,31 +464,6 @@ impl GroupRepository for Store {
         let org = organization.to_string();
         let ids: BTreeSet<String> = people.iter().map(ToString::to_string).collect();
         let ids: Vec<String> = ids.into_iter().collect();
-        self.read("group", |c| {
-            let mut out = Vec::new();
-            // From the person index (person_id, group_id) to each group's row.
-            for chunk in ids.chunks(ID_CHUNK) {
-                let rows: Vec<PersonGroupRow> = group_members::table
-                    .inner_join(groups::table.on(groups::id.eq(group_members::group_id)))
-                    .filter(group_members::person_id.eq_any(chunk))
-                    .filter(group_members::organization_id.eq(&org))
-                    .order((
-                        group_members::person_id.asc(),
-                        group_members::group_id.asc(),
-                    ))
-                    .select((
-                        group_members::person_id,
-                        groups::id,
-                        groups::display_name,
-                        groups::package_id,
-                        groups::precedence,
-                    ))
-                    .load(c)?;
-                for row in rows {
-                    out.push(row.into_domain()?);
-                }
-            }
-            Ok(out)
-        })
+        self.read("group", |c| crate::membership::person_groups(c, &org, &ids))
     }
 }

@@ -1,6 +1,7 @@
 //! The domain's repository traits implemented for [`crate::Store`], one module per port.
 
 mod api_keys;
+mod backorders;
 mod catalog;
 mod events;
 pub(crate) mod groups;

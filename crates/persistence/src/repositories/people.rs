@@ -19,7 +19,7 @@ use equip_domain::ports::{insert_one_at_a_time, Offboarding, PersonRepository, P
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
-use crate::events::{recorded, write_recorded_pg};
+use crate::events::{recorded, write_recorded_pg, Recorder};
 use crate::membership;
 use crate::models::{db_time, parse_id, PersonEmailRow, PersonRow, PersonRows};
 use crate::people_filter::{from_where, order_and_page};
@@ -274,6 +274,7 @@ impl Store {
                     );
                     each.push(Ok(()));
                 }
+                orders_of_created(c, events, &org, people, &each)?;
                 Ok(each)
             })?;
             let created = each.iter().filter(|r| r.is_ok()).count();
@@ -377,6 +378,27 @@ impl Store {
     }
 }
 
+/// After people were created together (`each`: whether each was): the
+/// orders of those created with a package.
+fn orders_of_created(
+    c: &mut DbConnection,
+    events: &mut Recorder,
+    org: &str,
+    people: &[Person],
+    each: &[DbResult<()>],
+) -> DbResult<()> {
+    let with_package: Vec<String> = people
+        .iter()
+        .zip(each)
+        .filter(|(p, written)| written.is_ok() && p.package_id.is_some())
+        .map(|(p, _)| p.id.to_string())
+        .collect();
+    let Some(at) = people.iter().map(|p| p.updated_at).max() else {
+        return Ok(());
+    };
+    crate::orders::provisioned(c, events, org, &with_package, at)
+}
+
 /// The stored (status, version) of a person.
 fn state_of(conn: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<(String, i64)>> {
     Ok(people::table
@@ -467,8 +489,9 @@ impl PersonRepository for Store {
             let event = NewEvent::created(EventType::PersonCreated, person);
             let org = &rows.person.organization_id;
             match c {
-                // The person, the emails and the event: one statement.
-                DbConnection::Postgres(pg) => {
+                // The person, the emails and the event: one statement (a
+                // person with a package also gets their order: below).
+                DbConnection::Postgres(pg) if rows.person.package_id.is_none() => {
                     // The package's foreign key is checked at the end of
                     // the statement, after the sequence is taken: its lock
                     // (KEY SHARE, which an import updating the package waits
@@ -485,11 +508,22 @@ impl PersonRepository for Store {
                         write_recorded_pg(pg, self.actor, org, person.updated_at, event, writes)
                     })?;
                 }
-                DbConnection::Sqlite(_) => {
+                _ => {
                     creates_together(self, c, |c| {
                         recorded(c, self.actor, |c, events| {
-                            insert_rows(c, &rows)?;
+                            match c {
+                                DbConnection::Postgres(pg) => {
+                                    with_person_writes_pg(&rows, None, |writes| {
+                                        crate::events::write_together_pg(pg, writes)
+                                    })?;
+                                }
+                                DbConnection::Sqlite(_) => insert_rows(c, &rows)?,
+                            }
                             events.push(org, person.updated_at, event);
+                            if rows.person.package_id.is_some() {
+                                let id = std::slice::from_ref(&rows.person.id);
+                                crate::orders::provisioned(c, events, org, id, person.updated_at)?;
+                            }
                             Ok(())
                         })
                     })?;
@@ -539,6 +573,11 @@ impl PersonRepository for Store {
                             Err(e) => return Err(e),
                         }
                     }
+                    let org = people
+                        .first()
+                        .map(|p| p.organization_id.to_string())
+                        .unwrap_or_default();
+                    orders_of_created(c, events, &org, people, &each)?;
                     Ok(each)
                 })
             })?;
@@ -618,6 +657,16 @@ impl PersonRepository for Store {
                 )?;
                 let event = NewEvent::updated(EventType::PersonUpdated, current, person);
                 events.push_some(&p.organization_id, person.updated_at, event);
+                if equip_domain::orders::plan::update_matters(current, person) {
+                    let id = std::slice::from_ref(&p.id);
+                    crate::orders::provisioned(
+                        c,
+                        events,
+                        &p.organization_id,
+                        id,
+                        person.updated_at,
+                    )?;
+                }
                 Ok(PersonWrite::Done)
             })
         })
@@ -669,6 +718,8 @@ impl PersonRepository for Store {
                 for event in &plan.events {
                     events.push(&org, at, event.clone());
                 }
+                // Offboarding cancels what the person's order has not shipped.
+                crate::orders::provisioned(c, events, &org, std::slice::from_ref(&id), at)?;
                 Ok(plan.outcome())
             })
         })

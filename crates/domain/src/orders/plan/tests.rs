@@ -191,3 +191,40 @@ fn offboarding_cancels_what_has_not_shipped_and_shipped_lines_go_on() {
     f.active = false;
     assert!(matches!(super::plan(&f), OrderPlan::Change { .. }));
 }
+
+#[test]
+fn a_group_write_changes_the_orders_of_whom_its_package_reaches() {
+    let (a, b) = (PersonId::new(), PersonId::new());
+    let joining: BTreeSet<_> = [a].into();
+    let leaving: BTreeSet<_> = [b].into();
+    let kit = Some(PackageId::new());
+    // No package before or after: nobody.
+    assert_eq!(
+        affected_by_group(Some((None, 1)), Some((None, 2)), &joining, &leaving),
+        Affected::Nobody
+    );
+    // Members moving in and out of a group with a package.
+    let both: BTreeSet<_> = [a, b].into();
+    assert_eq!(
+        affected_by_group(Some((kit, 1)), Some((kit, 1)), &joining, &leaving),
+        Affected::These(both.clone())
+    );
+    // A new group and a deleted one reach their members.
+    assert_eq!(
+        affected_by_group(None, Some((kit, 1)), &joining, &BTreeSet::new()),
+        Affected::These(joining.clone())
+    );
+    assert_eq!(
+        affected_by_group(Some((kit, 1)), None, &BTreeSet::new(), &leaving),
+        Affected::These(leaving.clone())
+    );
+    // The package or the precedence changed: every member.
+    assert_eq!(
+        affected_by_group(Some((kit, 1)), Some((None, 1)), &joining, &leaving),
+        Affected::EveryMember(both.clone())
+    );
+    assert_eq!(
+        affected_by_group(Some((kit, 1)), Some((kit, 0)), &joining, &leaving),
+        Affected::EveryMember(both)
+    );
+}
