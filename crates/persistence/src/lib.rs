@@ -56,6 +56,7 @@ mod listing;
 mod membership;
 mod models;
 mod orders;
+mod package_contents;
 mod people_filter;
 mod repositories;
 mod returns;

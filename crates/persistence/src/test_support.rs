@@ -529,6 +529,35 @@ fn redact(url: &str) -> String {
     }
 }
 
+impl Store {
+    /// The contents of the organization's packages among `packages`, as the
+    /// provisioning writers read them (`package_contents::contents_of`: by
+    /// package id, each in position order; a package without contents,
+    /// unknown or another organization's is absent). For tests.
+    ///
+    /// # Errors
+    /// Backend failures.
+    pub fn package_contents_of(
+        &self,
+        organization: equip_domain::ids::OrganizationId,
+        packages: &[equip_domain::ids::PackageId],
+    ) -> equip_domain::error::StoreResult<
+        std::collections::HashMap<
+            equip_domain::ids::PackageId,
+            Vec<equip_domain::catalog::PackageItem>,
+        >,
+    > {
+        let org = organization.to_string();
+        let ids: Vec<String> = packages.iter().map(ToString::to_string).collect();
+        self.read("package", |c| {
+            crate::package_contents::contents_of(c, &org, &ids)?
+                .into_iter()
+                .map(|(id, items)| Ok((crate::models::parse_id(&id)?, items)))
+                .collect()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

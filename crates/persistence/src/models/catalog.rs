@@ -1,7 +1,9 @@
 //! Rows of the catalog: SKUs and packages.
 
 use super::*;
-use crate::schema::{packages, skus};
+use crate::schema::{package_items, packages, skus};
+use equip_domain::catalog::PackageItem;
+use equip_domain::ids::PackageItemId;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = skus, treat_none_as_default_value = false)]
@@ -74,6 +76,57 @@ impl PackageRow {
             slug: self.slug,
             name: self.name,
             items: Vec::new(),
+        })
+    }
+}
+
+/// One entry of a package's contents as stored: `sku_ids` is a JSON array of
+/// SKU ids (text), in order of preference.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = package_items, treat_none_as_default_value = false)]
+pub(crate) struct PackageItemRow {
+    pub id: String,
+    pub organization_id: String,
+    pub package_id: String,
+    pub position: i32,
+    pub category_code: String,
+    pub sku_ids: String,
+    pub quantity: i32,
+}
+
+impl PackageItemRow {
+    /// The row of the entry at `index` of `package`'s contents (a new row id:
+    /// contents are replaced whole, never edited in place).
+    pub(crate) fn new(
+        organization: &str,
+        package: &str,
+        index: usize,
+        item: &PackageItem,
+    ) -> DbResult<Self> {
+        let skus: Vec<String> = item.sku_ids.iter().map(ToString::to_string).collect();
+        Ok(Self {
+            id: PackageItemId::new().to_string(),
+            organization_id: organization.to_owned(),
+            package_id: package.to_owned(),
+            position: position(index)?,
+            category_code: item.category_code.clone(),
+            sku_ids: to_json(&skus)?,
+            quantity: i32::from(item.quantity),
+        })
+    }
+
+    pub(crate) fn into_domain(self) -> DbResult<PackageItem> {
+        let skus: Vec<String> = from_json(&self.sku_ids)?;
+        let sku_ids = skus
+            .iter()
+            .map(|s| parse_id::<SkuId>(s))
+            .collect::<DbResult<Vec<_>>>()?;
+        let quantity = u8::try_from(self.quantity)
+            .map_err(|_| DbError::corrupt(format!("package item quantity {}", self.quantity)))?;
+        Ok(PackageItem {
+            category_code: self.category_code,
+            sku_ids,
+            quantity,
         })
     }
 }

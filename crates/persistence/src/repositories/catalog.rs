@@ -1,16 +1,70 @@
-//! [`CatalogRepository`] for [`Store`].
+//! [`CatalogRepository`] for [`Store`]: SKUs, and packages with their
+//! contents (`crate::package_contents`).
 
 use diesel::prelude::*;
 
-use equip_domain::catalog::{Package, Sku};
-use equip_domain::error::StoreResult;
-use equip_domain::ids::{OrganizationId, SkuId};
+use equip_domain::catalog::{
+    catalog_questions, check_against_catalog, CatalogFacts, Package, PackageItem, Sku,
+};
+use equip_domain::error::{DomainError, StoreResult};
+use equip_domain::ids::{OrganizationId, PackageId, SkuId};
 use equip_domain::ports::CatalogRepository;
 
+use crate::connection::{write_transaction, DbConnection};
+use crate::error::DbResult;
 use crate::models::{PackageRow, SkuRow};
+use crate::package_contents::{lock_package, replace_contents, with_contents};
 use crate::schema::{packages, skus};
+use crate::sql_builder::ID_CHUNK;
 
 use crate::store::Store;
+
+/// The organization's package `id` with its contents.
+fn package_by_id(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<Package>> {
+    let found = packages::table
+        .filter(packages::id.eq(id))
+        .filter(packages::organization_id.eq(org))
+        .select(PackageRow::as_select())
+        .first(c)
+        .optional()?
+        .map(PackageRow::into_domain)
+        .transpose()?;
+    match found {
+        Some(package) => Ok(with_contents(c, org, vec![package])?.pop()),
+        None => Ok(None),
+    }
+}
+
+/// The [`CatalogFacts`] `items` need: the organization's SKUs among those
+/// named, with their category, and the named categories some SKU of the
+/// organization has.
+fn catalog_facts(c: &mut DbConnection, org: &str, items: &[PackageItem]) -> DbResult<CatalogFacts> {
+    let (sku_ids, categories) = catalog_questions(items);
+    let sku_ids: Vec<String> = sku_ids.iter().map(ToString::to_string).collect();
+    let mut facts = CatalogFacts::default();
+    for chunk in sku_ids.chunks(ID_CHUNK) {
+        let rows: Vec<(String, String)> = skus::table
+            .filter(skus::organization_id.eq(org))
+            .filter(skus::id.eq_any(chunk))
+            .select((skus::id, skus::category_code))
+            .load(c)?;
+        for (id, category) in rows {
+            facts
+                .sku_categories
+                .insert(crate::models::parse_id(&id)?, category);
+        }
+    }
+    for chunk in categories.chunks(ID_CHUNK) {
+        let found: Vec<String> = skus::table
+            .filter(skus::organization_id.eq(org))
+            .filter(skus::category_code.eq_any(chunk))
+            .select(skus::category_code)
+            .distinct()
+            .load(c)?;
+        facts.categories.extend(found);
+    }
+    Ok(facts)
+}
 
 impl CatalogRepository for Store {
     fn find_sku(&self, organization: OrganizationId, id: SkuId) -> StoreResult<Option<Sku>> {
@@ -27,15 +81,54 @@ impl CatalogRepository for Store {
     }
 
     fn packages(&self, organization: OrganizationId) -> StoreResult<Vec<Package>> {
+        let org = organization.to_string();
         self.read("package", |c| {
-            packages::table
-                .filter(packages::organization_id.eq(organization.to_string()))
+            let found = packages::table
+                .filter(packages::organization_id.eq(&org))
                 .order(packages::slug.asc())
                 .select(PackageRow::as_select())
                 .load(c)?
                 .into_iter()
                 .map(PackageRow::into_domain)
-                .collect()
+                .collect::<DbResult<Vec<_>>>()?;
+            with_contents(c, &org, found)
+        })
+    }
+
+    fn find_package(
+        &self,
+        organization: OrganizationId,
+        id: PackageId,
+    ) -> StoreResult<Option<Package>> {
+        let org = organization.to_string();
+        self.read("package", |c| package_by_id(c, &org, &id.to_string()))
+    }
+
+    fn replace_package_contents(
+        &self,
+        organization: OrganizationId,
+        id: PackageId,
+        items: &[PackageItem],
+    ) -> StoreResult<Result<Package, DomainError>> {
+        let org = organization.to_string();
+        let id_text = id.to_string();
+        self.with("package", "", |c| {
+            write_transaction(c, |c| {
+                if !lock_package(c, &org, &id_text)? {
+                    return Ok(Err(DomainError::not_found(
+                        "package",
+                        format!("package {id} not found"),
+                    )));
+                }
+                let facts = catalog_facts(c, &org, items)?;
+                if let Err(refused) = check_against_catalog(items, &facts) {
+                    return Ok(Err(refused));
+                }
+                replace_contents(c, &org, &id_text, items)?;
+                package_by_id(c, &org, &id_text)?
+                    .map(Ok)
+                    .ok_or_else(|| crate::error::DbError::corrupt("a locked package vanished"))
+            })
         })
     }
 }
