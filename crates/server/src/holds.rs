@@ -41,7 +41,7 @@ pub fn release_once(
 
 /// Releases (then fills waiting backorders) at start and every `interval`
 /// until `stopped` is closed.
-pub fn run<S: ReceiptRepository + BackorderRepository + ?Sized>(
+pub fn run<S: ReceiptRepository + BackorderRepository>(
     store: &S,
     batch: usize,
     interval: Duration,

@@ -35,6 +35,7 @@ mod http_scim_interop;
 mod http_warehouses;
 mod http_webhooks;
 mod instances;
+mod joiner_instances;
 mod log_lines;
 mod lost_connection;
 mod metrics;
