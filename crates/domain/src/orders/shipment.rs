@@ -111,7 +111,11 @@ impl NewShipment {
             }
         }
         check_text("carrier", self.carrier.as_deref(), SHORT_TEXT_MAX)?;
-        check_text("trackingCode", self.tracking_code.as_deref(), SHORT_TEXT_MAX)?;
+        check_text(
+            "trackingCode",
+            self.tracking_code.as_deref(),
+            SHORT_TEXT_MAX,
+        )?;
         if let Some(link) = &self.tracking_link {
             check_tracking_link(link)?;
         }

@@ -93,10 +93,12 @@ fn shipping_checks_the_request() {
         (asking(&[]), ("invalid", "lineIds")),
         (asking(&[id, id]), ("invalid", "lineIds[1]")),
         (
-            asking(&vec![OrderLineId::new(); 1]
-                .into_iter()
-                .chain((0..MAX_SHIPMENT_LINES).map(|_| OrderLineId::new()))
-                .collect::<Vec<_>>()),
+            asking(
+                &vec![OrderLineId::new(); 1]
+                    .into_iter()
+                    .chain((0..MAX_SHIPMENT_LINES).map(|_| OrderLineId::new()))
+                    .collect::<Vec<_>>(),
+            ),
             ("invalid", "lineIds"),
         ),
         (
@@ -229,7 +231,13 @@ fn delivered_is_final_and_shipped_is_not_a_move() {
     let (o, s) = shipped_order();
     let at = t0() + Duration::days(1);
     let d = deliver(&o, s.id, ShipmentStatus::Delivered, at).unwrap();
-    let same = deliver(&d.order, s.id, ShipmentStatus::Delivered, at + Duration::days(1)).unwrap();
+    let same = deliver(
+        &d.order,
+        s.id,
+        ShipmentStatus::Delivered,
+        at + Duration::days(1),
+    )
+    .unwrap();
     assert_eq!(same.order, d.order);
     assert!(same.delivered.is_empty());
     assert_eq!(same.shipment.delivered_at, Some(at));
