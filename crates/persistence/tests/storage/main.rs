@@ -52,6 +52,7 @@ mod import_rules;
 mod keys;
 mod levels;
 mod listing_properties;
+mod orders;
 mod people;
 mod receipts;
 mod returns;
