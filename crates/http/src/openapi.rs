@@ -52,6 +52,7 @@ pub const API_VERSION: &str = "0.1.0";
         (name = "events"),
         (name = "webhooks"),
         (name = "returns"),
+        (name = "orders"),
         (name = "operations"),
     ),
     security(("apiKey" = [])),
@@ -216,6 +217,7 @@ fn build() -> utoipa::openapi::OpenApi {
     doc.merge(crate::routes::events::Doc::openapi());
     doc.merge(crate::routes::webhooks::Doc::openapi());
     doc.merge(crate::routes::return_orders::Doc::openapi());
+    doc.merge(crate::routes::orders::Doc::openapi());
     doc.merge(crate::routes::api_key::Doc::openapi());
     doc.merge(crate::routes::inventory::Doc::openapi());
     doc.merge(crate::routes::inventory_items::Doc::openapi());

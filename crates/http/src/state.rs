@@ -20,8 +20,8 @@ use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
     Acting, ApiKeyRepository, CatalogRepository, GroupRepository, HealthCheck,
-    InventoryLevelRepository, InventoryRepository, PersonRepository, ReturnOrderRepository,
-    WarehouseRepository, WebhookRepository, WriteSessions,
+    InventoryLevelRepository, InventoryRepository, OrderRepository, PersonRepository,
+    ReturnOrderRepository, WarehouseRepository, WebhookRepository, WriteSessions,
 };
 use equip_domain::webhook::AddressPolicy;
 
@@ -43,6 +43,7 @@ pub trait Ports:
     + GroupRepository
     + WebhookRepository
     + ReturnOrderRepository
+    + OrderRepository
     + HealthCheck
 {
 }
@@ -62,6 +63,7 @@ impl<T> Ports for T where
         + GroupRepository
         + WebhookRepository
         + ReturnOrderRepository
+        + OrderRepository
         + HealthCheck
 {
 }

@@ -21,6 +21,8 @@ use diesel::sqlite::SqliteConnection;
 use diesel::{Connection, QueryableByName, RunQueryDsl};
 use uuid::Uuid;
 
+mod orders;
+
 use crate::connection::on_inner;
 use crate::{Backend, PoolOptions, Store};
 

@@ -10,6 +10,7 @@
 //! - [`allocation`]: which AVAILABLE item a line takes, as the ordered
 //!   tiers a store searches;
 //! - [`shipment`]: what shipping lines and recording a delivery do;
+//! - [`query`]: the order listing's filters and paging;
 //! - [`fulfilment`]: what each step does to the item a line holds.
 //!
 //! A store applies these as it applies the import's rules
@@ -20,6 +21,7 @@ pub mod allocation;
 pub mod fulfilment;
 pub mod order;
 pub mod plan;
+pub mod query;
 pub mod shipment;
 pub mod status;
 

@@ -16,6 +16,7 @@ mod import;
 mod inventory;
 mod inventory_levels;
 mod locations;
+mod orders;
 mod organizations;
 mod people;
 mod receipts;
@@ -35,6 +36,7 @@ pub use import::ImportRepository;
 pub use inventory::InventoryRepository;
 pub use inventory_levels::InventoryLevelRepository;
 pub use locations::{OfficeRepository, WarehouseGrants, WarehouseRepository};
+pub use orders::OrderRepository;
 pub use organizations::OrganizationRepository;
 pub use people::{
     insert_one_at_a_time, Offboarding, PersonRepository, PersonWrite, UNAVAILABLE_IN_A_ROW,

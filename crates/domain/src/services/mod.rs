@@ -9,6 +9,7 @@ pub mod groups;
 pub mod import;
 pub mod inventory;
 pub mod inventory_levels;
+pub mod orders;
 pub mod packages;
 pub mod people;
 pub mod receipts;

@@ -43,6 +43,7 @@ mod inventory;
 mod inventory_filter;
 mod levels;
 mod locations;
+mod orders;
 mod organizations;
 mod people;
 mod receipts;
@@ -75,6 +76,8 @@ pub struct State {
     pub memberships: std::collections::BTreeSet<(crate::ids::GroupId, PersonId)>,
     /// Inventory items.
     pub inventory: Vec<InventoryItem>,
+    /// Joiners' orders.
+    pub orders: Vec<crate::orders::order::Order>,
     /// Return orders.
     pub return_orders: Vec<crate::returns::order::ReturnOrder>,
     /// Inventory levels.

@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod inventory_items;
 pub mod inventory_levels;
 pub mod new_joiners;
+pub mod orders;
 pub mod receipts;
 pub mod return_orders;
 pub mod scim;
@@ -24,8 +25,8 @@ use actix_web::dev::HttpServiceFactory;
 use actix_web::http::Method;
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, Responder};
 use equip_domain::api_key::Scope::{
-    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, ReturnsRead,
-    ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
+    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, OrdersRead,
+    OrdersWrite, ReturnsRead, ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
@@ -255,6 +256,11 @@ fn register() -> Vec<Route> {
         at("/api/v1/return-orders/{id}")
             .get(KeyWith(ReturnsRead), return_orders::get)
             .patch(KeyWith(ReturnsWrite), return_orders::update),
+        at("/api/v1/orders").get(KeyWith(OrdersRead), orders::list),
+        at("/api/v1/orders/{id}").get(KeyWith(OrdersRead), orders::get),
+        at("/api/v1/orders/{id}/shipments").post(KeyWith(OrdersWrite), orders::ship),
+        at("/api/v1/orders/{id}/shipments/{shipmentId}")
+            .patch(KeyWith(OrdersWrite), orders::deliver),
     ];
     routes.extend(register_scim());
     routes

@@ -13,6 +13,7 @@ use crate::connection::DbConnection;
 use crate::error::DbResult;
 use crate::models::{order_from_rows, OrderLineRow, OrderRow, ShipmentRow};
 use crate::schema::{order_lines, orders, shipments};
+use crate::sql_builder::ID_CHUNK;
 
 /// The order `id` of `org` with its lines and shipments; `None` when the
 /// organization has no such order.
@@ -55,7 +56,7 @@ pub(crate) fn parts_of(
 ) -> DbResult<(Vec<OrderLineRow>, Vec<ShipmentRow>)> {
     let mut lines = Vec::new();
     let mut ships = Vec::new();
-    for chunk in ids.chunks(500) {
+    for chunk in ids.chunks(ID_CHUNK) {
         lines.extend(
             order_lines::table
                 .filter(order_lines::order_id.eq_any(chunk))

@@ -10,6 +10,7 @@ mod import;
 mod inventory;
 mod inventory_levels;
 mod offices;
+mod orders;
 mod organizations;
 pub(crate) mod people;
 mod receipts;

@@ -53,6 +53,7 @@ mod joiners;
 mod keys;
 mod levels;
 mod listing_properties;
+mod orders;
 mod packages;
 mod people;
 mod receipts;
