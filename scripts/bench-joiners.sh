@@ -149,7 +149,7 @@ for backend in $backends; do
   echo "- CSV of $rows joiners with a two-item package: $kit_s s ($kit_rest)"
   python3 -c 'import sys; b, k, n = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]); print(f"- ordering costs {(k - b) * 1000 / n:.2f} ms per joiner ({k / b:.2f}x the CSV without contents)")' "$bare_s" "$kit_s" "$rows"
   echo "  - meanwhile: $(cat "$work/probe-kit")"
-  orders=$(curl -sS -H "Authorization: ApiKey $key" "$base/api/v1/orders?size=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("totalCount", d.get("total", "?")))' 2>/dev/null || echo "?")
+  orders=$(curl -sS -H "Authorization: ApiKey $key" "$base/api/v1/orders?size=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["pagination"]["totalRecords"])' 2>/dev/null || echo "?")
   echo "  - orders listed: $orders"
   kill "$server"; wait "$server" 2>/dev/null || true
 done

@@ -23,6 +23,7 @@ mod http_foundation;
 mod http_gate;
 mod http_inventory;
 mod http_inventory_items;
+mod http_joiners;
 mod http_limits;
 mod http_receipts;
 mod http_reminders;
