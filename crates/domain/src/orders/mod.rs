@@ -10,7 +10,8 @@
 //! - [`allocation`]: which AVAILABLE item a line takes, as the ordered
 //!   tiers a store searches;
 //! - [`shipment`]: what shipping lines and recording a delivery do;
-//! - [`fulfilment`]: what each step does to the item a line holds.
+//! - [`fulfilment`]: what each step does to the item a line holds;
+//! - [`held`]: what other writers may not change of an item a line holds.
 //!
 //! A store applies these as it applies the import's rules
 //! (`crate::import::stored`): it locks and reads the facts in its
@@ -18,6 +19,7 @@
 
 pub mod allocation;
 pub mod fulfilment;
+pub mod held;
 pub mod order;
 pub mod plan;
 pub mod shipment;

@@ -57,5 +57,6 @@ mod receipts;
 mod returns;
 mod schema;
 mod statistics;
+mod stock_levels;
 mod warehouses;
 mod webhooks;
