@@ -8,8 +8,8 @@ use super::support::*;
 use equip_domain::event::EventType;
 use equip_domain::inventory_level::StockedLevel;
 use equip_domain::ports::{ItemWrite, ReceiptRepository};
-use equip_domain::DomainError;
 use equip_domain::returns::receipt::{ItemKey, ReceiptEntry, Receiving};
+use equip_domain::DomainError;
 
 storage_tests!(
     available_quantity_follows_creates_changes_and_receipts,
@@ -291,7 +291,10 @@ fn a_held_item_moves_only_through_its_order(db: &TestDatabase, store: &Store) {
     allocated.deploy_status = DeployStatus::Unavailable;
     allocated.deploy_reason = Some(DeployReason::PendingFulfillment);
     allocated.updated_at = at(4, 0);
-    assert!(store.update_inventory_item(&it, &allocated).unwrap().written());
+    assert!(store
+        .update_inventory_item(&it, &allocated)
+        .unwrap()
+        .written());
     // The order's rows, as an allocation writes them.
     let order = Uuid::new_v4();
     db.execute(&format!(
@@ -335,7 +338,11 @@ fn a_held_item_moves_only_through_its_order(db: &TestDatabase, store: &Store) {
     }
     let stored = store.find_inventory_item(org.id, it.id).unwrap().unwrap();
     assert_eq!(stored.deploy_status, DeployStatus::Unavailable);
-    assert_eq!(all_events(store, &org).len(), events_before, "nothing written");
+    assert_eq!(
+        all_events(store, &org).len(),
+        events_before,
+        "nothing written"
+    );
 
     // Its other fields may change.
     let mut described = allocated.clone();
@@ -347,12 +354,13 @@ fn a_held_item_moves_only_through_its_order(db: &TestDatabase, store: &Store) {
         .written());
 
     // Once the line no longer holds it (cancelled), the item is free.
-    db.execute(
-        "UPDATE order_lines SET status = 'CANCELLED', inventory_item_id = NULL",
-    );
+    db.execute("UPDATE order_lines SET status = 'CANCELLED', inventory_item_id = NULL");
     let mut free = described.clone();
     free.deploy_status = DeployStatus::Available;
     free.deploy_reason = None;
     free.updated_at = at(7, 0);
-    assert!(store.update_inventory_item(&described, &free).unwrap().written());
+    assert!(store
+        .update_inventory_item(&described, &free)
+        .unwrap()
+        .written());
 }

@@ -711,7 +711,11 @@ async fn a_patch_that_changes_nothing_keeps_updated_at(app: TestApp) {
 /// The level of `id` as `GET /api/v1/inventory-levels` lists it.
 async fn listed_level(app: &TestApp, id: &str) -> Value {
     let (status, list) = app
-        .call(app.world().a.get("/api/v1/inventory-levels?includeInactive=true"))
+        .call(
+            app.world()
+                .a
+                .get("/api/v1/inventory-levels?includeInactive=true"),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{list}");
     list["data"]
@@ -786,13 +790,25 @@ async fn levels_show_available_stock_and_record_each_crossing_once(app: TestApp)
     let (status, body) = app.call(take(&items[0])).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let now = listed_level(&app, &id).await;
-    assert_eq!((now["availableQuantity"].as_i64(), now["belowMinimum"].as_bool()), (Some(base + 2), Some(false)));
+    assert_eq!(
+        (
+            now["availableQuantity"].as_i64(),
+            now["belowMinimum"].as_bool()
+        ),
+        (Some(base + 2), Some(false))
+    );
     assert!(crossings(&app).await.is_empty());
 
     let (status, _) = app.call(take(&items[1])).await;
     assert_eq!(status, StatusCode::OK);
     let now = listed_level(&app, &id).await;
-    assert_eq!((now["availableQuantity"].as_i64(), now["belowMinimum"].as_bool()), (Some(base + 1), Some(true)));
+    assert_eq!(
+        (
+            now["availableQuantity"].as_i64(),
+            now["belowMinimum"].as_bool()
+        ),
+        (Some(base + 1), Some(true))
+    );
     let events = crossings(&app).await;
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0]["subject"]["type"], "INVENTORY_LEVEL");
@@ -856,7 +872,10 @@ async fn an_item_an_order_holds_moves_only_through_the_order(app: TestApp) {
         assert_eq!(err["errors"][0]["source"], "deployStatus", "{err}");
         let detail = err["errors"][0]["detail"].as_str().unwrap();
         assert!(detail.contains(&order.to_string()), "{detail}");
-        assert!(detail.contains("ship or cancel through the order"), "{detail}");
+        assert!(
+            detail.contains("ship or cancel through the order"),
+            "{detail}"
+        );
     }
     // Its other fields may change.
     let (status, body) = app

@@ -466,8 +466,9 @@ async fn the_email_names_the_package_and_the_order_status(app: TestApp) {
         assert!(body.contains("on its way"), "{body}");
     }
     // A cancelled order is no order.
-    app.db()
-        .execute(&format!("UPDATE orders SET status = 'CANCELLED' WHERE id = '{order}'"));
+    app.db().execute(&format!(
+        "UPDATE orders SET status = 'CANCELLED' WHERE id = '{order}'"
+    ));
     let (status, _) = app.call(remind()).await;
     assert_eq!(status, StatusCode::ACCEPTED);
     let m = queued(&app).pop().unwrap();
