@@ -3,14 +3,15 @@
 
 use chrono::{DateTime, Utc};
 use equip_domain::ids::{InventoryLevelId, SkuId, WarehouseId};
-use equip_domain::inventory_level::{InventoryLevel, MAX_QUANTITY};
+use equip_domain::inventory_level::{StockedLevel, MAX_QUANTITY};
 use equip_domain::services::inventory_levels::NewInventoryLevel;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::time;
 
-/// An inventory level: the quantities a warehouse should hold of a SKU.
+/// An inventory level: the quantities a warehouse should hold of a SKU, and
+/// what it holds.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = InventoryLevel)]
@@ -25,6 +26,11 @@ pub struct LevelBody {
     minimum_quantity: i32,
     #[schema(value_type = isize, minimum = 0, maximum = 1_000_000)]
     target_quantity: i32,
+    /// AVAILABLE items of the SKU assigned to the warehouse, now.
+    #[schema(minimum = 0)]
+    available_quantity: i64,
+    /// availableQuantity < minimumQuantity.
+    below_minimum: bool,
     active: bool,
     #[serde(serialize_with = "time::millis")]
     created_at: DateTime<Utc>,
@@ -33,14 +39,17 @@ pub struct LevelBody {
     deactivated_at: Option<DateTime<Utc>>,
 }
 
-impl From<&InventoryLevel> for LevelBody {
-    fn from(l: &InventoryLevel) -> Self {
+impl From<&StockedLevel> for LevelBody {
+    fn from(stocked: &StockedLevel) -> Self {
+        let l = &stocked.level;
         Self {
             id: l.id,
             sku_id: l.sku_id,
             warehouse_id: l.warehouse_id,
             minimum_quantity: l.minimum_quantity,
             target_quantity: l.target_quantity,
+            available_quantity: stocked.available_quantity,
+            below_minimum: stocked.below_minimum(),
             active: l.is_active(),
             created_at: l.created_at,
             deactivated_at: l.deactivated_at,
@@ -121,7 +130,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_level_is_shown_with_millisecond_times() {
+    fn a_level_is_shown_with_its_stock_and_millisecond_times() {
+        use equip_domain::inventory_level::InventoryLevel;
         let level = InventoryLevel {
             id: InventoryLevelId::new(),
             organization_id: equip_domain::ids::OrganizationId::new(),
@@ -132,12 +142,17 @@ mod tests {
             created_at: DateTime::from_timestamp(1_700_000_000, 123_456_789).unwrap(),
             deactivated_at: None,
         };
-        let json = serde_json::to_value(LevelBody::from(&level)).unwrap();
+        let stocked = StockedLevel {
+            level: level.clone(),
+            available_quantity: 2,
+        };
+        let json = serde_json::to_value(LevelBody::from(&stocked)).unwrap();
         assert_eq!(
             json,
             json!({
                 "id": level.id, "skuId": level.sku_id, "warehouseId": level.warehouse_id,
-                "minimumQuantity": 3, "targetQuantity": 12, "active": true,
+                "minimumQuantity": 3, "targetQuantity": 12,
+                "availableQuantity": 2, "belowMinimum": true, "active": true,
                 "createdAt": "2023-11-14T22:13:20.123Z", "deactivatedAt": null,
             })
         );

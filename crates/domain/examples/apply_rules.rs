@@ -43,7 +43,7 @@ fn main() -> Result<(), DomainError> {
         minimum_quantity: 5,
         target_quantity: 20,
     };
-    let level = create_inventory_level(&store, seeded.org.id, input, Utc::now())?;
+    let level = create_inventory_level(&store, seeded.org.id, input, Utc::now())?.level;
     println!("created level {} (min 5, target 20)", level.id);
     if let Err(e) = create_inventory_level(&store, seeded.org.id, input, Utc::now()) {
         println!("second active level refused: {e}");

@@ -8,6 +8,7 @@
 use chrono::NaiveDate;
 
 use crate::error::DomainError;
+use crate::orders::OrderStatus;
 use crate::person::Person;
 
 /// The content of one email.
@@ -90,6 +91,7 @@ fn one_line(raw: &str) -> String {
 pub fn reminder_email(
     person: &Person,
     package_name: Option<&str>,
+    order: Option<OrderStatus>,
 ) -> Result<EmailContent, DomainError> {
     let recipient = person
         .primary_email()
@@ -114,12 +116,14 @@ pub fn reminder_email(
         None => "Your equipment package has not been chosen yet; your IT team will be in touch."
             .to_owned(),
     };
+    let order_line = crate::reminder::order_sentence(order);
     let text = format!(
         "Hello {name},\n\
          \n\
          Welcome! Your first day is {date}.\n\
          \n\
          {package_line}\n\
+         {order_line}\n\
          \n\
          Please make sure your delivery address and phone number are up to date so\n\
          that your equipment arrives before you start.\n\
@@ -140,6 +144,7 @@ pub fn reminder_email(
          <p>Hello {name},</p>\n\
          <p>Welcome! Your first day is <strong>{date}</strong>.</p>\n\
          <p>{package_html}</p>\n\
+         <p>{order_html}</p>\n\
          <p>Please make sure your delivery address and phone number are up to date so \
          that your equipment arrives before you start.</p>\n\
          <p>See you soon!</p>\n\
@@ -147,6 +152,7 @@ pub fn reminder_email(
         title = escape_html(&subject),
         name = escape_html(&name),
         date = escape_html(&date),
+        order_html = escape_html(&order_line),
     );
     Ok(EmailContent {
         recipient,
@@ -203,7 +209,22 @@ mod tests {
 
     #[test]
     fn goes_to_the_primary_email_with_name_date_and_package() {
-        let e = reminder_email(&person(), Some("Engineering Mac")).unwrap();
+        let e = reminder_email(
+            &person(),
+            Some("Engineering Mac"),
+            Some(OrderStatus::Shipped),
+        )
+        .unwrap();
+        assert!(
+            e.text.contains("Your equipment order: SHIPPED"),
+            "{}",
+            e.text
+        );
+        assert!(
+            e.html.contains("Your equipment order: SHIPPED"),
+            "{}",
+            e.html
+        );
         assert_eq!(e.recipient, "ana@example.com");
         assert!(e.subject.contains("Ana O'Brien <b>"), "{}", e.subject);
         assert!(e.text.contains("Hello Ana O'Brien <b>,"));
@@ -225,11 +246,12 @@ mod tests {
         let mut p = person();
         p.given_name = None;
         p.family_name = None;
-        let e = reminder_email(&p, None).unwrap();
+        let e = reminder_email(&p, None, None).unwrap();
         assert!(e.text.starts_with("Hello ana@example.com,"));
+        assert!(e.text.contains("no order yet"), "{}", e.text);
         assert!(e.text.contains("has not been chosen yet"));
         p.display_name = Some("  Ana\r\nB  ".into());
-        let e = reminder_email(&p, Some("Kit\nA")).unwrap();
+        let e = reminder_email(&p, Some("Kit\nA"), None).unwrap();
         assert!(
             e.subject.starts_with("Welcome aboard, Ana B:"),
             "{}",
@@ -244,13 +266,13 @@ mod tests {
         let mut p = person();
         p.start_date = None;
         assert!(matches!(
-            reminder_email(&p, None),
+            reminder_email(&p, None, None),
             Err(DomainError::Conflict { .. })
         ));
         let mut p = person();
         p.emails.clear();
         assert!(matches!(
-            reminder_email(&p, None),
+            reminder_email(&p, None, None),
             Err(DomainError::Conflict { .. })
         ));
     }

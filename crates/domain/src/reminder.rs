@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::error::DomainError;
 use crate::ids::{OrganizationId, OutboxMessageId, PersonId, ReminderId};
+use crate::orders::OrderStatus;
 use crate::person::{Person, PersonStatus};
 
 wire_enum! {
@@ -133,6 +134,24 @@ pub fn check_new_joiner(person: &Person, today: NaiveDate) -> Result<(), DomainE
     ))
 }
 
+/// What the reminder says of the joiner's order (`status`: the status of
+/// their order that is not CANCELLED; `None`: they have none): its status as
+/// the API names it, and what that means for them.
+#[must_use]
+pub fn order_sentence(status: Option<OrderStatus>) -> String {
+    let Some(status) = status else {
+        return "Your equipment order: no order yet; your IT team will be in touch.".to_owned();
+    };
+    let meaning = match status {
+        OrderStatus::Pending => "some of your equipment is waiting for stock",
+        OrderStatus::Allocated => "your equipment is reserved for you and will be shipped soon",
+        OrderStatus::Shipped => "your equipment is on its way",
+        OrderStatus::Delivered => "your equipment has been delivered",
+        OrderStatus::Cancelled => "it was cancelled; your IT team will be in touch",
+    };
+    format!("Your equipment order: {} ({meaning}).", status.as_str())
+}
+
 /// Retry schedule of the outbox: the delay doubles from `base` after each
 /// failed attempt, up to `cap`; after `max_attempts` attempts a message is dead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,6 +274,21 @@ mod tests {
                 }
                 other => panic!("{other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn the_order_sentence_names_the_status_or_no_order() {
+        assert!(order_sentence(None).contains("no order"));
+        for (status, says) in [
+            (OrderStatus::Pending, "waiting for stock"),
+            (OrderStatus::Allocated, "reserved"),
+            (OrderStatus::Shipped, "on its way"),
+            (OrderStatus::Delivered, "delivered"),
+        ] {
+            let s = order_sentence(Some(status));
+            assert!(s.contains(status.as_str()), "{s}");
+            assert!(s.contains(says), "{s}");
         }
     }
 

@@ -26,6 +26,7 @@ use diesel::prelude::*;
 use diesel::upsert::excluded;
 
 use equip_domain::ids::OrganizationId;
+use equip_domain::import::events::StoredBefore;
 use equip_domain::import::stored::{check_against_stored, StoredChanges};
 
 use crate::import_facts::texts;
@@ -47,6 +48,7 @@ use crate::schema::{
     inventory_levels, offices, packages, people, person_emails, return_order_items, return_orders,
     skus, warehouse_grants, warehouses,
 };
+use crate::stock::StockTouched;
 
 use crate::sql_builder::ID_CHUNK;
 
@@ -307,6 +309,18 @@ pub(crate) fn run(
         events.push(&org, now, event);
     }
     refresh_listing(c, &org, &rows, &changes)?;
+    // New levels start in the state of their stock; stored ones, and the
+    // places of the items, are restated as any write restates them.
+    let new_levels: Vec<String> = batch
+        .inventory_levels
+        .iter()
+        .filter(|l| !before.levels.contains_key(&l.id))
+        .map(|l| l.id.to_string())
+        .collect();
+    crate::levels::initialize(c, &org, &new_levels)?;
+    // Older backorders first: the stock the import brought, then the
+    // orders of its joiners.
+    crate::stock::after_write(c, events, &org, stock_touched(batch, &before), now)?;
     joiners.extend(members_of(c, &group_ids)?);
     let joiners: Vec<String> = joiners.into_iter().collect();
     crate::orders::provisioned(c, events, &org, &joiners, now)?;
@@ -326,6 +340,24 @@ fn members_of(c: &mut DbConnection, ids: &[String]) -> DbResult<Vec<String>> {
         );
     }
     Ok(out)
+}
+
+/// The stock the import changed: the places its items counted at before
+/// (stored ones) and count at after, and the places of its stored levels
+/// (a changed minimum may cross).
+fn stock_touched(batch: &ImportBatch, before: &StoredBefore) -> StockTouched {
+    let mut touched = StockTouched::default();
+    for item in &batch.inventory {
+        crate::levels::touch(&mut touched, before.items.get(&item.id), Some(item));
+    }
+    for level in &batch.inventory_levels {
+        if level.is_active() && before.levels.contains_key(&level.id) {
+            touched
+                .pairs
+                .insert((level.sku_id.to_string(), level.warehouse_id.to_string()));
+        }
+    }
+    touched
 }
 
 /// Rewrites the inventory listing rows the import changed: its items, and the

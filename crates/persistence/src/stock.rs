@@ -7,8 +7,6 @@
 //! A writer collects what it touched in a [`StockTouched`] and calls
 //! [`after_write`] once, in its transaction, after its own rows.
 
-#![allow(dead_code)] // wired into the writers by the joiners work (issue 33) in progress
-
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};

@@ -11,7 +11,8 @@
 //!   tiers a store searches;
 //! - [`shipment`]: what shipping lines and recording a delivery do;
 //! - [`query`]: the order listing's filters and paging;
-//! - [`fulfilment`]: what each step does to the item a line holds.
+//! - [`fulfilment`]: what each step does to the item a line holds;
+//! - [`held`]: what other writers may not change of an item a line holds.
 //!
 //! A store applies these as it applies the import's rules
 //! (`crate::import::stored`): it locks and reads the facts in its
@@ -19,6 +20,7 @@
 
 pub mod allocation;
 pub mod fulfilment;
+pub mod held;
 pub mod order;
 pub mod plan;
 pub mod query;

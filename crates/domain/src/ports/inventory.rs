@@ -1,6 +1,6 @@
 //! Port: Inventory items.
 
-use crate::error::StoreResult;
+use crate::error::{DomainError, StoreResult};
 use crate::ids::{InventoryItemId, OrganizationId};
 use crate::inventory::InventoryItem;
 use crate::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
@@ -48,8 +48,10 @@ pub trait InventoryRepository: Send + Sync {
 
     /// Replaces a stored item's fields, tags and listing row with `item` if
     /// its `updatedAt` is still the one of `current`, the item as the caller
-    /// read it (optimistic concurrency); records the change's event (the
-    /// fields that differ from `current`). Returns whether it was written.
+    /// read it (optimistic concurrency), and the order that holds it, if any,
+    /// allows the change (`crate::orders::held::check_item_change`, over the
+    /// holder read in the write's transaction); records the change's event
+    /// (the fields that differ from `current`).
     ///
     /// # Errors
     /// Backend failures.
@@ -57,5 +59,24 @@ pub trait InventoryRepository: Send + Sync {
         &self,
         current: &InventoryItem,
         item: &InventoryItem,
-    ) -> StoreResult<bool>;
+    ) -> StoreResult<ItemWrite>;
+}
+
+/// What [`InventoryRepository::update_inventory_item`] did.
+#[derive(Debug)]
+pub enum ItemWrite {
+    /// Written.
+    Written,
+    /// Not written: the item changed since the caller read it.
+    Stale,
+    /// Not written: a rule refused it (an order holds the item).
+    Refused(DomainError),
+}
+
+impl ItemWrite {
+    /// Whether it was written.
+    #[must_use]
+    pub const fn written(&self) -> bool {
+        matches!(self, Self::Written)
+    }
 }

@@ -4,17 +4,21 @@ use chrono::{DateTime, Utc};
 
 use crate::error::StoreResult;
 use crate::ids::{InventoryLevelId, OrganizationId};
-use crate::inventory_level::InventoryLevel;
+use crate::inventory_level::{InventoryLevel, StockedLevel};
 
 /// Inventory levels.
 pub trait InventoryLevelRepository: Send + Sync {
-    /// Stores a new level.
+    /// Stores a new level with its crossing state set from the stock it
+    /// watches, without an event (a level created below its minimum starts
+    /// below: `inventory_level.below_minimum` is written only when a later
+    /// write takes the stock below after it was at or above); returns it
+    /// with that stock.
     ///
     /// # Errors
     /// [`crate::StoreError::Duplicate`] when an active level exists for the same
     /// organization, SKU and warehouse (enforced by the store, also under
     /// concurrent inserts); backend failures.
-    fn insert_inventory_level(&self, level: &InventoryLevel) -> StoreResult<()>;
+    fn insert_inventory_level(&self, level: &InventoryLevel) -> StoreResult<StockedLevel>;
 
     /// Finds a level of the organization, active or not.
     ///
@@ -26,8 +30,8 @@ pub trait InventoryLevelRepository: Send + Sync {
         id: InventoryLevelId,
     ) -> StoreResult<Option<InventoryLevel>>;
 
-    /// Lists the organization's levels, newest first (ties by id); only active ones
-    /// unless `include_inactive`.
+    /// Lists the organization's levels, newest first (ties by id), each with
+    /// its available stock; only active ones unless `include_inactive`.
     ///
     /// # Errors
     /// Backend failures.
@@ -35,7 +39,7 @@ pub trait InventoryLevelRepository: Send + Sync {
         &self,
         organization: OrganizationId,
         include_inactive: bool,
-    ) -> StoreResult<Vec<InventoryLevel>>;
+    ) -> StoreResult<Vec<StockedLevel>>;
 
     /// Sets `deactivated_at` if the level is still active. Returns whether it
     /// changed the row (false: unknown, another organization's, or already

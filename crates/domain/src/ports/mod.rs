@@ -33,7 +33,7 @@ pub use events::{Acting, EventRepository};
 pub use groups::{GroupChange, GroupRepository, GroupWrite};
 pub use health::HealthCheck;
 pub use import::ImportRepository;
-pub use inventory::InventoryRepository;
+pub use inventory::{InventoryRepository, ItemWrite};
 pub use inventory_levels::InventoryLevelRepository;
 pub use locations::{OfficeRepository, WarehouseGrants, WarehouseRepository};
 pub use orders::OrderRepository;

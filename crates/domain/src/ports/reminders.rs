@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use crate::catalog::Package;
 use crate::error::StoreResult;
 use crate::ids::{OrganizationId, OutboxMessageId, PackageId, PersonId};
+use crate::orders::OrderStatus;
 use crate::reminder::{AfterFailure, OutboxMessage, OutboxStats, Reminder, ReminderDelivery};
 
 /// Reminders of an organization.
@@ -19,6 +20,17 @@ pub trait ReminderRepository: Send + Sync {
         organization: OrganizationId,
         id: PackageId,
     ) -> StoreResult<Option<Package>>;
+
+    /// The status of the person's order that is not CANCELLED (a person has
+    /// at most one); `None` when they have none (for the reminder email).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn find_reminder_order_status(
+        &self,
+        organization: OrganizationId,
+        person: PersonId,
+    ) -> StoreResult<Option<OrderStatus>>;
 
     /// Stores a reminder (its audit record, sender included) and its email in
     /// the outbox, in **one transaction**: both or neither.

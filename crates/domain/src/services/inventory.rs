@@ -12,7 +12,8 @@ use crate::inventory_query::{
     AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, RawInventoryQuery,
 };
 use crate::ports::{
-    CatalogRepository, InventoryRepository, OfficeRepository, PersonRepository, WarehouseRepository,
+    CatalogRepository, InventoryRepository, ItemWrite, OfficeRepository, PersonRepository,
+    WarehouseRepository,
 };
 
 /// The ports listing needs.
@@ -323,11 +324,15 @@ pub fn update_item(
         return Ok(current_view);
     }
     item.updated_at = now.max(current.updated_at);
-    if !ports.update_inventory_item(&current, &item)? {
-        return Err(DomainError::conflict(
-            "inventoryItem",
-            "the item was changed by another request; read it again and retry",
-        ));
+    match ports.update_inventory_item(&current, &item)? {
+        ItemWrite::Written => {}
+        ItemWrite::Stale => {
+            return Err(DomainError::conflict(
+                "inventoryItem",
+                "the item was changed by another request; read it again and retry",
+            ))
+        }
+        ItemWrite::Refused(refusal) => return Err(refusal),
     }
     get_item(ports, organization, id)
 }

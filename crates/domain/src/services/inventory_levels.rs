@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 
 use crate::error::DomainError;
 use crate::ids::{InventoryLevelId, OrganizationId, SkuId, WarehouseId};
-use crate::inventory_level::InventoryLevel;
+use crate::inventory_level::{InventoryLevel, StockedLevel};
 use crate::ports::{CatalogRepository, InventoryLevelRepository, WarehouseRepository};
 
 /// What a caller asks for when creating a level.
@@ -24,7 +24,7 @@ pub struct NewInventoryLevel {
 pub trait LevelPorts: InventoryLevelRepository + CatalogRepository + WarehouseRepository {}
 impl<T: InventoryLevelRepository + CatalogRepository + WarehouseRepository> LevelPorts for T {}
 
-/// Creates an active level.
+/// Creates an active level; answers it with the stock it watches.
 ///
 /// # Errors
 /// [`DomainError::Invalid`] for bad quantities; [`DomainError::NotFound`]
@@ -36,7 +36,7 @@ pub fn create_inventory_level(
     organization: OrganizationId,
     input: NewInventoryLevel,
     now: DateTime<Utc>,
-) -> Result<InventoryLevel, DomainError> {
+) -> Result<StockedLevel, DomainError> {
     let level = InventoryLevel {
         id: InventoryLevelId::new(),
         organization_id: organization,
@@ -72,11 +72,11 @@ pub fn create_inventory_level(
             ),
         ),
         other => other.into(),
-    })?;
-    Ok(level)
+    })
 }
 
-/// The organization's levels (active only unless `include_inactive`).
+/// The organization's levels (active only unless `include_inactive`), each
+/// with its available stock.
 ///
 /// # Errors
 /// Store failures.
@@ -84,7 +84,7 @@ pub fn list_inventory_levels(
     repo: &dyn InventoryLevelRepository,
     organization: OrganizationId,
     include_inactive: bool,
-) -> Result<Vec<InventoryLevel>, DomainError> {
+) -> Result<Vec<StockedLevel>, DomainError> {
     Ok(repo.list_inventory_levels(organization, include_inactive)?)
 }
 
@@ -135,9 +135,9 @@ mod tests {
             create_inventory_level(&store, f.org.id, input, Utc::now()),
             Err(DomainError::Conflict { .. })
         ));
-        deactivate_inventory_level(&store, f.org.id, first.id, Utc::now()).unwrap();
+        deactivate_inventory_level(&store, f.org.id, first.level.id, Utc::now()).unwrap();
         assert!(matches!(
-            deactivate_inventory_level(&store, f.org.id, first.id, Utc::now()),
+            deactivate_inventory_level(&store, f.org.id, first.level.id, Utc::now()),
             Err(DomainError::Conflict { .. })
         ));
         create_inventory_level(&store, f.org.id, input, Utc::now()).unwrap();
@@ -171,11 +171,11 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            deactivate_inventory_level(&store, b.org.id, level.id, Utc::now()),
+            deactivate_inventory_level(&store, b.org.id, level.level.id, Utc::now()),
             Err(DomainError::NotFound { .. })
         ));
         assert!(store
-            .find_inventory_level(a.org.id, level.id)
+            .find_inventory_level(a.org.id, level.level.id)
             .unwrap()
             .unwrap()
             .is_active());

@@ -22,7 +22,8 @@ impl<T: PersonRepository + ReminderRepository + GroupRepository> ReminderPorts f
 /// person's primary address, see [`crate::email::reminder_email`]) in one
 /// transaction; a dispatcher delivers it later. The email names the person's
 /// effective package (their own, else their groups':
-/// [`crate::group::effective_package`]). Whether the person is a new
+/// [`crate::group::effective_package`]) by its name, and the status of
+/// their order (or that they have none). Whether the person is a new
 /// joiner is judged on the UTC date of `now`.
 ///
 /// # Errors
@@ -56,7 +57,8 @@ pub fn send_reminder(
         Some(id) => ports.find_reminder_package(organization, id)?,
         None => None,
     };
-    let content = reminder_email(&person, package.as_ref().map(|p| p.name.as_str()))?;
+    let order = ports.find_reminder_order_status(organization, person_id)?;
+    let content = reminder_email(&person, package.as_ref().map(|p| p.name.as_str()), order)?;
     let reminder = Reminder {
         id: ReminderId::new(),
         organization_id: organization,

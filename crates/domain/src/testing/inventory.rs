@@ -16,6 +16,13 @@ impl InventoryRepository for InMemoryStore {
         s.inventory.push(item.clone());
         let event = NewEvent::created(EventType::ItemCreated, item);
         s.record(item.organization_id, self.actor(), item.updated_at, event);
+        s.restate_levels_for(
+            item.organization_id,
+            None,
+            Some(item),
+            self.actor(),
+            item.updated_at,
+        );
         Ok(())
     }
 
@@ -23,7 +30,7 @@ impl InventoryRepository for InMemoryStore {
         &self,
         current: &InventoryItem,
         item: &InventoryItem,
-    ) -> StoreResult<bool> {
+    ) -> StoreResult<crate::ports::ItemWrite> {
         let mut s = self.state();
         match s.inventory.iter_mut().find(|i| {
             i.id == item.id
@@ -35,9 +42,16 @@ impl InventoryRepository for InMemoryStore {
                 if let Some(event) = NewEvent::updated(EventType::ItemUpdated, current, item) {
                     s.record(item.organization_id, self.actor(), item.updated_at, event);
                 }
-                Ok(true)
+                s.restate_levels_for(
+                    item.organization_id,
+                    Some(current),
+                    Some(item),
+                    self.actor(),
+                    item.updated_at,
+                );
+                Ok(crate::ports::ItemWrite::Written)
             }
-            None => Ok(false),
+            None => Ok(crate::ports::ItemWrite::Stale),
         }
     }
 

@@ -82,6 +82,8 @@ pub struct State {
     pub return_orders: Vec<crate::returns::order::ReturnOrder>,
     /// Inventory levels.
     pub inventory_levels: Vec<InventoryLevel>,
+    /// The levels whose stock is below their minimum (the crossing state).
+    pub levels_below: HashSet<InventoryLevelId>,
     /// New-joiner reminders.
     pub reminders: Vec<crate::reminder::Reminder>,
     /// The email outbox.

@@ -27,6 +27,15 @@ impl crate::ports::ReminderRepository for InMemoryStore {
             .cloned())
     }
 
+    fn find_reminder_order_status(
+        &self,
+        _organization: OrganizationId,
+        _person: PersonId,
+    ) -> StoreResult<Option<crate::orders::OrderStatus>> {
+        // The in-memory store keeps no joiners' orders.
+        Ok(None)
+    }
+
     fn insert_reminder(
         &self,
         reminder: &crate::reminder::Reminder,

@@ -48,7 +48,10 @@ pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpRespon
         .run(move |ports, org| create_inventory_level(ports, org, input, Utc::now()))
         .await?;
     Ok(HttpResponse::Created()
-        .insert_header((LOCATION, format!("/api/v1/inventory-levels/{}", level.id)))
+        .insert_header((
+            LOCATION,
+            format!("/api/v1/inventory-levels/{}", level.level.id),
+        ))
         .json(LevelBody::from(&level)))
 }
 

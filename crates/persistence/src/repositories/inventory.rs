@@ -4,17 +4,19 @@ use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
-use equip_domain::ids::{InventoryItemId, OrganizationId};
+use equip_domain::ids::{InventoryItemId, OrderId, OrganizationId};
 use equip_domain::inventory::InventoryItem;
 use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
-use equip_domain::ports::InventoryRepository;
+use equip_domain::orders::{held, LineStatus};
+use equip_domain::ports::{InventoryRepository, ItemWrite};
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::DbResult;
 use crate::events::recorded;
 use crate::listing::{refresh, Scope};
-use crate::models::{db_time, ItemRows};
-use crate::schema::{inventory_item_pricing, inventory_item_tags, inventory_items};
+use crate::models::{db_time, parse_id, ItemRows};
+use crate::schema::{inventory_item_pricing, inventory_item_tags, inventory_items, order_lines};
+use crate::stock::{after_write, StockTouched};
 
 use crate::store::Store;
 
@@ -70,7 +72,9 @@ impl InventoryRepository for Store {
                     refresh(c, &org, Scope::Items(std::slice::from_ref(&rows.item.id)))?;
                     let event = NewEvent::created(EventType::ItemCreated, item);
                     events.push(&org, item.updated_at, event);
-                    Ok(())
+                    let mut touched = StockTouched::default();
+                    crate::levels::touch(&mut touched, None, Some(item));
+                    after_write(c, events, &org, touched, item.updated_at)
                 })
             },
         )
@@ -80,12 +84,19 @@ impl InventoryRepository for Store {
         &self,
         current: &InventoryItem,
         item: &InventoryItem,
-    ) -> StoreResult<bool> {
+    ) -> StoreResult<ItemWrite> {
         let org = item.organization_id.to_string();
         let expected_updated_at = current.updated_at;
         self.with("inventoryItem", "", |c| {
             let rows = ItemRows::from_domain(item)?;
             recorded(c, self.actor, |c, events| {
+                // The item locked, then the order that holds it (an
+                // allocation that took it first has committed its line).
+                crate::returns::lock_items(c, &org, &[item.id])?;
+                let held_by = holding_order(c, &org, &rows.item.id)?;
+                if let Err(refusal) = held::check_item_change(current, item, held_by) {
+                    return Ok(ItemWrite::Refused(refusal));
+                }
                 let changed = diesel::update(
                     inventory_items::table
                         .filter(inventory_items::id.eq(&rows.item.id))
@@ -95,7 +106,7 @@ impl InventoryRepository for Store {
                 .set(&rows.item)
                 .execute(c)?;
                 if changed == 0 {
-                    return Ok(false);
+                    return Ok(ItemWrite::Stale);
                 }
                 diesel::delete(
                     inventory_item_tags::table
@@ -113,10 +124,27 @@ impl InventoryRepository for Store {
                 refresh(c, &org, Scope::Items(std::slice::from_ref(&rows.item.id)))?;
                 let event = NewEvent::updated(EventType::ItemUpdated, current, item);
                 events.push_some(&org, item.updated_at, event);
-                Ok(true)
+                let mut touched = StockTouched::default();
+                crate::levels::touch(&mut touched, Some(current), Some(item));
+                after_write(c, events, &org, touched, item.updated_at)?;
+                Ok(ItemWrite::Written)
             })
         })
     }
+}
+
+/// The order whose ALLOCATED or SHIPPED line holds the item `id`.
+fn holding_order(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<OrderId>> {
+    let holding = [LineStatus::Allocated, LineStatus::Shipped].map(LineStatus::as_str);
+    order_lines::table
+        .filter(order_lines::organization_id.eq(org))
+        .filter(order_lines::inventory_item_id.eq(id))
+        .filter(order_lines::status.eq_any(holding))
+        .select(order_lines::order_id)
+        .first::<String>(c)
+        .optional()?
+        .map(|order| parse_id(&order))
+        .transpose()
 }
 
 /// Writes an item's tags and pricing (its row exists).

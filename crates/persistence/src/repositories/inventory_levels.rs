@@ -6,7 +6,7 @@ use diesel::prelude::*;
 use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{InventoryLevelId, OrganizationId};
-use equip_domain::inventory_level::InventoryLevel;
+use equip_domain::inventory_level::{InventoryLevel, StockedLevel};
 use equip_domain::ports::InventoryLevelRepository;
 
 use crate::error::DbResult;
@@ -17,19 +17,28 @@ use crate::schema::inventory_levels;
 use crate::store::Store;
 
 impl InventoryLevelRepository for Store {
-    fn insert_inventory_level(&self, level: &InventoryLevel) -> StoreResult<()> {
+    fn insert_inventory_level(&self, level: &InventoryLevel) -> StoreResult<StockedLevel> {
         let row = LevelRow::from(level);
         self.with(
             "inventoryLevel",
             "an active inventory level exists for this SKU and warehouse",
             |c| {
-                recorded(c, self.actor, |c, events| -> DbResult<()> {
+                recorded(c, self.actor, |c, events| -> DbResult<StockedLevel> {
                     diesel::insert_into(inventory_levels::table)
                         .values(&row)
                         .execute(c)?;
+                    let org = &row.organization_id;
                     let event = NewEvent::created(EventType::LevelCreated, level);
-                    events.push(&row.organization_id, level.created_at, event);
-                    Ok(())
+                    events.push(org, level.created_at, event);
+                    // Its crossing state from the stock it watches.
+                    crate::levels::initialize(c, org, std::slice::from_ref(&row.id))?;
+                    let pair = (row.sku_id.clone(), row.warehouse_id.clone());
+                    let counts =
+                        crate::levels::available_counts(c, org, std::slice::from_ref(&pair))?;
+                    Ok(StockedLevel {
+                        level: level.clone(),
+                        available_quantity: counts.get(&pair).copied().unwrap_or_default(),
+                    })
                 })
             },
         )
@@ -56,7 +65,8 @@ impl InventoryLevelRepository for Store {
         &self,
         organization: OrganizationId,
         include_inactive: bool,
-    ) -> StoreResult<Vec<InventoryLevel>> {
+    ) -> StoreResult<Vec<StockedLevel>> {
+        let org = organization.to_string();
         self.read("inventoryLevel", |c| {
             let mut query = inventory_levels::table
                 .filter(inventory_levels::organization_id.eq(organization.to_string()))
@@ -69,10 +79,22 @@ impl InventoryLevelRepository for Store {
             if !include_inactive {
                 query = query.filter(inventory_levels::deactivated_at.is_null());
             }
-            query
-                .load(c)?
-                .into_iter()
-                .map(LevelRow::into_domain)
+            let rows: Vec<LevelRow> = query.load(c)?;
+            // The stock of every listed level: one grouped count (per 400
+            // levels), not one per level.
+            let pairs: Vec<crate::levels::Pair> = rows
+                .iter()
+                .map(|r| (r.sku_id.clone(), r.warehouse_id.clone()))
+                .collect();
+            let counts = crate::levels::available_counts(c, &org, &pairs)?;
+            rows.into_iter()
+                .zip(pairs)
+                .map(|(row, pair)| {
+                    Ok(StockedLevel {
+                        level: row.into_domain()?,
+                        available_quantity: counts.get(&pair).copied().unwrap_or_default(),
+                    })
+                })
                 .collect()
         })
     }

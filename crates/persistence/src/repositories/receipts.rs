@@ -24,10 +24,12 @@ use equip_domain::returns::LineState;
 use crate::connection::DbConnection;
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, Recorder};
+use crate::levels;
 use crate::listing::{refresh, Scope};
 use crate::models::parse_id;
 use crate::returns;
 use crate::schema::{inventory_items, organizations};
+use crate::stock::{after_write, StockTouched};
 use crate::store::Store;
 
 impl ReceiptRepository for Store {
@@ -92,6 +94,9 @@ impl ReceiptRepository for Store {
                     Ok(released) => {
                         returns::write_item(c, &org, &current, &released, events)?;
                         refresh(c, &org, Scope::Items(std::slice::from_ref(&id)))?;
+                        let mut touched = StockTouched::default();
+                        levels::touch(&mut touched, Some(&current), Some(&released));
+                        after_write(c, events, &org, touched, at)?;
                         Ok(())
                     }
                     Err(refused) => Err(refused),
@@ -129,7 +134,7 @@ impl ReceiptRepository for Store {
                     DbConnection::Postgres(pg) => due.for_update().skip_locked().load(pg)?,
                     DbConnection::Sqlite(lite) => due.load(lite)?,
                 };
-                let mut by_org: std::collections::BTreeMap<&str, Vec<String>> =
+                let mut by_org: std::collections::BTreeMap<&str, (Vec<String>, StockTouched)> =
                     std::collections::BTreeMap::new();
                 for (org, id) in &due {
                     let Some(current) = returns::read_item(c, org, parse_id(id)?)? else {
@@ -137,10 +142,13 @@ impl ReceiptRepository for Store {
                     };
                     let released = hold::release(&current, at).map_err(DbError::corrupt)?;
                     returns::write_item(c, org, &current, &released, events)?;
-                    by_org.entry(org).or_default().push(id.clone());
+                    let (ids, touched) = by_org.entry(org).or_default();
+                    ids.push(id.clone());
+                    levels::touch(touched, Some(&current), Some(&released));
                 }
-                for (org, ids) in &by_org {
-                    refresh(c, org, Scope::Items(ids))?;
+                for (org, (ids, touched)) in by_org {
+                    refresh(c, org, Scope::Items(&ids))?;
+                    after_write(c, events, org, touched, at)?;
                 }
                 Ok(due.len())
             })
@@ -236,6 +244,9 @@ fn receive_in(
         Err(refused) => return Ok(outcome(Err(refused))),
     };
     returns::write_item(c, org, &current, &item, events)?;
+    let mut touched = StockTouched::default();
+    levels::touch(&mut touched, Some(&current), Some(&item));
+    let written_at = item.updated_at;
     match (line, before) {
         (Some(received), Some(before)) => {
             let mut after = before.clone();
@@ -251,5 +262,6 @@ fn receive_in(
         }
         _ => refresh(c, org, Scope::Items(&[id.to_string()]))?,
     }
+    after_write(c, events, org, touched, written_at)?;
     Ok(outcome(Ok(())))
 }

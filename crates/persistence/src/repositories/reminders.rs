@@ -19,6 +19,7 @@ use equip_domain::catalog::Package;
 use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{OrganizationId, OutboxMessageId, PackageId, PersonId, ReminderId};
+use equip_domain::orders::OrderStatus;
 use equip_domain::ports::{OutboxRepository, ReminderRepository};
 use equip_domain::reminder::{
     AfterFailure, DeliveryStatus, OutboxMessage, OutboxStats, Reminder, ReminderDelivery,
@@ -28,7 +29,7 @@ use crate::connection::{write_transaction, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, Recorder};
 use crate::models::{db_time, parse_id, utc, PackageRow};
-use crate::schema::{outbox_messages, packages, reminders};
+use crate::schema::{orders, outbox_messages, packages, reminders};
 use crate::store::Store;
 
 /// Longest stored `last_error` (characters).
@@ -154,6 +155,25 @@ impl ReminderRepository for Store {
                 .first(c)
                 .optional()?
                 .map(PackageRow::into_domain)
+                .transpose()
+        })
+    }
+
+    fn find_reminder_order_status(
+        &self,
+        organization: OrganizationId,
+        person: PersonId,
+    ) -> StoreResult<Option<OrderStatus>> {
+        self.read("order", |c| {
+            let status: Option<String> = orders::table
+                .filter(orders::organization_id.eq(organization.to_string()))
+                .filter(orders::person_id.eq(person.to_string()))
+                .filter(orders::status.ne(OrderStatus::Cancelled.as_str()))
+                .select(orders::status)
+                .first(c)
+                .optional()?;
+            status
+                .map(|s| OrderStatus::parse(&s).map_err(DbError::corrupt))
                 .transpose()
         })
     }

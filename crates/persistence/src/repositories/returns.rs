@@ -115,13 +115,19 @@ impl ReturnOrderRepository for Store {
                     Ok(plan) => plan,
                     Err(refusal) => return Ok(Err(refusal)),
                 };
+                let mut touched = crate::stock::StockTouched::default();
                 for (read, archived) in &plan.items {
                     write_item(c, &org, read, archived, events)?;
+                    crate::levels::touch(&mut touched, Some(read), Some(archived));
                 }
                 for event in plan.events {
                     events.push(&org, at, event);
                 }
-                write_order(c, &org, &before, plan.order, at, events).map(Ok)
+                let written = write_order(c, &org, &before, plan.order, at, events)?;
+                // A written-off item that was AVAILABLE in a warehouse leaves
+                // its level's stock.
+                crate::stock::after_write(c, events, &org, touched, at)?;
+                Ok(Ok(written))
             })
         })
     }

@@ -92,7 +92,7 @@ fn changes_are_recorded_with_their_fields_and_actor(_db: &TestDatabase, store: &
     });
     it.description = Some("dented lid".into());
     it.updated_at = at(3, 10);
-    assert!(api.update_inventory_item(&current, &it).unwrap());
+    assert!(api.update_inventory_item(&current, &it).unwrap().written());
     // A rename of the person.
     let mut renamed = ada.clone();
     renamed.given_name = Some("Augusta".into());
@@ -180,7 +180,10 @@ fn a_refused_or_failed_write_records_nothing(_db: &TestDatabase, store: &Store) 
     stale.updated_at = at(1, 0);
     let mut changed = it.clone();
     changed.description = Some("x".into());
-    assert!(!store.update_inventory_item(&stale, &changed).unwrap());
+    assert!(!store
+        .update_inventory_item(&stale, &changed)
+        .unwrap()
+        .written());
     // A level deactivated twice records once.
     let l = level(&org, &s, &w, at(3, 0));
     store.insert_inventory_level(&l).unwrap();
@@ -264,7 +267,10 @@ fn histories_are_newest_first_and_scoped(_db: &TestDatabase, store: &Store) {
         let current = it.clone();
         it.description = Some(format!("note {n}"));
         it.updated_at = at(3, n);
-        assert!(store.update_inventory_item(&current, &it).unwrap());
+        assert!(store
+            .update_inventory_item(&current, &it)
+            .unwrap()
+            .written());
     }
     let subject = Subject {
         kind: SubjectType::InventoryItem,

@@ -361,7 +361,7 @@ fn import_level_rules(db: &TestDatabase, store: &Store) {
     )
     .unwrap();
     assert_eq!(
-        store.list_inventory_levels(org.id, true).unwrap(),
+        listed_levels(store, &org, true),
         vec![replacement, deactivated]
     );
     assert_eq!(db.count_rows("inventory_levels"), 2);

@@ -63,14 +63,8 @@ fn inventory_levels_rules(_db: &TestDatabase, store: &Store) {
 
     // Now a new active level may be created.
     store.insert_inventory_level(&second).unwrap();
-    assert_eq!(
-        store.list_inventory_levels(org.id, false).unwrap(),
-        vec![second.clone()]
-    );
-    assert_eq!(
-        store.list_inventory_levels(org.id, true).unwrap(),
-        vec![second, stored]
-    );
+    assert_eq!(listed_levels(store, &org, false), vec![second.clone()]);
+    assert_eq!(listed_levels(store, &org, true), vec![second, stored]);
 
     // A SKU of another organization is a missing reference.
     let foreign = level(&org, &other_sku, &w, at(14, 0));
@@ -103,7 +97,7 @@ fn inventory_levels_list_order(_db: &TestDatabase, store: &Store) {
         .list_inventory_levels(org.id, false)
         .unwrap()
         .into_iter()
-        .map(|l| l.id)
+        .map(|l| l.level.id)
         .collect();
     let (hi, lo) = if tie_a.id > tie_b.id {
         (tie_a.id, tie_b.id)

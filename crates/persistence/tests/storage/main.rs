@@ -60,5 +60,6 @@ mod receipts;
 mod returns;
 mod schema;
 mod statistics;
+mod stock_levels;
 mod warehouses;
 mod webhooks;

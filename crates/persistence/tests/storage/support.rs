@@ -177,6 +177,20 @@ pub fn level(
     }
 }
 
+/// The organization's levels as the listing gives them, without their stock.
+pub fn listed_levels(
+    store: &Store,
+    org: &Organization,
+    include_inactive: bool,
+) -> Vec<InventoryLevel> {
+    store
+        .list_inventory_levels(org.id, include_inactive)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.level)
+        .collect()
+}
+
 /// Validates `batch` like the import use case, then writes it.
 pub fn import(
     store: &Store,

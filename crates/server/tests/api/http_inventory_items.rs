@@ -19,6 +19,8 @@ on_both_backends!(
     pages_follow_every_write_on_every_instance,
     a_key_that_may_only_write_gets_no_item_back,
     a_patch_that_changes_nothing_keeps_updated_at,
+    levels_show_available_stock_and_record_each_crossing_once,
+    an_item_an_order_holds_moves_only_through_the_order,
 );
 
 fn seeded(app: &TestApp) -> Seeded {
@@ -704,4 +706,183 @@ async fn a_patch_that_changes_nothing_keeps_updated_at(app: TestApp) {
         .find(|i| i["id"] == item["id"])
         .map(|i| i["updatedAt"].clone());
     assert_eq!(listed, Some(item["updatedAt"].clone()));
+}
+
+/// The level of `id` as `GET /api/v1/inventory-levels` lists it.
+async fn listed_level(app: &TestApp, id: &str) -> Value {
+    let (status, list) = app
+        .call(
+            app.world()
+                .a
+                .get("/api/v1/inventory-levels?includeInactive=true"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == id)
+        .unwrap()
+        .clone()
+}
+
+/// The organization's `inventory_level.below_minimum` events.
+async fn crossings(app: &TestApp) -> Vec<Value> {
+    let (status, page) = app
+        .call(
+            app.world()
+                .a
+                .get("/api/v1/events?size=1000&types=inventory_level.below_minimum"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    page["data"].as_array().unwrap().clone()
+}
+
+async fn levels_show_available_stock_and_record_each_crossing_once(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let sku = s.skus[1].id;
+    let mut items = Vec::new();
+    for n in 0..3 {
+        let item = create(&app, &s, json!({"serialNumber": format!("LV-{n}")})).await;
+        items.push(item["id"].as_str().unwrap().to_owned());
+    }
+    // Whatever the seed left of this SKU in the warehouse, plus three.
+    let (status, created) = app
+        .call(w.a.post_json(
+            "/api/v1/inventory-levels",
+            &json!({"skuId": sku, "warehouseId": s.warehouse,
+                "minimumQuantity": 0, "targetQuantity": 0}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let base = created["availableQuantity"].as_i64().unwrap() - 3;
+    assert!(base >= 0, "{created}");
+    assert_eq!(created["belowMinimum"], false);
+    let id = created["id"].as_str().unwrap().to_owned();
+    let (status, _) = app
+        .call(w.a.delete(&format!("/api/v1/inventory-levels/{id}")))
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+
+    // A level whose minimum is the stock less one: at or above.
+    let (status, level) = app
+        .call(w.a.post_json(
+            "/api/v1/inventory-levels",
+            &json!({"skuId": sku, "warehouseId": s.warehouse,
+                "minimumQuantity": base + 2, "targetQuantity": base + 10}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{level}");
+    assert_eq!(level["availableQuantity"], base + 3);
+    assert_eq!(level["belowMinimum"], false);
+    let id = level["id"].as_str().unwrap().to_owned();
+
+    let take = |item: &str| {
+        patch(
+            &w.a,
+            item,
+            &json!({"deployStatus": "UNAVAILABLE", "deployReason": "AWAITING_INFORMATION"}),
+        )
+    };
+    let (status, body) = app.call(take(&items[0])).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let now = listed_level(&app, &id).await;
+    assert_eq!(
+        (
+            now["availableQuantity"].as_i64(),
+            now["belowMinimum"].as_bool()
+        ),
+        (Some(base + 2), Some(false))
+    );
+    assert!(crossings(&app).await.is_empty());
+
+    let (status, _) = app.call(take(&items[1])).await;
+    assert_eq!(status, StatusCode::OK);
+    let now = listed_level(&app, &id).await;
+    assert_eq!(
+        (
+            now["availableQuantity"].as_i64(),
+            now["belowMinimum"].as_bool()
+        ),
+        (Some(base + 1), Some(true))
+    );
+    let events = crossings(&app).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["subject"]["type"], "INVENTORY_LEVEL");
+    assert_eq!(events[0]["subject"]["id"], id.as_str());
+    assert_eq!(events[0]["changes"]["availableQuantity"]["to"], base + 1);
+    assert_eq!(events[0]["changes"]["belowMinimum"]["to"], true);
+
+    // Down again: still one; back up, then down: a second.
+    let (status, _) = app.call(take(&items[2])).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(crossings(&app).await.len(), 1);
+    for item in &items {
+        let (status, _) = app
+            .call(patch(&w.a, item, &json!({"deployStatus": "AVAILABLE"})))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    assert_eq!(listed_level(&app, &id).await["belowMinimum"], false);
+    let (status, _) = app.call(take(&items[0])).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app.call(take(&items[1])).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(crossings(&app).await.len(), 2);
+}
+
+async fn an_item_an_order_holds_moves_only_through_the_order(app: TestApp) {
+    let s = seeded(&app);
+    let w = app.world();
+    let item = create(&app, &s, json!({"serialNumber": "HELD-1"})).await;
+    let id = item["id"].as_str().unwrap().to_owned();
+    let (status, _) = app
+        .call(patch(
+            &w.a,
+            &id,
+            &json!({"deployStatus": "UNAVAILABLE", "deployReason": "PENDING_FULFILLMENT"}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    // An order's rows, as an allocation writes them.
+    let order = uuid::Uuid::new_v4();
+    let (org, person) = (w.a_org, s.people[0].id);
+    app.db().execute(&format!(
+        "INSERT INTO orders (id, organization_id, person_id, package_id, status, created_at, \
+         updated_at) VALUES ('{order}', '{org}', '{person}', NULL, 'ALLOCATED', \
+         CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+    ));
+    app.db().execute(&format!(
+        "INSERT INTO order_lines (id, organization_id, order_id, position, category_code, \
+         sku_ids, status, inventory_item_id, shipment_id, created_at, updated_at) VALUES \
+         ('{}', '{org}', '{order}', 0, 'LAPTOP', '[]', 'ALLOCATED', '{id}', NULL, \
+         CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+        uuid::Uuid::new_v4()
+    ));
+    for body in [
+        json!({"deployStatus": "AVAILABLE"}),
+        json!({"deployReason": "AWAITING_INFORMATION"}),
+        json!({"assignedTo": {"type": "OFFICE", "id": s.office}}),
+    ] {
+        let (status, err) = app.call(patch(&w.a, &id, &body)).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{body}: {err}");
+        assert_eq!(err["errors"][0]["source"], "deployStatus", "{err}");
+        let detail = err["errors"][0]["detail"].as_str().unwrap();
+        assert!(detail.contains(&order.to_string()), "{detail}");
+        assert!(
+            detail.contains("ship or cancel through the order"),
+            "{detail}"
+        );
+    }
+    // Its other fields may change.
+    let (status, body) = app
+        .call(patch(&w.a, &id, &json!({"description": "scratched lid"})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, got) = app.call(w.a.get(&format!("/api/v1/inventory/{id}"))).await;
+    assert_eq!(got["deployStatus"], "UNAVAILABLE");
+    assert_eq!(got["deployReason"], "PENDING_FULFILLMENT");
 }

@@ -22,6 +22,7 @@ on_both_backends!(
     people_who_are_not_new_joiners_are_409,
     other_methods_are_405,
     reminder_and_email_are_written_together_or_not_at_all,
+    the_email_names_the_package_and_the_order_status,
 );
 
 fn people(app: &TestApp) -> People {
@@ -436,4 +437,47 @@ async fn reminder_and_email_are_written_together_or_not_at_all(app: TestApp) {
     let listed = app.store.list_reminders(w.a_org, p.joiner.id).unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].reminder.id, first.id);
+}
+
+async fn the_email_names_the_package_and_the_order_status(app: TestApp) {
+    let w = app.world();
+    let p = people(&app);
+    let remind = || w.a.post_json(&remind_path(p.joiner.id), &json!({}));
+    let (status, body) = app.call(remind()).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let m = queued(&app).pop().unwrap();
+    for body in [&m.body_text, &m.body_html] {
+        assert!(body.contains("Engineering Mac Kit"), "{body}");
+        assert!(body.contains("no order yet"), "{body}");
+    }
+    // The joiner's order (written here as the order creation writes it).
+    let order = uuid::Uuid::new_v4();
+    app.db().execute(&format!(
+        "INSERT INTO orders (id, organization_id, person_id, package_id, status, created_at, \
+         updated_at) VALUES ('{order}', '{}', '{}', '{}', 'SHIPPED', CURRENT_TIMESTAMP, \
+         CURRENT_TIMESTAMP)",
+        w.a_org, p.joiner.id, p.package.id
+    ));
+    let (status, _) = app.call(remind()).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let m = queued(&app).pop().unwrap();
+    for body in [&m.body_text, &m.body_html] {
+        assert!(body.contains("Your equipment order: SHIPPED"), "{body}");
+        assert!(body.contains("on its way"), "{body}");
+    }
+    // A cancelled order is no order.
+    app.db().execute(&format!(
+        "UPDATE orders SET status = 'CANCELLED' WHERE id = '{order}'"
+    ));
+    let (status, _) = app.call(remind()).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let m = queued(&app).pop().unwrap();
+    assert!(m.body_text.contains("no order yet"), "{}", m.body_text);
+    // Another person's order is not theirs.
+    let (status, _) = app
+        .call(w.a.post_json(&remind_path(p.joiner_today.id), &json!({})))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let m = queued(&app).pop().unwrap();
+    assert!(m.body_text.contains("no order yet"), "{}", m.body_text);
 }
