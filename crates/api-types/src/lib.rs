@@ -22,6 +22,7 @@ pub mod inventory_level;
 pub mod inventory_query;
 pub mod item;
 pub mod item_input;
+pub mod package;
 pub mod query;
 pub mod read;
 pub mod receipt;

@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod inventory_items;
 pub mod inventory_levels;
 pub mod new_joiners;
+pub mod packages;
 pub mod receipts;
 pub mod return_orders;
 pub mod scim;
@@ -24,8 +25,8 @@ use actix_web::dev::HttpServiceFactory;
 use actix_web::http::Method;
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, Responder};
 use equip_domain::api_key::Scope::{
-    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, ReturnsRead,
-    ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
+    EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite,
+    PackagesWrite, ReturnsRead, ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
@@ -233,6 +234,10 @@ fn register() -> Vec<Route> {
             .post(KeyWith(InventoryLevelsWrite), inventory_levels::create),
         at("/api/v1/inventory-levels/{id}")
             .delete(KeyWith(InventoryLevelsWrite), inventory_levels::deactivate),
+        at("/api/v1/packages").get(KeyWith(InventoryRead), packages::list),
+        at("/api/v1/packages/{id}")
+            .get(KeyWith(InventoryRead), packages::get)
+            .put(KeyWith(PackagesWrite), packages::put),
         at("/api/v1/new-joiners/{personId}/remind")
             .post(KeyWith(NewJoinersWrite), new_joiners::remind),
         at("/api/v1/new-joiners/{personId}/reminders")
