@@ -103,6 +103,7 @@ while True:
     if page["itemsPerPage"] == 0 or start > page["totalResults"]:
         break
 ids["levels"] = [l["id"] for l in get("/api/v1/inventory-levels?includeInactive=true")["data"]]
+ids["packages"] = [p["id"] for p in get("/api/v1/packages")["data"]]
 for name in list(ids):
     ids[name] = sorted(set(ids[name]))[:40]
     if not ids[name]:
@@ -133,13 +134,15 @@ for name, values in ids.items():
 # (its host must resolve to a public address: the network decides), and for
 # returns: a return's items must be DEPLOYED to its person and given once, a
 # cancel comes alone, a receipt entry names its item by itemId or by
-# serialNumber (one of them).
+# serialNumber (one of them); a package's contents name categories and SKUs
+# the organization has.
 cross_field = {"GET /api/v1/inventory", "GET /api/inventory", "POST /api/v1/inventory",
                "PATCH /api/v1/inventory/{id}", "POST /api/v1/inventory-levels",
                "GET /api/v1/events", "GET /api/v1/inventory/{id}/history",
                "GET /api/v1/people/{id}/history", "POST /api/v1/webhooks",
                "GET /api/v1/webhooks/{id}/deliveries", "POST /api/v1/return-orders",
-               "PATCH /api/v1/return-orders/{id}", "POST /api/v1/warehouses/{id}/receipts"}
+               "PATCH /api/v1/return-orders/{id}", "POST /api/v1/warehouses/{id}/receipts",
+               "PUT /api/v1/packages/{id}"}
 def bind(op, params):
     print("[[operations]]")
     print(f'include-name = "{op}"')
@@ -165,6 +168,8 @@ bind("POST /api/v1/return-orders", {"body.personId": "PERSON"})
 bind("PATCH /api/v1/return-orders/{id}", {})
 bind("POST /api/v1/warehouses/{id}/receipts", {"path.id": "WAREHOUSE"})
 bind("GET /api/v1/webhooks/{id}/deliveries", {})
+bind("GET /api/v1/packages/{id}", {"path.id": "packages"})
+bind("PUT /api/v1/packages/{id}", {"path.id": "packages"})
 PY
 # Run from the temporary directory: Schemathesis keeps a cache in its working
 # directory. One worker: with several threads, Hypothesis's lambda descriptions

@@ -8,7 +8,9 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::import_entry::Entry;
-use equip_domain::catalog::{Package, Sku};
+use crate::package::PackageItemInput;
+use equip_domain::catalog::{parse_contents, Package, RawPackageItem, Sku};
+use equip_domain::error::DomainError;
 use equip_domain::group::{Group, GroupFields};
 use equip_domain::ids::OrganizationId;
 use equip_domain::import::{ImportError, ImportedGroup};
@@ -143,30 +145,46 @@ pub fn sku(entry: &Entry, s: WireSku, organization: OrganizationId) -> Result<Sk
     })
 }
 
-/// A package: `id`, `slug`, `name`.
+/// A package: `id`, `slug`, `name`, `items` (its contents, as `PUT
+/// /api/v1/packages/{id}` takes them; absent: none).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a package object")]
 pub struct WirePackage {
     id: String,
     slug: String,
     name: String,
+    #[serde(default)]
+    items: Option<Vec<PackageItemInput>>,
 }
 
-/// Converts a package entry.
+/// Converts a package entry. Its contents are checked on their own here
+/// (`catalog::parse_contents`); their SKUs and categories against the
+/// batch's and the stored SKUs by the import's rules.
 ///
 /// # Errors
-/// A bad id, named by entry and field.
+/// A bad id or a bad entry of the contents, named by entry and field (e.g.
+/// `packages[0].items[1].quantity`).
 pub fn package(
     entry: &Entry,
     p: WirePackage,
     organization: OrganizationId,
 ) -> Result<Package, ImportError> {
+    let raw: Vec<RawPackageItem> = p
+        .items
+        .unwrap_or_default()
+        .into_iter()
+        .map(RawPackageItem::from)
+        .collect();
+    let items = parse_contents(&raw).map_err(|e| match e {
+        DomainError::Invalid { field, message } => entry.error(&field, message),
+        other => entry.error("items", other.to_string()),
+    })?;
     Ok(Package {
         id: entry.id("id", &p.id)?,
         organization_id: organization,
         slug: p.slug,
         name: p.name,
-        items: Vec::new(),
+        items,
     })
 }
 

@@ -23,6 +23,7 @@ pub mod inventory_query;
 pub mod item;
 pub mod item_input;
 pub mod order;
+pub mod package;
 pub mod query;
 pub mod read;
 pub mod receipt;

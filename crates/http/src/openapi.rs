@@ -46,6 +46,7 @@ pub const API_VERSION: &str = "0.1.0";
     tags(
         (name = "inventory"),
         (name = "warehouses"),
+        (name = "packages"),
         (name = "api-key"),
         (name = "inventory-levels"),
         (name = "new-joiners"),
@@ -211,6 +212,7 @@ fn build() -> utoipa::openapi::OpenApi {
     let mut doc = Document::openapi();
     Frame.modify(&mut doc);
     doc.merge(crate::routes::warehouses::Doc::openapi());
+    doc.merge(crate::routes::packages::Doc::openapi());
     doc.merge(crate::routes::health::Doc::openapi());
     doc.merge(crate::routes::inventory_levels::Doc::openapi());
     doc.merge(crate::routes::new_joiners::Doc::openapi());

@@ -39,14 +39,14 @@ use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::Recorder;
 use crate::models::{
-    db_time, GroupRow, ItemRows, LevelRow, OfficeRow, PackageRow, PersonEmailRow, PersonRows,
-    PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
+    db_time, GroupRow, ItemRows, LevelRow, OfficeRow, PackageItemRow, PackageRow, PersonEmailRow,
+    PersonRows, PricingRow, ReturnOrderItemRow, ReturnOrderRow, SkuRow, TagRow, WarehouseGrantRow,
     WarehouseRow,
 };
 use crate::schema::{
     group_members, groups, inventory_item_pricing, inventory_item_tags, inventory_items,
-    inventory_levels, offices, packages, people, person_emails, return_order_items, return_orders,
-    skus, warehouse_grants, warehouses,
+    inventory_levels, offices, package_items, packages, people, person_emails, return_order_items,
+    return_orders, skus, warehouse_grants, warehouses,
 };
 use crate::stock::StockTouched;
 
@@ -72,7 +72,8 @@ const fn rows_per_statement(columns: usize) -> usize {
 pub(crate) const ANALYZE_AFTER: usize = 1_000;
 
 /// Tables an import writes.
-const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, packages, people, \
+const IMPORTED_TABLES: &str = "warehouses, warehouse_grants, offices, skus, packages, \
+     package_items, people, \
      person_emails, inventory_items, inventory_item_pricing, inventory_item_tags, return_orders, \
      return_order_items, inventory_levels, inventory_listing, inventory_counts, groups, \
      group_members";
@@ -208,6 +209,7 @@ struct Rows {
     offices: Vec<OfficeRow>,
     skus: Vec<SkuRow>,
     packages: Vec<PackageRow>,
+    package_items: Vec<PackageItemRow>,
     people: Vec<PersonRows>,
     items: Vec<ItemRows>,
     levels: Vec<LevelRow>,
@@ -242,6 +244,17 @@ impl Rows {
             offices: batch.offices.iter().map(OfficeRow::from).collect(),
             skus: batch.skus.iter().map(SkuRow::from).collect(),
             packages: batch.packages.iter().map(PackageRow::from).collect(),
+            package_items: batch
+                .packages
+                .iter()
+                .flat_map(|p| {
+                    let id = p.id.to_string();
+                    p.items
+                        .iter()
+                        .enumerate()
+                        .map(move |(i, item)| PackageItemRow::new(org, &id, i, item))
+                })
+                .collect::<DbResult<_>>()?,
             people: batch
                 .people
                 .iter()
@@ -553,6 +566,10 @@ fn write(
     }
     let written = upsert_by_id!(c, packages, rows.packages, [slug, name]);
     all_written("packages", written, rows.packages.len())?;
+    // Their contents: an imported package's replace the stored ones.
+    let package_ids = ids_of(&rows.packages, |p| p.id.clone());
+    delete_where_in!(c, package_items, package_id, package_ids);
+    insert_all!(c, package_items, rows.package_items, 7);
     progress.advance(rows.packages.len());
 
     // People, then their emails (replaced for stored people).

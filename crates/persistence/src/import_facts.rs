@@ -70,6 +70,14 @@ pub(crate) fn read(
     read_return_lines(c, &keys, &mut facts)?;
     read_levels(c, organization, &keys, &mut facts)?;
     read_groups(c, organization, &keys, &mut facts)?;
+    let contents = crate::package_contents::catalog_facts(
+        c,
+        organization,
+        &keys.contents_skus,
+        &keys.contents_categories,
+    )?;
+    facts.contents_sku_categories = contents.sku_categories;
+    facts.contents_categories = contents.categories;
     Ok(facts)
 }
 

@@ -10,12 +10,14 @@ use std::collections::HashMap;
 
 use diesel::prelude::*;
 
-use equip_domain::catalog::{Package, PackageItem};
+use equip_domain::catalog::{CatalogFacts, Package, PackageItem};
+use equip_domain::ids::SkuId;
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::DbResult;
+use crate::models::parse_id;
 use crate::models::PackageItemRow;
-use crate::schema::{package_items, packages};
+use crate::schema::{package_items, packages, skus};
 use crate::sql_builder::ID_CHUNK;
 
 /// The contents of the organization's packages among `package_ids`, by
@@ -107,4 +109,38 @@ pub(crate) fn lock_package(c: &mut DbConnection, org: &str, package: &str) -> Db
         DbConnection::Sqlite(lite) => row.first(lite).optional()?,
     };
     Ok(found.is_some())
+}
+
+/// The [`CatalogFacts`] of the organization for the SKUs `sku_ids` and the
+/// categories `categories` (what `catalog::catalog_questions` or the
+/// import's `StoredKeys` ask): the organization's SKUs among them with their
+/// category, and those of the categories some SKU of the organization has.
+pub(crate) fn catalog_facts(
+    c: &mut DbConnection,
+    org: &str,
+    sku_ids: &[SkuId],
+    categories: &[String],
+) -> DbResult<CatalogFacts> {
+    let sku_ids: Vec<String> = sku_ids.iter().map(ToString::to_string).collect();
+    let mut facts = CatalogFacts::default();
+    for chunk in sku_ids.chunks(ID_CHUNK) {
+        let rows: Vec<(String, String)> = skus::table
+            .filter(skus::organization_id.eq(org))
+            .filter(skus::id.eq_any(chunk))
+            .select((skus::id, skus::category_code))
+            .load(c)?;
+        for (id, category) in rows {
+            facts.sku_categories.insert(parse_id(&id)?, category);
+        }
+    }
+    for chunk in categories.chunks(ID_CHUNK) {
+        let found: Vec<String> = skus::table
+            .filter(skus::organization_id.eq(org))
+            .filter(skus::category_code.eq_any(chunk))
+            .select(skus::category_code)
+            .distinct()
+            .load(c)?;
+        facts.categories.extend(found);
+    }
+    Ok(facts)
 }

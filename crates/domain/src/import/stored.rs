@@ -16,6 +16,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::catalog::{check_against_catalog, CatalogFacts};
+use crate::error::DomainError;
 use crate::ids::{
     GroupId, InventoryItemId, InventoryLevelId, OfficeId, OrganizationId, PackageId, PersonId,
     ReturnOrderId, ReturnOrderItemId, SkuId, WarehouseId,
@@ -125,6 +127,12 @@ pub struct StoredFacts {
     /// The organization's groups (any id) whose folded displayName is one of
     /// the batch's.
     pub groups_with_batch_names: Vec<(GroupId, String)>,
+    /// The organization's stored SKUs among [`StoredKeys::contents_skus`]:
+    /// their category code.
+    pub contents_sku_categories: HashMap<SkuId, String>,
+    /// Of [`StoredKeys::contents_categories`], those some stored SKU of the
+    /// organization has.
+    pub contents_categories: HashSet<String>,
 }
 
 /// The keys a store looks up to fill [`StoredFacts`] for a batch.
@@ -158,6 +166,12 @@ pub struct StoredKeys {
     pub groups: Vec<GroupId>,
     /// Folded displayNames of the batch's groups.
     pub group_name_keys: Vec<String>,
+    /// SKUs the batch's package contents prefer that are not among the
+    /// batch's SKUs.
+    pub contents_skus: Vec<SkuId>,
+    /// Categories of the batch's package contents that no SKU of the batch
+    /// has.
+    pub contents_categories: Vec<String>,
 }
 
 impl StoredKeys {
@@ -174,6 +188,13 @@ impl StoredKeys {
                 .iter()
                 .filter_map(|i| i.return_order.as_ref())
         };
+        let contents = || batch.packages.iter().flat_map(|p| p.items.iter());
+        let batch_skus: HashSet<SkuId> = batch.skus.iter().map(|s| s.id).collect();
+        let batch_categories: HashSet<&str> = batch
+            .skus
+            .iter()
+            .map(|s| s.category_code.as_str())
+            .collect();
         Self {
             warehouses: distinct(batch.warehouses.iter().map(|w| w.id)),
             offices: distinct(batch.offices.iter().map(|o| o.id)),
@@ -205,6 +226,16 @@ impl StoredKeys {
                     .groups
                     .iter()
                     .map(|g| identifier_key(&g.group.display_name)),
+            ),
+            contents_skus: distinct(
+                contents()
+                    .flat_map(|e| e.sku_ids.iter().copied())
+                    .filter(|id| !batch_skus.contains(id)),
+            ),
+            contents_categories: distinct(
+                contents()
+                    .map(|e| e.category_code.clone())
+                    .filter(|c| !batch_categories.contains(c.as_str())),
             ),
         }
     }
@@ -266,6 +297,7 @@ pub fn check_against_stored(
     )?;
     changes.skus = stored_ids(batch.skus.iter().map(|s| s.id), &facts.skus);
     changes.packages_to_park = check_packages(organization, batch, facts)?;
+    check_contents(batch, facts)?;
     let (people, people_to_park) = check_people(organization, batch, facts)?;
     changes.people = people;
     changes.people_to_park = people_to_park;
@@ -413,6 +445,34 @@ fn check_packages(
         .filter(|p| facts.packages.get(&p.id).is_some_and(|s| s.slug != p.slug))
         .map(|p| p.id)
         .collect())
+}
+
+/// Each package's contents against the SKUs the organization will have:
+/// the batch's (as imported) and, for those the batch does not carry, the
+/// stored ones ([`crate::catalog::check_against_catalog`]).
+fn check_contents(batch: &ImportBatch, facts: &StoredFacts) -> Result<(), ImportError> {
+    if batch.packages.iter().all(|p| p.items.is_empty()) {
+        return Ok(());
+    }
+    let mut catalog = CatalogFacts {
+        sku_categories: facts.contents_sku_categories.clone(),
+        categories: facts.contents_categories.clone(),
+    };
+    for sku in &batch.skus {
+        catalog
+            .sku_categories
+            .insert(sku.id, sku.category_code.clone());
+        catalog.categories.insert(sku.category_code.clone());
+    }
+    for (i, package) in batch.packages.iter().enumerate() {
+        check_against_catalog(&package.items, &catalog).map_err(|e| match e {
+            DomainError::Invalid { field, message } => {
+                ImportError::new(format!("packages[{i}].{field}"), message)
+            }
+            other => ImportError::new(format!("packages[{i}]"), other.to_string()),
+        })?;
+    }
+    Ok(())
 }
 
 /// Ownership, then active userNames held by stored people outside the batch;

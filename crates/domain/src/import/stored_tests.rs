@@ -520,3 +520,65 @@ fn group_members_are_provisioned_people_named_once() {
     let err = batch.validate(&me).unwrap_err();
     assert_eq!(err.entry, "groups[1]");
 }
+
+#[test]
+fn package_contents_name_skus_and_categories_of_the_batch_or_the_store() {
+    use crate::catalog::{PackageItem, Sku};
+    let a = org();
+    let sku = |category: &str| Sku {
+        id: SkuId::new(),
+        organization_id: a,
+        title: category.into(),
+        category_code: category.into(),
+        category_name: category.into(),
+        vendor_code: "V".into(),
+        vendor_name: "V".into(),
+        vendor_sku: "V".into(),
+    };
+    let entry = |category: &str, skus: Vec<SkuId>| PackageItem {
+        category_code: category.into(),
+        sku_ids: skus,
+        quantity: 1,
+    };
+    let batch_laptop = sku("LAPTOP");
+    let stored_phone = SkuId::new();
+    let unknown = SkuId::new();
+    let mut kit = package(a, "kit");
+    kit.items = vec![
+        entry("LAPTOP", vec![batch_laptop.id]),
+        entry("PHONE", vec![stored_phone]),
+    ];
+    let mut batch = ImportBatch {
+        skus: vec![batch_laptop.clone()],
+        packages: vec![package(a, "empty"), kit],
+        ..ImportBatch::default()
+    };
+    // The keys: what the batch's SKUs do not answer.
+    let keys = StoredKeys::of(&batch);
+    assert_eq!(keys.contents_skus, vec![stored_phone]);
+    assert_eq!(keys.contents_categories, vec!["PHONE".to_owned()]);
+
+    let facts = StoredFacts {
+        contents_sku_categories: HashMap::from([(stored_phone, "PHONE".to_owned())]),
+        contents_categories: HashSet::from(["PHONE".to_owned()]),
+        ..StoredFacts::default()
+    };
+    assert!(check_against_stored(a, &batch, &facts).is_ok());
+    // Nothing stored: the phone is unknown.
+    assert_eq!(
+        refused(check_against_stored(a, &batch, &StoredFacts::default())).0,
+        "packages[1].items[1].categoryCode"
+    );
+    // An SKU of no one.
+    batch.packages[1].items[1].sku_ids.push(unknown);
+    assert_eq!(
+        refused(check_against_stored(a, &batch, &facts)).0,
+        "packages[1].items[1].skuIds[1]"
+    );
+    // A batch SKU of another category.
+    batch.packages[1].items[1].sku_ids = vec![batch_laptop.id];
+    assert_eq!(
+        refused(check_against_stored(a, &batch, &facts)).0,
+        "packages[1].items[1].skuIds[0]"
+    );
+}

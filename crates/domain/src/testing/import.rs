@@ -188,6 +188,16 @@ fn stored_facts(s: &State, organization: OrganizationId, batch: &ImportBatch) ->
     for k in s.skus.iter().filter(|k| keys.skus.contains(&k.id)) {
         facts.skus.insert(k.id, k.organization_id);
     }
+    for k in s.skus.iter().filter(|k| k.organization_id == organization) {
+        if keys.contents_skus.contains(&k.id) {
+            facts
+                .contents_sku_categories
+                .insert(k.id, k.category_code.clone());
+        }
+        if keys.contents_categories.contains(&k.category_code) {
+            facts.contents_categories.insert(k.category_code.clone());
+        }
+    }
     for p in &s.packages {
         if keys.packages.contains(&p.id) {
             let stored = StoredPackage {

@@ -15,6 +15,7 @@ pub mod inventory_items;
 pub mod inventory_levels;
 pub mod new_joiners;
 pub mod orders;
+pub mod packages;
 pub mod receipts;
 pub mod return_orders;
 pub mod scim;
@@ -26,7 +27,7 @@ use actix_web::http::Method;
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, Responder};
 use equip_domain::api_key::Scope::{
     EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, OrdersRead,
-    OrdersWrite, ReturnsRead, ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
+    OrdersWrite, PackagesWrite, ReturnsRead, ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
@@ -234,6 +235,10 @@ fn register() -> Vec<Route> {
             .post(KeyWith(InventoryLevelsWrite), inventory_levels::create),
         at("/api/v1/inventory-levels/{id}")
             .delete(KeyWith(InventoryLevelsWrite), inventory_levels::deactivate),
+        at("/api/v1/packages").get(KeyWith(InventoryRead), packages::list),
+        at("/api/v1/packages/{id}")
+            .get(KeyWith(InventoryRead), packages::get)
+            .put(KeyWith(PackagesWrite), packages::put),
         at("/api/v1/new-joiners/{personId}/remind")
             .post(KeyWith(NewJoinersWrite), new_joiners::remind),
         at("/api/v1/new-joiners/{personId}/reminders")

@@ -3,9 +3,7 @@
 
 use diesel::prelude::*;
 
-use equip_domain::catalog::{
-    catalog_questions, check_against_catalog, CatalogFacts, Package, PackageItem, Sku,
-};
+use equip_domain::catalog::{catalog_questions, check_against_catalog, Package, PackageItem, Sku};
 use equip_domain::error::{DomainError, StoreResult};
 use equip_domain::ids::{OrganizationId, PackageId, SkuId};
 use equip_domain::ports::CatalogRepository;
@@ -13,9 +11,8 @@ use equip_domain::ports::CatalogRepository;
 use crate::connection::{write_transaction, DbConnection};
 use crate::error::DbResult;
 use crate::models::{PackageRow, SkuRow};
-use crate::package_contents::{lock_package, replace_contents, with_contents};
+use crate::package_contents::{catalog_facts, lock_package, replace_contents, with_contents};
 use crate::schema::{packages, skus};
-use crate::sql_builder::ID_CHUNK;
 
 use crate::store::Store;
 
@@ -33,37 +30,6 @@ fn package_by_id(c: &mut DbConnection, org: &str, id: &str) -> DbResult<Option<P
         Some(package) => Ok(with_contents(c, org, vec![package])?.pop()),
         None => Ok(None),
     }
-}
-
-/// The [`CatalogFacts`] `items` need: the organization's SKUs among those
-/// named, with their category, and the named categories some SKU of the
-/// organization has.
-fn catalog_facts(c: &mut DbConnection, org: &str, items: &[PackageItem]) -> DbResult<CatalogFacts> {
-    let (sku_ids, categories) = catalog_questions(items);
-    let sku_ids: Vec<String> = sku_ids.iter().map(ToString::to_string).collect();
-    let mut facts = CatalogFacts::default();
-    for chunk in sku_ids.chunks(ID_CHUNK) {
-        let rows: Vec<(String, String)> = skus::table
-            .filter(skus::organization_id.eq(org))
-            .filter(skus::id.eq_any(chunk))
-            .select((skus::id, skus::category_code))
-            .load(c)?;
-        for (id, category) in rows {
-            facts
-                .sku_categories
-                .insert(crate::models::parse_id(&id)?, category);
-        }
-    }
-    for chunk in categories.chunks(ID_CHUNK) {
-        let found: Vec<String> = skus::table
-            .filter(skus::organization_id.eq(org))
-            .filter(skus::category_code.eq_any(chunk))
-            .select(skus::category_code)
-            .distinct()
-            .load(c)?;
-        facts.categories.extend(found);
-    }
-    Ok(facts)
 }
 
 impl CatalogRepository for Store {
@@ -120,7 +86,8 @@ impl CatalogRepository for Store {
                         format!("package {id} not found"),
                     )));
                 }
-                let facts = catalog_facts(c, &org, items)?;
+                let (skus, categories) = catalog_questions(items);
+                let facts = catalog_facts(c, &org, &skus, &categories)?;
                 if let Err(refused) = check_against_catalog(items, &facts) {
                     return Ok(Err(refused));
                 }

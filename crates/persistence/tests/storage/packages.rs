@@ -16,6 +16,7 @@ storage_tests!(
     package_contents_replaced_whole_or_refused,
     package_contents_of_by_package_in_position_order,
     package_of_another_organization_is_not_found,
+    an_import_writes_and_replaces_package_contents,
 );
 
 fn package(org: &Organization, slug: &str, name: &str) -> Package {
@@ -243,4 +244,83 @@ fn package_of_another_organization_is_not_found(db: &TestDatabase, store: &Store
         "{refused:?}"
     );
     assert_eq!(db.count_rows("package_items"), 0);
+}
+
+fn an_import_writes_and_replaces_package_contents(db: &TestDatabase, store: &Store) {
+    // SKUs stored by an earlier import, and a phone SKU in the same batch
+    // as the package that prefers it.
+    let (org, [laptop, _, _], [kit, _]) = catalog(store, "Acme");
+    let tablet = Sku {
+        category_code: "TABLET".into(),
+        category_name: "Tablets".into(),
+        ..sku(&org, "iPad Air")
+    };
+    let mut with_contents = kit.clone();
+    with_contents.items = vec![
+        entry("LAPTOP", &[&laptop], 1),
+        entry("TABLET", &[&tablet], 2),
+    ];
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            skus: vec![tablet.clone()],
+            packages: vec![with_contents.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        store.find_package(org.id, kit.id).unwrap().unwrap(),
+        with_contents
+    );
+    assert_eq!(db.count_rows("package_items"), 2);
+
+    // Re-imported: its contents are the entry's.
+    let mut fewer = kit.clone();
+    fewer.items = vec![entry("TABLET", &[], 3)];
+    import(
+        store,
+        &org,
+        &ImportBatch {
+            packages: vec![fewer.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(store.find_package(org.id, kit.id).unwrap().unwrap(), fewer);
+    assert_eq!(db.count_rows("package_items"), 1);
+
+    // An SKU of another organization, or a category nobody has: refused,
+    // nothing written.
+    let (other, foreign_laptop, _) = seeded(store, "Globex");
+    let mut bad = kit.clone();
+    bad.items = vec![entry("LAPTOP", &[&foreign_laptop], 1)];
+    let refused = import(
+        store,
+        &org,
+        &ImportBatch {
+            packages: vec![bad.clone()],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(refused.entry, "packages[0].items[0].skuIds[0]", "{refused}");
+    let mut theirs = package(&other, "kit", "Their kit");
+    theirs.items = vec![entry("TABLET", &[], 1)];
+    let refused = import(
+        store,
+        &other,
+        &ImportBatch {
+            packages: vec![theirs],
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        refused.entry, "packages[0].items[0].categoryCode",
+        "{refused}"
+    );
+    assert_eq!(store.find_package(org.id, kit.id).unwrap().unwrap(), fewer);
+    assert_eq!(db.count_rows("package_items"), 1);
 }

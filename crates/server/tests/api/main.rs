@@ -25,6 +25,7 @@ mod http_inventory;
 mod http_inventory_items;
 mod http_joiners;
 mod http_limits;
+mod http_packages;
 mod http_receipts;
 mod http_reminders;
 mod http_return_orders;

@@ -725,6 +725,55 @@ async fn every_operation_answers_as_documented(app: TestApp) {
 
     // Return orders: the listing, create (good, taken, unknown, bad, not
     // JSON), read, change (good, off the path, bad, unknown, not JSON).
+    // Packages: the listing, one package, its contents replaced.
+    let listed = c.check(
+        "GET",
+        "/api/v1/packages",
+        &app.call_raw(d.a.get("/api/v1/packages")).await,
+    );
+    let package_id = listed["data"][0]["id"].as_str().unwrap().to_owned();
+    let package = "/api/v1/packages/{id}";
+    for uri in [
+        format!("/api/v1/packages/{package_id}"),
+        format!("/api/v1/packages/{missing}"),
+        "/api/v1/packages/not-a-uuid".into(),
+    ] {
+        c.check("GET", package, &app.call_raw(d.a.get(&uri)).await);
+    }
+    let put_package = |id: &str, body: Value| {
+        d.a.with(TestRequest::put().uri(&format!("/api/v1/packages/{id}")))
+            .set_json(body)
+    };
+    let contents = json!({"items": [{"categoryCode": in_warehouse["categoryCode"],
+        "skuIds": [sku], "quantity": 2}]});
+    let written = c.check(
+        "PUT",
+        package,
+        &app.call_raw(put_package(&package_id, contents.clone()))
+            .await,
+    );
+    assert_eq!(written["items"], contents["items"], "{written}");
+    for (id, body) in [
+        (
+            package_id.clone(),
+            json!({"items": [{"categoryCode": "LAPTOP", "quantity": 0}]}),
+        ),
+        (missing.to_string(), json!({"items": []})),
+        ("not-a-uuid".into(), json!({"items": []})),
+    ] {
+        c.check("PUT", package, &app.call_raw(put_package(&id, body)).await);
+    }
+    c.check(
+        "PUT",
+        package,
+        &app.call_raw(
+            d.a.with(TestRequest::put().uri(&format!("/api/v1/packages/{package_id}")))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+
     let orders = "/api/v1/return-orders";
     let order = "/api/v1/return-orders/{id}";
     for uri in [
