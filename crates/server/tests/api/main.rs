@@ -24,6 +24,7 @@ mod http_gate;
 mod http_inventory;
 mod http_inventory_items;
 mod http_limits;
+mod http_orders;
 mod http_receipts;
 mod http_reminders;
 mod http_return_orders;
