@@ -186,7 +186,7 @@ mod tests {
         );
         // Without the preferred SKU, the category's others.
         assert_eq!(
-            pick(&tiers, &[old_dell_de.clone()]),
+            pick(&tiers, std::slice::from_ref(&old_dell_de)),
             Some(old_dell_de.item_id)
         );
         assert_eq!(pick(&tiers, &[]), None);

@@ -168,21 +168,24 @@ async fn the_listing_filters_and_pages_newest_first(app: TestApp) {
     };
     let (status, all) = app.call(w.a.get("/api/v1/orders")).await;
     assert_eq!(status, StatusCode::OK, "{all}");
-    assert_eq!(ids(&all), [newest.clone(), middle.clone(), oldest.clone()]);
+    assert_eq!(
+        ids(&all),
+        [newest.as_str(), middle.as_str(), oldest.as_str()]
+    );
     assert_eq!(
         all["pagination"],
         json!({"totalRecords": 3, "totalPages": 1, "currentPage": 1, "pageSize": 100})
     );
     let (_, shipped) = app.call(w.a.get("/api/v1/orders?status=SHIPPED")).await;
-    assert_eq!(ids(&shipped), [middle.clone()]);
+    assert_eq!(ids(&shipped), [middle.as_str()]);
     let (_, pending) = app.call(w.a.get("/api/v1/orders?status=pending")).await;
-    assert_eq!(ids(&pending), [newest.clone(), oldest.clone()]);
+    assert_eq!(ids(&pending), [newest.as_str(), oldest.as_str()]);
     let (_, of_ada) = app
         .call(w.a.get(&format!("/api/v1/orders?personId={ada}")))
         .await;
-    assert_eq!(ids(&of_ada), [oldest.clone()]);
+    assert_eq!(ids(&of_ada), [oldest.as_str()]);
     let (_, page2) = app.call(w.a.get("/api/v1/orders?page=2&size=2")).await;
-    assert_eq!(ids(&page2), [oldest.clone()]);
+    assert_eq!(ids(&page2), [oldest.as_str()]);
     assert_eq!(
         page2["pagination"],
         json!({"totalRecords": 3, "totalPages": 2, "currentPage": 2, "pageSize": 2})
