@@ -104,6 +104,8 @@ while True:
         break
 ids["levels"] = [l["id"] for l in get("/api/v1/inventory-levels?includeInactive=true")["data"]]
 ids["packages"] = [p["id"] for p in get("/api/v1/packages")["data"]]
+# Joiners' orders, when the demo data has some (optional: bound only then).
+orders = sorted(o["id"] for o in get("/api/v1/orders?size=1000")["data"])[:40]
 for name in list(ids):
     ids[name] = sorted(set(ids[name]))[:40]
     if not ids[name]:
@@ -125,6 +127,8 @@ print('[checks.negative_data_rejection]\nexpected-statuses = ["400", "401", "403
 print('[phases.stateful.checks.positive_data_acceptance]\nenabled = false\n')
 for name, values in ids.items():
     print(f"[dictionaries.{name}]\nvalues = {q(values)}\n")
+if orders:
+    print(f"[dictionaries.orders]\nvalues = {q(orders)}\n")
 # Where validity also depends on other fields or on stored state (updatedAtFrom
 # not after updatedAtTo, personId not with assignedEmail, a deployReason that
 # fits the deployStatus, minimumQuantity not above targetQuantity), a valid
@@ -135,14 +139,16 @@ for name, values in ids.items():
 # returns: a return's items must be DEPLOYED to its person and given once, a
 # cancel comes alone, a receipt entry names its item by itemId or by
 # serialNumber (one of them); a package's contents name categories and SKUs
-# the organization has.
+# the organization has; and shipments: a shipment's lines must be ALLOCATED
+# lines of its order, a delivery's shipment one of the order's.
 cross_field = {"GET /api/v1/inventory", "GET /api/inventory", "POST /api/v1/inventory",
                "PATCH /api/v1/inventory/{id}", "POST /api/v1/inventory-levels",
                "GET /api/v1/events", "GET /api/v1/inventory/{id}/history",
                "GET /api/v1/people/{id}/history", "POST /api/v1/webhooks",
                "GET /api/v1/webhooks/{id}/deliveries", "POST /api/v1/return-orders",
                "PATCH /api/v1/return-orders/{id}", "POST /api/v1/warehouses/{id}/receipts",
-               "PUT /api/v1/packages/{id}"}
+               "PUT /api/v1/packages/{id}", "POST /api/v1/orders/{id}/shipments",
+               "PATCH /api/v1/orders/{id}/shipments/{shipmentId}"}
 def bind(op, params):
     print("[[operations]]")
     print(f'include-name = "{op}"')
@@ -170,6 +176,14 @@ bind("POST /api/v1/warehouses/{id}/receipts", {"path.id": "WAREHOUSE"})
 bind("GET /api/v1/webhooks/{id}/deliveries", {})
 bind("GET /api/v1/packages/{id}", {"path.id": "packages"})
 bind("PUT /api/v1/packages/{id}", {"path.id": "packages"})
+bind("GET /api/v1/orders", {"query.personId": "PERSON"})
+if orders:
+    bind("GET /api/v1/orders/{id}", {"path.id": "orders"})
+    bind("POST /api/v1/orders/{id}/shipments", {"path.id": "orders"})
+    bind("PATCH /api/v1/orders/{id}/shipments/{shipmentId}", {"path.id": "orders"})
+else:
+    bind("POST /api/v1/orders/{id}/shipments", {})
+    bind("PATCH /api/v1/orders/{id}/shipments/{shipmentId}", {})
 PY
 # Run from the temporary directory: Schemathesis keeps a cache in its working
 # directory. One worker: with several threads, Hypothesis's lambda descriptions

@@ -115,7 +115,7 @@ pub struct OrderLineBody {
 pub struct ShipmentBody {
     #[schema(value_type = uuid::Uuid)]
     id: ShipmentId,
-    /// The lines it carries.
+    /// The lines it carries, in the order's order (by position).
     #[schema(value_type = Vec<uuid::Uuid>)]
     line_ids: Vec<OrderLineId>,
     /// SHIPPED, then DELIVERED or DELIVERY_EXCEPTION (then DELIVERED).

@@ -124,7 +124,7 @@ impl NewShipment {
 }
 
 /// The order with `new`'s lines shipped at `at`, and the new shipment (its
-/// lines in the request's order). The store moves the items the shipment's
+/// lines in the order's order, by position). The store moves the items the shipment's
 /// lines hold with `super::fulfilment::shipped` ([`shipped_items`]).
 ///
 /// # Errors
@@ -156,11 +156,17 @@ pub fn ship(
             ));
         }
     }
+    let line_ids = order
+        .lines
+        .iter()
+        .filter(|l| new.line_ids.contains(&l.id))
+        .map(|l| l.id)
+        .collect();
     let shipment = Shipment {
         id: ShipmentId::new(),
         order_id: order.id,
         status: ShipmentStatus::Shipped,
-        line_ids: new.line_ids.clone(),
+        line_ids,
         carrier: new.carrier.clone(),
         tracking_code: new.tracking_code.clone(),
         tracking_link: new.tracking_link.clone(),

@@ -2,7 +2,7 @@
 //! each write decided by `crate::orders::shipment` in the store's
 //! transaction.
 
-use chrono::Utc;
+use chrono::{DateTime, SubsecRound, Utc};
 
 use crate::error::DomainError;
 use crate::ids::{OrderId, OrganizationId, ShipmentId};
@@ -11,6 +11,12 @@ use crate::orders::query::{OrderPage, OrderQuery, RawOrderQuery};
 use crate::orders::shipment::NewShipment;
 use crate::orders::ShipmentStatus;
 use crate::ports::OrderRepository;
+
+/// Now, at the stores' precision (microseconds), so that what a write
+/// answers is what a later read shows.
+fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}
 
 /// The answer for an order the organization does not have.
 #[must_use]
@@ -59,7 +65,7 @@ pub fn ship_order(
     shipment: &NewShipment,
 ) -> Result<Shipment, DomainError> {
     shipment.check()?;
-    let (_, shipment) = repo.ship_order(organization, id, shipment, Utc::now())??;
+    let (_, shipment) = repo.ship_order(organization, id, shipment, now())??;
     Ok(shipment)
 }
 
@@ -83,7 +89,7 @@ pub fn record_delivery(
             "status may be DELIVERED or DELIVERY_EXCEPTION; a shipment is SHIPPED when created",
         ));
     }
-    let (_, shipment) = repo.record_delivery(organization, id, shipment, status, Utc::now())??;
+    let (_, shipment) = repo.record_delivery(organization, id, shipment, status, now())??;
     Ok(shipment)
 }
 

@@ -26,6 +26,7 @@ mod http_inventory_items;
 mod http_joiners;
 mod http_limits;
 mod http_packages;
+mod http_orders;
 mod http_receipts;
 mod http_reminders;
 mod http_return_orders;

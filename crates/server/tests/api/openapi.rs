@@ -229,6 +229,7 @@ struct Demo {
     writer: Client,
     new_joiner: String,
     not_a_joiner: String,
+    org: equip_domain::ids::OrganizationId,
 }
 
 fn load_demo(app: &TestApp) -> Demo {
@@ -271,6 +272,7 @@ fn load_demo(app: &TestApp) -> Demo {
         },
         new_joiner: new_joiner.id.to_string(),
         not_a_joiner: not_a_joiner.id.to_string(),
+        org,
     }
 }
 
@@ -951,6 +953,120 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         );
     }
 
+    // Joiners' orders: an order set up through the store for a person
+    // created for it (one ALLOCATED line holding an AVAILABLE item, one
+    // BACKORDERED); the listing, read, ship (good, a line not ALLOCATED, a
+    // bad body, unknown, not JSON), a delivery (good, final, bad, unknown,
+    // not JSON).
+    let (status, user) = app
+        .call(d.a.scim_post(
+            "/scim/v2/Users",
+            &crate::support::scim::okta_user("openapi-orders@example.com"),
+        ))
+        .await;
+    assert_eq!(status.as_u16(), 201, "{user}");
+    let spare = items
+        .iter()
+        .rev()
+        .find(|i| i["deployStatus"] == "AVAILABLE" && i["id"] != available_id.as_str())
+        .unwrap();
+    let joiner_order = orders_walk::order(
+        &app,
+        d.org,
+        user["id"].as_str().unwrap(),
+        spare["id"].as_str().unwrap(),
+        spare["skuId"].as_str().unwrap(),
+    );
+    let (id, allocated, backordered) = (
+        joiner_order.id.to_string(),
+        joiner_order.lines[0].id.to_string(),
+        joiner_order.lines[1].id.to_string(),
+    );
+    let orders = "/api/v1/orders";
+    let one = "/api/v1/orders/{id}";
+    let shipments = "/api/v1/orders/{id}/shipments";
+    let shipment = "/api/v1/orders/{id}/shipments/{shipmentId}";
+    for uri in [
+        "/api/v1/orders?size=5",
+        "/api/v1/orders?status=PENDING&page=2&size=1",
+        "/api/v1/orders?status=LOST",
+    ] {
+        c.check("GET", orders, &app.call_raw(d.a.get(uri)).await);
+    }
+    for oid in [id.as_str(), &missing.to_string(), "x"] {
+        c.check(
+            "GET",
+            one,
+            &app.call_raw(d.a.get(&format!("/api/v1/orders/{oid}")))
+                .await,
+        );
+    }
+    let ship_uri = |oid: &str| format!("/api/v1/orders/{oid}/shipments");
+    let shipped = c.check(
+        "POST",
+        shipments,
+        &app.call_raw(d.a.post_json(
+            &ship_uri(&id),
+            &json!({"lineIds": [allocated], "carrier": "DHL", "trackingCode": "JD1",
+                "trackingLink": "https://track.example/JD1"}),
+        ))
+        .await,
+    );
+    let sid = shipped["id"].as_str().unwrap().to_owned();
+    for (oid, body) in [
+        (id.clone(), json!({"lineIds": [backordered]})),
+        (id.clone(), json!({"lineIds": []})),
+        (missing.to_string(), json!({"lineIds": [allocated]})),
+    ] {
+        c.check(
+            "POST",
+            shipments,
+            &app.call_raw(d.a.post_json(&ship_uri(&oid), &body)).await,
+        );
+    }
+    c.check(
+        "POST",
+        shipments,
+        &app.call_raw(
+            d.a.with(TestRequest::post().uri(&ship_uri(&id)))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+    let shipment_uri = |oid: &str, s: &str| format!("/api/v1/orders/{oid}/shipments/{s}");
+    for (oid, s, body) in [
+        (id.clone(), sid.clone(), json!({"status": "DELIVERED"})),
+        (
+            id.clone(),
+            sid.clone(),
+            json!({"status": "DELIVERY_EXCEPTION"}),
+        ),
+        (id.clone(), sid.clone(), json!({"status": "SHIPPED"})),
+        (
+            id.clone(),
+            missing.to_string(),
+            json!({"status": "DELIVERED"}),
+        ),
+    ] {
+        c.check(
+            "PATCH",
+            shipment,
+            &app.call_raw(patch(&d.a, &shipment_uri(&oid, &s), &body))
+                .await,
+        );
+    }
+    c.check(
+        "PATCH",
+        shipment,
+        &app.call_raw(
+            d.a.with(TestRequest::patch().uri(&shipment_uri(&id, &sid)))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
+
     // Without a key: 401; with a key that lacks the operation's scope: 403.
     for (method, path, statuses) in c.operations() {
         if !statuses.contains(&401) {
@@ -990,5 +1106,54 @@ async fn every_operation_answers_as_documented(app: TestApp) {
                 "{method} {path} {status} is documented but the walk never saw it"
             );
         }
+    }
+}
+
+/// Orders set up for the walk, as provisioning writes them.
+mod orders_walk {
+    use chrono::Utc;
+    use equip_domain::ids::{
+        InventoryItemId, OrderId, OrderLineId, OrganizationId, PersonId, SkuId,
+    };
+    use equip_domain::orders::order::{Order, OrderLine};
+    use equip_domain::orders::{LineStatus, OrderStatus};
+
+    use crate::support::TestApp;
+
+    /// An order of `person` with a line holding `item` and a BACKORDERED one.
+    pub fn order(app: &TestApp, org: OrganizationId, person: &str, item: &str, sku: &str) -> Order {
+        let now = Utc::now();
+        let line = |position, item: Option<InventoryItemId>| OrderLine {
+            id: OrderLineId::new(),
+            position,
+            category_code: "LAPTOP".into(),
+            sku_ids: vec![SkuId::parse(sku).unwrap()],
+            status: if item.is_some() {
+                LineStatus::Allocated
+            } else {
+                LineStatus::Backordered
+            },
+            item_id: item,
+            shipment_id: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let order = Order {
+            id: OrderId::new(),
+            organization_id: org,
+            person_id: PersonId::parse(person).unwrap(),
+            package_id: None,
+            status: OrderStatus::Pending,
+            lines: vec![
+                line(0, Some(InventoryItemId::parse(item).unwrap())),
+                line(1, None),
+            ],
+            shipments: vec![],
+            created_at: now,
+            updated_at: now,
+        }
+        .restated();
+        app.store.put_order_for_tests(&order).unwrap();
+        order
     }
 }
