@@ -11,7 +11,7 @@
 //! existed were rendered (the listing keeps rendered items), so that every
 //! item's text stays byte for byte what it was.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use chrono::NaiveDate;
 use serde::Serialize;
 use utoipa::openapi::schema::{
     AdditionalProperties, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
@@ -31,9 +31,7 @@ use equip_domain::inventory_query::InventoryItemView;
 
 use crate::schema::{names, nullable_one_of, one_of};
 
-fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
+use crate::time::auto as time;
 
 pub(crate) fn deploy_status() -> Object {
     one_of(names!(DeployStatus))
@@ -562,7 +560,7 @@ impl ToSchema for ItemCreated<'_> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use chrono::TimeZone;
+    use chrono::{TimeZone, Utc};
     use equip_domain::catalog::Sku;
     use equip_domain::ids::{OrganizationId, PersonId};
     use equip_domain::inventory::{Assignee, Assignment, DeviceProgram, InventoryItem};

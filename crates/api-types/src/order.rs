@@ -7,7 +7,6 @@
 //! domain's `NewShipment`) and `PATCH …/shipments/{shipmentId}`
 //! ([`ShipmentPatch`]).
 
-use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::Object;
 use utoipa::{IntoParams, ToSchema};
@@ -34,9 +33,7 @@ const _: () = assert!(MAX_SHIPMENT_LINES == 1000, "lineIds: maxItems");
 const _: () = assert!(SHORT_TEXT_MAX == 256, "carrier, trackingCode: maxLength");
 const _: () = assert!(LONG_TEXT_MAX == 2048, "trackingLink: maxLength");
 
-fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
+use crate::time::auto as time;
 
 fn order_status() -> Object {
     one_of(names!(OrderStatus))

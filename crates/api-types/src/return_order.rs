@@ -8,7 +8,6 @@
 //! `retrievalMethod` is rendered as an item's `returnOrder.retrievalMethod`
 //! is ([`crate::item::RetrievalBody`]).
 
-use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::Object;
 use utoipa::{IntoParams, ToSchema};
@@ -36,9 +35,7 @@ const _: () = assert!(FIRST_PAGE == 1 && MAX_PAGE == 10_000_000, "page");
 const _: () = assert!(MAX_PAGE_SIZE == 1000 && DEFAULT_PAGE_SIZE == 100, "size");
 const _: () = assert!(MAX_ITEMS == 1000, "itemIds and lines: maxItems");
 
-fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
+use crate::time::auto as time;
 
 fn return_status() -> Object {
     one_of(names!(ReturnStatus))

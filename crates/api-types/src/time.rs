@@ -33,3 +33,10 @@ pub fn millis_or_null<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<
 pub fn micros<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Micros, true))
 }
+
+/// A time as items, return orders and orders show it: RFC 3339 in UTC with
+/// a `Z`, with as many fractional digits as it has (none, 3, 6 or 9).
+#[must_use]
+pub fn auto(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}

@@ -447,8 +447,14 @@ fn field_change(field: &str, from: Value, to: Value) -> Changes {
     Changes::from([(field.to_owned(), Change { from, to })])
 }
 
-fn time_value(at: DateTime<Utc>) -> Value {
+/// A time as an event's view records it (RFC 3339, microseconds, `Z`).
+pub(crate) fn time_value(at: DateTime<Utc>) -> Value {
     Value::String(at.to_rfc3339_opts(SecondsFormat::Micros, true))
+}
+
+/// An optional time as an event's view records it (`null` when absent).
+pub(crate) fn optional_time_value(at: Option<DateTime<Utc>>) -> Value {
+    at.map_or(Value::Null, time_value)
 }
 
 impl NewEvent {

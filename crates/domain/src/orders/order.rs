@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::status::order_status;
 use super::{LineStatus, OrderStatus, ShipmentStatus};
-use crate::event::{EventType, EventView, NewEvent, Subject, SubjectType};
+use crate::event::{optional_time_value, EventType, EventView, NewEvent, Subject, SubjectType};
 use crate::ids::{
     InventoryItemId, OrderId, OrderLineId, OrganizationId, PackageId, PersonId, ShipmentId, SkuId,
 };
@@ -124,12 +124,6 @@ impl Order {
     }
 }
 
-fn time_value(t: Option<DateTime<Utc>>) -> Value {
-    t.map_or(Value::Null, |t| {
-        Value::String(t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
-    })
-}
-
 impl EventView for Order {
     fn subject(&self) -> Subject {
         Subject {
@@ -167,7 +161,7 @@ impl EventView for Order {
                         "carrier": s.carrier,
                         "trackingCode": s.tracking_code,
                         "trackingLink": s.tracking_link,
-                        "deliveredAt": time_value(s.delivered_at),
+                        "deliveredAt": optional_time_value(s.delivered_at),
                     }),
                 )
             })

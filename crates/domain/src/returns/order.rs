@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use crate::event::{Change, Changes, EventType, EventView, NewEvent, Subject, SubjectType};
+use crate::event::{optional_time_value, Change, Changes, EventType, EventView, NewEvent, Subject, SubjectType};
 use crate::ids::{
     InventoryItemId, OrganizationId, PersonId, ReturnOrderId, ReturnOrderItemId, WarehouseId,
 };
@@ -116,12 +116,6 @@ impl ReturnOrder {
     }
 }
 
-fn time_value(t: Option<DateTime<Utc>>) -> Value {
-    t.map_or(Value::Null, |t| {
-        Value::String(t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
-    })
-}
-
 /// The retrieval as an event records it.
 fn retrieval_view(r: &Retrieval) -> Value {
     let mut v = json!({
@@ -179,7 +173,7 @@ impl EventView for ReturnOrder {
                         "itemId": l.item,
                         "status": l.status.as_str(),
                         "itadRequested": l.itad_requested,
-                        "receivedAt": time_value(l.received_at),
+                        "receivedAt": optional_time_value(l.received_at),
                         "warehouseId": l.warehouse_id,
                         "closedReason": closed_reason,
                     }),
