@@ -154,6 +154,58 @@ mod tests {
     }
 
     #[test]
+    fn the_in_memory_store_counts_stock_and_records_each_crossing_once() {
+        use crate::event::EventType;
+        use crate::inventory::{Assignee, Assignment, DeployReason, DeployStatus};
+        use crate::ports::InventoryRepository;
+        let store = InMemoryStore::default();
+        let f = fixtures::seed(&store);
+        let mut items = Vec::new();
+        for _ in 0..2 {
+            let mut item = crate::inventory_level::tests::available_item(f.warehouse.id);
+            item.organization_id = f.org.id;
+            item.sku_id = f.sku.id;
+            item.assignment = Some(Assignment {
+                assignee: Assignee::Warehouse(f.warehouse.id),
+                assigned_at: None,
+            });
+            store.insert_inventory_item(&item).unwrap();
+            items.push(item);
+        }
+        let input = NewInventoryLevel {
+            sku_id: f.sku.id,
+            warehouse_id: f.warehouse.id,
+            minimum_quantity: 2,
+            target_quantity: 4,
+        };
+        let level = create_inventory_level(&store, f.org.id, input, Utc::now()).unwrap();
+        assert_eq!(
+            (level.available_quantity, level.below_minimum()),
+            (2, false)
+        );
+        let crossings = || {
+            store
+                .state()
+                .events
+                .iter()
+                .filter(|e| e.kind == EventType::LevelBelowMinimum)
+                .count()
+        };
+        for item in &items {
+            let mut taken = item.clone();
+            taken.deploy_status = DeployStatus::Unavailable;
+            taken.deploy_reason = Some(DeployReason::AwaitingInformation);
+            assert!(store.update_inventory_item(item, &taken).unwrap().written());
+        }
+        let listed = list_inventory_levels(&store, f.org.id, false).unwrap();
+        assert_eq!(
+            (listed[0].available_quantity, listed[0].below_minimum()),
+            (0, true)
+        );
+        assert_eq!(crossings(), 1, "two takes below the minimum, one crossing");
+    }
+
+    #[test]
     fn another_organizations_level_is_not_found() {
         let store = InMemoryStore::default();
         let a = fixtures::seed(&store);

@@ -89,7 +89,15 @@ impl ReceiptRepository for InMemoryStore {
             {
                 s.record(organization, self.actor(), receiving.at, event);
             }
-            s.inventory[at] = received.item;
+            let after = received.item;
+            s.inventory[at] = after.clone();
+            s.restate_levels_for(
+                organization,
+                Some(&current),
+                Some(&after),
+                self.actor(),
+                receiving.at,
+            );
         });
         Ok(EntryOutcome {
             item: Some(current.id),
@@ -121,7 +129,14 @@ impl ReceiptRepository for InMemoryStore {
             if let Some(event) = NewEvent::updated(EventType::ItemUpdated, &current, &released) {
                 s.record(organization, self.actor(), at, event);
             }
-            s.inventory[n] = released;
+            s.inventory[n] = released.clone();
+            s.restate_levels_for(
+                organization,
+                Some(&current),
+                Some(&released),
+                self.actor(),
+                at,
+            );
         });
         Ok(EntryOutcome {
             item: Some(item),
@@ -153,7 +168,14 @@ impl ReceiptRepository for InMemoryStore {
             if let Some(event) = NewEvent::updated(EventType::ItemUpdated, &current, &released) {
                 s.record(current.organization_id, actor, at, event);
             }
-            s.inventory[*n] = released;
+            s.inventory[*n] = released.clone();
+            s.restate_levels_for(
+                current.organization_id,
+                Some(&current),
+                Some(&released),
+                actor,
+                at,
+            );
         }
         Ok(due.len())
     }

@@ -364,3 +364,82 @@ fn a_held_item_moves_only_through_its_order(db: &TestDatabase, store: &Store) {
         .unwrap()
         .written());
 }
+
+/// What the stock hook costs an item write (ignored; run explicitly, in
+/// release for figures: `cargo test -p equip-persistence --test storage
+/// --release -- --ignored --nocapture stock_hook`): a change that moves no
+/// stock, a status change at a place no level watches, and one that a level
+/// watches (locked, counted, its flag written on a crossing).
+#[test]
+#[ignore = "benchmark; run explicitly"]
+fn sqlite_stock_hook_benchmark() {
+    stock_hook_benchmark(&TestDatabase::sqlite());
+}
+
+#[test]
+#[ignore = "benchmark; run explicitly"]
+fn postgres_stock_hook_benchmark() {
+    if let Some(db) = TestDatabase::postgres() {
+        stock_hook_benchmark(&db);
+    }
+}
+
+fn stock_hook_benchmark(db: &TestDatabase) {
+    const WRITES: usize = 300;
+    let store = db.store();
+    let (org, s, w) = seeded(&store, "Acme");
+    let items: Vec<InventoryItem> = (0..WRITES)
+        .map(|i| item(&org, &s, &w, at(3, i64::try_from(i).unwrap())))
+        .collect();
+    import(
+        &store,
+        &org,
+        &ImportBatch {
+            inventory: items.clone(),
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    let timed = |what: &str, change: &dyn Fn(&mut InventoryItem)| {
+        let started = std::time::Instant::now();
+        for it in &items {
+            let current = store.find_inventory_item(org.id, it.id).unwrap().unwrap();
+            let mut after = current.clone();
+            change(&mut after);
+            after.updated_at = current.updated_at + Duration::seconds(1);
+            assert!(store
+                .update_inventory_item(&current, &after)
+                .unwrap()
+                .written());
+        }
+        let per = started.elapsed().as_secs_f64() * 1000.0 / WRITES as f64;
+        eprintln!(
+            "{:?} {what}: {per:.2} ms per write (read + write)",
+            store.backend()
+        );
+    };
+    timed("description only (no stock moved)", &|i| {
+        i.description = Some(format!("{}", i.updated_at));
+    });
+    timed("taken, no level watching", &|i| {
+        i.deploy_status = DeployStatus::Unavailable;
+        i.deploy_reason = Some(DeployReason::AwaitingInformation);
+    });
+    timed("put back, no level watching", &|i| {
+        i.deploy_status = DeployStatus::Available;
+        i.deploy_reason = None;
+    });
+    let mut l = level(&org, &s, &w, at(2, 0));
+    l.minimum_quantity = i32::try_from(WRITES / 2).unwrap();
+    l.target_quantity = i32::try_from(WRITES).unwrap();
+    store.insert_inventory_level(&l).unwrap();
+    timed("taken, a level watching (one crossing)", &|i| {
+        i.deploy_status = DeployStatus::Unavailable;
+        i.deploy_reason = Some(DeployReason::AwaitingInformation);
+    });
+    timed("put back, a level watching", &|i| {
+        i.deploy_status = DeployStatus::Available;
+        i.deploy_reason = None;
+    });
+    assert_eq!(crossings(&store, &org), 1);
+}
