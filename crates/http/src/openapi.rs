@@ -93,9 +93,10 @@ impl Modify for Frame {
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "Authorization",
                 "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
-                 inventory:read (inventory and level listing, item reads), inventory:write (item writes), \
+                 inventory:read (inventory and level listing, item reads, packages), inventory:write (item writes), \
                  warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
-                 webhooks:write, returns:read (return orders, the organization's settings), returns:write (return order writes, warehouse receipts, hold releases, settings). \
+                 webhooks:write, returns:read (return orders, the organization's settings), returns:write (return order writes, warehouse receipts, hold releases, settings), \
+                 packages:write (a package's contents). \
                  GET /api/v1/api-key takes any valid key, whatever its scopes.",
             ))),
         );

@@ -300,11 +300,55 @@ pub const SKUS: &[SkuSpec] = &[
     },
 ];
 
-/// Packages: slug and name.
-pub const PACKAGES: &[(&str, &str)] = &[
-    ("engineering-mac", "Engineering (Mac)"),
-    ("engineering-thinkpad", "Engineering (ThinkPad)"),
-    ("sales-standard", "Sales standard kit"),
+/// One entry of a demo package's contents: `quantity` of `kind`, the SKUs
+/// at these indexes of [`SKUS`] preferred, in order.
+pub struct ContentSpec {
+    /// The category, as the kind's SKUs carry it.
+    pub kind: Kind,
+    /// Indexes into [`SKUS`] (each of `kind`).
+    pub preferred: &'static [usize],
+    /// Units.
+    pub quantity: u8,
+}
+
+const fn content(kind: Kind, preferred: &'static [usize], quantity: u8) -> ContentSpec {
+    ContentSpec {
+        kind,
+        preferred,
+        quantity,
+    }
+}
+
+/// Packages: slug, name and contents (a laptop, and a phone or a monitor
+/// and the rest, as a joiner receives them).
+pub const PACKAGES: &[(&str, &str, &[ContentSpec])] = &[
+    (
+        "engineering-mac",
+        "Engineering (Mac)",
+        &[
+            content(Kind::Laptop, &[0, 1], 1),
+            content(Kind::Monitor, &[6], 1),
+            content(Kind::Headset, &[], 1),
+        ],
+    ),
+    (
+        "engineering-thinkpad",
+        "Engineering (ThinkPad)",
+        &[
+            content(Kind::Laptop, &[2, 3], 1),
+            content(Kind::Monitor, &[8, 6], 1),
+            content(Kind::Accessory, &[11], 1),
+        ],
+    ),
+    (
+        "sales-standard",
+        "Sales standard kit",
+        &[
+            content(Kind::Laptop, &[1], 1),
+            content(Kind::Phone, &[4, 5], 1),
+            content(Kind::Headset, &[10], 1),
+        ],
+    ),
 ];
 
 /// Tags some items carry: label.

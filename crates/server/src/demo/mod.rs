@@ -19,7 +19,7 @@ mod prng;
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
-use equip_domain::catalog::{Package, Sku};
+use equip_domain::catalog::{Package, PackageItem, Sku};
 use equip_domain::group::{Group, GroupFields};
 use equip_domain::ids::{
     GroupId, OfficeId, OrganizationId, PackageId, PersonId, SkuId, WarehouseId,
@@ -190,12 +190,23 @@ impl Generator {
         let packages: Vec<Package> = data::PACKAGES
             .iter()
             .enumerate()
-            .map(|(i, (slug, name))| Package {
+            .map(|(i, (slug, name, contents))| Package {
                 id: PackageId::from_uuid(self.ids.id(kind::PACKAGE, i as u64)),
                 organization_id: org,
                 slug: (*slug).to_owned(),
                 name: (*name).to_owned(),
-                items: Vec::new(),
+                items: contents
+                    .iter()
+                    .map(|c| PackageItem {
+                        category_code: c.kind.category().0.to_owned(),
+                        sku_ids: c
+                            .preferred
+                            .iter()
+                            .map(|&k| SkuId::from_uuid(self.skus[k]))
+                            .collect(),
+                        quantity: c.quantity,
+                    })
+                    .collect(),
             })
             .collect();
         self.tags = data::TAGS

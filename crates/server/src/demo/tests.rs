@@ -70,6 +70,22 @@ fn the_default_demo_is_realistic_and_obeys_the_rules() {
     assert_eq!(batch.offices.len(), 2);
     assert_eq!(batch.skus.len(), 12);
     assert_eq!(batch.packages.len(), 3);
+    // Every package has contents: a laptop and more, each preferred SKU of
+    // its entry's category (the import's rules check that too).
+    for p in &batch.packages {
+        assert!(p.items.len() >= 2, "{}", p.slug);
+        assert_eq!(p.items[0].category_code, "LAPTOP");
+        for item in &p.items {
+            assert!(batch
+                .skus
+                .iter()
+                .any(|s| s.category_code == item.category_code));
+            for id in &item.sku_ids {
+                let sku = batch.skus.iter().find(|s| s.id == *id).unwrap();
+                assert_eq!(sku.category_code, item.category_code, "{}", p.slug);
+            }
+        }
+    }
     assert_eq!(batch.people.len(), 40);
     assert_eq!(batch.inventory.len(), 400);
     assert!(batch.inventory_levels.iter().any(|l| !l.is_active()));

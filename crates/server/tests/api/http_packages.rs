@@ -4,7 +4,7 @@
 //! read back), bad contents (400 naming the field: quantity 0 and 21, an
 //! unknown SKU, another category's SKU, an unknown category, unknown
 //! members, too many entries), another organization's package (404), the
-//! scopes (403), and contents given by an import.
+//! scopes (403), and contents given by an import (the sample document).
 use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use equip_domain::catalog::{Package, Sku};
@@ -21,6 +21,7 @@ on_both_backends!(
     bad_contents_are_refused_naming_the_field,
     another_organizations_package_is_not_found,
     scopes_decide_who_reads_and_writes,
+    an_import_gives_packages_contents,
 );
 
 const PATH: &str = "/api/v1/packages";
@@ -325,4 +326,48 @@ async fn scopes_decide_who_reads_and_writes(app: TestApp) {
     // No key: 401.
     let (status, _) = app.call(TestRequest::get().uri(PATH)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+const SAMPLE: &str = include_str!("../../../../docs/sample-import.json");
+
+async fn an_import_gives_packages_contents(app: TestApp) {
+    let w = app.world();
+    let now = chrono::Utc::now();
+    let batch = equip_server::import_document::parse_document(SAMPLE, w.a_org, now).unwrap();
+    import::run_import(&*app.store, w.a_org, &batch, &mut |_| {}).unwrap();
+    let body = list(&app, &w.a).await;
+    assert_eq!(
+        body["data"][0],
+        json!({"id": "d4000000-0000-4000-8000-000000000001", "slug": "engineering-mac",
+        "name": "Engineering (Mac)", "items": [
+            {"categoryCode": "LAPTOP", "skuIds": ["c3000000-0000-4000-8000-000000000001"], "quantity": 1},
+            {"categoryCode": "MONITOR", "skuIds": ["c3000000-0000-4000-8000-000000000003"], "quantity": 2}
+        ]})
+    );
+    assert_eq!(
+        body["data"][1]["items"],
+        json!([{"categoryCode": "LAPTOP", "skuIds": [], "quantity": 1},
+               {"categoryCode": "PHONE", "skuIds": ["c3000000-0000-4000-8000-000000000002"], "quantity": 1}])
+    );
+
+    // Bad contents in a document are named by entry and field.
+    let mut doc: Value = serde_json::from_str(SAMPLE).unwrap();
+    doc["packages"][1]["items"][0]["quantity"] = json!(21);
+    let refused =
+        equip_server::import_document::parse_document(&doc.to_string(), w.a_org, now).unwrap_err();
+    assert_eq!(refused.entry, "packages[1].items[0].quantity", "{refused}");
+    // A SKU unknown to the organization (B's), refused by the import's rules.
+    let mut doc: Value = serde_json::from_str(SAMPLE).unwrap();
+    doc["packages"][1]["items"][0]["skuIds"] = json!([w.b_sku]);
+    let batch =
+        equip_server::import_document::parse_document(&doc.to_string(), w.a_org, now).unwrap();
+    let refused = import::run_import(&*app.store, w.a_org, &batch, &mut |_| {}).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("packages[1].items[0].skuIds[0]"),
+        "{refused}"
+    );
+    // Unchanged.
+    assert_eq!(list(&app, &w.a).await, body);
 }
