@@ -45,8 +45,8 @@ use crate::models::{
 };
 use crate::schema::{
     group_members, groups, inventory_item_pricing, inventory_item_tags, inventory_items,
-    inventory_levels, offices, package_items, packages, people, person_emails, return_order_items,
-    return_orders, skus, warehouse_grants, warehouses,
+    inventory_levels, offices, order_lines, package_items, packages, people, person_emails,
+    return_order_items, return_orders, skus, warehouse_grants, warehouses,
 };
 use crate::stock::StockTouched;
 
@@ -317,6 +317,7 @@ pub(crate) fn run(
     let mut joiners: BTreeSet<String> = batch.people.iter().map(|p| p.id.to_string()).collect();
     joiners.extend(members_of(c, &group_ids)?);
     write(c, events, batch, &rows, &changes, &mut progress)?;
+    keep_held_items(c, events, &org, batch, &before)?;
     let now = Utc::now();
     for event in equip_domain::import::events::import_events(batch, &before) {
         events.push(&org, now, event);
@@ -339,6 +340,51 @@ pub(crate) fn run(
     crate::orders::provisioned(c, events, &org, &joiners, now)?;
     progress.finish();
     Ok(ImportSummary::of(batch))
+}
+
+/// Stored items of the batch that an order holds keep the status, reason
+/// and holder the order gave them (`equip_domain::orders::held::as_imported`);
+/// the rest of the import's fields stand.
+fn keep_held_items(
+    c: &mut DbConnection,
+    events: &mut Recorder,
+    org: &str,
+    batch: &ImportBatch,
+    before: &StoredBefore,
+) -> DbResult<()> {
+    let stored: Vec<String> = batch
+        .inventory
+        .iter()
+        .filter(|i| before.items.contains_key(&i.id))
+        .map(|i| i.id.to_string())
+        .collect();
+    let mut held: HashMap<String, String> = HashMap::new();
+    for chunk in stored.chunks(ID_CHUNK) {
+        held.extend(
+            order_lines::table
+                .filter(order_lines::organization_id.eq(org))
+                .filter(order_lines::inventory_item_id.eq_any(chunk))
+                .filter(order_lines::status.eq_any(["ALLOCATED", "SHIPPED"]))
+                .select((
+                    order_lines::inventory_item_id.assume_not_null(),
+                    order_lines::status,
+                ))
+                .load::<(String, String)>(c)?,
+        );
+    }
+    for imported in &batch.inventory {
+        let (Some(line), Some(stored)) = (
+            held.get(&imported.id.to_string()),
+            before.items.get(&imported.id),
+        ) else {
+            continue;
+        };
+        let line = equip_domain::orders::LineStatus::parse(line).map_err(DbError::corrupt)?;
+        if let Some(kept) = equip_domain::orders::held::as_imported(imported, stored, line) {
+            crate::returns::write_item(c, org, imported, &kept, events)?;
+        }
+    }
+    Ok(())
 }
 
 /// The members (ids) of the groups `ids`.

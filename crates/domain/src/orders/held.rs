@@ -34,6 +34,26 @@ pub fn check_item_change(
     Ok(())
 }
 
+/// An item an import writes while an order holds it (its line's status
+/// `line`): the import's other fields, with the status, reason and holder
+/// the order gave it (an import restates the catalog; it does not move
+/// items out of orders). `None` when the line does not hold it.
+#[must_use]
+pub fn as_imported(
+    imported: &InventoryItem,
+    stored: &InventoryItem,
+    line: crate::orders::LineStatus,
+) -> Option<InventoryItem> {
+    if !line.holds_item() {
+        return None;
+    }
+    let mut kept = imported.clone();
+    kept.deploy_status = stored.deploy_status;
+    kept.deploy_reason = stored.deploy_reason;
+    kept.assignment = stored.assignment;
+    Some(kept)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use crate::event::{optional_time_value, Change, Changes, EventType, EventView, NewEvent, Subject, SubjectType};
+use crate::event::{
+    optional_time_value, Change, Changes, EventType, EventView, NewEvent, Subject, SubjectType,
+};
 use crate::ids::{
     InventoryItemId, OrganizationId, PersonId, ReturnOrderId, ReturnOrderItemId, WarehouseId,
 };

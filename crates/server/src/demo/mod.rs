@@ -12,6 +12,7 @@
 
 mod data;
 mod inventory;
+pub mod joiners;
 pub mod leavers;
 mod people;
 mod prng;

@@ -3,7 +3,8 @@
 use std::process::Command;
 
 use equip_domain::ids::{OrganizationId, WarehouseId};
-use equip_domain::ports::{ApiKeyRepository, WarehouseRepository};
+use equip_domain::orders::query::{OrderQuery, RawOrderQuery};
+use equip_domain::ports::{ApiKeyRepository, OrderRepository, WarehouseRepository};
 use equip_persistence::{PoolOptions, Store};
 use serde_json::Value;
 
@@ -305,6 +306,32 @@ fn demo_prints_a_key_and_loads_data() {
         )
         .unwrap();
     assert!(found.is_some());
+
+    // Joiners' orders at every stage, one waiting for stock.
+    assert!(
+        err.contains("joiners' orders: 3 shipped or delivered, one waiting for stock"),
+        "{err}"
+    );
+    let orders = |filter: &str| -> usize {
+        let query = OrderQuery::parse(&RawOrderQuery {
+            status: Some(filter.into()),
+            ..RawOrderQuery::default()
+        })
+        .unwrap();
+        let page = dir
+            .store()
+            .list_orders(OrganizationId::parse(&org).unwrap(), &query)
+            .unwrap();
+        usize::try_from(page.total_records).unwrap()
+    };
+    assert!(orders("ALLOCATED") >= 1);
+    assert_eq!(
+        orders("SHIPPED"),
+        2,
+        "one in transit, one stopped by an exception"
+    );
+    assert_eq!(orders("DELIVERED"), 1);
+    assert!(orders("PENDING") >= 1, "a backorder");
 
     // A second demo into the same database: its ids do not collide.
     dir.equip(&["demo", "--items", "20", "--name", "Second Demo"])
