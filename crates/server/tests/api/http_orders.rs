@@ -11,7 +11,8 @@ use actix_web::test::TestRequest;
 use chrono::{Duration, Utc};
 use equip_domain::ids::{InventoryItemId, OrderId, OrderLineId, PersonId, ShipmentId};
 use equip_domain::inventory::{
-    Assignee, AssigneeType, Assignment, Condition, DeployStatus, InventoryItem, SuppliedBy,
+    Assignee, AssigneeType, Assignment, Condition, DeployReason, DeployStatus, InventoryItem,
+    SuppliedBy,
 };
 use equip_domain::orders::order::{Order, OrderLine};
 use equip_domain::orders::{LineStatus, OrderStatus};
@@ -55,8 +56,10 @@ fn order(app: &TestApp, person: &str, held: usize, age_hours: i64) -> (String, V
                 sku_id: w.a_sku,
                 serial_number: Some(format!("SN-{}", uuid::Uuid::new_v4().simple())),
                 imei: vec![],
-                deploy_status: DeployStatus::Available,
-                deploy_reason: None,
+                // Created already held: an AVAILABLE item would fill the
+                // BACKORDERED line of an earlier order (docs/orders.md).
+                deploy_status: DeployStatus::Unavailable,
+                deploy_reason: Some(DeployReason::PendingFulfillment),
                 condition: Condition::New,
                 renewal_date: None,
                 renewal_date_updated_by: None,
