@@ -15,6 +15,9 @@ export const SCOPES = {
   "webhooks:write": "manage webhooks (not in the console)",
   "returns:read": "read return orders and the hold period (not in the console yet; an item shows its return)",
   "returns:write": "manage returns, warehouse receipts and holds (not in the console yet)",
+  "packages:write": "change the contents of packages (not in the console yet)",
+  "orders:read": "read joiners' orders (not in the console yet)",
+  "orders:write": "record shipments and deliveries of orders (not in the console yet)",
 };
 
 export function scopes() {
