@@ -5,6 +5,7 @@
 #
 #   bash scripts/console-tests.sh            # both backends
 #   EQUIP_CONSOLE_BACKENDS=sqlite bash scripts/console-tests.sh -k upload
+#   bash scripts/console-tests.sh test_items.py -k assign   # one file of tests
 #   EQUIP_CONSOLE_SCREENSHOTS=docs/console bash scripts/console-tests.sh   # refresh the screenshots
 #
 # Chromium comes from Debian's `chromium` package: installed here when
@@ -45,4 +46,11 @@ export EQUIP_BIN="$target/debug/equip"
 export CHROMIUM="$chromium" EQUIP_CONSOLE_BACKENDS="$backends"
 export PYTHONDONTWRITEBYTECODE=1
 cd crates/console/browser_tests
-exec "$python" -m pytest -q -p no:cacheprovider "$@" test_console.py
+# Test files given as arguments (test_x.py) run alone; else every test_*.py.
+files=()
+args=()
+for a in "$@"; do
+  case "$a" in test_*.py) files+=("$a") ;; *) args+=("$a") ;; esac
+done
+[ ${#files[@]} -gt 0 ] || files=(test_*.py)
+exec "$python" -m pytest -q -p no:cacheprovider "${args[@]}" "${files[@]}"

@@ -73,6 +73,9 @@ pub const ASSETS: &[Asset] = &[
     asset!("js/upload.js", JS),
     asset!("js/warehouses.js", JS),
     asset!("js/levels.js", JS),
+    asset!("js/names.js", JS),
+    asset!("js/export.js", JS),
+    asset!("js/pickers.js", JS),
 ];
 
 /// The file at `path` (relative to `/console/`), if the console has it.

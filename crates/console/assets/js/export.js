@@ -1,0 +1,49 @@
+// @ts-check
+// CSV export of a filtered list: the list is read page by page (the same
+// requests the screen makes, so the file holds exactly what the filters
+// select), with progress, and handed to the browser as a download. A cell a
+// spreadsheet would run as a formula is neutralised as the upload report does.
+
+import { format, inert } from "./csv.js";
+
+/**
+ * @template T
+ * @typedef {{header: string, value: (row: T) => string | number | null | undefined}} Column
+ */
+
+/**
+ * @template T
+ * @param {{
+ *   filename: string,
+ *   columns: Column<T>[],
+ *   fetchPage: (page: number) => Promise<{rows: T[], totalPages: number}>,
+ *   progress?: (done: number, total: number) => void,
+ *   signal?: AbortSignal,
+ *   maxPages?: number,
+ * }} options
+ * @returns {Promise<{rows: number, url: string}>} the rows written, and the file's object URL (already downloaded)
+ */
+export async function exportCsv({ filename, columns, fetchPage, progress, signal, maxPages = 2000 }) {
+  /** @type {string[][]} */
+  const records = [columns.map((c) => c.header)];
+  let page = 1;
+  let total = 1;
+  do {
+    if (signal?.aborted) throw new DOMException("export cancelled", "AbortError");
+    const { rows, totalPages } = await fetchPage(page);
+    total = Math.min(Math.max(totalPages, 1), maxPages);
+    for (const row of rows) records.push(columns.map((c) => inert(c.value(row) ?? "")));
+    if (progress) progress(page, total);
+    page += 1;
+  } while (page <= total);
+  const url = URL.createObjectURL(new Blob([format(records)], { type: "text/csv;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return { rows: records.length - 1, url };
+}

@@ -1,0 +1,167 @@
+// @ts-check
+// Names for ids: the console shows a SKU's title, a warehouse's or office's
+// name, a package's name and a person's name where the API gives an id. Each
+// list is read once per tab (per signed-in key) and kept; people are read one
+// by one as they are needed and kept too. A key without the scope a list
+// needs gets an empty map, never an error: the screen then shows the id.
+
+import { request, storedKey } from "./api.js";
+import { can } from "./scopes.js";
+
+/** @typedef {{id: string, title: string, categoryCode: string, categoryName: string, vendorCode: string, vendorName: string, vendorSku: string}} Sku */
+/** @typedef {{id: string, name: string, countryCode: string | null}} Office */
+/** @typedef {{id: string, name: string}} Named */
+/** @typedef {{id: string, name: string, email: string}} PersonName */
+/** @typedef {{id: string, prefix: string, label: string | null}} KeyName */
+
+/** @type {Map<string, Promise<Map<string, any>>>} */
+const lists = new Map();
+/** @type {Map<string, Promise<PersonName | null>>} */
+const persons = new Map();
+let keyOfCache = "";
+
+/** Drops every cached name when another key signed in. */
+function fresh() {
+  const key = storedKey() || "";
+  if (key !== keyOfCache) {
+    lists.clear();
+    persons.clear();
+    keyOfCache = key;
+  }
+}
+
+/**
+ * A list endpoint's `data`, by id, read once.
+ * @param {string} path
+ * @param {string} scope
+ * @returns {Promise<Map<string, any>>}
+ */
+function byId(path, scope) {
+  fresh();
+  let found = lists.get(path);
+  if (!found) {
+    found = can(scope)
+      ? request("GET", path).then(
+          (body) => new Map((body?.data ?? []).map((/** @type {any} */ row) => [row.id, row])),
+          () => {
+            lists.delete(path);
+            return new Map();
+          },
+        )
+      : Promise.resolve(new Map());
+    lists.set(path, found);
+  }
+  return found;
+}
+
+/** @returns {Promise<Map<string, Sku>>} every SKU of the organization */
+export function skus() {
+  return byId("/api/v1/skus", "inventory:read");
+}
+
+/** @returns {Promise<Map<string, Office>>} */
+export function offices() {
+  return byId("/api/v1/offices", "inventory:read");
+}
+
+/** @returns {Promise<Map<string, Named>>} the warehouses the organization may use */
+export function warehouses() {
+  return byId("/api/v1/warehouses", "warehouses:read");
+}
+
+/** @returns {Promise<Map<string, Named & {slug: string}>>} */
+export function packages() {
+  return byId("/api/v1/packages", "inventory:read");
+}
+
+/** @returns {Promise<Map<string, KeyName>>} the organization's API keys, to name who did what */
+export function keys() {
+  return byId("/api/v1/api-keys", "events:read");
+}
+
+/** @returns {Promise<Map<string, string>>} category code → name, from the SKUs */
+export async function categories() {
+  const all = await skus();
+  const out = new Map();
+  for (const s of [...all.values()].sort((a, b) => a.categoryName.localeCompare(b.categoryName))) {
+    if (!out.has(s.categoryCode)) out.set(s.categoryCode, s.categoryName);
+  }
+  return out;
+}
+
+/**
+ * "Given Family", else the userName.
+ * @param {any} user a SCIM user
+ * @returns {string}
+ */
+export function personName(user) {
+  const given = user?.name?.givenName ?? "";
+  const family = user?.name?.familyName ?? "";
+  const full = `${given} ${family}`.trim();
+  return full || user?.displayName || user?.userName || "";
+}
+
+/**
+ * The people of `ids`, by id (SCIM users; unknown or unreadable ones left out).
+ * @param {Iterable<string>} ids
+ * @returns {Promise<Map<string, PersonName>>}
+ */
+export async function people(ids) {
+  fresh();
+  const out = new Map();
+  if (!can("scim")) return out;
+  const wanted = [...new Set(ids)].filter(Boolean);
+  const found = await Promise.all(
+    wanted.map((id) => {
+      let p = persons.get(id);
+      if (!p) {
+        p = request("GET", `/scim/v2/Users/${encodeURIComponent(id)}`).then(
+          (u) => ({ id, name: personName(u), email: u?.userName ?? "" }),
+          () => null,
+        );
+        persons.set(id, p);
+      }
+      return p;
+    }),
+  );
+  for (const p of found) if (p) out.set(p.id, p);
+  return out;
+}
+
+/**
+ * Remembers people the screen already read (a SCIM listing), so that no
+ * second request asks for them.
+ * @param {any[]} users SCIM users
+ */
+export function remember(users) {
+  fresh();
+  for (const u of users) {
+    if (u?.id) persons.set(u.id, Promise.resolve({ id: u.id, name: personName(u), email: u.userName ?? "" }));
+  }
+}
+
+/**
+ * The name of an item's holder (`assignedTo` of the API): a person's name, a
+ * warehouse's or office's name; the id when it cannot be named.
+ * @param {{type: string, id: string} | null | undefined} holder
+ * @returns {Promise<string>}
+ */
+export async function holderName(holder) {
+  if (!holder) return "";
+  if (holder.type === "PERSON") return (await people([holder.id])).get(holder.id)?.name || holder.id;
+  if (holder.type === "WAREHOUSE") return (await warehouses()).get(holder.id)?.name || holder.id;
+  if (holder.type === "OFFICE") return (await offices()).get(holder.id)?.name || holder.id;
+  return holder.id;
+}
+
+/**
+ * Where a holder's page is in the console (a person's page, or the items a
+ * warehouse or office holds).
+ * @param {{type: string, id: string}} holder
+ * @returns {string}
+ */
+export function holderLink(holder) {
+  if (holder.type === "PERSON") return `#/people/${encodeURIComponent(holder.id)}`;
+  if (holder.type === "WAREHOUSE") return `#/inventory?warehouseId=${encodeURIComponent(holder.id)}`;
+  return `#/inventory?officeId=${encodeURIComponent(holder.id)}`;
+}
