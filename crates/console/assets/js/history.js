@@ -1,19 +1,30 @@
+// @ts-check
 // An item's or a person's history: `GET /api/v1/{inventory|people}/{id}/history`,
-// newest first, with "Show older" following the `next` cursor.
+// newest first, with "Show older" following the `next` cursor. Each event is
+// told as sentences ("Assigned to Clara Becker (was Jack Evans), by
+// Onboarding key"), with names instead of ids and dates in words.
 
 import { request } from "./api.js";
-import { errorBox, fill, h, label, loading, time } from "./ui.js";
+import { holderHref, holderName } from "./holders.js";
+import { keys, offices, people, warehouses } from "./names.js";
+import { errorBox, fill, h, label, loading } from "./ui.js";
 
-/// The history section of `path` (e.g. `/api/v1/inventory/<id>/history`).
+/**
+ * The history section of `path` (e.g. `/api/v1/inventory/<id>/history`).
+ * @param {string} path
+ * @returns {HTMLElement}
+ */
 export function historySection(path) {
   const list = h("ol", { class: "history" });
   const more = h("div", { class: "history-more" });
   const section = h("section", { class: "card", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "History"), list, more);
+  /** @param {string | null} after */
   const page = async (after) => {
     fill(more, loading("Loading history…"));
     try {
       const answer = await request("GET", path, { query: [["size", "20"], ["after", after]] });
-      const entries = answer.data.map(entry);
+      const names = await namesOf(answer.data);
+      const entries = answer.data.map((/** @type {any} */ e) => entry(e, names));
       list.append(...entries);
       // "Show older" is replaced: the keyboard goes on at the first older change.
       if (after && entries.length) entries[0].focus();
@@ -32,27 +43,197 @@ export function historySection(path) {
   return section;
 }
 
-function entry(event) {
+/**
+ * @typedef {{people: Map<string, any>, places: Map<string, any>, keys: Map<string, any>}} Names
+ */
+
+/**
+ * The names the events mention: holders, warehouses, offices, keys.
+ * @param {any[]} events
+ * @returns {Promise<Names>}
+ */
+async function namesOf(events) {
+  const ids = new Set();
+  let places = false;
+  for (const e of events) {
+    const a = e.changes && e.changes.assignedTo;
+    for (const to of a ? [a.from, a.to] : []) {
+      if (to && to.type === "PERSON") ids.add(to.id);
+      else if (to) places = true;
+    }
+  }
+  const [who, houses, rooms, keyNames] = await Promise.all([
+    ids.size ? people([...ids]) : Promise.resolve(new Map()),
+    places ? warehouses() : Promise.resolve(new Map()),
+    places ? offices() : Promise.resolve(new Map()),
+    keys(),
+  ]);
+  return { people: who, places: new Map([...houses, ...rooms]), keys: keyNames };
+}
+
+/** Event types in words. */
+const TYPES = {
+  "inventory.item.created": "Item created",
+  "inventory.item.updated": "Item changed",
+  "person.created": "Person created",
+  "person.updated": "Person changed",
+  "person.offboarding_started": "Offboarding started",
+  "person.offboarded": "Offboarded",
+};
+
+/** Field names in words. */
+const FIELDS = {
+  deployStatus: "Status",
+  deployReason: "Reason",
+  condition: "Condition",
+  description: "Description",
+  renewalDate: "Renewal date",
+  renewalDateUpdatedBy: "Renewal date set by",
+  serialNumber: "Serial number",
+  tags: "Tags",
+  imei: "IMEI",
+  skuId: "Product",
+  procurementMethod: "Procurement",
+  billingStartDate: "Billing start",
+  billingEndDate: "Billing end",
+  userName: "Email (user name)",
+  "name.givenName": "Given name",
+  "name.familyName": "Family name",
+  displayName: "Display name",
+  active: "Active",
+  emails: "Emails",
+  phoneNumbers: "Phone numbers",
+  addresses: "Addresses",
+};
+
+/**
+ * Who made the change, in words.
+ * @param {any} actor
+ * @param {Names} names
+ * @returns {string}
+ */
+export function actorWords(actor, names) {
+  if (!actor) return "";
+  if (actor.type === "API_KEY") {
+    const k = actor.id ? names.keys.get(actor.id) : null;
+    if (k) return k.label ? `${k.label} (key ${k.prefix})` : `the key ${k.prefix}`;
+    return actor.id ? `an API key (${String(actor.id).slice(0, 8)})` : "an API key";
+  }
+  if (actor.type === "CLI") return "an administrator (equip command line)";
+  if (actor.type === "SYSTEM") return "equip itself";
+  return label(actor.type);
+}
+
+/**
+ * A time in words: "today at 14:03", "yesterday at 09:12", "3 days ago", "on 23 Nov 2026"; exact in `title`.
+ * @param {string} value
+ * @param {Date} [now]
+ * @returns {HTMLElement}
+ */
+export function when(value, now = new Date()) {
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) return h("span", {}, value);
+  const two = (/** @type {number} */ n) => String(n).padStart(2, "0");
+  const clock = `${two(d.getHours())}:${two(d.getMinutes())}`;
+  const day = (/** @type {Date} */ x) => new Date(x.getFullYear(), x.getMonth(), x.getDate()).getTime();
+  const days = Math.round((day(now) - day(d)) / 86400000);
+  const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  let words;
+  if (days === 0) words = `today at ${clock}`;
+  else if (days === 1) words = `yesterday at ${clock}`;
+  else if (days > 1 && days < 7) words = `${days} days ago, at ${clock}`;
+  else words = `on ${d.getDate()} ${months[d.getMonth()]} ${d.getFullYear()}, at ${clock}`;
+  return h("time", { datetime: value, title: value }, words);
+}
+
+/**
+ * A value of a change, in words (a holder by name, an enum as words, a list joined).
+ * @param {string} field
+ * @param {any} v
+ * @param {Names} names
+ * @returns {string}
+ */
+function words(field, v, names) {
+  if (v === null || v === undefined || v === "") return "none";
+  if (field === "assignedTo") return holderName(v, names.people, names.places);
+  if (["deployStatus", "deployReason", "condition", "renewalDateUpdatedBy"].includes(field)) return label(v);
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (Array.isArray(v)) {
+    if (!v.length) return "none";
+    return v.map((x) => (x && typeof x === "object" ? x.label || x.value || x.display || summary(x) : String(x))).join(", ");
+  }
+  if (typeof v === "object") return v.label || v.name || v.value || summary(v);
+  return String(v);
+}
+
+/**
+ * An object's fields as "a: x, b: y", ids left out.
+ * @param {Record<string, any>} o
+ * @returns {string}
+ */
+function summary(o) {
+  return Object.entries(o)
+    .filter(([k, x]) => x !== null && x !== undefined && k !== "id" && !k.endsWith("Id"))
+    .map(([k, x]) => `${k}: ${typeof x === "object" ? "…" : String(x)}`)
+    .join(", ");
+}
+
+/**
+ * One change as a sentence.
+ * @param {string} field
+ * @param {any} change
+ * @param {Names} names
+ * @returns {Node[]}
+ */
+function sentence(field, change, names) {
+  const from = change ? change.from : null;
+  const to = change ? change.to : null;
+  if (field === "assignedTo") {
+    const link = (/** @type {any} */ x) => {
+      const target = holderHref(x);
+      const name = holderName(x, names.people, names.places);
+      return target ? h("a", { href: target }, name) : h("span", {}, name);
+    };
+    if (!to) return [h("span", {}, "Unassigned (was "), link(from), h("span", {}, ")")];
+    if (!from) return [h("span", {}, "Assigned to "), link(to)];
+    return [h("span", {}, "Assigned to "), link(to), h("span", {}, " (was "), link(from), h("span", {}, ")")];
+  }
+  if (field === "returnOrder") {
+    if (!to) return [h("span", {}, "Return closed")];
+    return [h("span", {}, `Return ${label(to.returnOrderItemStatus || to.status || "started").toLowerCase()}${to.retrievalMethod ? `, ${label(to.retrievalMethod.type)} ${label(to.retrievalMethod.status).toLowerCase()}` : ""}`)];
+  }
+  const name = /** @type {Record<string, string>} */ (FIELDS)[field] || label(field.replaceAll(".", " ").replace(/([a-z])([A-Z])/g, "$1_$2"));
+  if (field === "description") return [h("span", {}, from ? (to ? `Description changed to “${to}”` : "Description removed") : `Description “${to}”`)];
+  if (from === null || from === undefined) return [h("span", {}, `${name}: ${words(field, to, names)}`)];
+  return [h("span", {}, `${name} ${words(field, from, names)} → ${words(field, to, names)}`)];
+}
+
+/**
+ * One event as a list entry.
+ * @param {any} event
+ * @param {Names} names
+ * @returns {HTMLElement}
+ */
+function entry(event, names) {
   const changes = event.changes ? Object.entries(event.changes) : [];
-  const actor = event.actor ? `${label(event.actor.type)}${event.actor.id ? ` ${event.actor.id.slice(0, 8)}` : ""}` : "";
+  const actor = actorWords(event.actor, names);
+  const title = /** @type {Record<string, string>} */ (TYPES)[event.type] || label(event.type.replaceAll(".", "_"));
+  const created = event.type.endsWith(".created");
+  // A creation lists every field it set from null: its main facts are enough.
+  const shown = created ? changes.filter(([f, c]) => ["deployStatus", "assignedTo", "condition", "userName"].includes(f) && c && c.to !== null) : changes;
   return h(
     "li",
     { tabindex: "-1" },
-    h("div", { class: "event-head" }, h("strong", {}, event.type), " · ", time(event.occurredAt), actor ? h("span", { class: "sub" }, ` by ${actor}`) : null),
-    changes.length
-      ? h(
-          "ul",
-          { class: "changes" },
-          changes.map(([field, change]) =>
-            h("li", {}, h("code", {}, field), ": ", value(change && change.from), " → ", value(change && change.to)),
-          ),
-        )
-      : null,
+    h(
+      "div",
+      { class: "event-head" },
+      h("strong", {}, title),
+      " ",
+      when(event.occurredAt),
+      actor ? h("span", { class: "sub" }, `, by ${actor}`) : null,
+      " ",
+      h("span", { class: "event-type" }, event.type),
+    ),
+    shown.length ? h("ul", { class: "changes" }, shown.map(([field, change]) => h("li", {}, sentence(field, change, names)))) : null,
   );
-}
-
-function value(v) {
-  if (v === null || v === undefined) return h("span", { class: "muted" }, "none");
-  if (typeof v === "object") return h("code", { class: "json" }, JSON.stringify(v));
-  return h("span", { class: "value" }, String(v));
 }

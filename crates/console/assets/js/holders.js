@@ -1,0 +1,61 @@
+// @ts-check
+// An item's holder in words: a person's name linked to their page, a
+// warehouse's or office's name linked to the items it holds.
+
+import { href } from "./router.js";
+import { people } from "./names.js";
+import { can } from "./scopes.js";
+import { h, label, text } from "./ui.js";
+
+/**
+ * The names of the people holding `items` (by person id).
+ * @param {any[]} items
+ * @returns {Promise<Map<string, {id: string, name: string, email: string}>>}
+ */
+export function holderPeople(items) {
+  const ids = items.filter((i) => i && i.assignedTo && i.assignedTo.type === "PERSON").map((i) => i.assignedTo.id);
+  return ids.length ? people(ids) : Promise.resolve(new Map());
+}
+
+/**
+ * Where a holder's link goes.
+ * @param {{type: string, id: string}} to
+ * @returns {string | null}
+ */
+export function holderHref(to) {
+  if (to.type === "PERSON") return can("scim") ? href(["people", to.id], null) : null;
+  if (to.type === "WAREHOUSE") return href(["inventory"], new URLSearchParams({ warehouseId: to.id }));
+  if (to.type === "OFFICE") return href(["inventory"], new URLSearchParams({ officeId: to.id }));
+  return null;
+}
+
+/**
+ * A holder's name: the person's name when known, else the API's label.
+ * @param {any} to
+ * @param {Map<string, {name: string, email: string}>} [known]
+ * @param {Map<string, any>} [places] warehouses and offices by id
+ * @returns {string}
+ */
+export function holderName(to, known, places) {
+  if (!to) return "nobody";
+  const person = to.type === "PERSON" && known ? known.get(to.id) : null;
+  if (person) return person.name || person.email;
+  const place = to.type !== "PERSON" && places ? places.get(to.id) : null;
+  if (place) return place.name;
+  return to.label || `${label(to.type)} ${String(to.id).slice(0, 8)}`;
+}
+
+/**
+ * The holder as a link with its kind below.
+ * @param {any} to
+ * @param {Map<string, {name: string, email: string}>} [known]
+ * @returns {Node | string}
+ */
+export function holderCell(to, known) {
+  if (!to) return text(null);
+  const name = holderName(to, known);
+  const target = holderHref(to);
+  const person = to.type === "PERSON" && known ? known.get(to.id) : null;
+  const kind = to.type === "PERSON" ? (person && person.email && person.email !== name ? person.email : "Person") : label(to.type);
+  return h("div", {}, target ? h("a", { href: target, class: "holder-link" }, name) : name, h("div", { class: "sub" }, kind));
+}
