@@ -111,6 +111,7 @@ def test_status_and_condition_follow_the_rules(console):
     page = console.sign_in().page
     console.go(f"#/inventory/{item['id']}")
     form = page.locator("#status-form")
+    expect(form).to_be_visible()
     # Held by a warehouse: Deployed is not offered (it needs a person).
     options = form.locator("#change-status option").evaluate_all("os => os.map(o => o.value)")
     assert "DEPLOYED" not in options and "UNAVAILABLE" in options
@@ -197,10 +198,10 @@ def test_a_level_is_created_with_names_and_stock(console):
         expect(row.locator("td").nth(2)).to_have_text(str(lv["availableQuantity"]))
         expect(row.locator(".badge-below")).to_have_count(1 if lv["belowMinimum"] else 0)
     page.get_by_text("Create a level", exact=True).first.click()
-    page.get_by_label("Product (SKU)").select_option(sku["id"])
-    page.get_by_label("Warehouse").select_option(warehouse["id"])
-    page.get_by_label("Minimum").fill("3")
-    page.get_by_label("Target").fill("7")
+    page.get_by_label("Product (SKU)", exact=True).select_option(sku["id"])
+    page.get_by_label("Warehouse", exact=True).select_option(warehouse["id"])
+    page.get_by_label("Minimum", exact=True).fill("3")
+    page.get_by_label("Target", exact=True).fill("7")
     accessible(console, "levels with the create form")
     console.shoot("levels-create")
     page.get_by_role("button", name="Create level").click()
@@ -331,7 +332,7 @@ def test_filters_in_words_and_sortable_headers(console):
     warehouses = api_ok(console, "GET", "/api/v1/warehouses")["data"]
     console.go("#/inventory")
     page.locator(".more-filters summary").click() if not page.locator(".more-filters").evaluate("d => d.open") else None
-    page.get_by_label("Warehouse").select_option(label=warehouses[0]["name"])
+    page.get_by_label("Warehouse", exact=True).select_option(label=warehouses[0]["name"])
     expect(page).to_have_url(re.compile(r"warehouseId=" + warehouses[0]["id"]))
     page.get_by_label("Updated from (UTC)").fill("2000-01-01")
     expect(page).to_have_url(re.compile(r"updatedAtFrom=2000-01-01T00%3A00%3A00"))

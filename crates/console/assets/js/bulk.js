@@ -35,18 +35,23 @@ export function bulkBar({ items, reload }) {
     // After the reload the keyboard's place is the outcome.
     window.setTimeout(() => outcome.isConnected && outcome.focus({ preventScroll: true }), 0);
   }
-  const bar = h("div", { class: "bulk", role: "region", "aria-label": "Selected items" }, h("div", { class: "bulk-actions" }, count, statusButton, assignButton), panel, outcome);
-  /** @type {HTMLInputElement | null} */
-  let all = null;
+  // Select all: in the bar, so that it is there at phone widths too (where
+  // the table's header row is hidden).
+  const all = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "select-all" }));
+  const bar = h(
+    "div",
+    { class: "bulk", role: "region", "aria-label": "Selected items" },
+    h("div", { class: "bulk-actions" }, h("label", { class: "check" }, all, "Select all on this page"), count, statusButton, assignButton),
+    panel,
+    outcome,
+  );
 
   const refresh = () => {
     const n = selected.size;
     count.textContent = n ? `${n} selected` : "No items selected";
     statusButton.disabled = assignButton.disabled = n === 0;
-    if (all) {
-      all.checked = n > 0 && n === items.length;
-      all.indeterminate = n > 0 && n < items.length;
-    }
+    all.checked = n > 0 && n === items.length;
+    all.indeterminate = n > 0 && n < items.length;
     if (!n) closePanel();
   };
   const closePanel = () => {
@@ -194,6 +199,15 @@ export function bulkBar({ items, reload }) {
     /** @type {HTMLInputElement | null} */ (form.querySelector("input[name=bulk-kind]"))?.focus();
   });
 
+  all.addEventListener("change", () => {
+    for (const box of boxes) {
+      box.checked = all.checked;
+      if (box.checked) selected.add(/** @type {string} */ (box.dataset.item));
+      else selected.delete(/** @type {string} */ (box.dataset.item));
+    }
+    refresh();
+  });
+  all.disabled = items.length === 0;
   return {
     bar,
     checkbox(item) {
@@ -210,17 +224,7 @@ export function bulkBar({ items, reload }) {
     },
     header(table) {
       const th = table.querySelector("thead th");
-      if (!th) return;
-      all = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "select-all", "aria-label": "Select all items on this page" }));
-      all.addEventListener("change", () => {
-        for (const box of boxes) {
-          box.checked = /** @type {HTMLInputElement} */ (all).checked;
-          if (box.checked) selected.add(/** @type {string} */ (box.dataset.item));
-          else selected.delete(/** @type {string} */ (box.dataset.item));
-        }
-        refresh();
-      });
-      fill(th, all);
+      if (th) fill(th, h("span", { class: "visually-hidden" }, "Select"));
     },
   };
 }

@@ -14,7 +14,6 @@
 
 import { request } from "./api.js";
 import { bulkBar } from "./bulk.js";
-import { exportCsv } from "./export.js";
 import { holderCell, holderPeople } from "./holders.js";
 import { categories, offices, people, skus, warehouses } from "./names.js";
 import { personPicker } from "./personpicker.js";
@@ -622,6 +621,7 @@ function exportButton(params, total) {
     status.textContent = "Exporting…";
     const base = [...params].filter(([n]) => n !== "page" && n !== "size");
     try {
+      const { exportCsv } = await import("./export.js");
       const done = await exportCsv({
         filename: `inventory-${new Date().toISOString().slice(0, 10)}.csv`,
         columns: EXPORT_COLUMNS,

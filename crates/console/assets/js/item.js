@@ -166,18 +166,18 @@ function actions(main, item, ctx, houses, places, known) {
   );
   const kind = () => /** @type {HTMLInputElement | null} */ (holderForm.querySelector("input[name=holder-kind]:checked"))?.value || "NOBODY";
   const preferred = { PERSON: "DEPLOYED", WAREHOUSE: "AVAILABLE", OFFICE: "UNAVAILABLE", NOBODY: item.deployStatus === "DEPLOYED" ? "AVAILABLE" : item.deployStatus };
-  const showKind = () => {
+  const showKind = (/** @type {boolean} */ reset) => {
     const k = kind();
     picker.element.hidden = k !== "PERSON";
     warehouseField.hidden = k !== "WAREHOUSE";
     officeField.hidden = k !== "OFFICE";
-    hs.offer(validStatuses(item.deployStatus, k === "NOBODY" ? null : k), /** @type {any} */ (preferred)[k]);
+    hs.offer(validStatuses(item.deployStatus, k === "NOBODY" ? null : k), /** @type {any} */ (preferred)[k], reset);
     if (k === "OFFICE" && hs.statusSelect.value === "UNAVAILABLE" && !hs.reasonSelect.value) hs.reasonSelect.value = "SENT_TO_OFFICE";
     const s = hs.statusSelect.value;
     submit.textContent = k === "PERSON" ? "Check out" : k === "WAREHOUSE" && s === "AVAILABLE" ? "Check in" : k === "NOBODY" ? "Unassign" : "Assign";
   };
-  holderForm.addEventListener("change", showKind);
-  showKind();
+  holderForm.addEventListener("change", (e) => showKind(/** @type {HTMLInputElement} */ (e.target).name === "holder-kind"));
+  showKind(true);
   holderForm.addEventListener("submit", async (e) => {
     e.preventDefault();
     const k = kind();

@@ -134,9 +134,9 @@ export function statusFields(prefix, statuses, status, reason) {
   };
   statusSelect.addEventListener("change", update);
   update();
-  /** @param {string[]} values @param {string} preferred */
-  const offer = (values, preferred) => {
-    const keep = values.includes(statusSelect.value) ? statusSelect.value : values.includes(preferred) ? preferred : values[0];
+  /** @param {string[]} values @param {string} preferred @param {boolean} [reset] the preferred one even if the current one is valid */
+  const offer = (values, preferred, reset = false) => {
+    const keep = !reset && values.includes(statusSelect.value) ? statusSelect.value : values.includes(preferred) ? preferred : values[0];
     statusSelect.replaceChildren(...values.map((v) => h("option", { value: v, selected: v === keep }, label(v))));
     statusSelect.value = keep;
     update();

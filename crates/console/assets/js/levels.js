@@ -246,7 +246,7 @@ async function draw(known, state) {
     body,
     h("p", { class: "count" }, `${shown.length} levels`),
     belowCount ? h("p", { class: "below-summary" }, h("span", { class: "badge badge-below" }, `${belowCount} below minimum`)) : null,
-    table({ caption: "Inventory levels", empty: belowOnly ? "No active level is below its minimum." : "No inventory levels.", rows: shown, columns }),
+    table({ caption: "Inventory levels", empty: belowOnly ? "No active level is below its minimum." : "No inventory levels.", rows: shown, columns, sorted: null }),
   );
 }
 
