@@ -1,3 +1,4 @@
+// @ts-check
 // Warehouses the organization can use (`GET /api/v1/warehouses`): its own
 // and shared ones it was granted.
 
@@ -31,6 +32,7 @@ export default async function warehousesView(main, route, ctx) {
     table({
       caption: "Warehouses",
       empty: "This organization has no warehouses.",
+      sorted: null,
       rows: answer.data,
       columns: [
         { title: "Name", cell: (w) => w.name },
@@ -40,8 +42,13 @@ export default async function warehousesView(main, route, ctx) {
           title: "Items",
           cell: (w) =>
             can("inventory:read")
-              ? h("a", { href: href(["inventory"], new URLSearchParams({ warehouseId: w.id })) }, "Items held here")
-              : h("code", {}, w.id),
+              ? h(
+                  "div",
+                  {},
+                  h("a", { href: href(["inventory"], new URLSearchParams({ warehouseId: w.id })) }, "Items held here"),
+                  h("div", { class: "sub" }, h("a", { href: href(["inventory"], new URLSearchParams({ warehouseId: w.id, deployStatuses: "AVAILABLE" })) }, "Available ones")),
+                )
+              : text(null),
         },
       ],
     }),
