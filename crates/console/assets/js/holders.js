@@ -3,7 +3,8 @@
 // warehouse's or office's name linked to the items it holds.
 
 import { href } from "./router.js";
-import { people } from "./names.js";
+import { request } from "./api.js";
+import { people, skus } from "./names.js";
 import { can } from "./scopes.js";
 import { h, label, text } from "./ui.js";
 
@@ -58,4 +59,26 @@ export function holderCell(to, known) {
   const person = to.type === "PERSON" && known ? known.get(to.id) : null;
   const kind = to.type === "PERSON" ? (person && person.email && person.email !== name ? person.email : "Person") : label(to.type);
   return h("div", {}, target ? h("a", { href: target, class: "holder-link" }, name) : name, h("div", { class: "sub" }, kind));
+}
+
+/**
+ * The organization's SKUs by id (`GET /api/v1/skus`); where that list is not
+ * available, the SKUs of the first 1,000 items (by category), so that
+ * products still show by name.
+ * @returns {Promise<Map<string, {id: string, title: string, categoryCode: string, categoryName: string, vendorSku: string}>>}
+ */
+export async function productNames() {
+  const all = await skus();
+  if (all.size || !can("inventory:read")) return all;
+  /** @type {Map<string, any>} */
+  const found = new Map();
+  try {
+    const answer = await request("GET", "/api/v1/inventory", { query: [["size", "1000"], ["sortBy", "category"]] });
+    for (const i of answer.data) {
+      if (!found.has(i.skuId)) found.set(i.skuId, { id: i.skuId, title: i.skuTitle, categoryCode: i.categoryCode, categoryName: i.categoryNameOfSku, vendorSku: i.vendorSku });
+    }
+  } catch {
+    // names stay unknown: the screen shows short ids
+  }
+  return found;
 }

@@ -14,8 +14,8 @@
 
 import { request } from "./api.js";
 import { bulkBar } from "./bulk.js";
-import { holderCell, holderPeople } from "./holders.js";
-import { categories, offices, people, skus, warehouses } from "./names.js";
+import { holderCell, holderPeople, productNames } from "./holders.js";
+import { offices, people, warehouses } from "./names.js";
 import { personPicker } from "./personpicker.js";
 import { current, go, href } from "./router.js";
 import { can } from "./scopes.js";
@@ -90,14 +90,16 @@ export function lastListing() {
  * @param {{signal: AbortSignal, isCurrent: () => boolean}} ctx
  */
 export async function inventoryView(main, route, ctx) {
-  if (!view || !main.contains(view.form)) {
+  const built = !view || !main.contains(view.form);
+  if (built) {
     view = build(main);
     focusHeading();
-    namesForFilters(view);
   }
   sync(route.params);
   lastParams = route.params;
   await load(route.params, ctx);
+  // The pickers' names after the first page is shown: they never delay it.
+  if (built && view) namesForFilters(view);
 }
 
 /**
@@ -234,7 +236,10 @@ function personField(v) {
  * @param {View} v
  */
 async function namesForFilters(v) {
-  const [cats, houses, places, products] = await Promise.all([categories(), warehouses(), offices(), skus()]);
+  const [houses, places, products] = await Promise.all([warehouses(), offices(), productNames()]);
+  /** @type {Map<string, string>} */
+  const cats = new Map();
+  for (const s of [...products.values()].sort((a, b) => a.categoryName.localeCompare(b.categoryName))) if (!cats.has(s.categoryCode)) cats.set(s.categoryCode, s.categoryName);
   if (!v.form.isConnected) return;
   v.names = cats;
   if (cats.size) {

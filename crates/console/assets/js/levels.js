@@ -6,7 +6,8 @@
 // (`DELETE /api/v1/inventory-levels/{id}`) after a confirmation.
 
 import { request } from "./api.js";
-import { skus, warehouses } from "./names.js";
+import { productNames } from "./holders.js";
+import { warehouses } from "./names.js";
 import { go, href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, badge, confirm, errorBox, fill, focusHeading, h, heading, loading, notice, table, time } from "./ui.js";
@@ -53,7 +54,7 @@ export default async function levelsView(main, route, ctx) {
   );
   focusHeading();
   const state = { body, message, includeInactive, belowOnly, ctx };
-  const [titles, names] = await Promise.all([skus(), warehouses()]);
+  const [titles, names] = await Promise.all([productNames(), warehouses()]);
   if (!ctx.isCurrent()) return;
   /** @type {Names} */
   const known = { titles, names };
