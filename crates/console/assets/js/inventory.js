@@ -13,10 +13,8 @@
 // the filtered list exports as CSV, page by page.
 
 import { request } from "./api.js";
-import { bulkBar } from "./bulk.js";
 import { holderCell, holderPeople, productNames } from "./holders.js";
 import { offices, people, warehouses } from "./names.js";
-import { personPicker } from "./personpicker.js";
 import { current, go, href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, label, loading, pager, table, text, time } from "./ui.js";
@@ -95,11 +93,12 @@ export async function inventoryView(main, route, ctx) {
     view = build(main);
     focusHeading();
   }
+  // The pickers' names are asked for alongside the first page (small lists
+  // read once per tab); they are filled in when they come.
+  if (built && view) namesForFilters(view);
   sync(route.params);
   lastParams = route.params;
   await load(route.params, ctx);
-  // The pickers' names after the first page is shown: they never delay it.
-  if (built && view) namesForFilters(view);
 }
 
 /**
@@ -211,23 +210,34 @@ function personField(v) {
     return;
   }
   const hidden = /** @type {HTMLInputElement} */ (h("input", { type: "hidden", name: "personId", id: "f-personId" }));
-  const picker = personPicker({
-    label: "Assigned to person",
-    id: "f-person",
-    help: "Type a name or email and choose; clear the box for anyone.",
-    onChange: (p) => {
-      hidden.value = p ? p.id : "";
-      if (p || !picker.input.value) apply({ replace: false });
-    },
-  });
-  picker.input.addEventListener("input", () => {
-    if (!picker.input.value && hidden.value) {
-      hidden.value = "";
-      apply({ replace: false });
+  fill(v.person, hidden);
+  // The picker's module loads after the first screen's.
+  import("./personpicker.js").then(({ personPicker }) => {
+    const picker = personPicker({
+      label: "Assigned to person",
+      id: "f-person",
+      help: "Type a name or email and choose; clear the box for anyone.",
+      onChange: (p) => {
+        hidden.value = p ? p.id : "";
+        if (p || !picker.input.value) apply({ replace: false });
+      },
+    });
+    picker.input.addEventListener("input", () => {
+      if (!picker.input.value && hidden.value) {
+        hidden.value = "";
+        apply({ replace: false });
+      }
+    });
+    v.person.prepend(picker.element);
+    /** @type {any} */ (v.person).picker = picker;
+    const shown = hidden.value;
+    if (shown) {
+      people([shown]).then((found) => {
+        const p = found.get(shown);
+        if (hidden.value === shown) picker.set(p || { id: shown, name: "A person", email: shown });
+      });
     }
   });
-  fill(v.person, picker.element, hidden);
-  /** @type {any} */ (v.person).picker = picker;
 }
 
 /**
@@ -454,6 +464,8 @@ async function load(params, ctx) {
   body.setAttribute("aria-busy", "true");
   if (!body.firstChild) fill(body, loading("Loading inventory…"));
   else body.classList.add("stale");
+  // The bulk actions' module loads while the page is asked for.
+  const bulkModule = can("inventory:write") ? import("./bulk.js") : null;
   let answer;
   try {
     answer = await request("GET", "/api/v1/inventory", { query: queryOf(params), signal: ctx.signal });
@@ -470,7 +482,9 @@ async function load(params, ctx) {
   const { data, pagination } = answer;
   const sort = sortOf(params);
   const direction = sort.direction === "ASC" ? "ascending" : "descending";
-  const selection = can("inventory:write") ? bulkBar({ items: data, reload: () => window.dispatchEvent(new HashChangeEvent("hashchange")) }) : null;
+  const bulk = bulkModule ? await bulkModule : null;
+  if (!ctx.isCurrent()) return;
+  const selection = bulk ? bulk.bulkBar({ items: data, reload: () => window.dispatchEvent(new HashChangeEvent("hashchange")) }) : null;
   fill(v.tools, exportButton(params, pagination.totalRecords), selection ? selection.bar : null);
   /** @type {{title: string, sort?: string, cell: (item: any) => any}[]} */
   const columns = [
