@@ -5,8 +5,8 @@
 // Onboarding key"), with names instead of ids and dates in words.
 
 import { request } from "./api.js";
-import { holderHref, holderName } from "./holders.js";
-import { keys, offices, people, warehouses } from "./names.js";
+import { holderHref, holderName, productNames } from "./holders.js";
+import { keys, offices, packages, people, warehouses } from "./names.js";
 import { errorBox, fill, h, label, loading } from "./ui.js";
 
 /**
@@ -44,7 +44,7 @@ export function historySection(path) {
 }
 
 /**
- * @typedef {{people: Map<string, any>, places: Map<string, any>, keys: Map<string, any>}} Names
+ * @typedef {{people: Map<string, any>, places: Map<string, any>, keys: Map<string, any>, packages: Map<string, any>, products: Map<string, any>}} Names
  */
 
 /**
@@ -55,6 +55,7 @@ export function historySection(path) {
 async function namesOf(events) {
   const ids = new Set();
   let places = false;
+  const mentions = (/** @type {string} */ field) => events.some((e) => e.changes && field in e.changes);
   for (const e of events) {
     const a = e.changes && e.changes.assignedTo;
     for (const to of a ? [a.from, a.to] : []) {
@@ -62,13 +63,15 @@ async function namesOf(events) {
       else if (to) places = true;
     }
   }
-  const [who, houses, rooms, keyNames] = await Promise.all([
+  const [who, houses, rooms, keyNames, kits, products] = await Promise.all([
     ids.size ? people([...ids]) : Promise.resolve(new Map()),
     places ? warehouses() : Promise.resolve(new Map()),
     places ? offices() : Promise.resolve(new Map()),
     keys(),
+    mentions("packageId") ? packages() : Promise.resolve(new Map()),
+    mentions("skuId") ? productNames() : Promise.resolve(new Map()),
   ]);
-  return { people: who, places: new Map([...houses, ...rooms]), keys: keyNames };
+  return { people: who, places: new Map([...houses, ...rooms]), keys: keyNames, packages: kits, products };
 }
 
 /** Event types in words. */
@@ -96,6 +99,13 @@ const FIELDS = {
   procurementMethod: "Procurement",
   billingStartDate: "Billing start",
   billingEndDate: "Billing end",
+  packageId: "Package",
+  startDate: "Start date",
+  status: "Status",
+  externalId: "External id",
+  skipUserActivation: "Skip activation email",
+  cpfNumber: "CPF number",
+  suppliedBy: "Supplied by",
   userName: "Email (user name)",
   "name.givenName": "Given name",
   "name.familyName": "Family name",
@@ -156,7 +166,10 @@ export function when(value, now = new Date()) {
 function words(field, v, names) {
   if (v === null || v === undefined || v === "") return "none";
   if (field === "assignedTo") return holderName(v, names.people, names.places);
-  if (["deployStatus", "deployReason", "condition", "renewalDateUpdatedBy"].includes(field)) return label(v);
+  if (field === "packageId") return names.packages.get(v)?.name || `a package (${String(v).slice(0, 8)})`;
+  if (field === "skuId") return names.products.get(v)?.title || `a product (${String(v).slice(0, 8)})`;
+  if (field === "startDate" && typeof v === "string") return v.slice(0, 10);
+  if (["deployStatus", "deployReason", "condition", "renewalDateUpdatedBy", "status", "suppliedBy"].includes(field)) return label(v);
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (Array.isArray(v)) {
     if (!v.length) return "none";
@@ -220,7 +233,7 @@ function entry(event, names) {
   const title = /** @type {Record<string, string>} */ (TYPES)[event.type] || label(event.type.replaceAll(".", "_"));
   const created = event.type.endsWith(".created");
   // A creation lists every field it set from null: its main facts are enough.
-  const shown = created ? changes.filter(([f, c]) => ["deployStatus", "assignedTo", "condition", "userName"].includes(f) && c && c.to !== null) : changes;
+  const shown = created ? changes.filter(([f, c]) => ["deployStatus", "assignedTo", "condition", "userName", "packageId", "startDate"].includes(f) && c && c.to !== null) : changes;
   return h(
     "li",
     { tabindex: "-1" },

@@ -62,7 +62,25 @@ async function draw(main, item, ctx, outcome) {
   fill(
     main,
     back(),
-    heading(item.skuTitle || "Item", badge(item.deployStatus)),
+    heading(
+      item.skuTitle || "Item",
+      badge(item.deployStatus),
+      mayWrite
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "secondary small jump",
+              onclick: () => {
+                const title = document.getElementById("actions-title");
+                title?.focus({ preventScroll: true });
+                title?.scrollIntoView({ block: "start" });
+              },
+            },
+            "Change this item",
+          )
+        : null,
+    ),
     message,
     h(
       "section",
@@ -125,7 +143,7 @@ function back() {
  * @param {Map<string, any>} known
  */
 function actions(main, item, ctx, houses, places, known) {
-  const section = h("section", { class: "card item-actions", "aria-labelledby": "actions-title" }, h("h2", { id: "actions-title" }, "Change this item"));
+  const section = h("section", { class: "card item-actions", "aria-labelledby": "actions-title" }, h("h2", { id: "actions-title", tabindex: "-1" }, "Change this item"));
   const heldBy = item.assignedTo ? item.assignedTo.type : null;
 
   // --- Holder: check out, check in, office, nobody.
