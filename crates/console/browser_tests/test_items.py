@@ -389,3 +389,48 @@ def test_phone_width_of_the_new_screens(console):
             page.get_by_role("button", name="Assign…").click()
         wide = page.evaluate("document.documentElement.scrollWidth")
         assert wide <= 375, f"{fragment} is {wide}px wide at 375px"
+
+
+def test_give_an_item_to_an_office(console):
+    status, offices = console.server.api("GET", "/api/v1/offices")
+    if status == 404:
+        import pytest
+
+        pytest.skip("this equip has no GET /api/v1/offices yet")
+    assert status == 200 and offices["data"], "the demo data has offices"
+    office = offices["data"][0]
+    item = free_items(console, 1)[0]
+    page = console.sign_in().page
+    console.go(f"#/inventory/{item['id']}")
+    page.get_by_label("An office").check()
+    page.locator("#holder-office").select_option(office["id"])
+    # An office does not make an item deployed: unavailable, sent to the office.
+    expect(page.locator("#holder-status")).to_have_value("UNAVAILABLE")
+    expect(page.locator("#holder-reason")).to_have_value("SENT_TO_OFFICE")
+    page.get_by_role("button", name="Assign", exact=True).click()
+    expect(page.locator(".item-message .notice")).to_contain_text(f"Assigned to {office['name']}")
+    after = api_ok(console, "GET", f"/api/v1/inventory/{item['id']}")
+    assert after["assignedTo"] == {**after["assignedTo"], "type": "OFFICE", "id": office["id"]}
+    assert (after["deployStatus"], after["deployReason"]) == ("UNAVAILABLE", "SENT_TO_OFFICE")
+    expect(page.locator("#item-holder a")).to_have_attribute("href", f"#/inventory?officeId={office['id']}")
+    expect(page.locator(".history > li").first).to_contain_text(f"Assigned to {office['name']} (was {item['assignedTo']['label']})")
+
+
+def test_history_says_who_changed_what(console):
+    item = free_items(console, 1)[0]
+    api_ok(console, "PATCH", f"/api/v1/inventory/{item['id']}", body={"condition": "USED_POOR", "description": "Scratched lid"})
+    me = api_ok(console, "GET", "/api/v1/api-key")
+    status, _ = console.server.api("GET", "/api/v1/api-keys")
+    page = console.sign_in().page
+    console.go(f"#/inventory/{item['id']}")
+    first = page.locator(".history > li").first
+    expect(first).to_contain_text("Item changed")
+    expect(first).to_contain_text(f"Condition {item['condition'].capitalize().replace('_', ' ')} → Used poor")
+    expect(first).to_contain_text("Description “Scratched lid”")
+    if status == 200 and me.get("label"):
+        expect(first).to_contain_text(f"by {me['label']} (key {me['prefix']})")
+    else:
+        expect(first).to_contain_text(f"by an API key ({me['id'][:8]})")
+    # The creation, oldest, says where the item started.
+    last = page.locator(".history > li").last
+    expect(last).to_contain_text("Item created")
