@@ -434,3 +434,25 @@ def test_history_says_who_changed_what(console):
     # The creation, oldest, says where the item started.
     last = page.locator(".history > li").last
     expect(last).to_contain_text("Item created")
+
+
+def test_check_out_from_the_keyboard_alone(console):
+    item = free_items(console, 1)[0]
+    user = a_person(console, 3)
+    page = console.sign_in().page
+    console.go(f"#/inventory/{item['id']}")
+    expect(page.locator("#holder-form")).to_be_visible()
+    # The heading's jump goes to the actions; the person is chosen with the
+    # arrow keys, and Enter in the box then checks the item out.
+    page.get_by_role("button", name="Change this item").focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "actions-title"
+    page.locator("input[name=holder-kind][value=PERSON]").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "holder-person"
+    choose_person(page, "holder-person", user)
+    page.keyboard.press("Enter")
+    expect(page.locator(".item-message .notice")).to_contain_text(f"Checked out to {full_name(user)}")
+    expect(page.locator(".item-message")).to_be_focused()
+    after = api_ok(console, "GET", f"/api/v1/inventory/{item['id']}")
+    assert after["assignedTo"]["id"] == user["id"] and after["deployStatus"] == "DEPLOYED"

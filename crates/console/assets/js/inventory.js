@@ -217,6 +217,7 @@ function personField(v) {
       label: "Assigned to person",
       id: "f-person",
       help: "Type a name or email and choose; clear the box for anyone.",
+      activeOnly: false,
       onChange: (p) => {
         hidden.value = p ? p.id : "";
         if (p || !picker.input.value) apply({ replace: false });

@@ -27,12 +27,14 @@ export function scimString(text) {
  * Searches people by name or email.
  * @param {string} term
  * @param {AbortSignal} [signal]
+ * @param {boolean} [activeOnly] only active people (default): whom items can go to
  * @returns {Promise<Person[]>}
  */
-export async function searchPeople(term, signal) {
+export async function searchPeople(term, signal, activeOnly = true) {
   const t = scimString(term);
+  const names = `userName co ${t} or name.givenName co ${t} or name.familyName co ${t}`;
   const answer = await request("GET", "/scim/v2/Users", {
-    query: [["filter", `userName co ${t} or name.givenName co ${t} or name.familyName co ${t}`], ["count", "8"], ["sortBy", "name.familyName"]],
+    query: [["filter", activeOnly ? `(${names}) and active eq true` : names], ["count", "8"], ["sortBy", "name.familyName"]],
     signal,
   });
   return (answer.Resources || []).map((/** @type {any} */ u) => ({ id: u.id, name: personName(u), email: u.userName }));
@@ -40,10 +42,11 @@ export async function searchPeople(term, signal) {
 
 /**
  * A labelled person picker.
- * @param {{label: string, id?: string, value?: Person | null, onChange?: (p: Person | null) => void, help?: string}} options
+ * @param {{label: string, id?: string, value?: Person | null, onChange?: (p: Person | null) => void, help?: string, activeOnly?: boolean}} options
+ *   `activeOnly` (default true): offer only active people, to whom items can go; a filter offers everyone
  * @returns {PersonPicker}
  */
-export function personPicker({ label, id, value = null, onChange = () => {}, help }) {
+export function personPicker({ label, id, value = null, onChange = () => {}, help, activeOnly = true }) {
   const n = ++counter;
   const inputId = id || `person-picker-${n}`;
   const listId = `${inputId}-list`;
@@ -106,7 +109,7 @@ export function personPicker({ label, id, value = null, onChange = () => {}, hel
     }
     controller = new AbortController();
     try {
-      found = await searchPeople(term, controller.signal);
+      found = await searchPeople(term, controller.signal, activeOnly);
     } catch (e) {
       if (/** @type {any} */ (e).name === "AbortError") return;
       status.textContent = `Searching failed: ${/** @type {any} */ (e).detail || e}`;
