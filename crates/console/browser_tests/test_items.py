@@ -320,6 +320,7 @@ def test_filters_in_words_and_sortable_headers(console):
     # A category by its name; the API gets its code.
     page.locator("fieldset.categories").get_by_label(name, exact=True).check()
     expect(page).to_have_url(re.compile(r"categories=" + code))
+    expect(page.locator("#filter-words")).to_have_text(f"Showing: {name}")
     answer = api_ok(console, "GET", "/api/v1/inventory", query={"categories": code, "size": "25"})
     expect(page.locator("#result-count")).to_have_text(f"{answer['pagination']['totalRecords']} items")
     # Headers sort: Item ascending, then descending.
@@ -339,6 +340,7 @@ def test_filters_in_words_and_sortable_headers(console):
     page.locator(".more-filters summary").click()
     choose_person(page, "f-person", person)
     expect(page).to_have_url(re.compile(r"personId=" + person["id"]))
+    expect(page.locator("#filter-words")).to_contain_text(f"held by {full_name(person)}")
     mine = api_ok(console, "GET", "/api/v1/inventory", query={"personId": person["id"], "size": "25"})
     expect(page.locator("#result-count")).to_have_text(f"{mine['pagination']['totalRecords']} items")
     warehouses = api_ok(console, "GET", "/api/v1/warehouses")["data"]
@@ -350,6 +352,7 @@ def test_filters_in_words_and_sortable_headers(console):
     expect(page).to_have_url(re.compile(r"updatedAtFrom=2000-01-01T00%3A00%3A00"))
     held = api_ok(console, "GET", "/api/v1/inventory", query={"warehouseId": warehouses[0]["id"], "updatedAtFrom": "2000-01-01T00:00:00", "size": "25"})
     expect(page.locator("#result-count")).to_have_text(f"{held['pagination']['totalRecords']} items")
+    expect(page.locator("#filter-words")).to_have_text(f"Showing: in {warehouses[0]['name']} · updated from 2000-01-01")
     accessible(console, "inventory with filters in words")
     console.shoot("inventory-filters")
     # A search that names a category in the plural hints at the category.

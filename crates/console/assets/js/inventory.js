@@ -520,9 +520,14 @@ async function load(params, ctx) {
   });
   sortableHeaders(drawn, columns, sort, params);
   if (selection) selection.header(drawn);
+  const said = h("p", { class: "filter-words", id: "filter-words" });
+  describe(params).then((words) => {
+    if (words.length && ctx.isCurrent()) fill(said, h("span", { class: "sub" }, "Showing: "), words.join(" · "));
+  });
   fill(
     body,
     h("p", { class: "count", id: "result-count" }, `${pagination.totalRecords} items`),
+    said,
     pagination.totalRecords === 0 ? hint(params, v.names) : null,
     drawn,
     pager({
@@ -556,6 +561,44 @@ async function load(params, ctx) {
       if (cell) fill(cell, holderCell(item.assignedTo, known));
     }
   });
+}
+
+/**
+ * The URL's filters in words: names instead of ids and codes.
+ * @param {URLSearchParams} params
+ * @returns {Promise<string[]>}
+ */
+async function describe(params) {
+  const list = (/** @type {string} */ n) => params.getAll(n).flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean);
+  const words = [];
+  const search = params.get("searchString");
+  if (search) words.push(`“${search}”`);
+  const statuses = list("deployStatuses");
+  if (statuses.length) words.push(statuses.map((x) => label(x.toUpperCase())).join(" or "));
+  const cats = list("categories");
+  const products = cats.length || params.get("skuIds") ? await productNames() : new Map();
+  if (cats.length) {
+    const byCode = new Map([...products.values()].map((p) => [p.categoryCode.toUpperCase(), p.categoryName]));
+    words.push(cats.map((c) => byCode.get(c.toUpperCase()) || c).join(" or "));
+  }
+  const skuIds = list("skuIds");
+  if (skuIds.length) words.push(skuIds.map((id) => products.get(id)?.title || `product ${id.slice(0, 8)}`).join(" or "));
+  const personId = params.get("personId");
+  if (personId) words.push(`held by ${(await people([personId])).get(personId)?.name || "a person"}`);
+  const email = params.get("assignedEmail");
+  if (email) words.push(`held by ${email}`);
+  const warehouseId = params.get("warehouseId");
+  if (warehouseId) words.push(`in ${(await warehouses()).get(warehouseId)?.name || "a warehouse"}`);
+  const officeId = params.get("officeId");
+  if (officeId) words.push(`at ${(await offices()).get(officeId)?.name || "an office"}`);
+  const from = params.get("updatedAtFrom");
+  const to = params.get("updatedAtTo");
+  if (from || to) words.push(`updated ${from ? `from ${from.slice(0, 10)}` : ""}${from && to ? " " : ""}${to ? `until ${to.slice(0, 10)}` : ""}`);
+  const serials = list("serialNumber");
+  if (serials.length) words.push(`serial ${serials.join(", ")}`);
+  const vendorSkus = list("vendorSku");
+  if (vendorSkus.length) words.push(`vendor SKU ${vendorSkus.join(", ")}`);
+  return words;
 }
 
 /**
