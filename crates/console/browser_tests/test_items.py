@@ -388,6 +388,12 @@ def test_phone_width_of_the_new_screens(console):
         page.wait_for_timeout(300)
         page.wait_for_load_state("networkidle")
         if fragment == "#/inventory":
+            # Results first: the filters are folded, the first item on the first screen.
+            assert page.locator("#filters-fold").evaluate("d => d.open") is False
+            assert page.locator("#result-count").bounding_box()["y"] < 400
+            assert page.locator("a.item-link").first.bounding_box()["y"] < 760
+            page.locator("#filters-summary").click()
+            expect(page.locator("#f-searchString")).to_be_visible()
             page.locator("#select-all").check()
             page.get_by_role("button", name="Assign…").click()
         wide = page.evaluate("document.documentElement.scrollWidth")

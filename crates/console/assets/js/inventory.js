@@ -175,8 +175,17 @@ function build(main) {
   const tools = h("div", { class: "list-tools" });
   const results = h("section", { class: "results", "aria-labelledby": "results-title" }, h("h2", { id: "results-title", class: "visually-hidden", tabindex: "-1" }, "Items"));
   const body = h("div", { "aria-busy": "false" });
-  results.append(tools, body);
-  fill(main, heading("Inventory"), form, results);
+  results.append(body);
+  // On a phone the filters fold away, so that the results come first; the
+  // summary says how many are set.
+  const foldSummary = h("summary", { id: "filters-summary" }, "Filters");
+  const fold = /** @type {HTMLDetailsElement} */ (h("details", { class: "inventory-fold", id: "filters-fold" }, foldSummary, form));
+  const phone = window.matchMedia("(max-width: 720px)");
+  fold.open = !phone.matches;
+  phone.addEventListener("change", () => {
+    if (!phone.matches) fold.open = true;
+  });
+  fill(main, heading("Inventory"), fold, results);
 
   const typed = debounce(() => apply({ replace: true }), 300);
   search.addEventListener("input", typed);
@@ -440,6 +449,9 @@ function sync(params) {
   const sizeSelect = /** @type {HTMLSelectElement} */ (form.querySelector("#f-size"));
   if (![...sizeSelect.options].some((o) => o.value === size)) sizeSelect.append(h("option", { value: size }, `${size} a page`));
   sizeSelect.value = size;
+  const active = OWNED.filter((n) => !["sortBy", "sortDirection", "size", "page"].includes(n) && params.get(n)).length;
+  const summary = form.closest("details")?.querySelector("summary");
+  if (summary) summary.textContent = active ? `Filters (${active} set)` : "Filters";
   const filtered = ["personId", ...TEXT_FILTERS.map(([n]) => n), ...CHOICES.map(([n]) => n), ...DATES.map(([n]) => n)].some((n) => params.get(n));
   if (filtered) /** @type {HTMLDetailsElement} */ (form.querySelector(".more-filters")).open = true;
 }
@@ -528,6 +540,7 @@ async function load(params, ctx) {
     body,
     h("p", { class: "count", id: "result-count" }, `${pagination.totalRecords} items`),
     said,
+    v.tools,
     pagination.totalRecords === 0 ? hint(params, v.names) : null,
     drawn,
     pager({
