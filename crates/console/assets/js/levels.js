@@ -119,11 +119,11 @@ function createForm(known, state) {
   const form = h(
     "form",
     { class: "action-form level-create", id: "level-create", "aria-labelledby": "level-create-title" },
-    h("h2", { id: "level-create-title" }, "Create a level"),
+    h("h2", { id: "level-create-title", class: "visually-hidden" }, "Create a level"),
     h(
       "div",
       { class: "grid" },
-      h("div", { class: "field" }, h("label", { for: "level-sku" }, "Product (SKU)"), sku),
+      h("div", { class: "field wide" }, h("label", { for: "level-sku" }, "Product (SKU)"), sku),
       h("div", { class: "field" }, h("label", { for: "level-warehouse" }, "Warehouse"), warehouse),
       h("div", { class: "field compact" }, h("label", { for: "level-minimum" }, "Minimum"), minimum),
       h("div", { class: "field compact" }, h("label", { for: "level-target" }, "Target"), target),
