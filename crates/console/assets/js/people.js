@@ -172,9 +172,10 @@ export async function peoplePage(params, page, signal) {
   try {
     return await ask(START_DATE, (page - 1) * PAGE_SIZE + 1, PAGE_SIZE);
   } catch (/** @type {any} */ error) {
-    // An equip that cannot sort by start date yet (400 sortBy): the people
-    // starting soon are few, so they are read whole and sorted here.
-    if (error.status !== 400 || !String(error.detail).includes("sortBy") || !params.get("startingWithin")) throw error;
+    // An equip that cannot sort by start date yet (400): the people starting
+    // soon are few, so they are read whole and sorted here. (Another 400,
+    // of the filter, comes back again from the first read below.)
+    if (error.status !== 400 || !params.get("startingWithin")) throw error;
   }
   /** @type {any[]} */
   const everyone = [];
