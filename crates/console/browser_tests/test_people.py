@@ -44,14 +44,6 @@ def scim_all(server, filter_: str) -> list:
             return out
 
 
-def summary_or_skip(server):
-    status, summary = server.api("GET", "/api/v1/inventory-summary")
-    if status == 404:
-        pytest.skip("GET /api/v1/inventory-summary is not in this equip yet (the lead adds it on main)")
-    assert status == 200, summary
-    return summary
-
-
 def new_person(server, run: str, **ext) -> dict:
     body = {
         "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", EXT],
@@ -77,10 +69,43 @@ def dark(server, browser):
 
 
 def test_the_overview_is_the_first_screen_and_its_numbers_are_the_apis(console):
-    summary = summary_or_skip(console.server)
+    server = console.server
+    status, summary = server.api("GET", "/api/v1/inventory-summary")
     page = console.sign_in().page
     expect(console.heading()).to_have_text("Overview")
     expect(page).to_have_url(re.compile(r"#/overview$"))
+    # Levels below their minimum, each linked to its SKU's available items at its warehouse.
+    _, levels = server.api("GET", "/api/v1/inventory-levels")
+    below = [lv for lv in levels["data"] if lv["belowMinimum"]]
+    expect(page.locator("#below-count")).to_have_text(re.compile(rf"^{len(below)} level"))
+    expect(page.locator("#below-list li")).to_have_count(len(below))
+    # Returns in flight.
+    in_flight = 0
+    for s in ["PENDING", "PROCESSING", "RETURN_KIT_SENT", "RETURN_KIT_DELIVERED", "RETURN_KIT_SENT_BACK", "RECEIVED_IN_WAREHOUSE"]:
+        _, r = server.api("GET", "/api/v1/return-orders", query={"status": s, "size": "1"})
+        in_flight += r["pagination"]["totalRecords"]
+    expect(page.locator("#returns-count")).to_have_text(re.compile(rf"^{in_flight} return"))
+    # Joiners starting in the next 30 days: the SCIM filter's answer; those
+    # without an order or waiting for stock, by the orders API.
+    joiners = scim_all(server, soon_filter(30))
+    expect(page.locator("#joiners-count")).to_have_text(re.compile(rf"^{len(joiners)} joiner"))
+    expect(page.locator("#joiners .loading")).to_have_count(0)
+    attention = set()
+    for u in joiners:
+        _, orders = server.api("GET", "/api/v1/orders", query={"personId": u["id"], "size": "20"})
+        live = [o for o in orders["data"] if o["status"] != "CANCELLED"]
+        if not live or any(ln["status"] == "BACKORDERED" for o in live for ln in o["lines"]):
+            attention.add(u["id"])
+    shown = page.locator("#joiners-attention a.person-link").evaluate_all("as => as.map(a => a.getAttribute('href').split('/').pop())")
+    assert set(shown) == attention
+    if below:
+        link = page.locator("#below-list a").first.get_attribute("href")
+        assert f"skuIds={below[0]['skuId']}" in link or any(f"skuIds={lv['skuId']}" in link for lv in below)
+    accessible(console, "overview")
+    if status != 200:
+        # The summary's panels wait for the lead's GET /api/v1/inventory-summary.
+        expect(page.locator("#by-status .error")).to_contain_text("404")
+        pytest.skip("GET /api/v1/inventory-summary is not in this equip yet: its panels are untested")
     # Counts by status: each number is the summary's, and links to the list it counts.
     by_status: dict = {}
     for row in summary["counts"]:
@@ -89,11 +114,11 @@ def test_the_overview_is_the_first_screen_and_its_numbers_are_the_apis(console):
     expect(page.locator("#total-items")).to_have_text(f"{total} items")
     legend = page.locator("#by-status .chart-legend a")
     expect(legend).to_have_count(len(by_status))
-    shown = {}
+    counted = {}
     for a in legend.all():
         m = re.search(r"deployStatuses=([A-Z_]+)", a.get_attribute("href"))
-        shown[m.group(1)] = int(a.locator(".legend-count").inner_text())
-    assert shown == by_status
+        counted[m.group(1)] = int(a.locator(".legend-count").inner_text())
+    assert counted == by_status
     # Counts by category.
     by_category: dict = {}
     for row in summary["counts"]:
@@ -107,39 +132,24 @@ def test_the_overview_is_the_first_screen_and_its_numbers_are_the_apis(console):
     expect(page.locator("#holds-count")).to_have_text(re.compile(rf"^{holds} item"))
     # The charts are pictures of those lists, with a text equivalent.
     assert page.locator("#by-status svg[role=img]").get_attribute("aria-label").startswith("Items by status:")
-    # Levels below their minimum.
-    _, levels = console.server.api("GET", "/api/v1/inventory-levels")
-    below = [lv for lv in levels["data"] if lv["belowMinimum"]]
-    expect(page.locator("#below-count")).to_have_text(re.compile(rf"^{len(below)} level"))
-    # Returns in flight.
-    in_flight = 0
-    for s in ["PENDING", "PROCESSING", "RETURN_KIT_SENT", "RETURN_KIT_DELIVERED", "RETURN_KIT_SENT_BACK", "RECEIVED_IN_WAREHOUSE"]:
-        _, r = console.server.api("GET", "/api/v1/return-orders", query={"status": s, "size": "1"})
-        in_flight += r["pagination"]["totalRecords"]
-    expect(page.locator("#returns-count")).to_have_text(re.compile(rf"^{in_flight} return"))
-    # Joiners starting in the next 30 days: the SCIM filter's answer.
-    _, joiners = console.server.api("GET", "/scim/v2/Users", query={"filter": soon_filter(30), "count": "0"})
-    expect(page.locator("#joiners-count")).to_have_text(re.compile(rf"^{joiners['totalResults']} joiner"))
-    expect(page.locator("#joiners .loading")).to_have_count(0)
     accessible(console, "overview")
     console.shoot("overview")
     # A number opens the filtered list it counts.
-    status, count = next(iter(sorted(by_status.items())))
-    page.locator(f"#by-status a[href*='deployStatuses={status}']").click()
-    expect(page).to_have_url(re.compile(rf"#/inventory\?deployStatuses={status}$"))
+    first, count = next(iter(sorted(by_status.items())))
+    page.locator(f"#by-status a[href*='deployStatuses={first}']").click()
+    expect(page).to_have_url(re.compile(rf"#/inventory\?deployStatuses={first}$"))
     expect(page.locator("#result-count")).to_have_text(f"{count} items")
     page.go_back()
     expect(console.heading()).to_have_text("Overview")
     page.locator("#joiners-count").click()
     expect(page).to_have_url(re.compile(r"#/people\?startingWithin=30"))
-    expect(page.locator("#result-count")).to_have_text(f"{joiners['totalResults']} people")
+    expect(page.locator("#result-count")).to_have_text(f"{len(joiners)} people")
 
 
 def test_the_overview_shows_only_what_the_key_may_read(console):
-    summary_or_skip(console.server)
     page = console.sign_in(console.server.keys["reader"]).page
     expect(console.heading()).to_have_text("Overview")
-    expect(page.locator("#total-items")).to_be_visible()
+    expect(page.locator("#by-status")).to_be_visible()
     expect(page.locator("#below-count")).to_be_visible()
     expect(page.locator("#joiners")).to_have_count(0)
     expect(page.locator("#returns")).to_have_count(0)

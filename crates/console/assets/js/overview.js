@@ -102,6 +102,7 @@ export function barChart(title, rows) {
   svg.setAttribute("viewBox", `0 0 ${width} ${Math.max(height, 1)}`);
   svg.setAttribute("width", String(width));
   svg.setAttribute("height", String(Math.max(height, 1)));
+  svg.setAttribute("preserveAspectRatio", "none");
   svg.setAttribute("class", "chart");
   svg.setAttribute("role", "img");
   const summary = `${title}: ${rows.map((r) => `${r.name} ${r.count}`).join(", ")}`;
@@ -294,7 +295,7 @@ async function joinersPanel(body, ctx) {
     body,
     all,
     barChart("Joiners needing attention", [
-      { name: "Without an order", count: noOrder, link: "#joiners-attention" },
+      { name: "Without an order", count: noOrder, link: link("people", { startingWithin: String(SOON_DAYS), sort: "startDate" }) },
       { name: "Waiting for stock", count: backordered, link: link("orders", { status: "PENDING" }) },
     ]),
     attention.length
