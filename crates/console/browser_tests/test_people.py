@@ -424,7 +424,6 @@ def test_a_filtered_list_on_a_phone_shows_results_first(console):
     expect(page.locator("#result-count")).to_be_visible()
     # The filters are folded; the results start on the first screen.
     expect(page.locator("details.filters-fold")).not_to_have_attribute("open", "")
-    page.screenshot(path="/tmp/phone-people.png")
     top = page.evaluate("document.querySelector('#result-count').getBoundingClientRect().top")
     assert top < PHONE["height"] / 2, top
     first = page.evaluate("document.querySelector('a.person-link').getBoundingClientRect().top")

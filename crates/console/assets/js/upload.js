@@ -136,7 +136,7 @@ export default async function uploadView(main) {
   const start = async () => {
     const f = file;
     if (!f) return;
-    const button = document.getElementById("start-upload");
+    const button = /** @type {HTMLButtonElement | null} */ (document.getElementById("start-upload"));
     if (button) button.disabled = true;
     const bar = h("progress", { max: "100", value: "0", id: "upload-progress", "aria-label": "Upload progress" });
     const status = h("p", { role: "status", id: "upload-status" }, "Uploading…");
