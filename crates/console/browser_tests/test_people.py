@@ -442,3 +442,91 @@ def test_a_filtered_list_on_a_phone_shows_results_first(console):
         out = Path(os.environ["EQUIP_CONSOLE_SCREENSHOTS"])
         out.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(out / "people-filtered-phone.png"))
+
+
+def _summary_from_the_listing(server) -> dict:
+    """What GET /api/v1/inventory-summary answers, counted from the listing
+    (for an equip that does not have the summary yet)."""
+    counts: dict = {}
+    page = 1
+    while True:
+        _, answer = server.api("GET", "/api/v1/inventory", query={"size": "1000", "page": str(page)})
+        for item in answer["data"]:
+            key = (item["deployStatus"], item["categoryCode"])
+            counts[key] = counts.get(key, 0) + 1
+        if page >= answer["pagination"]["totalPages"]:
+            break
+        page += 1
+    return {
+        "counts": [{"deployStatus": s, "categoryCode": c, "count": n} for (s, c), n in sorted(counts.items())],
+        "holdsEndingWithin7Days": 3,
+    }
+
+
+def test_the_overview_draws_the_summary_it_is_given(console):
+    """The summary's panels against a summary served to the page (the API's
+    own answer when equip has it, else one counted from the listing)."""
+    import json
+
+    server = console.server
+    status, summary = server.api("GET", "/api/v1/inventory-summary")
+    if status != 200:
+        summary = _summary_from_the_listing(server)
+        console.page.route(
+            "**/api/v1/inventory-summary",
+            lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(summary)),
+        )
+    page = console.sign_in().page
+    by_status: dict = {}
+    by_category: dict = {}
+    for row in summary["counts"]:
+        by_status[row["deployStatus"]] = by_status.get(row["deployStatus"], 0) + row["count"]
+        by_category[row["categoryCode"]] = by_category.get(row["categoryCode"], 0) + row["count"]
+    expect(page.locator("#total-items")).to_have_text(f"{sum(by_status.values())} items")
+    counted = {}
+    for a in page.locator("#by-status .chart-legend a").all():
+        counted[re.search(r"deployStatuses=([A-Z_]+)", a.get_attribute("href")).group(1)] = int(a.locator(".legend-count").inner_text())
+    assert counted == by_status
+    cats = {}
+    for a in page.locator("#by-category .chart-legend a").all():
+        cats[re.search(r"categories=([^&]+)", a.get_attribute("href")).group(1)] = int(a.locator(".legend-count").inner_text())
+    assert cats == by_category
+    expect(page.locator("#holds-count")).to_have_text(re.compile(rf"^{summary['holdsEndingWithin7Days']} item"))
+    # One bar per status, as long as its share of the longest.
+    bars = page.locator("#by-status svg rect.bar")
+    expect(bars).to_have_count(len(by_status))
+    label = page.locator("#by-status svg").get_attribute("aria-label")
+    for s, n in by_status.items():
+        assert f"{s.replace('_', ' ').capitalize()} {n}" in label, label
+    expect(page.locator("#joiners .loading")).to_have_count(0)
+    accessible(console, "overview with its summary")
+    console.shoot("overview")
+    # Each status opens the inventory it counts (the listing's own count).
+    first = sorted(by_status)[0]
+    page.locator(f"#by-status a[href*='deployStatuses={first}']").click()
+    expect(page).to_have_url(re.compile(rf"#/inventory\?deployStatuses={first}$"))
+    _, listed = server.api("GET", "/api/v1/inventory", query={"deployStatuses": first, "size": "1"})
+    expect(page.locator("#result-count")).to_have_text(f"{listed['pagination']['totalRecords']} items")
+    if status != 200:
+        assert listed["pagination"]["totalRecords"] == by_status[first]
+
+
+def test_the_header_shows_the_organization_name_it_is_given(console):
+    """The header against an api-key answer with organizationName (the
+    API's own when equip has it)."""
+    import json
+
+    server = console.server
+    _, key = server.api("GET", "/api/v1/api-key")
+    if "organizationName" not in key:
+        key = dict(key, organizationName="Demo & Co <Berlin>")
+
+        def answer(route):
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(key))
+
+        console.page.route("**/api/v1/api-key", answer)
+    page = console.sign_in().page
+    expect(page.locator("#org-name")).to_have_text(key["organizationName"])
+    expect(page.locator("#org-name")).to_be_visible()
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.locator("#org-name")).to_be_hidden()

@@ -42,6 +42,7 @@ function showSession() {
   document.getElementById("nav").hidden = !signedIn;
   document.getElementById("session").hidden = !signedIn;
   document.getElementById("global-search").hidden = true;
+  document.getElementById("org-name").hidden = true;
   if (!signedIn) return;
   for (const a of document.querySelectorAll("#nav a[data-area]")) {
     a.closest("li").hidden = !allowed(VIEWS[a.dataset.area].needs);
