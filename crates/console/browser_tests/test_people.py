@@ -342,6 +342,7 @@ def test_the_upload_template_slugs_column_errors_and_already_exists(console, tmp
     assert cells[3][2].startswith("201"), cells[3]
     expect(page.locator(".upload-result .badge-failed")).to_have_count(2)
     accessible(console, "upload report")
+    page.locator("#report-title").scroll_into_view_if_needed()
     console.shoot("upload-report")
     # The start date went in.
     _, found = server.api("GET", "/scim/v2/Users", query={"filter": f'userName eq "{example[3]}"'})
