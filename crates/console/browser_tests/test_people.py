@@ -543,3 +543,18 @@ def test_the_header_shows_the_organization_name_it_is_given(console):
     expect(page.locator("#org-name")).to_be_visible()
     page.get_by_role("button", name="Sign out").click()
     expect(page.locator("#org-name")).to_be_hidden()
+
+
+def test_a_key_without_scopes_is_told_the_scopes_equip_has(console):
+    """The list comes from equip's OpenAPI document (the ApiKey schema's
+    scopes), not from a copy in the console."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{console.server.base}/openapi.json") as res:
+        spec = json.load(res)
+    scopes = spec["components"]["schemas"]["ApiKey"]["properties"]["scopes"]["items"]["enum"]
+    page = console.sign_in(console.server.keys["none"]).page
+    expect(console.heading()).to_have_text("This key has no scopes")
+    expect(page.locator("#scope-list li")).to_have_count(len(scopes))
+    assert page.locator("#scope-list code").all_inner_texts() == scopes

@@ -78,6 +78,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("js/pickers.js", JS),
     asset!("js/overview.js", JS),
     asset!("js/search.js", JS),
+    asset!("js/spec.js", JS),
 ];
 
 /// The file at `path` (relative to `/console/`), if the console has it.

@@ -149,11 +149,18 @@ function noScopes() {
     ),
     h(
       "ul",
-      { class: "scope-list" },
+      { class: "scope-list", id: "scope-list" },
       Object.entries(SCOPES).map(([scope, what]) => h("li", {}, h("code", {}, scope), ` — ${what}`)),
     ),
   );
   focusHeading();
+  // The scopes equip has, from its OpenAPI document; the descriptions are the console's.
+  import("./spec.js")
+    .then(({ scopeList }) => scopeList())
+    .then((list) => {
+      const ul = document.getElementById("scope-list");
+      if (ul) fill(ul, list.map((scope) => h("li", {}, h("code", {}, scope), SCOPES[scope] ? ` — ${SCOPES[scope]}` : "")));
+    });
 }
 
 function afterSignIn() {
