@@ -76,6 +76,9 @@ pub const ASSETS: &[Asset] = &[
     asset!("js/names.js", JS),
     asset!("js/export.js", JS),
     asset!("js/pickers.js", JS),
+    asset!("js/overview.js", JS),
+    asset!("js/search.js", JS),
+    asset!("js/spec.js", JS),
 ];
 
 /// The file at `path` (relative to `/console/`), if the console has it.
