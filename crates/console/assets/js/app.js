@@ -17,6 +17,10 @@ const VIEWS = {
   upload: { needs: "scim", load: async () => (await import("./upload.js")).default },
   warehouses: { needs: "warehouses:read", load: async () => (await import("./warehouses.js")).default },
   levels: { needs: "inventory:read", load: async () => (await import("./levels.js")).default },
+  returns: { needs: "returns:read", load: async (route) => (await import(route.path[1] ? "./return.js" : "./returns.js")).default },
+  receipt: { needs: "returns:write", load: async () => (await import("./receipt.js")).default },
+  orders: { needs: "orders:read", load: async (route) => (await import(route.path[1] ? "./order.js" : "./orders.js")).default },
+  packages: { needs: "inventory:read", load: async (route) => (await import(route.path[1] ? "./package.js" : "./packages.js")).default },
 };
 
 let signOutMessage = "";
