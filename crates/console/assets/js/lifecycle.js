@@ -172,24 +172,66 @@ export function goPage(area, params, p) {
   go([area], next);
 }
 
+/** @type {Map<string, Promise<{id: string, name: string, email: string, gone: boolean} | null>>} */
+const formerPeople = new Map();
+
 /**
- * People's names by id (an empty map without `scim`).
+ * People's names by id: SCIM users (`scim`), and people no longer in the
+ * directory (offboarded: SCIM answers 404) named by their history
+ * (`events:read`), marked `gone`.
  * @param {Iterable<string | null | undefined>} ids
- * @returns {Promise<Map<string, {id: string, name: string, email: string}>>}
+ * @returns {Promise<Map<string, {id: string, name: string, email: string, gone?: boolean}>>}
  */
-export function namesOf(ids) {
-  return people(/** @type {string[]} */ ([...ids].filter(Boolean)));
+export async function namesOf(ids) {
+  const wanted = /** @type {string[]} */ ([...new Set([...ids].filter(Boolean))]);
+  /** @type {Map<string, {id: string, name: string, email: string, gone?: boolean}>} */
+  const found = new Map(await people(wanted));
+  const missing = wanted.filter((id) => !found.has(id));
+  if (!missing.length || !can("events:read")) return found;
+  const former = await Promise.all(missing.map(formerPerson));
+  for (const p of former) if (p) found.set(p.id, p);
+  return found;
 }
 
 /**
- * A link to a person's page, by name; their id when the name is unknown.
- * @param {Map<string, {name: string, email: string}>} names
+ * A person's last recorded name, from their history (newest first).
+ * @param {string} id
+ */
+function formerPerson(id) {
+  let p = formerPeople.get(id);
+  if (!p) {
+    p = request("GET", `/api/v1/people/${encodeURIComponent(id)}/history`, { query: [["size", "100"]] }).then(
+      (answer) => {
+        /** @type {Record<string, string>} */
+        const last = {};
+        for (const event of answer.data) {
+          for (const field of ["name.givenName", "name.familyName", "displayName", "userName"]) {
+            const to = event.changes?.[field]?.to;
+            if (!(field in last) && typeof to === "string") last[field] = to;
+          }
+        }
+        const full = `${last["name.givenName"] || ""} ${last["name.familyName"] || ""}`.trim();
+        const name = full || last.displayName || last.userName || "";
+        return name ? { id, name, email: last.userName || "", gone: true } : null;
+      },
+      () => null,
+    );
+    formerPeople.set(id, p);
+  }
+  return p;
+}
+
+/**
+ * A link to a person's page, by name; a person no longer in the directory
+ * by name, unlinked; their id when the name is unknown.
+ * @param {Map<string, {name: string, email: string, gone?: boolean}>} names
  * @param {string | null | undefined} id
  * @returns {Node | string}
  */
 export function personLink(names, id) {
   if (!id) return h("span", { class: "muted" }, "nobody named");
   const p = names.get(id);
+  if (p && p.gone) return h("span", { class: "person-name" }, p.name || p.email, h("span", { class: "sub" }, " (left)"));
   const text = p ? p.name || p.email : `person ${id.slice(0, 8)}`;
   return can("scim") ? h("a", { href: href(["people", id], null), class: "person-link" }, text) : text;
 }

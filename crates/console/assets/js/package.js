@@ -115,6 +115,11 @@ function editor(pkg, skus, categories, redraw) {
       );
     };
     fillModels(entry.skuIds);
+    /** @param {string} id */
+    const rank = (id) => {
+      const i = entry.skuIds.indexOf(id);
+      return i < 0 ? 1000 : i;
+    };
     category.addEventListener("change", () => fillModels([]));
     const root = h(
       "fieldset",
@@ -148,7 +153,11 @@ function editor(pkg, skus, categories, redraw) {
     );
     const read = () => ({
       categoryCode: category.value,
-      skuIds: [...models.selectedOptions].map((o) => o.value),
+      // A multiple select lists its choices in its own order: keep the
+      // preference order the entry had, then newly chosen models.
+      skuIds: [...models.selectedOptions]
+        .map((o) => o.value)
+        .sort((a, b) => rank(a) - rank(b)),
       quantity: quantity.value === "" ? "" : Number(quantity.value),
     });
     rows.push({ root, read });

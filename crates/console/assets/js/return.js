@@ -4,7 +4,7 @@
 // `returns:write` the retrieval method and tracking (`PATCH`), a line's
 // write-off, and the early release of a received item's hold.
 
-import { request } from "./api.js";
+import { keyInfo, request } from "./api.js";
 import { keys, warehouses } from "./names.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
@@ -402,7 +402,11 @@ export function actorWords(actor, actors) {
   if (!actor) return "someone";
   if (actor.type === "API_KEY") {
     const k = actors.get(actor.id);
-    return k ? `the key ${k.label || k.prefix}` : "an API key";
+    if (k) return `the key ${k.label || k.prefix}`;
+    // Without the organization's keys, the signed-in key still knows itself.
+    const self = keyInfo();
+    if (self && self.id === actor.id) return `the key ${self.label || self.prefix}`;
+    return "an API key";
   }
   if (actor.type === "CLI") return "an administrator (equip command)";
   if (actor.type === "SYSTEM") return "equip";
