@@ -132,7 +132,7 @@ function editor(pkg, skus, categories, redraw) {
         { class: "field grow" },
         h("label", { for: `entry-${n}-skus` }, "Preferred models"),
         models,
-        h("small", { id: `entry-${n}-skus-help`, class: "help" }, "Taken first, in this list's order; none chosen: any model of the category."),
+        h("small", { id: `entry-${n}-skus-help`, class: "help" }, "Chosen models are taken first, in the order of preference the package had, newly chosen ones after; none chosen: any model of the category."),
       ),
       h(
         "button",

@@ -159,7 +159,7 @@ async function receive(warehouseId, serialNumber, condition, row, tally, counts,
   const where = stores.get(warehouseId)?.name || "the warehouse";
   /** @type {any} */
   let item = null;
-  if (ok && result.itemId) item = (await itemsById([result.itemId])).get(result.itemId) || null;
+  if (result.itemId) item = (await itemsById([result.itemId])).get(result.itemId) || null;
   const words = entryWords(result, item, where);
   row.className = `receipt-entry ${ok ? "received" : "refused"}`;
   row.dataset.status = String(result.status);
@@ -200,8 +200,14 @@ export function entryWords(result, item, where) {
     if (item.deployStatus === "AVAILABLE") return `Received at ${where}: available.`;
     return `Received at ${where}: ${say({}, item.deployStatus).toLowerCase()}${item.deployReason ? ` (${say({}, item.deployReason).toLowerCase()})` : ""}.`;
   }
-  if (result.status === 404) return `No item has this serial number. ${result.detail || ""}`.trim();
-  if (result.status === 409) return `This item cannot be received now: ${result.detail || "it is not on a return or awaiting arrival"}.`;
+  if (result.status === 404) return "No item of the organization has this serial number.";
+  if (result.status === 409) {
+    if (item) {
+      const now = `${say({}, item.deployStatus).toLowerCase()}${item.deployReason ? ` (${say({}, item.deployReason).toLowerCase()})` : ""}`;
+      return `This item cannot be received now: it is ${now}. Only an item on an open return, or new stock awaiting arrival, can be received.`;
+    }
+    return `This item cannot be received now: ${result.detail || "it is not on a return or awaiting arrival"}.`;
+  }
   if (result.status === 503) return "equip could not reach its database for this entry: scan it again.";
   return result.detail || `Refused (HTTP ${result.status}).`;
 }
