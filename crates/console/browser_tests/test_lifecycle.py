@@ -215,9 +215,9 @@ def test_the_receipt_desk_works_with_a_scanner_and_the_keyboard_only(console):
     entries = page.locator(".receipt-entry")
     expect(entries).to_have_count(3)
     expect(entries.nth(0)).to_have_attribute("data-status", "409")
-    expect(entries.nth(0)).to_contain_text("cannot be received now")
+    expect(entries.nth(0)).to_contain_text("cannot be received now: it is unavailable (pending hold release)")
     expect(entries.nth(1)).to_have_attribute("data-status", "404")
-    expect(entries.nth(1)).to_contain_text("No item has this serial number")
+    expect(entries.nth(1)).to_contain_text("No item of the organization has this serial number")
     expect(page.locator("#receipt-count")).to_have_text("1 received, 2 not received.")
     console.shoot("receipt")
     # Release the hold early, still from the keyboard: Tab to its button.
