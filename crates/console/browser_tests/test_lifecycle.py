@@ -98,6 +98,11 @@ def test_returns_are_listed_by_status_with_peoples_names(console):
     expect(page.locator("#result-count")).to_have_text(f"{received['pagination']['totalRecords']} return orders")
     expect(page.locator("a.return-link")).to_have_count(len(received["data"]))
     expect(page.locator("[data-status]").first).to_have_text("Received in a warehouse")
+    # One person's returns (a link a person's page can give).
+    console.go(f"#/returns?personId={named['personId']}")
+    _, theirs = console.server.api("GET", "/api/v1/return-orders", query={"personId": named["personId"], "size": "25"})
+    expect(page.locator("#person-filter")).to_contain_text(f"Only {person_name(console.server, named['personId'])}'s returns.")
+    expect(page.locator("#result-count")).to_have_text(f"{theirs['pagination']['totalRecords']} return orders")
 
 
 def test_a_return_gets_a_method_tracking_and_a_write_off(console):
@@ -255,6 +260,11 @@ def test_orders_backorders_shipping_and_delivery(console):
     if waiting["data"]:
         expect(page.locator("tbody")).to_contain_text("waiting for stock")
     accessible(console, "backorders")
+    # One person's orders.
+    console.go(f"#/orders?personId={first['personId']}")
+    expect(page.locator("#person-filter")).to_contain_text(f"Only {person_name(server, first['personId'])}'s orders.")
+    _, theirs = server.api("GET", "/api/v1/orders", query={"personId": first["personId"]})
+    expect(page.locator("a.order-link")).to_have_count(len(theirs["data"]))
 
     # Ship an order whose lines all hold items.
     _, ready = server.api("GET", "/api/v1/orders", query={"status": "ALLOCATED", "size": "100"})

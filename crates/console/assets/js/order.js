@@ -87,6 +87,7 @@ async function draw(main, id, ctx, outcome) {
       { class: "card", "aria-labelledby": "order-lines-title" },
       h("h2", { id: "order-lines-title" }, "What they receive"),
       table({
+        sorted: null,
         caption: "Lines of this order, one per unit",
         rows: order.lines,
         empty: "This order has no lines.",
@@ -243,6 +244,6 @@ function shipmentsSection(order, lineWords, writable, redraw) {
     "section",
     { class: "card", "aria-labelledby": "shipments-title" },
     h("h2", { id: "shipments-title" }, "Shipments"),
-    table({ caption: "Shipments of this order", rows: order.shipments, columns, empty: "Nothing has shipped yet." }),
+    table({ sorted: null, caption: "Shipments of this order", rows: order.shipments, columns, empty: "Nothing has shipped yet." }),
   );
 }

@@ -59,7 +59,7 @@ export default async function ordersView(main, route, ctx) {
   let kits;
   try {
     answer = await request("GET", "/api/v1/orders", {
-      query: [["status", params.get("status")], ["page", String(page)], ["size", String(PAGE_SIZE)]],
+      query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(page)], ["size", String(PAGE_SIZE)]],
       signal: ctx.signal,
     });
     [names, kits] = await Promise.all([namesOf(answer.data.map((/** @type {any} */ o) => o.personId)), packages()]);
@@ -70,11 +70,28 @@ export default async function ordersView(main, route, ctx) {
   }
   if (!ctx.isCurrent()) return;
   const total = answer.pagination.totalRecords;
+  const whose = params.get("personId");
+  if (whose) {
+    const everyone = new URLSearchParams(params);
+    everyone.delete("personId");
+    everyone.delete("page");
+    const person = (await namesOf([whose])).get(whose);
+    if (!ctx.isCurrent()) return;
+    body.before(
+      h(
+        "p",
+        { class: "notice", id: "person-filter" },
+        `Only ${person ? `${person.name}'s` : "one person's"} orders. `,
+        h("a", { href: href(["orders"], everyone) }, "Show everyone's"),
+      ),
+    );
+  }
   const noun = backorders ? "orders waiting for stock" : "orders";
   fill(
     body,
     h("p", { class: "count", id: "result-count" }, `${total} ${noun}`),
     table({
+      sorted: null,
       caption: backorders ? "Orders waiting for stock" : "Orders",
       empty: "No orders with this status.",
       rows: answer.data,

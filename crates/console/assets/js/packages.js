@@ -42,6 +42,7 @@ export default async function packagesView(main, _route, ctx) {
     body,
     h("p", { class: "count", id: "result-count" }, `${list.length} packages`),
     table({
+      sorted: null,
       caption: "Packages",
       empty: "The organization has no packages yet (equip import creates them).",
       rows: list,

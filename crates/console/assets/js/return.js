@@ -151,7 +151,7 @@ function linesSection(order, items, stores, writable, redraw) {
     "section",
     { class: "card", "aria-labelledby": "lines-title" },
     h("h2", { id: "lines-title" }, "Items coming back"),
-    table({ caption: "Items of this return", rows: order.lines, columns, empty: "This return has no items." }),
+    table({ sorted: null, caption: "Items of this return", rows: order.lines, columns, empty: "This return has no items." }),
   );
 }
 

@@ -42,7 +42,7 @@ export default async function returnsView(main, route, ctx) {
   let names;
   try {
     answer = await request("GET", "/api/v1/return-orders", {
-      query: [["status", params.get("status")], ["page", String(page)], ["size", String(PAGE_SIZE)]],
+      query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(page)], ["size", String(PAGE_SIZE)]],
       signal: ctx.signal,
     });
     names = await namesOf(answer.data.map((/** @type {any} */ r) => r.personId));
@@ -53,10 +53,27 @@ export default async function returnsView(main, route, ctx) {
   }
   if (!ctx.isCurrent()) return;
   const total = answer.pagination.totalRecords;
+  const whose = params.get("personId");
+  if (whose) {
+    const everyone = new URLSearchParams(params);
+    everyone.delete("personId");
+    everyone.delete("page");
+    const person = (await namesOf([whose])).get(whose);
+    if (!ctx.isCurrent()) return;
+    body.before(
+      h(
+        "p",
+        { class: "notice", id: "person-filter" },
+        `Only ${person ? `${person.name}'s` : "one person's"} returns. `,
+        h("a", { href: href(["returns"], everyone) }, "Show everyone's"),
+      ),
+    );
+  }
   fill(
     body,
     h("p", { class: "count", id: "result-count" }, `${total} return orders`),
     table({
+      sorted: null,
       caption: "Return orders",
       empty: "No return orders with this status.",
       rows: answer.data,
