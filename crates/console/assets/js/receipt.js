@@ -198,6 +198,7 @@ export function entryWords(result, item, where) {
     if (!item) return `Received at ${where}.`;
     if (item.deployReason === "PENDING_HOLD_RELEASE") return `Received at ${where}, on hold until ${item.unlockDate}.`;
     if (item.deployStatus === "AVAILABLE") return `Received at ${where}: available.`;
+    if (item.deployReason === "PENDING_FULFILLMENT") return `Received at ${where}, and reserved at once for a joiner's order that was waiting for stock.`;
     return `Received at ${where}: ${say({}, item.deployStatus).toLowerCase()}${item.deployReason ? ` (${say({}, item.deployReason).toLowerCase()})` : ""}.`;
   }
   if (result.status === 404) return "No item of the organization has this serial number.";

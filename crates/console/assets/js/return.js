@@ -172,6 +172,7 @@ function lineAction(order, line, item, redraw) {
       h(
         "select",
         { id: selectId },
+        h("option", { value: "" }, "Choose a reason"),
         reasons.map((value) => h("option", { value }, say(WRITE_OFF_REASONS, value))),
       )
     );
@@ -186,6 +187,11 @@ function lineAction(order, line, item, redraw) {
           type: "button",
           class: "danger small",
           onclick: async () => {
+            if (!reason.value) {
+              announce(`Choose why ${what} is not coming back first`);
+              reason.focus();
+              return;
+            }
             const words = say(WRITE_OFF_REASONS, reason.value);
             const sure = await confirm(
               "Write this item off?",
