@@ -148,6 +148,13 @@ def test_a_return_gets_a_method_tracking_and_a_write_off(console):
     _, still = server.api("GET", f"/api/v1/return-orders/{order['id']}")
     assert still["retrievalMethod"]["status"] == "SHIPPED"
 
+    # Ask for disposal (ITAD) of the second item.
+    second_item = order["_items"][second["itemId"]]
+    page.get_by_label(re.compile(f"ask for disposal of .*{second_item['serialNumber']}")).check()
+    expect(page.locator("#return-outcome")).to_contain_text(f"Disposal (ITAD) asked for {second_item['skuTitle']}")
+    _, now = server.api("GET", f"/api/v1/return-orders/{order['id']}")
+    assert next(l for l in now["lines"] if l["id"] == second["id"])["itadRequested"] is True
+
     # Write the first line off: a dialog says what happens; Cancel keeps it.
     row = page.locator("tr", has=page.locator("a.item-link", has_text=first_item["serialNumber"]))
     row.get_by_label(re.compile("is not coming back")).select_option("STOLEN")
@@ -172,6 +179,36 @@ def test_a_return_gets_a_method_tracking_and_a_write_off(console):
     expect(page.locator("a.person-link").first).to_have_attribute("href", f"#/people/{order['personId']}")
 
 
+def test_a_return_asked_by_mistake_is_cancelled(console):
+    server = console.server
+    order = new_return(server, count=1)
+    item_id = order["lines"][0]["itemId"]
+    page = console.sign_in().page
+    console.go(f"#/returns/{order['id']}")
+    expect(console.heading()).to_contain_text("Return of")
+    page.get_by_role("button", name="Cancel the return").click()
+    expect(page.locator("#confirm-text")).to_contain_text("Nothing comes back")
+    page.locator("#confirm-ok").click()
+    expect(page.locator("#return-outcome")).to_contain_text("Return cancelled")
+    _, now = server.api("GET", f"/api/v1/return-orders/{order['id']}")
+    assert now["status"] == "CANCELLED"
+    _, item = server.api("GET", f"/api/v1/inventory/{item_id}")
+    assert item["deployStatus"] == "DEPLOYED" and item["returnOrder"] is None
+    # A cancelled return offers nothing more.
+    expect(page.get_by_role("button", name="Cancel the return")).to_have_count(0)
+    expect(page.locator("#retrieval-type")).to_have_count(0)
+    # A leaver's return cannot be cancelled: the API's 409, in its words.
+    _, pending = server.api("GET", "/api/v1/return-orders", query={"status": "PENDING", "size": "100"})
+    leavers = [r for r in pending["data"] if r["personId"] and server.api("GET", f"/scim/v2/Users/{r['personId']}")[0] == 404]
+    if leavers:
+        console.go(f"#/returns/{leavers[0]['id']}")
+        page.get_by_role("button", name="Cancel the return").click()
+        page.locator("#confirm-ok").click()
+        expect(page.locator("#return-outcome .error")).to_contain_text("409")
+        _, same = server.api("GET", f"/api/v1/return-orders/{leavers[0]['id']}")
+        assert same["status"] == "PENDING"
+
+
 def test_the_receipt_desk_works_with_a_scanner_and_the_keyboard_only(console):
     server = console.server
     order = new_return(server, count=1)
@@ -187,6 +224,8 @@ def test_the_receipt_desk_works_with_a_scanner_and_the_keyboard_only(console):
     # on to the serial number box.
     page.keyboard.press("Tab")
     expect(page.locator("#receipt-warehouse")).to_be_focused()
+    _, settings = server.api("GET", "/api/v1/organization/settings")
+    expect(page.locator("#hold-period")).to_contain_text(f"for {settings['holdPeriodDays']} days")
     page.keyboard.press("ArrowDown")
     expect(page.locator("#receipt-warehouse")).to_have_value(store["id"])
     expect(page).to_have_url(re.compile(f"#/receipt\\?warehouseId={store['id']}"))

@@ -24,7 +24,11 @@ const CONDITIONS = ["NEW", "USED_LIKE_NEW", "USED_GOOD", "USED_FAIR", "USED", "U
 export default async function receiptView(main, route, ctx) {
   fill(main, heading("Warehouse receipt"), loading("Loading warehouses…"));
   focusHeading();
-  const [stores, conditions] = await Promise.all([warehouses(), propertyEnum("ReceiptItem", "condition", CONDITIONS)]);
+  const [stores, conditions, settings] = await Promise.all([
+    warehouses(),
+    propertyEnum("ReceiptItem", "condition", CONDITIONS),
+    can("returns:read") ? request("GET", "/api/v1/organization/settings").catch(() => null) : null,
+  ]);
   if (!ctx.isCurrent()) return;
   const chosen = route.params.get("warehouseId") || "";
   /** @type {HTMLSelectElement | HTMLInputElement} */
@@ -116,6 +120,7 @@ export default async function receiptView(main, route, ctx) {
       { class: "help" },
       "Receive returned equipment and new stock. A returned item goes on hold in the warehouse for the organization's hold period; new stock that was awaiting arrival becomes available.",
     ),
+    settings ? h("p", { class: "help", id: "hold-period" }, holdWords(settings.holdPeriodDays)) : null,
     form,
     problem,
     h("section", { class: "results", "aria-labelledby": "receipt-results-title" }, h("h2", { id: "receipt-results-title" }, "Scanned"), counts, results),
@@ -176,6 +181,16 @@ async function receive(warehouseId, serialNumber, condition, row, tally, counts,
       : null,
   );
   announce(`${serialNumber}: ${ok ? "received" : "not received"}. ${words}`);
+}
+
+/**
+ * The organization's hold period in words.
+ * @param {number} days
+ * @returns {string}
+ */
+function holdWords(days) {
+  if (days === 0) return "This organization holds nothing: a returned item is released as soon as it is received.";
+  return `This organization holds returned items for ${days} ${days === 1 ? "day" : "days"} before they go back into stock (or to disposal, when asked).`;
 }
 
 /**

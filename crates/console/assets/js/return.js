@@ -98,6 +98,7 @@ async function draw(main, id, ctx, outcome) {
     ),
     linesSection(order, items, stores, writable, redraw),
     writable && !finished ? retrievalSection(order, redraw) : null,
+    writable && cancellable(order) ? cancelSection(order, who || "the person", redraw) : null,
     timelineSection(order, names, items, stores),
   );
   if (outcome) outcome.focus({ preventScroll: false });
@@ -136,7 +137,11 @@ function linesSection(order, items, stores, writable, redraw) {
   const columns = [
     { title: "Item", cell: (/** @type {any} */ l) => itemLink(items.get(l.itemId), l.itemId) },
     { title: "Status", cell: (/** @type {any} */ l) => statusBadge(RETURN_STATUS_WORDS, l.status) },
-    { title: "Disposal (ITAD) asked", cell: (/** @type {any} */ l) => (l.itadRequested ? "Yes" : "No") },
+    {
+      title: "Disposal (ITAD) asked",
+      cell: (/** @type {any} */ l) =>
+        writable && !CLOSED.includes(l.status) && order.status !== "CANCELLED" ? itadToggle(order, l, items.get(l.itemId), redraw) : l.itadRequested ? "Yes" : "No",
+    },
     {
       title: "Received",
       cell: (/** @type {any} */ l) =>
@@ -214,6 +219,85 @@ function lineAction(order, line, item, redraw) {
   }
   if (item && item.holdStartDate) return releaseHoldButton(item, (message) => redraw(outcomeBox(message)));
   return "";
+}
+
+/**
+ * A checkbox that asks for (or no longer asks for) IT asset disposition of
+ * an open line's item: it is copied onto the item's hold when received.
+ * @param {any} order
+ * @param {any} line
+ * @param {any} item
+ * @param {(message: HTMLElement) => void} redraw
+ * @returns {HTMLElement}
+ */
+function itadToggle(order, line, item, redraw) {
+  const what = item ? `${item.skuTitle}${item.serialNumber ? ` ${item.serialNumber}` : ""}` : "this item";
+  const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", class: "itad", checked: line.itadRequested ? "" : null }));
+  box.addEventListener("change", async () => {
+    try {
+      await request("PATCH", `/api/v1/return-orders/${encodeURIComponent(order.id)}`, { body: { lines: [{ id: line.id, itadRequested: box.checked }] } });
+      const words = box.checked ? `Disposal (ITAD) asked for ${what}: it goes to disposal once its hold ends.` : `Disposal (ITAD) no longer asked for ${what}.`;
+      announce(words);
+      redraw(outcomeBox(notice(words, "success")));
+    } catch (error) {
+      redraw(outcomeBox(errorBox(error, "Changing the disposal")));
+    }
+  });
+  return h("label", { class: "check" }, box, h("span", {}, line.itadRequested ? "Yes" : "No"), h("span", { class: "visually-hidden" }, `, ask for disposal of ${what}`));
+}
+
+/**
+ * Whether the order may still be cancelled: not cancelled, and no line
+ * received or written off (the API decides the rest, e.g. an offboarding's
+ * return).
+ * @param {any} order
+ * @returns {boolean}
+ */
+function cancellable(order) {
+  return order.status !== "CANCELLED" && order.lines.every((/** @type {any} */ l) => !CLOSED.includes(l.status));
+}
+
+/**
+ * Cancel the whole return, after a confirmation.
+ * @param {any} order
+ * @param {string} who
+ * @param {(message: HTMLElement) => void} redraw
+ * @returns {HTMLElement}
+ */
+function cancelSection(order, who, redraw) {
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "cancel-title" },
+    h("h2", { id: "cancel-title" }, "Cancel this return"),
+    h(
+      "p",
+      { class: "help" },
+      "For a return asked by mistake: the items stay with the person. The return of someone leaving cannot be cancelled; write its items off instead.",
+    ),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "danger",
+        onclick: async () => {
+          const sure = await confirm(
+            "Cancel this return?",
+            `Nothing comes back: the ${order.lines.length === 1 ? "item stays" : `${order.lines.length} items stay`} with ${who}, who may get a new return later. A cancelled return does not change any more.`,
+            "Cancel the return",
+          );
+          if (!sure) return;
+          try {
+            await request("PATCH", `/api/v1/return-orders/${encodeURIComponent(order.id)}`, { body: { status: "CANCELLED" } });
+            announce("Return cancelled");
+            redraw(outcomeBox(notice(`Return cancelled: the items stay with ${who}.`, "success")));
+          } catch (error) {
+            redraw(outcomeBox(errorBox(error, "Cancelling the return")));
+          }
+        },
+      },
+      "Cancel the return",
+    ),
+  );
 }
 
 /**
