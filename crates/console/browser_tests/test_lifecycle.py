@@ -371,6 +371,13 @@ def test_orders_backorders_shipping_and_delivery(console):
             assert line["status"] == "DELIVERED"
             _, item = server.api("GET", f"/api/v1/inventory/{line['itemId']}")
             assert item["deployStatus"] == "DEPLOYED" and item["assignedTo"]["id"] == order["personId"]
+    # The order's timeline tells it in sentences, with who did what.
+    timeline = page.locator(".timeline")
+    expect(timeline).to_contain_text(f"Order made for {who}")
+    expect(timeline).to_contain_text("shipped with DHL, tracking JD0146")
+    expect(timeline).to_contain_text("The carrier reported a delivery problem")
+    expect(timeline).to_contain_text("delivered to the person")
+    expect(timeline).to_contain_text("by the key demo")
     # A delivered shipment offers nothing more; the line left behind can still ship.
     expect(page.locator("button[data-shipment]")).to_have_count(0)
     expect(page.locator("input[name=lineIds]")).to_have_count(1)

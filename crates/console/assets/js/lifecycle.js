@@ -3,7 +3,7 @@
 // words for the API's statuses, items and SKUs by id, status filters and
 // paging in the URL.
 
-import { request } from "./api.js";
+import { keyInfo, request } from "./api.js";
 import { people, skus } from "./names.js";
 import { go, href } from "./router.js";
 import { can } from "./scopes.js";
@@ -384,4 +384,71 @@ export async function propertyEnum(schema, property, fallback) {
   const doc = await openApi();
   const found = doc?.components?.schemas?.[schema]?.properties?.[property]?.enum;
   return Array.isArray(found) ? found.filter((/** @type {any} */ v) => typeof v === "string") : fallback;
+}
+
+/**
+ * Every event of one subject (`GET /api/v1/events?subjectId=`), oldest
+ * first (at most 10 pages of 1,000).
+ * @param {string} subjectId
+ * @returns {Promise<any[]>}
+ */
+export async function subjectEvents(subjectId) {
+  /** @type {any[]} */
+  const events = [];
+  /** @type {string | null} */
+  let after = null;
+  for (let round = 0; round < 10; round++) {
+    /** @type {any} */
+    const page = await request("GET", "/api/v1/events", { query: [["subjectId", subjectId], ["size", "1000"], ["after", after]] });
+    events.push(...page.data);
+    if (!page.data.length || page.next === after || page.data.length < 1000) break;
+    after = page.next;
+  }
+  return events;
+}
+
+/**
+ * An event's `changes` split into the subject's own fields and those of its
+ * parts named `<part>.<id>.<field>` (`lines.<id>.status`).
+ * @param {Record<string, {from: any, to: any}> | null | undefined} changes
+ * @returns {{top: Record<string, any>, parts: Record<string, Map<string, Record<string, any>>>}}
+ */
+export function splitChanges(changes) {
+  /** @type {Record<string, any>} */
+  const top = {};
+  /** @type {Record<string, Map<string, Record<string, any>>>} */
+  const parts = {};
+  for (const [field, change] of Object.entries(changes || {})) {
+    const m = /^(lines|shipments)\.([^.]+)\.(.+)$/.exec(field);
+    if (m) {
+      const byId = parts[m[1]] || (parts[m[1]] = new Map());
+      const entry = byId.get(m[2]) || {};
+      entry[m[3]] = change?.to;
+      byId.set(m[2], entry);
+    } else {
+      top[field] = change?.to;
+    }
+  }
+  return { top, parts };
+}
+
+/**
+ * Who made a change, in words.
+ * @param {any} actor
+ * @param {Map<string, any>} actors the organization's keys
+ * @returns {string}
+ */
+export function actorWords(actor, actors) {
+  if (!actor) return "someone";
+  if (actor.type === "API_KEY") {
+    const k = actors.get(actor.id);
+    if (k) return `the key ${k.label || k.prefix}`;
+    // Without the organization's keys, the signed-in key still knows itself.
+    const self = keyInfo();
+    if (self && self.id === actor.id) return `the key ${self.label || self.prefix}`;
+    return "an API key";
+  }
+  if (actor.type === "CLI") return "an administrator (equip command)";
+  if (actor.type === "SYSTEM") return "equip";
+  return say({}, actor.type).toLowerCase();
 }

@@ -10,7 +10,23 @@ import { packages } from "./names.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time } from "./ui.js";
-import { catalog, categoryNames, itemLink, itemsById, LINE_STATUS_WORDS, namesOf, ORDER_STATUS_WORDS, personLink, say, SHIPMENT_WORDS, statusBadge } from "./lifecycle.js";
+import {
+  actorWords,
+  catalog,
+  categoryNames,
+  itemLink,
+  itemsById,
+  LINE_STATUS_WORDS,
+  namesOf,
+  ORDER_STATUS_WORDS,
+  personLink,
+  say,
+  SHIPMENT_WORDS,
+  splitChanges,
+  statusBadge,
+  subjectEvents,
+} from "./lifecycle.js";
+import { keys } from "./names.js";
 
 /**
  * One order.
@@ -104,6 +120,7 @@ async function draw(main, id, ctx, outcome) {
     ),
     writable ? shipSection(order, lineWords, redraw) : null,
     shipmentsSection(order, lineWords, writable, redraw),
+    can("events:read") ? timelineSection(order, who || "the person", categories) : null,
   );
   if (outcome) outcome.focus();
   else focusHeading();
@@ -246,4 +263,95 @@ function shipmentsSection(order, lineWords, writable, redraw) {
     h("h2", { id: "shipments-title" }, "Shipments"),
     table({ sorted: null, caption: "Shipments of this order", rows: order.shipments, columns, empty: "Nothing has shipped yet." }),
   );
+}
+
+/**
+ * The order's events as sentences, oldest first, each with who made it.
+ * @param {any} order
+ * @param {string} who
+ * @param {Map<string, string>} categories
+ * @returns {HTMLElement}
+ */
+function timelineSection(order, who, categories) {
+  const list = h("ol", { class: "timeline" }, h("li", { class: "loading" }, "Loading the timeline…"));
+  const section = h("section", { class: "card", "aria-labelledby": "order-timeline-title" }, h("h2", { id: "order-timeline-title" }, "Timeline"), list);
+  /** @type {Map<string, string>} line id → category code, from the order and its events */
+  const lineCategory = new Map(order.lines.map((/** @type {any} */ l) => [l.id, l.categoryCode]));
+  (async () => {
+    const [events, actors] = await Promise.all([subjectEvents(order.id), keys()]);
+    fill(
+      list,
+      events.length
+        ? events.map((event) =>
+            h(
+              "li",
+              {},
+              time(event.occurredAt),
+              " ",
+              h("span", { class: "sentence" }, orderSentence(event, who, lineCategory, categories)),
+              h("span", { class: "sub" }, ` by ${actorWords(event.actor, actors)}`),
+            ),
+          )
+        : h("li", { class: "muted" }, "No recorded changes."),
+    );
+  })().catch((error) => fill(list, h("li", {}, errorBox(error, "Loading the timeline"))));
+  return section;
+}
+
+/**
+ * One event of an order as a sentence.
+ * @param {any} event
+ * @param {string} who
+ * @param {Map<string, string>} lineCategory
+ * @param {Map<string, string>} categories
+ * @returns {string}
+ */
+export function orderSentence(event, who, lineCategory, categories) {
+  const { top, parts } = splitChanges(event.changes);
+  const lines = parts.lines || new Map();
+  const shipments = parts.shipments || new Map();
+  for (const [id, fields] of lines) if (fields.categoryCode) lineCategory.set(id, fields.categoryCode);
+  /** @type {(ids: string[]) => string} */
+  const what = (ids) => {
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const id of ids) {
+      const name = categories.get(lineCategory.get(id) || "") || lineCategory.get(id) || "an item";
+      counts.set(name, (counts.get(name) || 0) + 1);
+    }
+    return [...counts].map(([name, n]) => (n > 1 ? `${n} × ${name}` : name)).join(", ");
+  };
+  /** @type {(status: string) => string[]} */
+  const linesTo = (status) => [...lines].filter(([, f]) => f.status === status).map(([id]) => id);
+  if (event.type === "order.created") {
+    const waiting = linesTo("BACKORDERED");
+    const all = [...lines.keys()];
+    return `Order made for ${who}: ${what(all)}${waiting.length ? `; waiting for stock: ${what(waiting)}` : "; every item reserved"}.`;
+  }
+  if (event.type === "order.backordered") {
+    return `Waiting for stock: ${what(linesTo("BACKORDERED"))}.`;
+  }
+  /** @type {string[]} */
+  const said = [];
+  for (const [, s] of shipments) {
+    if (s.status === "SHIPPED") said.push(`shipped${s.carrier ? ` with ${s.carrier}` : ""}${s.trackingCode ? `, tracking ${s.trackingCode}` : ""}`);
+    else if (s.status === "DELIVERED") said.push("delivered to the person");
+    else if (s.status === "DELIVERY_EXCEPTION") said.push("the carrier reported a delivery problem");
+  }
+  const named = (/** @type {string} */ status, /** @type {string} */ words) => {
+    const ids = linesTo(status);
+    if (ids.length) said.push(`${what(ids)} ${words}`);
+  };
+  if (!shipments.size) {
+    named("ALLOCATED", "reserved from stock");
+    named("BACKORDERED", "waiting for stock");
+  } else {
+    const moved = [...lines].filter(([, f]) => f.status === "SHIPPED" || f.status === "DELIVERED").map(([id]) => id);
+    if (moved.length && said.length) said[0] = `${what(moved)} ${said[0]}`;
+  }
+  named("CANCELLED", "cancelled");
+  if ("status" in top) said.push(`the order is now ${say(ORDER_STATUS_WORDS, top.status).toLowerCase()}`);
+  if (!said.length) return "The order changed.";
+  const text = said.join("; ");
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }

@@ -4,7 +4,7 @@
 // `returns:write` the retrieval method and tracking (`PATCH`), a line's
 // write-off, and the early release of a received item's hold.
 
-import { keyInfo, request } from "./api.js";
+import { request } from "./api.js";
 import { keys, warehouses } from "./names.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
@@ -19,7 +19,9 @@ import {
   RETRIEVAL_WORDS,
   RETURN_STATUS_WORDS,
   say,
+  actorWords,
   statusBadge,
+  subjectEvents,
   WRITE_OFF_REASONS,
 } from "./lifecycle.js";
 import { retrievalWords } from "./returns.js";
@@ -450,18 +452,7 @@ function timelineSection(order, names, items, stores) {
   }
   fill(list, h("li", { class: "loading" }, "Loading the timeline…"));
   (async () => {
-    /** @type {any[]} */
-    const events = [];
-    /** @type {string | null} */
-    let after = null;
-    for (let round = 0; round < 10; round++) {
-      /** @type {any} */
-      const page = await request("GET", "/api/v1/events", { query: [["subjectId", order.id], ["size", "1000"], ["after", after]] });
-      events.push(...page.data);
-      if (!page.data.length || page.next === after) break;
-      after = page.next;
-      if (page.data.length < 1000) break;
-    }
+    const events = await subjectEvents(order.id);
     const actors = await keys();
     fill(
       list,
@@ -480,27 +471,6 @@ function timelineSection(order, names, items, stores) {
     );
   })().catch((error) => fill(list, h("li", {}, errorBox(error, "Loading the timeline"))));
   return section;
-}
-
-/**
- * Who made a change, in words.
- * @param {any} actor
- * @param {Map<string, any>} actors the organization's keys
- * @returns {string}
- */
-export function actorWords(actor, actors) {
-  if (!actor) return "someone";
-  if (actor.type === "API_KEY") {
-    const k = actors.get(actor.id);
-    if (k) return `the key ${k.label || k.prefix}`;
-    // Without the organization's keys, the signed-in key still knows itself.
-    const self = keyInfo();
-    if (self && self.id === actor.id) return `the key ${self.label || self.prefix}`;
-    return "an API key";
-  }
-  if (actor.type === "CLI") return "an administrator (equip command)";
-  if (actor.type === "SYSTEM") return "equip";
-  return say({}, actor.type).toLowerCase();
 }
 
 /**
@@ -535,7 +505,7 @@ export function sentence(event, who, itemWords, lineItem, stores) {
   /** @type {string[]} */
   const parts = [];
   if ("method.type" in top) parts.push(top["method.type"] ? `retrieval method chosen: ${say(METHODS_WORDS, top["method.type"]).toLowerCase()}` : "retrieval method removed");
-  if ("method.status" in top && top["method.status"]) parts.push(`retrieval ${say(RETRIEVAL_WORDS, top["method.status"]).toLowerCase()}`);
+  if ("method.status" in top && top["method.status"]) parts.push(`retrieval: ${say(RETRIEVAL_WORDS, top["method.status"]).toLowerCase()}`);
   for (const [field, words] of Object.entries(TRACKING_WORDS)) {
     const key = `method.${field}`;
     if (key in top) parts.push(top[key] ? `${words} set to ${top[key]}` : `${words} cleared`);
@@ -550,7 +520,7 @@ export function sentence(event, who, itemWords, lineItem, stores) {
     else if (fields.itadRequested !== undefined) parts.push(`${what}: disposal (ITAD) ${fields.itadRequested ? "asked for" : "no longer asked for"}`);
     // A line's in-flight status follows the order's: said once, below.
   }
-  if ("status" in top) parts.push(`the return is now ${say(RETURN_STATUS_WORDS, top.status).toLowerCase()}`);
+  if ("status" in top) parts.push(`the return is now: ${say(RETURN_STATUS_WORDS, top.status).toLowerCase()}`);
   if (!parts.length) return "The return changed.";
   const text = parts.join("; ");
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
