@@ -294,6 +294,34 @@ def test_the_receipt_desk_works_with_a_scanner_and_the_keyboard_only(console):
     assert released["holdStartDate"] is None and released["deployReason"] != "PENDING_HOLD_RELEASE"
 
 
+def test_the_receipt_desk_is_bookmarkable_and_records_the_condition_found(console):
+    server = console.server
+    _, stores = server.api("GET", "/api/v1/warehouses")
+    store = stores["data"][-1]
+    page = console.sign_in().page
+    # Without a warehouse, a scan is not sent: the console says to choose one.
+    console.go("#/receipt")
+    expect(console.heading()).to_have_text("Warehouse receipt")
+    page.get_by_label("Serial number").fill("ANYTHING-1")
+    page.get_by_label("Serial number").press("Enter")
+    expect(page.locator(".error")).to_contain_text("Choose the warehouse that receives the items first.")
+    expect(page.locator("#receipt-warehouse")).to_be_focused()
+    expect(page.locator(".receipt-entry")).to_have_count(0)
+    expect(page.get_by_label("Serial number")).to_have_value("ANYTHING-1")
+    # The desk's warehouse is in the URL: a bookmark opens the desk ready to scan.
+    console.go(f"#/receipt?warehouseId={store['id']}")
+    expect(page.locator("#receipt-warehouse")).to_have_value(store["id"])
+    expect(page.locator("#receipt-serial")).to_be_focused()
+    _, arriving = server.api("GET", "/api/v1/inventory", query={"deployStatuses": "AWAITING_ARRIVAL", "size": "100"})
+    item = [i for i in arriving["data"] if i["serialNumber"]][-1]
+    page.get_by_label("Condition found").select_option("USED_FAIR")
+    page.keyboard.type(item["serialNumber"])
+    page.keyboard.press("Enter")
+    expect(page.locator(".receipt-entry").first).to_have_attribute("data-status", "200")
+    _, now = server.api("GET", f"/api/v1/inventory/{item['id']}")
+    assert now["condition"] == "USED_FAIR" and now["assignedTo"]["id"] == store["id"]
+
+
 def test_orders_backorders_shipping_and_delivery(console):
     server = console.server
     page = console.sign_in().page

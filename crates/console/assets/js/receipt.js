@@ -75,18 +75,20 @@ export default async function receiptView(main, route, ctx) {
     {
       class: "filters receipt-form",
       "aria-label": "Receive items",
+      novalidate: true,
       onsubmit: (/** @type {Event} */ e) => {
         e.preventDefault();
         const value = serial.value.trim();
-        serial.value = "";
-        serial.focus();
         if (!value) return;
         if (!warehouse.value) {
+          // The scan stays in the box, to be sent once a warehouse is chosen.
           fill(problem, errorBox({ detail: "Choose the warehouse that receives the items first." }, "Receiving"));
           announce("Choose the warehouse first");
           warehouse.focus();
           return;
         }
+        serial.value = "";
+        serial.focus();
         fill(problem);
         const row = h("li", { class: "receipt-entry pending" }, h("strong", {}, value), " ", h("span", { class: "muted" }, "sending…"));
         results.prepend(row);
