@@ -344,8 +344,10 @@ def test_orders_backorders_shipping_and_delivery(console):
     if waiting["data"]:
         expect(page.locator("tbody")).to_contain_text("waiting for stock")
     accessible(console, "backorders")
-    # One person's orders.
-    console.go(f"#/orders?personId={first['personId']}")
+    # One person's orders, from their page.
+    console.go(f"#/people/{first['personId']}")
+    page.get_by_role("link", name="Their orders").click()
+    expect(page).to_have_url(re.compile(f"#/orders\\?personId={first['personId']}$"))
     expect(page.locator("#person-filter")).to_contain_text(f"Only {person_name(server, first['personId'])}'s orders.")
     _, theirs = server.api("GET", "/api/v1/orders", query={"personId": first["personId"]})
     expect(page.locator("a.order-link")).to_have_count(len(theirs["data"]))

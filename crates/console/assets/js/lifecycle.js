@@ -452,3 +452,20 @@ export function actorWords(actor, actors) {
   if (actor.type === "SYSTEM") return "equip";
   return say({}, actor.type).toLowerCase();
 }
+
+/**
+ * Links from a person's page to their orders and returns (each only with
+ * the scope that reads it); null when the key may read neither. For
+ * person.js: `personLifecycleLinks(user.id)` among its sections.
+ * @param {string} personId
+ * @returns {HTMLElement | null}
+ */
+export function personLifecycleLinks(personId) {
+  const params = new URLSearchParams({ personId });
+  const links = [
+    can("orders:read") ? h("li", {}, h("a", { href: href(["orders"], params), class: "person-orders" }, "Their orders")) : null,
+    can("returns:read") ? h("li", {}, h("a", { href: href(["returns"], params), class: "person-returns" }, "Their returns")) : null,
+  ].filter(Boolean);
+  if (!links.length) return null;
+  return h("nav", { class: "card", "aria-label": "Orders and returns of this person" }, h("ul", { class: "actions plain" }, links));
+}

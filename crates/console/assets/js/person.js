@@ -7,6 +7,7 @@ import { displayName, EXTENSION } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { badge, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, table, text, time } from "./ui.js";
+import { personLifecycleLinks } from "./lifecycle.js";
 
 export default async function personView(main, route, ctx) {
   const id = route.path[1];
@@ -55,6 +56,7 @@ export default async function personView(main, route, ctx) {
     can("new-joiners:write") ? reminderSection(user) : null,
     can("inventory:read") ? itemsSection(user) : null,
     can("events:read") ? historySection(`/api/v1/people/${encodeURIComponent(user.id)}/history`) : null,
+    personLifecycleLinks(user.id),
   );
   focusHeading();
 }
