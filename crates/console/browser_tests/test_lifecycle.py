@@ -499,3 +499,23 @@ def test_the_new_screens_fit_a_phone(console):
         page.wait_for_function("() => !document.querySelector('main .loading')")
         wide = page.evaluate("document.documentElement.scrollWidth")
         assert wide <= 375, f"{fragment} scrolls sideways ({wide} px)"
+
+
+def test_a_key_that_reads_only_returns_and_orders_sees_no_ids(console):
+    server = console.server
+    key, _ = create_key(server.database_url, server.org, "Returns and orders only", "--scope", "returns:read,orders:read")
+    server.keys["returns-orders-only"] = key
+    page = console.sign_in(key).page
+    uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+    _, returns = server.api("GET", "/api/v1/return-orders", query={"status": "RETURN_KIT_SENT"})
+    _, orders = server.api("GET", "/api/v1/orders", query={"status": "SHIPPED"})
+    for fragment in ["#/returns", f"#/returns/{returns['data'][0]['id']}", "#/orders", f"#/orders/{orders['data'][0]['id']}"]:
+        console.go(fragment)
+        page.wait_for_function("() => !document.querySelector('main .loading')")
+        expect(page.locator("main table").first).to_be_visible()
+        shown = page.locator("main").inner_text()
+        assert not uuid.search(shown), f"{fragment} shows an id: {uuid.search(shown).group(0)}"
+    # Without events:read, a return's timeline is what its own dates say.
+    console.go(f"#/returns/{returns['data'][0]['id']}")
+    expect(page.locator(".timeline")).to_contain_text("Return opened for")
+    expect(page.locator("main")).to_contain_text("With the scope events:read")

@@ -232,7 +232,8 @@ export function personLink(names, id) {
   if (!id) return h("span", { class: "muted" }, "nobody named");
   const p = names.get(id);
   if (p && p.gone) return h("span", { class: "person-name" }, p.name || p.email, h("span", { class: "sub" }, " (left)"));
-  const text = p ? p.name || p.email : `person ${id.slice(0, 8)}`;
+  // A name this key cannot read (no `scim`) is not replaced by an id.
+  const text = p ? p.name || p.email : can("scim") ? "a person not in the directory" : "a person (names need the scope scim)";
   return can("scim") ? h("a", { href: href(["people", id], null), class: "person-link" }, text) : text;
 }
 
@@ -269,7 +270,7 @@ export async function itemsById(ids, signal) {
  * @returns {Node}
  */
 export function itemLink(item, id) {
-  const words = item ? `${item.skuTitle}${item.serialNumber ? ` · ${item.serialNumber}` : ""}` : `item ${id.slice(0, 8)}`;
+  const words = item ? `${item.skuTitle}${item.serialNumber ? ` · ${item.serialNumber}` : ""}` : "an item (open it to see it)";
   return h("a", { href: href(["inventory", id], null), class: "item-link" }, words);
 }
 

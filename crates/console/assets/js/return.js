@@ -147,7 +147,7 @@ function linesSection(order, items, stores, writable, redraw) {
     {
       title: "Received",
       cell: (/** @type {any} */ l) =>
-        l.receivedAt ? h("span", {}, time(l.receivedAt), " at ", stores.get(l.warehouseId)?.name || `warehouse ${String(l.warehouseId).slice(0, 8)}`) : text(null),
+        l.receivedAt ? h("span", {}, time(l.receivedAt), " at ", stores.get(l.warehouseId)?.name || "a warehouse") : text(null),
     },
     { title: "Written off because", cell: (/** @type {any} */ l) => text(l.closedReason ? say(WRITE_OFF_REASONS, l.closedReason) : null) },
   ];
