@@ -111,7 +111,7 @@ async function draw(main, id, ctx, outcome) {
           { title: "Category", cell: (/** @type {any} */ l) => categories.get(l.categoryCode) || l.categoryCode },
           {
             title: "Preferred models",
-            cell: (/** @type {any} */ l) => text(l.skuIds.map((/** @type {string} */ s) => skus.get(s)?.title || "an unlisted SKU").join(", ") || "any"),
+            cell: (/** @type {any} */ l) => text(l.skuIds.map((/** @type {string} */ s) => skus.get(s)?.title || "an unlisted model").join(", then ") || "any"),
           },
           { title: "Status", cell: (/** @type {any} */ l) => statusBadge(LINE_STATUS_WORDS, l.status) },
           { title: "Item", cell: (/** @type {any} */ l) => (l.itemId ? itemLink(items.get(l.itemId), l.itemId) : text(null)) },
