@@ -8,6 +8,8 @@ the keyboard only.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
@@ -98,6 +100,16 @@ def test_returns_are_listed_by_status_with_peoples_names(console):
     expect(page.locator("#result-count")).to_have_text(f"{received['pagination']['totalRecords']} return orders")
     expect(page.locator("a.return-link")).to_have_count(len(received["data"]))
     expect(page.locator("[data-status]").first).to_have_text("Received in a warehouse")
+    # The filtered list as CSV: every page, names not ids.
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Export CSV").click()
+    download = info.value
+    assert download.suggested_filename == "returns-received_in_warehouse.csv"
+    rows = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read())))
+    _, everything = console.server.api("GET", "/api/v1/return-orders", query={"status": "RECEIVED_IN_WAREHOUSE", "size": "1000"})
+    assert [r["return_id"] for r in rows] == [r["id"] for r in everything["data"]]
+    assert {r["status"] for r in rows} == {"Received in a warehouse"}
+    expect(page.locator(".export-status")).to_have_text(f"Exported {len(rows)} return orders.")
     # One person's returns (a link a person's page can give).
     console.go(f"#/returns?personId={named['personId']}")
     _, theirs = console.server.api("GET", "/api/v1/return-orders", query={"personId": named["personId"], "size": "25"})
@@ -334,6 +346,11 @@ def test_orders_backorders_shipping_and_delivery(console):
     expect(row.locator("a.person-link")).to_have_text(person_name(server, first["personId"]))
     accessible(console, "orders")
     console.shoot("orders")
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Export CSV").click()
+    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    assert [r["order_id"] for r in rows] == [o["id"] for o in server.api("GET", "/api/v1/orders", query={"size": "1000"})[1]["data"]]
+    assert rows[0]["person"] == person_name(server, first["personId"])
     # Backorders: the orders waiting for stock.
     page.get_by_role("link", name="Backorders", exact=True).click()
     expect(page).to_have_url(re.compile(r"#/orders\?status=PENDING"))

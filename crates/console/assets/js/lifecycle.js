@@ -7,7 +7,7 @@ import { keyInfo, request } from "./api.js";
 import { people, skus } from "./names.js";
 import { go, href } from "./router.js";
 import { can } from "./scopes.js";
-import { h, label } from "./ui.js";
+import { announce, h, label } from "./ui.js";
 
 /** @typedef {{id: string, title: string, categoryCode: string, categoryName: string}} SkuName */
 /** @typedef {{path: string[], params: URLSearchParams}} Route */
@@ -469,4 +469,47 @@ export function personLifecycleLinks(personId) {
   ].filter(Boolean);
   if (!links.length) return null;
   return h("nav", { class: "card", "aria-label": "Orders and returns of this person" }, h("ul", { class: "actions plain" }, links));
+}
+
+/**
+ * An "Export CSV" button for a filtered listing: reads every page of the
+ * listing with the screen's filters (1,000 rows a request), with progress,
+ * and downloads the file (export.js).
+ * @param {{noun: string, filename: string, columns: {header: string, value: (row: any) => string | number | null | undefined}[], fetchPage: (page: number) => Promise<{rows: any[], totalPages: number}>}} spec
+ * @returns {HTMLElement}
+ */
+export function exportButton({ noun, filename, columns, fetchPage }) {
+  const status = h("span", { class: "sub export-status", role: "status" });
+  const button = /** @type {HTMLButtonElement} */ (
+    h(
+      "button",
+      {
+        type: "button",
+        class: "secondary small",
+        onclick: async () => {
+          button.disabled = true;
+          status.textContent = "Preparing…";
+          try {
+            const { exportCsv } = await import("./export.js");
+            const done = await exportCsv({
+              filename,
+              columns,
+              fetchPage,
+              progress: (page, total) => {
+                status.textContent = `Page ${page} of ${total}…`;
+              },
+            });
+            status.textContent = `Exported ${done.rows} ${noun}.`;
+            announce(`Exported ${done.rows} ${noun}`);
+          } catch (error) {
+            status.textContent = `The export failed: ${/** @type {any} */ (error).detail || /** @type {any} */ (error).message}`;
+          } finally {
+            button.disabled = false;
+          }
+        },
+      },
+      "Export CSV",
+    )
+  );
+  return h("div", { class: "export" }, button, " ", status);
 }

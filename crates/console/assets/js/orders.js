@@ -8,7 +8,7 @@ import { request } from "./api.js";
 import { packages } from "./names.js";
 import { href } from "./router.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, pager, table, time } from "./ui.js";
-import { goPage, namesOf, parameterEnum, ORDER_STATUS_WORDS, pageOf, personLink, statusBadge, statusFilter } from "./lifecycle.js";
+import { exportButton, goPage, namesOf, parameterEnum, say, ORDER_STATUS_WORDS, pageOf, personLink, statusBadge, statusFilter } from "./lifecycle.js";
 
 const PAGE_SIZE = 25;
 const STATUSES = ["PENDING", "ALLOCATED", "SHIPPED", "DELIVERED", "CANCELLED"];
@@ -89,7 +89,33 @@ export default async function ordersView(main, route, ctx) {
   const noun = backorders ? "orders waiting for stock" : "orders";
   fill(
     body,
-    h("p", { class: "count", id: "result-count" }, `${total} ${noun}`),
+    h(
+      "div",
+      { class: "list-head" },
+      h("p", { class: "count", id: "result-count" }, `${total} ${noun}`),
+      total
+        ? exportButton({
+            noun: "orders",
+            filename: `orders${params.get("status") ? `-${params.get("status")?.toLowerCase()}` : ""}.csv`,
+            columns: [
+              { header: "person", value: (o) => o._person?.name || "" },
+              { header: "email", value: (o) => o._person?.email || "" },
+              { header: "package", value: (o) => (o.packageId ? kits.get(o.packageId)?.name || "" : "") },
+              { header: "status", value: (o) => say(ORDER_STATUS_WORDS, o.status) },
+              { header: "lines", value: (o) => linesWords(o) },
+              { header: "created", value: (o) => o.createdAt },
+              { header: "order_id", value: (o) => o.id },
+            ],
+            fetchPage: async (p) => {
+              const all = await request("GET", "/api/v1/orders", {
+                query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(p)], ["size", "1000"]],
+              });
+              const who = await namesOf(all.data.map((/** @type {any} */ o) => o.personId));
+              return { rows: all.data.map((/** @type {any} */ o) => ({ ...o, _person: who.get(o.personId) })), totalPages: all.pagination.totalPages };
+            },
+          })
+        : null,
+    ),
     table({
       sorted: null,
       caption: backorders ? "Orders waiting for stock" : "Orders",

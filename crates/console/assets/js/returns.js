@@ -7,7 +7,7 @@ import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, pager, table, time } from "./ui.js";
-import { goPage, METHODS, parameterEnum, namesOf, pageOf, personLink, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, RETURN_STATUSES, say, statusBadge, statusFilter } from "./lifecycle.js";
+import { exportButton, goPage, METHODS, parameterEnum, namesOf, pageOf, personLink, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, RETURN_STATUSES, say, statusBadge, statusFilter } from "./lifecycle.js";
 
 const PAGE_SIZE = 25;
 
@@ -71,7 +71,34 @@ export default async function returnsView(main, route, ctx) {
   }
   fill(
     body,
-    h("p", { class: "count", id: "result-count" }, `${total} return orders`),
+    h(
+      "div",
+      { class: "list-head" },
+      h("p", { class: "count", id: "result-count" }, `${total} return orders`),
+      total
+        ? exportButton({
+            noun: "return orders",
+            filename: `returns${params.get("status") ? `-${params.get("status")?.toLowerCase()}` : ""}.csv`,
+            columns: [
+              { header: "person", value: (r) => r._person?.name || "" },
+              { header: "email", value: (r) => r._person?.email || "" },
+              { header: "status", value: (r) => say(RETURN_STATUS_WORDS, r.status) },
+              { header: "retrieval", value: (r) => retrievalWords(r.retrievalMethod) },
+              { header: "items", value: (r) => r.lines.length },
+              { header: "opened", value: (r) => r.createdAt },
+              { header: "last_change", value: (r) => r.updatedAt },
+              { header: "return_id", value: (r) => r.id },
+            ],
+            fetchPage: async (p) => {
+              const all = await request("GET", "/api/v1/return-orders", {
+                query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(p)], ["size", "1000"]],
+              });
+              const who = await namesOf(all.data.map((/** @type {any} */ r) => r.personId));
+              return { rows: all.data.map((/** @type {any} */ r) => ({ ...r, _person: who.get(r.personId) })), totalPages: all.pagination.totalPages };
+            },
+          })
+        : null,
+    ),
     table({
       sorted: null,
       caption: "Return orders",
