@@ -460,6 +460,13 @@ def test_packages_show_their_contents_in_words_and_are_edited(console):
     page.get_by_label("Quantity").first.fill("2")
     page.get_by_role("button", name="Add an entry").click()
     expect(page.locator("fieldset.entry")).to_have_count(len(pkg["items"]) + 1)
+    expect(page.locator("fieldset.entry").last.locator("select").first).to_be_focused()
+    expect(page.locator("fieldset.entry").last.locator("legend")).to_have_text(f"Entry {len(pkg['items']) + 1}")
+    # Removing an entry puts the keyboard back on "Add an entry".
+    page.get_by_role("button", name="Add an entry").click()
+    page.locator("fieldset.entry").last.get_by_role("button", name="Remove this entry").press("Enter")
+    expect(page.get_by_role("button", name="Add an entry")).to_be_focused()
+    expect(page.locator("fieldset.entry")).to_have_count(len(pkg["items"]) + 1)
     page.get_by_role("button", name="Save the contents").click()
     expect(page.locator("#package-outcome")).to_contain_text(f"now holds {len(pkg['items']) + 1} entries")
     _, now = server.api("GET", f"/api/v1/packages/{pkg['id']}")
