@@ -20,6 +20,10 @@ const VIEWS = {
   warehouses: { needs: "warehouses:read", load: async () => (await import("./warehouses.js")).default },
   levels: { needs: "inventory:read", load: async () => (await import("./levels.js")).default },
   search: { needs: ["scim", "inventory:read"], load: async () => (await import("./search.js")).default },
+  returns: { needs: "returns:read", load: async (route) => (await import(route.path[1] ? "./return.js" : "./returns.js")).default },
+  receipt: { needs: "returns:write", load: async () => (await import("./receipt.js")).default },
+  orders: { needs: "orders:read", load: async (route) => (await import(route.path[1] ? "./order.js" : "./orders.js")).default },
+  packages: { needs: "inventory:read", load: async (route) => (await import(route.path[1] ? "./package.js" : "./packages.js")).default },
 };
 
 let signOutMessage = "";

@@ -10,6 +10,7 @@ import { displayName, EXTENSION } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, badge, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, table, text, time } from "./ui.js";
+import { personLifecycleLinks } from "./lifecycle.js";
 
 /**
  * Today on the UTC calendar, `YYYY-MM-DD` (the API judges new joiners by it).
@@ -89,6 +90,7 @@ export default async function personView(main, route, ctx) {
     can("inventory:read") ? itemsSection(user) : null,
     can("scim") && ext.status === "ACTIVE" ? offboardSection(user) : null,
     can("events:read") ? historySection(`/api/v1/people/${encodeURIComponent(user.id)}/history`) : null,
+    personLifecycleLinks(user.id),
   );
   focusHeading();
 }
