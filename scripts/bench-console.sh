@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # How soon the console's first screen is usable (docs/console.md, "Speed"):
 # a release `equip serve` with the demo data, Debian's Chromium, a signed-in
-# tab opening ten distinct inventory views cold (new browser context) and warm
-# (reload), EQUIP_BENCH_ROUNDS rounds (default 3), on each backend.
+# tab opening the overview (the first screen: counts by status and category)
+# ten times cold (new browser context) and warm (reload), EQUIP_BENCH_ROUNDS
+# rounds (default 3), on each backend, over EQUIP_BENCH_ITEMS demo items
+# (default 200,000).
 #
 #   bash scripts/bench-console.sh
 set -euo pipefail
@@ -17,9 +19,9 @@ bin="$target/release/equip"
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 out=$(mktemp)
 cd crates/console/browser_tests
-EQUIP_BIN="$bin" CHROMIUM="$chromium" EQUIP_BENCH_OUT="$out" \
+EQUIP_BIN="$bin" CHROMIUM="$chromium" EQUIP_BENCH_OUT="$out" EQUIP_DEMO_ITEMS=${EQUIP_BENCH_ITEMS:-200000} \
   EQUIP_CONSOLE_BACKENDS=${EQUIP_CONSOLE_BACKENDS:-sqlite,postgres} PYTHONDONTWRITEBYTECODE=1 \
   "$python" -m pytest -q -p no:cacheprovider -s bench_first_screen.py >&2
-echo "machine: $(nproc) cores, $(uname -m); first screen in ms from navigation start"
+echo "machine: $(nproc) cores, $(uname -m); ${EQUIP_BENCH_ITEMS:-200000} items; first screen (the overview's counts) in ms from navigation start"
 cat "$out"
 rm -f "$out"

@@ -11,6 +11,7 @@
 //! knows none of them.
 
 pub mod api_key;
+pub mod catalog;
 pub mod error;
 pub mod event;
 pub mod health;
@@ -20,6 +21,7 @@ pub mod import_entry;
 pub mod import_item;
 pub mod inventory_level;
 pub mod inventory_query;
+pub mod inventory_summary;
 pub mod item;
 pub mod item_input;
 pub mod order;

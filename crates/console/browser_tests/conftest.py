@@ -102,7 +102,7 @@ def server(request):
         psql(f"CREATE DATABASE {database}")
         parsed = urllib.parse.urlparse(POSTGRES_ADMIN)
         database_url = urllib.parse.urlunparse(parsed._replace(path=f"/{database}"))
-    demo = run_equip(database_url, "demo", "--items", "400")
+    demo = run_equip(database_url, "demo", "--items", os.environ.get("EQUIP_DEMO_ITEMS", "400"))
     all_key = demo.stdout.strip().splitlines()[0]
     org = re.search(r"demo organization '[^']*': ([0-9a-f-]{36})", demo.stderr).group(1)
     reader, reader_id = create_key(database_url, org, "Inventory reader", "--scope", "inventory:read")

@@ -77,9 +77,20 @@ pub const ASSETS: &[Asset] = &[
     asset!("js/itemrules.js", JS),
     asset!("js/holders.js", JS),
     asset!("js/bulk.js", JS),
+    asset!("js/lifecycle.js", JS),
+    asset!("js/returns.js", JS),
+    asset!("js/return.js", JS),
+    asset!("js/receipt.js", JS),
+    asset!("js/orders.js", JS),
+    asset!("js/order.js", JS),
+    asset!("js/packages.js", JS),
+    asset!("js/package.js", JS),
     asset!("js/names.js", JS),
     asset!("js/export.js", JS),
     asset!("js/pickers.js", JS),
+    asset!("js/overview.js", JS),
+    asset!("js/search.js", JS),
+    asset!("js/spec.js", JS),
 ];
 
 /// The file at `path` (relative to `/console/`), if the console has it.

@@ -52,6 +52,7 @@ pub mod interrupt;
 pub mod inventory;
 pub mod inventory_level;
 pub mod inventory_query;
+pub mod inventory_summary;
 pub mod location;
 pub mod orders;
 pub mod organization;

@@ -46,6 +46,7 @@ pub const API_VERSION: &str = "0.1.0";
     tags(
         (name = "inventory"),
         (name = "warehouses"),
+        (name = "catalog"),
         (name = "packages"),
         (name = "api-key"),
         (name = "inventory-levels"),
@@ -93,10 +94,10 @@ impl Modify for Frame {
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "Authorization",
                 "The word ApiKey, a space, then the key: `Authorization: ApiKey equip_…`. Scopes: \
-                 inventory:read (inventory and level listing, item reads, packages), inventory:write (item writes), \
-                 warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed and histories), \
+                 inventory:read (inventory and level listing, item reads, the inventory summary, SKUs, offices, packages), inventory:write (item writes), \
+                 warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed, histories and the organization's key names), \
                  webhooks:write, returns:read (return orders, the organization's settings), returns:write (return order writes, warehouse receipts, hold releases, settings), \
-                 packages:write (a package's contents). \
+                 packages:write (a package's contents), orders:read, orders:write (shipments and deliveries). \
                  GET /api/v1/api-key takes any valid key, whatever its scopes.",
             ))),
         );
@@ -213,6 +214,8 @@ fn build() -> utoipa::openapi::OpenApi {
     let mut doc = Document::openapi();
     Frame.modify(&mut doc);
     doc.merge(crate::routes::warehouses::Doc::openapi());
+    doc.merge(crate::routes::catalog::Doc::openapi());
+    doc.merge(crate::routes::inventory_summary::Doc::openapi());
     doc.merge(crate::routes::packages::Doc::openapi());
     doc.merge(crate::routes::health::Doc::openapi());
     doc.merge(crate::routes::inventory_levels::Doc::openapi());

@@ -20,8 +20,8 @@ use equip_domain::api_key::Caller;
 use equip_domain::event::Actor;
 use equip_domain::ports::{
     Acting, ApiKeyRepository, CatalogRepository, GroupRepository, HealthCheck,
-    InventoryLevelRepository, InventoryRepository, OrderRepository, PersonRepository,
-    ReturnOrderRepository, WarehouseRepository, WebhookRepository, WriteSessions,
+    InventoryLevelRepository, InventoryRepository, OrderRepository, OrganizationRepository,
+    PersonRepository, ReturnOrderRepository, WarehouseRepository, WebhookRepository, WriteSessions,
 };
 use equip_domain::webhook::AddressPolicy;
 
@@ -44,6 +44,7 @@ pub trait Ports:
     + WebhookRepository
     + ReturnOrderRepository
     + OrderRepository
+    + OrganizationRepository
     + HealthCheck
 {
 }
@@ -64,6 +65,7 @@ impl<T> Ports for T where
         + WebhookRepository
         + ReturnOrderRepository
         + OrderRepository
+        + OrganizationRepository
         + HealthCheck
 {
 }

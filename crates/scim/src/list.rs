@@ -454,7 +454,8 @@ fn sort_field(raw: &str) -> Result<PersonField, ListError> {
         param: "sortBy",
         message: format!(
             "cannot sort by '{raw}'; sortable: id, externalId, userName, name.givenName, \
-             name.familyName, displayName, active, meta.created, meta.lastModified"
+             name.familyName, displayName, active, meta.created, meta.lastModified, and the \
+             extension's startDate"
         ),
     };
     let path = crate::filter::parse_path(raw).map_err(|_| bad())?;
@@ -462,9 +463,7 @@ fn sort_field(raw: &str) -> Result<PersonField, ListError> {
         return Err(bad());
     }
     match person_field(&path.attr) {
-        Ok(Field::Person(p)) if !matches!(p, PersonField::PackageId | PersonField::StartDate) => {
-            Ok(p)
-        }
+        Ok(Field::Person(p)) if p != PersonField::PackageId => Ok(p),
         Ok(Field::Email(EmailField::Value)) => Ok(PersonField::UserName),
         _ => Err(bad()),
     }

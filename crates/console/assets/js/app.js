@@ -6,23 +6,35 @@ import { current, go } from "./router.js";
 import { can, scopes, SCOPES } from "./scopes.js";
 import { fill, focusHeading, h } from "./ui.js";
 import { inventoryView } from "./inventory.js";
+import overviewView from "./overview.js";
 
 const main = document.getElementById("main");
 
 /// Views by the first segment of the path; each is loaded when first used,
-/// except the inventory, the first screen.
+/// except the overview (the first screen) and the inventory.
 const VIEWS = {
+  overview: { needs: "inventory:read", load: async () => overviewView },
   inventory: { needs: "inventory:read", load: async (route) => (route.path[1] ? (await import("./item.js")).itemView : inventoryView) },
   people: { needs: "scim", load: async (route) => (await import(route.path[1] ? "./person.js" : "./people.js")).default },
   upload: { needs: "scim", load: async () => (await import("./upload.js")).default },
   warehouses: { needs: "warehouses:read", load: async () => (await import("./warehouses.js")).default },
   levels: { needs: "inventory:read", load: async () => (await import("./levels.js")).default },
+  search: { needs: ["scim", "inventory:read"], load: async () => (await import("./search.js")).default },
+  returns: { needs: "returns:read", load: async (route) => (await import(route.path[1] ? "./return.js" : "./returns.js")).default },
+  receipt: { needs: "returns:write", load: async () => (await import("./receipt.js")).default },
+  orders: { needs: "orders:read", load: async (route) => (await import(route.path[1] ? "./order.js" : "./orders.js")).default },
+  packages: { needs: "inventory:read", load: async (route) => (await import(route.path[1] ? "./package.js" : "./packages.js")).default },
 };
 
 let signOutMessage = "";
 /// Each render gets a number; a slower earlier render never draws over a later one.
 let generation = 0;
 let controller = null;
+
+/// A view's `needs`: a scope, or a list of which any one will do.
+function allowed(needs) {
+  return Array.isArray(needs) ? needs.some((s) => can(s)) : can(needs);
+}
 
 function isCurrent(token) {
   return token === generation;
@@ -33,10 +45,13 @@ function showSession() {
   const signedIn = Boolean(storedKey() && info);
   document.getElementById("nav").hidden = !signedIn;
   document.getElementById("session").hidden = !signedIn;
+  document.getElementById("global-search").hidden = true;
+  document.getElementById("org-name").hidden = true;
   if (!signedIn) return;
   for (const a of document.querySelectorAll("#nav a[data-area]")) {
-    a.closest("li").hidden = !can(VIEWS[a.dataset.area].needs);
+    a.closest("li").hidden = !allowed(VIEWS[a.dataset.area].needs);
   }
+  showOrganization(info);
   const name = info.label ? `${info.label} (${info.prefix})` : `key ${info.prefix}`;
   document.getElementById("key-summary").textContent = name;
   document.getElementById("key-label").textContent = `Signed in with ${name}.`;
@@ -51,7 +66,7 @@ function showSession() {
 
 /// The first area the key may open.
 function home() {
-  return Object.entries(VIEWS).find(([, v]) => can(v.needs))?.[0];
+  return Object.entries(VIEWS).find(([, v]) => allowed(v.needs))?.[0];
 }
 
 function markCurrentArea(area) {
@@ -92,11 +107,11 @@ async function render() {
     return;
   }
   markCurrentArea(area);
-  if (!can(view.needs)) {
+  if (!allowed(view.needs)) {
     fill(
       main,
       h("h1", { tabindex: "-1", id: "view-title" }, "Not available with this key"),
-      h("p", {}, `This part of the console needs the scope ${view.needs}, which the signed-in key does not have.`),
+      h("p", {}, `This part of the console needs the scope ${[view.needs].flat().join(" or ")}, which the signed-in key does not have.`),
     );
     focusHeading();
     return;
@@ -138,11 +153,18 @@ function noScopes() {
     ),
     h(
       "ul",
-      { class: "scope-list" },
+      { class: "scope-list", id: "scope-list" },
       Object.entries(SCOPES).map(([scope, what]) => h("li", {}, h("code", {}, scope), ` — ${what}`)),
     ),
   );
   focusHeading();
+  // The scopes equip has, from its OpenAPI document; the descriptions are the console's.
+  import("./spec.js")
+    .then(({ scopeList }) => scopeList())
+    .then((list) => {
+      const ul = document.getElementById("scope-list");
+      if (ul) fill(ul, list.map((scope) => h("li", {}, h("code", {}, scope), SCOPES[scope] ? ` — ${SCOPES[scope]}` : "")));
+    });
 }
 
 function afterSignIn() {
@@ -152,6 +174,25 @@ function afterSignIn() {
   else if (first) go([first]);
   else render();
 }
+
+/// The organization's name in the header (the key's `organizationName`).
+function showOrganization(info) {
+  const org = document.getElementById("org-name");
+  org.textContent = info.organizationName || "";
+  org.hidden = !info.organizationName;
+  const search = document.getElementById("global-search");
+  search.hidden = !allowed(VIEWS.search.needs);
+  const box = document.getElementById("global-q");
+  const q = current().path[0] === "search" ? current().params.get("q") || "" : "";
+  if (box !== document.activeElement) box.value = q;
+  box.placeholder = can("scim") && can("inventory:read") ? "People, serials, products" : can("scim") ? "People by name or email" : "Serials, products";
+}
+
+document.getElementById("global-search").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const q = document.getElementById("global-q").value.trim();
+  if (q) go(["search"], new URLSearchParams({ q }));
+});
 
 document.getElementById("sign-out").addEventListener("click", () => {
   forget();

@@ -1,13 +1,41 @@
+// @ts-check
 // One person: the SCIM user (package, effective package, groups), the items
-// assigned to them, reminders for new joiners, and their history.
+// assigned to them, reminders for new joiners, offboarding, and their
+// history.
 
 import { request } from "./api.js";
 import { historySection } from "./history.js";
+import { packages } from "./names.js";
 import { displayName, EXTENSION } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
-import { badge, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, table, text, time } from "./ui.js";
+import { announce, badge, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, table, text, time } from "./ui.js";
+import { personLifecycleLinks } from "./lifecycle.js";
 
+/**
+ * Today on the UTC calendar, `YYYY-MM-DD` (the API judges new joiners by it).
+ * @returns {string}
+ */
+function today() {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * A new joiner as the API decides it (docs/reminders.md): ACTIVE, with a
+ * start date today or later.
+ * @param {any} user
+ * @returns {boolean}
+ */
+export function isNewJoiner(user) {
+  const ext = user[EXTENSION] || {};
+  return ext.status === "ACTIVE" && Boolean(ext.startDate) && ext.startDate >= today();
+}
+
+/**
+ * @param {HTMLElement} main
+ * @param {{path: string[], params: URLSearchParams}} route
+ * @param {{signal: AbortSignal, isCurrent: () => boolean}} ctx
+ */
 export default async function personView(main, route, ctx) {
   const id = route.path[1];
   fill(main, back(), heading("Person"), loading("Loading the person…"));
@@ -23,6 +51,12 @@ export default async function personView(main, route, ctx) {
   }
   if (!ctx.isCurrent()) return;
   const ext = user[EXTENSION] || {};
+  const packageNames = await packages();
+  if (!ctx.isCurrent()) return;
+  const packageName = (/** @type {string} */ id) => {
+    const p = packageNames.get(id);
+    return p ? h("span", {}, p.name, h("span", { class: "sub" }, ` (${p.slug})`)) : h("code", {}, id);
+  };
   const address = (user.addresses || [])[0];
   fill(
     main,
@@ -38,11 +72,11 @@ export default async function personView(main, route, ctx) {
         ["Address", address ? [address.streetAddress, address.postalCode, address.locality, address.region, address.country].filter(Boolean).join(", ") : text(null)],
         ["Start date", text(ext.startDate)],
         ["Active", user.active === false ? "No" : "Yes"],
-        ["Package", ext.packageId ? h("code", {}, ext.packageId) : text(null)],
+        ["Package", ext.packageId ? packageName(ext.packageId) : text(null)],
         [
           "Effective package",
           ext.effectivePackageId
-            ? h("span", {}, h("code", {}, ext.effectivePackageId), ext.packageId ? "" : h("span", { class: "sub" }, " (from a group)"))
+            ? h("span", {}, packageName(ext.effectivePackageId), ext.packageId ? "" : h("span", { class: "sub" }, " (from a group)"))
             : text(null),
         ],
         ["Groups", (user.groups || []).length ? h("ul", { class: "chips" }, user.groups.map((g) => h("li", { class: "chip" }, g.display || g.value))) : text(null)],
@@ -52,17 +86,21 @@ export default async function personView(main, route, ctx) {
         ["Last modified", time(user.meta?.lastModified)],
       ]),
     ),
-    can("new-joiners:write") ? reminderSection(user) : null,
+    can("new-joiners:write") && isNewJoiner(user) ? reminderSection(user) : null,
     can("inventory:read") ? itemsSection(user) : null,
+    can("scim") && ext.status === "ACTIVE" ? offboardSection(user) : null,
     can("events:read") ? historySection(`/api/v1/people/${encodeURIComponent(user.id)}/history`) : null,
+    personLifecycleLinks(user.id),
   );
   focusHeading();
 }
 
+/** @returns {HTMLElement} */
 function back() {
   return h("p", { class: "back" }, h("a", { href: href(["people"], null) }, "‹ People"));
 }
 
+/** @param {any} user */
 function itemsSection(user) {
   const body = h("div", {}, loading("Loading their items…"));
   const section = h(
@@ -96,6 +134,7 @@ function itemsSection(user) {
   return section;
 }
 
+/** @param {any} user */
 function reminderSection(user) {
   const result = h("div", { class: "reminder-result" });
   const list = h("div", {});
@@ -110,7 +149,7 @@ function reminderSection(user) {
         try {
           const { status, body: reminder } = await request("POST", `/api/v1/new-joiners/${encodeURIComponent(user.id)}/remind`, { body: {}, withStatus: true });
           fill(result, notice(`Reminder queued (HTTP ${status}): the email to ${user.userName} is ${label(reminder.status).toLowerCase()}; equip sends it in the background.`, "success"));
-          loadReminders(user, list);
+          loadReminders(user, list, reminder.id);
         } catch (error) {
           fill(result, errorBox(error, "Sending the reminder"));
         } finally {
@@ -137,9 +176,19 @@ function reminderSection(user) {
   return section;
 }
 
-function loadReminders(user, list) {
+/**
+ * The reminders' table; with `watch` (a reminder just queued), read again
+ * every 2 seconds while that one is PENDING, for up to a minute, so that its
+ * status changes on screen when equip has sent it.
+ * @param {any} user
+ * @param {HTMLElement} list
+ * @param {string} [watch]
+ * @param {number} [round]
+ */
+function loadReminders(user, list, watch, round = 0) {
   request("GET", `/api/v1/new-joiners/${encodeURIComponent(user.id)}/reminders`)
-    .then(({ data }) =>
+    .then(({ data }) => {
+      if (!list.isConnected && round > 0) return;
       fill(
         list,
         data.length
@@ -147,14 +196,165 @@ function loadReminders(user, list) {
               caption: "Reminders sent to this person",
               rows: data,
               columns: [
-                { title: "Asked", cell: (r) => time(r.createdAt) },
-                { title: "Status", cell: (r) => badge(r.status) },
-                { title: "Sent", cell: (r) => time(r.sentAt) },
-                { title: "Attempts", cell: (r) => String(r.attempts ?? "") },
+                { title: "Asked", cell: (/** @type {any} */ r) => time(r.createdAt) },
+                { title: "Status", cell: (/** @type {any} */ r) => h("span", { class: "reminder-status", "data-reminder": r.id }, badge(r.status)) },
+                { title: "Sent", cell: (/** @type {any} */ r) => time(r.sentAt) },
+                { title: "Attempts", cell: (/** @type {any} */ r) => String(r.attempts ?? "") },
               ],
             })
           : h("p", { class: "muted" }, "No reminders yet."),
-      ),
-    )
+      );
+      if (!watch) return;
+      const mine = data.find((/** @type {any} */ r) => r.id === watch);
+      if (mine && mine.status === "PENDING" && round < 30) {
+        window.setTimeout(() => list.isConnected && loadReminders(user, list, watch, round + 1), 2000);
+      } else if (mine && round > 0) {
+        announce(`The reminder is ${label(mine.status).toLowerCase()}`);
+      }
+    })
     .catch((error) => fill(list, errorBox(error, "Loading the reminders")));
+}
+
+/**
+ * Offboarding (SCIM DELETE): a confirmation that says what happens to the
+ * person's equipment, then the outcome with their return order.
+ * @param {any} user
+ */
+function offboardSection(user) {
+  const result = h("div", { class: "offboard-result", tabindex: "-1" });
+  const name = displayName(user);
+  const button = h("button", { type: "button", class: "danger", id: "offboard" }, "Offboard…");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    fill(result, loading("Reading their equipment…"));
+    /** @type {any[]} */
+    let items = [];
+    try {
+      if (can("inventory:read")) {
+        const answer = await request("GET", "/api/v1/inventory", { query: [["personId", user.id], ["size", "1000"]] });
+        items = answer.data;
+      }
+    } catch (error) {
+      fill(result, errorBox(error, "Reading their equipment"));
+      button.disabled = false;
+      return;
+    }
+    fill(result);
+    const returning = items.filter((i) => i.deployStatus === "DEPLOYED" && !i.returnOrder);
+    const onReturn = items.filter((i) => i.deployStatus === "DEPLOYED" && i.returnOrder);
+    const yes = await offboardDialog(name, returning, onReturn, can("inventory:read"));
+    if (!yes) {
+      button.disabled = false;
+      return;
+    }
+    fill(result, loading(`Offboarding ${name}…`));
+    try {
+      await request("DELETE", `/scim/v2/Users/${encodeURIComponent(user.id)}`);
+    } catch (error) {
+      fill(result, errorBox(error, `Offboarding ${name}`));
+      button.disabled = false;
+      result.focus();
+      return;
+    }
+    button.remove();
+    const title = document.querySelector(".view-head .badge");
+    if (title) title.replaceWith(badge(returning.length || onReturn.length ? "OFFBOARDING" : "OFFBOARDED"));
+    /** @type {any[]} */
+    let orders = [];
+    if (can("returns:read")) {
+      try {
+        orders = (await request("GET", "/api/v1/return-orders", { query: [["personId", user.id], ["size", "20"]] })).data;
+      } catch {
+        orders = [];
+      }
+    }
+    const open = orders.filter((o) => !["COMPLETED", "PARTIALLY_COMPLETED", "NOT_COMPLETED", "CANCELLED"].includes(o.status));
+    const said = returning.length
+      ? `Offboarding started: ${name} is offboarding, and a return order was created for ${returning.length} ${returning.length === 1 ? "item" : "items"}.`
+      : onReturn.length
+        ? `Offboarding started: ${name} is offboarding until their items already on a return come back.`
+        : `${name} held no equipment and is offboarded.`;
+    fill(
+      result,
+      notice(said, "success"),
+      open.length
+        ? h(
+            "ul",
+            { class: "return-links" },
+            open.map((o) =>
+              h("li", {}, h("a", { href: href(["returns", o.id], null), class: "return-link" }, `Return order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status)),
+            ),
+          )
+        : null,
+      h("p", { class: "help" }, "From now on the person is no longer listed under People; their history and items stay readable."),
+    );
+    announce(said);
+    result.focus();
+  });
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "offboard-title" },
+    h("h2", { id: "offboard-title" }, "Offboarding"),
+    h(
+      "p",
+      { class: "help" },
+      "When someone leaves: they leave every group, their unshipped order lines are cancelled, and the equipment they hold gets a return order. They are offboarded once every item is received or written off.",
+    ),
+    button,
+    result,
+  );
+}
+
+/**
+ * The offboarding confirmation: a modal dialog listing the equipment that
+ * will be asked back. Answers true to go ahead.
+ * @param {string} name
+ * @param {any[]} returning items that get a line on a new return order
+ * @param {any[]} onReturn items already on a return
+ * @param {boolean} known whether the key could read their items
+ * @returns {Promise<boolean>}
+ */
+function offboardDialog(name, returning, onReturn, known) {
+  const n = returning.length;
+  const what = !known
+    ? "A return order will be created for every item deployed to them (this key cannot read the inventory to list them)."
+    : n
+      ? `A return order will be created for ${n} ${n === 1 ? "item" : "items"}:`
+      : onReturn.length
+        ? "No new return order: their items are already on a return."
+        : "They hold no equipment, so they are offboarded at once.";
+  const cancel = h("button", { type: "button", class: "secondary", id: "offboard-cancel" }, "Cancel");
+  const ok = h("button", { type: "button", class: "danger", id: "offboard-confirm" }, `Offboard ${name}`);
+  const list = (/** @type {any[]} */ items) =>
+    h("ul", { class: "offboard-items" }, items.map((i) => h("li", {}, i.skuTitle || i.id, i.serialNumber ? h("span", { class: "sub" }, ` serial ${i.serialNumber}`) : null)));
+  const dialog = h(
+    "dialog",
+    { id: "offboard-dialog", "aria-labelledby": "offboard-dialog-title", "aria-describedby": "offboard-dialog-what" },
+    h("h2", { id: "offboard-dialog-title" }, `Offboard ${name}?`),
+    h("p", {}, `${name} becomes Offboarding and leaves every group; their order lines not yet shipped are cancelled.`),
+    h("p", { id: "offboard-dialog-what" }, what),
+    n ? list(returning) : null,
+    onReturn.length ? [h("p", {}, "Already on a return:"), list(onReturn)] : null,
+    h("p", { class: "help" }, "This cannot be undone from the console."),
+    h("div", { class: "actions" }, cancel, ok),
+  );
+  document.body.append(dialog);
+  const opener = /** @type {HTMLElement | null} */ (document.activeElement);
+  return new Promise((resolve) => {
+    /** @param {boolean} answer */
+    const finish = (answer) => {
+      if (dialog.open) dialog.close();
+      dialog.remove();
+      if (opener && opener.isConnected) opener.focus();
+      resolve(answer);
+    };
+    ok.addEventListener("click", () => finish(true));
+    cancel.addEventListener("click", () => finish(false));
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      finish(false);
+    });
+    /** @type {HTMLDialogElement} */ (dialog).showModal();
+    cancel.focus();
+  });
 }

@@ -13,11 +13,11 @@ export const SCOPES = {
   scim: "view people and upload CSV files of users",
   "events:read": "read the history of items and people",
   "webhooks:write": "manage webhooks (not in the console)",
-  "returns:read": "read return orders and the hold period (not in the console yet; an item shows its return)",
-  "returns:write": "manage returns, warehouse receipts and holds (not in the console yet)",
-  "packages:write": "change the contents of packages (not in the console yet)",
-  "orders:read": "read joiners' orders (not in the console yet)",
-  "orders:write": "record shipments and deliveries of orders (not in the console yet)",
+  "returns:read": "read return orders and their timeline",
+  "returns:write": "choose retrievals, write items off, receive items at a warehouse and release holds",
+  "packages:write": "change the contents of packages",
+  "orders:read": "read joiners' orders and backorders",
+  "orders:write": "record shipments and deliveries of orders",
 };
 
 export function scopes() {

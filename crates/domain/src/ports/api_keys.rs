@@ -32,6 +32,12 @@ pub trait ApiKeyRepository: Send + Sync {
         id: ApiKeyId,
     ) -> StoreResult<Option<ApiKey>>;
 
+    /// Every key of the organization, revoked or not, in any order.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_api_keys(&self, organization: OrganizationId) -> StoreResult<Vec<ApiKey>>;
+
     /// Marks a key revoked at `at`. Revoking a revoked key keeps the first time.
     ///
     /// # Errors

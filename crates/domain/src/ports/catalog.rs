@@ -14,6 +14,12 @@ pub trait CatalogRepository: Send + Sync {
     /// Backend failures.
     fn find_sku(&self, organization: OrganizationId, id: SkuId) -> StoreResult<Option<Sku>>;
 
+    /// Every SKU of the organization, in any order.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn skus(&self, organization: OrganizationId) -> StoreResult<Vec<Sku>>;
+
     /// Every package of the organization with its contents, by slug (read
     /// once per CSV upload to resolve `package_slug`).
     ///

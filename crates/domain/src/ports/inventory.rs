@@ -1,9 +1,12 @@
 //! Port: Inventory items.
 
+use chrono::NaiveDate;
+
 use crate::error::{DomainError, StoreResult};
 use crate::ids::{InventoryItemId, OrganizationId};
 use crate::inventory::InventoryItem;
 use crate::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
+use crate::inventory_summary::StatusCount;
 
 /// Inventory items.
 pub trait InventoryRepository: Send + Sync {
@@ -38,6 +41,19 @@ pub trait InventoryRepository: Send + Sync {
         organization: OrganizationId,
         ids: &[InventoryItemId],
     ) -> StoreResult<Vec<InventoryItemView>>;
+
+    /// How many of the organization's items each status and category holds
+    /// (any order; zero counts may be included; the category code in any
+    /// case, one entry per spelling or not), and how many items' holds
+    /// end (`unlock_date`) from `unlocking.0` through `unlocking.1`.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn inventory_counts(
+        &self,
+        organization: OrganizationId,
+        unlocking: (NaiveDate, NaiveDate),
+    ) -> StoreResult<(Vec<StatusCount>, u64)>;
 
     /// Stores a new item (and its tags) and its listing row, in one transaction.
     ///

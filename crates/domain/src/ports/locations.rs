@@ -81,4 +81,10 @@ pub trait OfficeRepository: Send + Sync {
         organization: OrganizationId,
         id: OfficeId,
     ) -> StoreResult<Option<Office>>;
+
+    /// Every office of the organization, in any order.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn offices(&self, organization: OrganizationId) -> StoreResult<Vec<Office>>;
 }

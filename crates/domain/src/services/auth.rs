@@ -1,8 +1,10 @@
 //! Authenticating a request from its `Authorization` header.
 
 use crate::api_key::{ApiKey, AuthError, Caller, PresentedKey};
-use crate::error::StoreError;
-use crate::ports::ApiKeyRepository;
+use crate::error::{DomainError, StoreError};
+use crate::ids::OrganizationId;
+use crate::organization::Organization;
+use crate::ports::{ApiKeyRepository, OrganizationRepository};
 
 /// Why authentication failed.
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +44,10 @@ pub fn authenticate(
 /// [`AuthFailure::Refused`] when the key was revoked, or is no longer found,
 /// since the request was authenticated; [`AuthFailure::Store`] when the store
 /// fails.
-pub fn caller_key(keys: &dyn ApiKeyRepository, caller: &Caller) -> Result<ApiKey, AuthFailure> {
+pub fn caller_key<K>(keys: &K, caller: &Caller) -> Result<ApiKey, AuthFailure>
+where
+    K: ApiKeyRepository + ?Sized,
+{
     let record = keys
         .find_api_key(caller.organization_id, caller.key_id)?
         .ok_or(AuthError::Unknown)?;
@@ -50,6 +55,40 @@ pub fn caller_key(keys: &dyn ApiKeyRepository, caller: &Caller) -> Result<ApiKey
         return Err(AuthError::Revoked.into());
     }
     Ok(record)
+}
+
+/// The caller's key, as [`caller_key`], with its organization (`GET
+/// /api/v1/api-key` names it).
+///
+/// # Errors
+/// As [`caller_key`]; [`AuthError::Unknown`] when the organization is gone.
+pub fn caller_key_and_organization<P>(
+    ports: &P,
+    caller: &Caller,
+) -> Result<(ApiKey, Organization), AuthFailure>
+where
+    P: ApiKeyRepository + OrganizationRepository + ?Sized,
+{
+    let key = caller_key(ports, caller)?;
+    let organization = ports
+        .find_organization(caller.organization_id)?
+        .ok_or(AuthError::Unknown)?;
+    Ok((key, organization))
+}
+
+/// Every key of the organization, revoked or not, oldest first (then by id):
+/// what a client needs to name the actor of an event. The records hold no
+/// secret (only the key's hash, which callers must not show).
+///
+/// # Errors
+/// Store failures.
+pub fn organization_keys(
+    keys: &dyn ApiKeyRepository,
+    organization: OrganizationId,
+) -> Result<Vec<ApiKey>, DomainError> {
+    let mut found = keys.list_api_keys(organization)?;
+    found.sort_by_key(|k| (k.created_at, k.id));
+    Ok(found)
 }
 
 #[cfg(test)]

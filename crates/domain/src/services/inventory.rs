@@ -11,6 +11,7 @@ use crate::inventory::{
 use crate::inventory_query::{
     AssigneeFilter, InventoryItemView, InventoryPage, InventoryQuery, RawInventoryQuery,
 };
+use crate::inventory_summary::{holds_window, summarized, InventorySummary};
 use crate::ports::{
     CatalogRepository, InventoryRepository, ItemWrite, OfficeRepository, PersonRepository,
     WarehouseRepository,
@@ -44,6 +45,25 @@ pub fn list_inventory(
     let query = InventoryQuery::parse(raw)?;
     let page = list_inventory_page(ports, organization, &query)?;
     Ok((query, page))
+}
+
+/// The organization's items at a glance: counts by status and category, and
+/// the holds that end within a week of `today` (the console's overview).
+///
+/// # Errors
+/// Store failures.
+pub fn inventory_summary<P>(
+    ports: &P,
+    organization: OrganizationId,
+    today: NaiveDate,
+) -> Result<InventorySummary, DomainError>
+where
+    P: InventoryRepository + CatalogRepository + ?Sized,
+{
+    let (counts, holds) = ports.inventory_counts(organization, holds_window(today))?;
+    let skus = ports.skus(organization)?;
+    let codes: Vec<&str> = skus.iter().map(|s| s.category_code.as_str()).collect();
+    Ok(summarized(counts, holds, &codes))
 }
 
 /// One page of the organization's inventory for a validated query.

@@ -4,6 +4,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod catalog;
 pub mod events;
 pub mod groups;
 pub mod import;

@@ -15,6 +15,16 @@ impl CatalogRepository for InMemoryStore {
             .cloned())
     }
 
+    fn skus(&self, organization: OrganizationId) -> StoreResult<Vec<Sku>> {
+        Ok(self
+            .state()
+            .skus
+            .iter()
+            .filter(|s| s.organization_id == organization)
+            .cloned()
+            .collect())
+    }
+
     fn packages(&self, organization: OrganizationId) -> StoreResult<Vec<Package>> {
         let mut found: Vec<Package> = self
             .state()

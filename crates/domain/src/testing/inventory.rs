@@ -110,6 +110,48 @@ impl InventoryRepository for InMemoryStore {
             .collect())
     }
 
+    fn inventory_counts(
+        &self,
+        organization: OrganizationId,
+        unlocking: (chrono::NaiveDate, chrono::NaiveDate),
+    ) -> StoreResult<(Vec<crate::inventory_summary::StatusCount>, u64)> {
+        let s = self.state();
+        let mut counts: std::collections::BTreeMap<(&str, String), u64> = Default::default();
+        let mut holds = 0;
+        for item in s
+            .inventory
+            .iter()
+            .filter(|i| i.organization_id == organization)
+        {
+            let category = s
+                .skus
+                .iter()
+                .find(|k| k.id == item.sku_id)
+                .map(|k| k.category_code.clone())
+                .unwrap_or_default();
+            *counts
+                .entry((item.deploy_status.as_str(), category))
+                .or_default() += 1;
+            if item
+                .unlock_date
+                .is_some_and(|d| unlocking.0 <= d && d <= unlocking.1)
+            {
+                holds += 1;
+            }
+        }
+        let counts = counts
+            .into_iter()
+            .filter_map(|((status, category), count)| {
+                Some(crate::inventory_summary::StatusCount {
+                    deploy_status: crate::inventory::DeployStatus::parse(status).ok()?,
+                    category,
+                    count,
+                })
+            })
+            .collect();
+        Ok((counts, holds))
+    }
+
     fn find_inventory_item(
         &self,
         organization: OrganizationId,

@@ -85,4 +85,14 @@ impl OfficeRepository for InMemoryStore {
             .find(|o| o.id == id && o.organization_id == organization)
             .cloned())
     }
+
+    fn offices(&self, organization: OrganizationId) -> StoreResult<Vec<Office>> {
+        Ok(self
+            .state()
+            .offices
+            .iter()
+            .filter(|o| o.organization_id == organization)
+            .cloned()
+            .collect())
+    }
 }

@@ -67,6 +67,16 @@ impl ApiKeyRepository for InMemoryStore {
             .cloned())
     }
 
+    fn list_api_keys(&self, organization: OrganizationId) -> StoreResult<Vec<ApiKey>> {
+        Ok(self
+            .state()
+            .api_keys
+            .iter()
+            .filter(|k| k.organization_id == organization)
+            .cloned()
+            .collect())
+    }
+
     fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {
         let mut s = self.state();
         let key = s

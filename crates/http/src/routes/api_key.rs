@@ -3,8 +3,8 @@
 //! shape is `equip_api_types::api_key`.
 
 use actix_web::HttpResponse;
-use equip_api_types::api_key::ApiKeyBody;
-use equip_domain::services::auth::caller_key;
+use equip_api_types::api_key::{ApiKeyBody, ApiKeyNameBody, ApiKeyNameList};
+use equip_domain::services::auth::{caller_key_and_organization, organization_keys};
 use utoipa::OpenApi;
 
 use crate::error::HttpError;
@@ -12,7 +12,7 @@ use crate::scoped::Scoped;
 
 /// This module's part of the OpenAPI document.
 #[derive(OpenApi)]
-#[openapi(paths(get))]
+#[openapi(paths(get, list))]
 pub struct Doc;
 
 /// 200 with the caller's key; 401 without a valid key (also when it was
@@ -31,8 +31,27 @@ pub struct Doc;
 )]
 pub async fn get(scoped: Scoped) -> Result<HttpResponse, HttpError> {
     let caller = scoped.caller().clone();
-    let key = scoped
-        .run(move |ports, _| caller_key(ports, &caller))
+    let (key, organization) = scoped
+        .run(move |ports, _| caller_key_and_organization(ports, &caller))
         .await?;
-    Ok(HttpResponse::Ok().json(ApiKeyBody::from(&key)))
+    Ok(HttpResponse::Ok().json(ApiKeyBody::new(&key, &organization)))
+}
+
+/// `{"data": [key, …]}`: the organization's keys, to name events' actors.
+#[utoipa::path(
+    get,
+    path = "/api/v1/api-keys",
+    operation_id = "listApiKeyNames",
+    tag = "api-key",
+    summary = "Name the organization's API keys (extension).",
+    description = "Every key of the organization, revoked or not, oldest first: its id, public         prefix, label and dates, so that a client can say who did what (an event's `actor` of         type `API_KEY` carries the key's id). Never a key, its hash or its scopes. Query         parameters are ignored.",
+    responses((status = 200, description = "The keys.", body = inline(ApiKeyNameList))),
+)]
+pub async fn list(scoped: Scoped) -> Result<HttpResponse, HttpError> {
+    let keys = scoped
+        .run(move |ports, org| organization_keys(ports, org))
+        .await?;
+    Ok(HttpResponse::Ok().json(ApiKeyNameList {
+        data: keys.iter().map(ApiKeyNameBody::from).collect(),
+    }))
 }

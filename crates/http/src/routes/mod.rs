@@ -8,11 +8,13 @@
 //! a route cannot be added without documenting it.
 
 pub mod api_key;
+pub mod catalog;
 pub mod events;
 pub mod health;
 pub mod inventory;
 pub mod inventory_items;
 pub mod inventory_levels;
+pub mod inventory_summary;
 pub mod new_joiners;
 pub mod orders;
 pub mod packages;
@@ -235,6 +237,9 @@ fn register() -> Vec<Route> {
             .post(KeyWith(InventoryLevelsWrite), inventory_levels::create),
         at("/api/v1/inventory-levels/{id}")
             .delete(KeyWith(InventoryLevelsWrite), inventory_levels::deactivate),
+        at("/api/v1/inventory-summary").get(KeyWith(InventoryRead), inventory_summary::get),
+        at("/api/v1/skus").get(KeyWith(InventoryRead), catalog::skus),
+        at("/api/v1/offices").get(KeyWith(InventoryRead), catalog::offices),
         at("/api/v1/packages").get(KeyWith(InventoryRead), packages::list),
         at("/api/v1/packages/{id}")
             .get(KeyWith(InventoryRead), packages::get)
@@ -248,6 +253,8 @@ fn register() -> Vec<Route> {
         at("/api/v1/people/{id}/history").get(KeyWith(EventsRead), events::person_history),
         // Any valid key, even one without scopes: it answers only about itself.
         at("/api/v1/api-key").get(AnyKey, api_key::get),
+        // The organization's keys by name, to say who did what in a history.
+        at("/api/v1/api-keys").get(KeyWith(EventsRead), api_key::list),
         at("/api/v1/webhooks")
             .get(KeyWith(WebhooksWrite), webhooks::list)
             .post(KeyWith(WebhooksWrite), webhooks::create),

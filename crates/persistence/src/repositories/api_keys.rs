@@ -71,6 +71,19 @@ impl ApiKeyRepository for Store {
         })
     }
 
+    fn list_api_keys(&self, organization: OrganizationId) -> StoreResult<Vec<ApiKey>> {
+        let org = organization.to_string();
+        self.read("apiKey", |c| {
+            api_keys::table
+                .filter(api_keys::organization_id.eq(&org))
+                .select(ApiKeyRow::as_select())
+                .load(c)?
+                .into_iter()
+                .map(ApiKeyRow::into_domain)
+                .collect()
+        })
+    }
+
     fn revoke_api_key(&self, id: ApiKeyId, at: DateTime<Utc>) -> StoreResult<()> {
         let id = id.to_string();
         let found = self.with("apiKey", "", |c| {

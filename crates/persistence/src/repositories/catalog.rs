@@ -46,6 +46,19 @@ impl CatalogRepository for Store {
         })
     }
 
+    fn skus(&self, organization: OrganizationId) -> StoreResult<Vec<Sku>> {
+        let org = organization.to_string();
+        self.read("sku", |c| {
+            skus::table
+                .filter(skus::organization_id.eq(&org))
+                .select(SkuRow::as_select())
+                .load(c)?
+                .into_iter()
+                .map(SkuRow::into_domain)
+                .collect()
+        })
+    }
+
     fn packages(&self, organization: OrganizationId) -> StoreResult<Vec<Package>> {
         let org = organization.to_string();
         self.read("package", |c| {

@@ -1,21 +1,25 @@
 //! [`InventoryRepository`] for [`Store`].
 
+use chrono::NaiveDate;
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{InventoryItemId, OrderId, OrganizationId};
-use equip_domain::inventory::InventoryItem;
+use equip_domain::inventory::{DeployStatus, InventoryItem};
 use equip_domain::inventory_query::{InventoryItemView, InventoryPage, InventoryQuery};
+use equip_domain::inventory_summary::StatusCount;
 use equip_domain::orders::{held, LineStatus};
 use equip_domain::ports::{InventoryRepository, ItemWrite};
 
 use crate::connection::{on_inner, DbConnection};
-use crate::error::DbResult;
+use crate::error::{DbError, DbResult};
 use crate::events::recorded;
 use crate::listing::{refresh, Scope};
 use crate::models::{db_time, parse_id, ItemRows};
-use crate::schema::{inventory_item_pricing, inventory_item_tags, inventory_items, order_lines};
+use crate::schema::{
+    inventory_counts, inventory_item_pricing, inventory_item_tags, inventory_items, order_lines,
+};
 use crate::stock::{after_write, StockTouched};
 
 use crate::store::Store;
@@ -54,6 +58,43 @@ impl InventoryRepository for Store {
     ) -> StoreResult<Vec<InventoryItemView>> {
         self.read("inventoryItem", |c| {
             c.transaction(|c| crate::listing::views_by_id(c, organization, ids))
+        })
+    }
+
+    fn inventory_counts(
+        &self,
+        organization: OrganizationId,
+        unlocking: (NaiveDate, NaiveDate),
+    ) -> StoreResult<(Vec<StatusCount>, u64)> {
+        let org = organization.to_string();
+        self.read("inventoryItem", |c| {
+            // The maintained counts (`crate::listing`), not a scan of the items.
+            let rows: Vec<(String, String, i64)> = inventory_counts::table
+                .filter(inventory_counts::organization_id.eq(&org))
+                .filter(inventory_counts::n.gt(0))
+                .select((
+                    inventory_counts::deploy_status,
+                    inventory_counts::category,
+                    inventory_counts::n,
+                ))
+                .load(c)?;
+            let counts = rows
+                .into_iter()
+                .map(|(status, category, n)| {
+                    Ok(StatusCount {
+                        deploy_status: DeployStatus::parse(&status).map_err(DbError::corrupt)?,
+                        category,
+                        count: u64::try_from(n).unwrap_or(0),
+                    })
+                })
+                .collect::<DbResult<Vec<_>>>()?;
+            let holds: i64 = inventory_items::table
+                .filter(inventory_items::organization_id.eq(&org))
+                .filter(inventory_items::unlock_date.ge(unlocking.0))
+                .filter(inventory_items::unlock_date.le(unlocking.1))
+                .count()
+                .get_result(c)?;
+            Ok((counts, u64::try_from(holds).unwrap_or(0)))
         })
     }
 

@@ -30,4 +30,17 @@ impl OfficeRepository for Store {
                 .transpose()
         })
     }
+
+    fn offices(&self, organization: OrganizationId) -> StoreResult<Vec<Office>> {
+        let org = organization.to_string();
+        self.read("office", |c| {
+            offices::table
+                .filter(offices::organization_id.eq(&org))
+                .select(OfficeRow::as_select())
+                .load(c)?
+                .into_iter()
+                .map(OfficeRow::into_domain)
+                .collect()
+        })
+    }
 }

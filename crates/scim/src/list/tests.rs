@@ -108,3 +108,25 @@ fn paging_inputs_follow_rfc_7644() {
     assert_eq!(query.sort, Some(PersonField::UserName));
     assert_eq!(query.order, SortOrder::Descending);
 }
+
+#[test]
+fn people_sort_by_the_extensions_start_date_but_not_by_package() {
+    let sorted = |by: &str| {
+        ListInputs {
+            sort_by: Some(by.into()),
+            ..ListInputs::default()
+        }
+        .query(MAX_PAGE_SIZE)
+    };
+    for by in [
+        "urn:ietf:params:scim:schemas:extension:equip:1.0:User:startDate",
+        "URN:IETF:PARAMS:SCIM:SCHEMAS:EXTENSION:EQUIP:1.0:USER:StartDate",
+    ] {
+        assert_eq!(
+            sorted(by).map(|q| q.sort).ok(),
+            Some(Some(PersonField::StartDate)),
+            "{by}"
+        );
+    }
+    assert!(sorted("urn:ietf:params:scim:schemas:extension:equip:1.0:User:packageId").is_err());
+}

@@ -11,7 +11,7 @@ use actix_web::test::TestRequest;
 use chrono::{DateTime, SecondsFormat, Utc};
 use equip_domain::api_key::{ApiKey, PresentedKey, Scope, Scopes};
 use equip_domain::ids::OrganizationId;
-use equip_domain::ports::ApiKeyRepository;
+use equip_domain::ports::{ApiKeyRepository, OrganizationRepository};
 use equip_domain::services::admin;
 use serde_json::Value;
 
@@ -64,6 +64,7 @@ async fn assert_own_record(app: &TestApp, client: &Client) -> Value {
             "prefix",
             "label",
             "organizationId",
+            "organizationName",
             "scopes",
             "createdAt"
         ]),
@@ -73,6 +74,12 @@ async fn assert_own_record(app: &TestApp, client: &Client) -> Value {
     assert_eq!(body["prefix"], key.prefix);
     assert_eq!(&client.key[6..22], key.prefix, "the key's public part");
     assert_eq!(body["organizationId"], key.organization_id.to_string());
+    let organization = app
+        .store
+        .find_organization(key.organization_id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(body["organizationName"], organization.name.as_str());
     assert_eq!(body["label"].as_str(), key.label.as_deref());
     let scopes: Vec<&str> = key.scopes.as_slice().iter().map(|s| s.as_str()).collect();
     assert_eq!(body["scopes"], serde_json::json!(scopes), "in stored order");

@@ -18,6 +18,7 @@ mod fairness;
 mod graceful_shutdown;
 mod hold_release_instances;
 mod http_api_key;
+mod http_console_lookups;
 mod http_events;
 mod http_foundation;
 mod http_gate;

@@ -518,6 +518,15 @@ async fn every_operation_answers_as_documented(app: TestApp) {
             &app.call_raw(client.get("/api/v1/api-key")).await,
         );
     }
+    // What ids name, the summary and the organization's keys.
+    for path in [
+        "/api/v1/skus",
+        "/api/v1/offices",
+        "/api/v1/inventory-summary",
+        "/api/v1/api-keys",
+    ] {
+        c.check("GET", path, &app.call_raw(d.a.get(path)).await);
+    }
 
     // Inventory levels: create, list, deactivate.
     let level_body =

@@ -1,0 +1,37 @@
+// @ts-check
+// What equip's own OpenAPI document (`GET /openapi.json`, no key needed)
+// says, read once per tab: the console takes lists such as the scopes from
+// it rather than from a copy of the Rust code.
+
+import { SCOPES } from "./scopes.js";
+
+/** @type {Promise<any> | null} */
+let doc = null;
+
+/** @returns {Promise<any>} the OpenAPI document */
+export function openapi() {
+  if (!doc) {
+    doc = fetch("/openapi.json", { credentials: "omit", headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`openapi.json: ${r.status}`))))
+      .catch((e) => {
+        doc = null;
+        throw e;
+      });
+  }
+  return doc;
+}
+
+/**
+ * Every scope a key may have, in the API's order (the ApiKey schema's
+ * `scopes` enum); the console's own list when the document cannot be read.
+ * @returns {Promise<string[]>}
+ */
+export async function scopeList() {
+  try {
+    const list = (await openapi())?.components?.schemas?.ApiKey?.properties?.scopes?.items?.enum;
+    if (Array.isArray(list) && list.length) return list;
+  } catch {
+    // The console's own list below.
+  }
+  return Object.keys(SCOPES);
+}
