@@ -316,6 +316,7 @@ def test_filters_in_words_and_sortable_headers(console):
     skus = all_skus(console)
     code, name = skus[0]["categoryCode"], skus[0]["categoryName"]
     page = console.sign_in().page
+    console.go("#/inventory")
     expect(page.locator("#result-count")).to_be_visible()
     # A category by its name; the API gets its code.
     page.locator("fieldset.categories").get_by_label(name, exact=True).check()
@@ -364,6 +365,7 @@ def test_filters_in_words_and_sortable_headers(console):
 def test_a_key_without_inventory_write_sees_no_actions(console):
     item = free_items(console, 1)[0]
     page = console.sign_in(console.server.keys["reader"]).page
+    console.go("#/inventory")
     expect(page.locator("#result-count")).to_be_visible()
     expect(page.locator("input.select-item")).to_have_count(0)
     expect(page.locator("#bulk-status")).to_have_count(0)
