@@ -167,6 +167,8 @@ def test_an_item_an_order_holds_is_refused_in_words(console):
     expect(error).to_contain_text("409")
     expect(error).to_contain_text("A new joiner's order holds this item")
     expect(error).to_contain_text("held by order")
+    order = next(o for o in orders if any(line["itemId"] == held[0] for line in o["lines"]))
+    expect(error.locator("a.order-link")).to_have_attribute("href", f"#/orders/{order['id']}")
     accessible(console, "item refused")
     console.shoot("item-refused")
     assert api_ok(console, "GET", f"/api/v1/inventory/{held[0]}")["deployStatus"] == "UNAVAILABLE"

@@ -126,7 +126,8 @@ function holderCellWith(to, known, where) {
 function returnWords(r) {
   if (!r) return text(null);
   const method = r.retrievalMethod ? `, ${label(r.retrievalMethod.type)} ${label(r.retrievalMethod.status).toLowerCase()}` : ", no retrieval method chosen yet";
-  return h("span", {}, `Return ${label(r.returnOrderItemStatus || r.status).toLowerCase()}${method}; started `, time(r.createdAt));
+  const words = h("span", {}, `Return ${label(r.returnOrderItemStatus || r.status).toLowerCase()}${method}; started `, time(r.createdAt));
+  return can("returns:read") ? h("a", { href: href(["returns", r.id], null), class: "return-link" }, words) : words;
 }
 
 function back() {

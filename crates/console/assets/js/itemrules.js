@@ -4,6 +4,8 @@
 // words. The API still decides: its 400/409 detail is always shown too.
 
 import { request } from "./api.js";
+import { href } from "./router.js";
+import { can } from "./scopes.js";
 import { h, label } from "./ui.js";
 
 /** The statuses an item can be given (the deprecated ones left out). */
@@ -92,12 +94,14 @@ export function explain(error) {
 export function refusal(error, what) {
   const plain = explain(error);
   const statusText = error && error.status ? ` (HTTP ${error.status})` : "";
+  const order = /held by order ([0-9a-f-]{36})/i.exec(String((error && error.detail) || ""));
   return h(
     "div",
     { class: "error", role: "alert" },
     h("strong", {}, `${what} failed${statusText}`),
     plain ? h("p", { class: "error-plain" }, plain) : null,
     h("p", { class: "error-detail" }, `equip said: ${(error && (error.detail || error.message)) || "something went wrong"}`),
+    order && can("orders:read") ? h("p", {}, h("a", { href: href(["orders", order[1]], null), class: "order-link" }, "Open the order that holds it")) : null,
   );
 }
 
