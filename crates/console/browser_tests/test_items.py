@@ -469,3 +469,26 @@ def test_check_out_from_the_keyboard_alone(console):
     expect(page.locator(".item-message")).to_be_focused()
     after = api_ok(console, "GET", f"/api/v1/inventory/{item['id']}")
     assert after["assignedTo"]["id"] == user["id"] and after["deployStatus"] == "DEPLOYED"
+
+
+def test_the_new_screens_in_dark_mode(console):
+    orders = api_ok(console, "GET", "/api/v1/orders", query={"status": "ALLOCATED", "size": "5"})["data"]
+    held = next(line["itemId"] for o in orders for line in o["lines"] if line["status"] == "ALLOCATED" and line["itemId"])
+    page = console.sign_in().page
+    page.emulate_media(color_scheme="dark")
+    console.go(f"#/inventory/{held}")
+    page.locator("#change-status").select_option("AVAILABLE")
+    page.get_by_role("button", name="Save status and condition").click()
+    expect(page.locator(".item-message .error")).to_be_visible()
+    accessible(console, "item refused, dark")
+    console.go("#/levels")
+    expect(page.locator(".count")).to_be_visible()
+    accessible(console, "levels, dark")
+    console.go("#/inventory?searchString=Laptopszz")
+    expect(page.locator("#result-count")).to_have_text("0 items")
+    expect(page.locator(".hint")).to_be_visible()
+    accessible(console, "a search's category hint, dark")
+    console.go("#/inventory?deployStatuses=AVAILABLE")
+    page.locator("#select-all").check()
+    page.get_by_role("button", name="Change status…").click()
+    accessible(console, "inventory with the bulk panel, dark")
