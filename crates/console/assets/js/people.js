@@ -198,6 +198,7 @@ async function load(params, ctx) {
     params.get("startingWithin") ? h("p", { class: "help" }, `Starting between ${day(0)} and ${day(Number(params.get("startingWithin")))} (UTC dates).`) : null,
     table({
       caption: "People",
+      sorted: null,
       empty: "Nobody matches this search.",
       rows: answer.Resources,
       columns: [
