@@ -49,9 +49,10 @@ def readonly_key(server):
     return key
 
 
-def new_return(server, count: int = 2) -> dict:
-    """A return order created through the API for an ACTIVE person's DEPLOYED
-    items that are on no return and have serial numbers."""
+def new_return(server, count: int = 2, key: str | None = None) -> dict:
+    """A return order created through the API (with `key`, else the demo's
+    key) for an ACTIVE person's DEPLOYED items that are on no return and have
+    serial numbers."""
     status, page = server.api("GET", "/api/v1/inventory", query={"deployStatuses": "DEPLOYED", "size": "1000"})
     assert status == 200
     by_person: dict[str, list[dict]] = {}
@@ -65,7 +66,7 @@ def new_return(server, count: int = 2) -> dict:
         status, user = server.api("GET", f"/scim/v2/Users/{person_id}")
         if status != 200 or user.get(EXT, {}).get("status") != "ACTIVE":
             continue
-        status, order = server.api("POST", "/api/v1/return-orders", body={"personId": person_id, "itemIds": [i["id"] for i in items[:count]]})
+        status, order = server.api("POST", "/api/v1/return-orders", key=key, body={"personId": person_id, "itemIds": [i["id"] for i in items[:count]]})
         assert status == 201, order
         order["_items"] = {i["id"]: i for i in items[:count]}
         return order
@@ -438,10 +439,15 @@ def test_packages_show_their_contents_in_words_and_are_edited(console):
     _, answer = server.api("GET", "/api/v1/packages")
     expect(page.locator("a.package-link")).to_have_count(len(answer["data"]))
     pkg = next(p for p in answer["data"] if p["items"])
-    _, items = server.api("GET", "/api/v1/inventory", query={"categories": pkg["items"][0]["categoryCode"], "size": "1"})
-    category = items["data"][0]["categoryNameOfSku"]
+    # Category names and SKU titles are the catalog's (GET /api/v1/skus).
+    _, catalog = server.api("GET", "/api/v1/skus")
+    skus = {s["id"]: s for s in catalog["data"]}
+    category = next(s["categoryName"] for s in catalog["data"] if s["categoryCode"] == pkg["items"][0]["categoryCode"])
     row = page.locator("tr", has=page.locator(f"a[href='#/packages/{pkg['id']}']"))
     expect(row).to_contain_text(f"{pkg['items'][0]['quantity']} × {category}")
+    for entry in (e for p in answer["data"] for e in p["items"]):
+        for sku_id in entry.get("skuIds") or []:
+            expect(page.locator("main")).to_contain_text(skus[sku_id]["title"])
     expect(row).to_contain_text(pkg["slug"])
     accessible(console, "packages")
     console.shoot("packages")
@@ -543,3 +549,57 @@ def test_a_key_that_reads_only_returns_and_orders_sees_no_ids(console):
     console.go(f"#/returns/{returns['data'][0]['id']}")
     expect(page.locator(".timeline")).to_contain_text("Return opened for")
     expect(page.locator("main")).to_contain_text("With the scope events:read")
+
+
+def test_timelines_name_any_key_of_the_organization(console, readonly_key):
+    """A change made with another key reads "by the key <its label>" (GET
+    /api/v1/api-keys), for the key that made it and for any other key that
+    reads events."""
+    server = console.server
+    desk, _ = create_key(server.database_url, server.org, "Returns desk", "--scope", "returns:read,returns:write,inventory:read,scim")
+    server.keys["returns-desk"] = desk
+    order = new_return(server, count=1, key=desk)
+    _, keys = server.api("GET", "/api/v1/api-keys")
+    assert "Returns desk" in [k["label"] for k in keys["data"]]
+    page = console.sign_in().page
+    console.go(f"#/returns/{order['id']}")
+    timeline = page.locator(".timeline")
+    expect(timeline).to_contain_text("Return opened for")
+    expect(timeline).to_contain_text("by the key Returns desk")
+    expect(timeline).not_to_contain_text("by an API key")
+    # A key that only reads (events:read included) names it too.
+    page.get_by_role("button", name="Sign out").click()
+    console.sign_in(readonly_key)
+    console.go(f"#/returns/{order['id']}")
+    expect(page.locator(".timeline")).to_contain_text("by the key Returns desk")
+
+
+@pytest.fixture
+def dark(server, browser):
+    """A tab whose system asks for dark colours."""
+    from conftest import DESKTOP, Console
+
+    context = browser.new_context(viewport=DESKTOP, color_scheme="dark", locale="en-GB", timezone_id="UTC")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    c = Console(server, page)
+    yield c
+    context.close()
+    assert not c.problems, "\n".join(c.problems)
+
+
+def test_returns_and_orders_in_dark_mode_are_accessible(dark):
+    """The status badges keep their contrast in dark mode (axe-core)."""
+    server = dark.server
+    page = dark.sign_in().page
+    _, returns = server.api("GET", "/api/v1/return-orders", query={"status": "RETURN_KIT_SENT", "size": "1"})
+    _, orders = server.api("GET", "/api/v1/orders", query={"status": "SHIPPED", "size": "1"})
+    for fragment in ["#/returns", f"#/returns/{returns['data'][0]['id']}", "#/orders", f"#/orders/{orders['data'][0]['id']}"]:
+        dark.go(fragment)
+        page.wait_for_function("() => !document.querySelector('main .loading')")
+        page.wait_for_load_state("networkidle")
+        expect(page.locator("main .badge[data-status]").first).to_be_visible()
+        background = page.evaluate("getComputedStyle(document.querySelector('main .badge[data-status]')).backgroundColor")
+        assert max(int(x) for x in re.findall(r"\d+", background)[:3]) < 100, f"{fragment}: a light badge ({background})"
+        accessible(dark, f"dark {fragment}")
+    dark.shoot("dark-order")

@@ -1,15 +1,15 @@
 // @ts-check
 // Shared pieces of the returns, receipt, orders and packages screens: the
-// words for the API's statuses, items and SKUs by id, status filters and
-// paging in the URL.
+// words for the API's statuses, people and items by id, status filters and
+// paging in the URL. SKU titles, category names and the keys that made
+// changes come from names.js.
 
-import { keyInfo, request } from "./api.js";
-import { people, skus } from "./names.js";
+import { request } from "./api.js";
+import { people } from "./names.js";
 import { go, href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, h, label } from "./ui.js";
 
-/** @typedef {{id: string, title: string, categoryCode: string, categoryName: string}} SkuName */
 /** @typedef {{path: string[], params: URLSearchParams}} Route */
 /** @typedef {{signal: AbortSignal, isCurrent: () => boolean}} Ctx */
 
@@ -274,48 +274,6 @@ export function itemLink(item, id) {
   return h("a", { href: href(["inventory", id], null), class: "item-link" }, words);
 }
 
-/** @type {Promise<Map<string, SkuName>> | null} */
-let catalogCache = null;
-
-/**
- * Every SKU of the organization by id (`GET /api/v1/skus`); while that
- * endpoint is missing, the SKUs of the first 1,000 items.
- * @returns {Promise<Map<string, SkuName>>}
- */
-export function catalog() {
-  if (!catalogCache) {
-    catalogCache = skus().then(async (all) => {
-      if (all.size || !can("inventory:read")) return /** @type {Map<string, SkuName>} */ (all);
-      /** @type {Map<string, SkuName>} */
-      const out = new Map();
-      try {
-        const answer = await request("GET", "/api/v1/inventory", { query: [["size", "1000"], ["sortBy", "skuId"]] });
-        for (const i of answer.data) {
-          if (!out.has(i.skuId)) out.set(i.skuId, { id: i.skuId, title: i.skuTitle, categoryCode: i.categoryCode, categoryName: i.categoryNameOfSku });
-        }
-      } catch {
-        catalogCache = null;
-      }
-      return out;
-    });
-  }
-  return catalogCache;
-}
-
-/**
- * Category code → name, from the catalog.
- * @returns {Promise<Map<string, string>>}
- */
-export async function categoryNames() {
-  const all = await catalog();
-  /** @type {Map<string, string>} */
-  const out = new Map();
-  for (const s of [...all.values()].sort((a, b) => a.categoryName.localeCompare(b.categoryName))) {
-    if (!out.has(s.categoryCode)) out.set(s.categoryCode, s.categoryName);
-  }
-  return out;
-}
-
 /**
  * A status filter of a listing: a labelled select whose change goes to the
  * filtered view (the first page).
@@ -444,9 +402,6 @@ export function actorWords(actor, actors) {
   if (actor.type === "API_KEY") {
     const k = actors.get(actor.id);
     if (k) return `the key ${k.label || k.prefix}`;
-    // Without the organization's keys, the signed-in key still knows itself.
-    const self = keyInfo();
-    if (self && self.id === actor.id) return `the key ${self.label || self.prefix}`;
     return "an API key";
   }
   if (actor.type === "CLI") return "an administrator (equip command)";

@@ -6,14 +6,12 @@
 // (`PATCH …/shipments/{id}`).
 
 import { request } from "./api.js";
-import { packages } from "./names.js";
+import { categories as allCategories, keys, packages, skus as allSkus } from "./names.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time } from "./ui.js";
 import {
   actorWords,
-  catalog,
-  categoryNames,
   itemLink,
   itemsById,
   LINE_STATUS_WORDS,
@@ -26,7 +24,6 @@ import {
   statusBadge,
   subjectEvents,
 } from "./lifecycle.js";
-import { keys } from "./names.js";
 
 /**
  * One order.
@@ -61,8 +58,8 @@ async function draw(main, id, ctx, outcome) {
       namesOf([order.personId]),
       itemsById(order.lines.map((/** @type {any} */ l) => l.itemId), ctx.signal),
       packages(),
-      catalog(),
-      categoryNames(),
+      allSkus(),
+      allCategories(),
     ]);
   } catch (error) {
     if (error.name === "AbortError" || !ctx.isCurrent()) return;

@@ -8,7 +8,7 @@ import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, facts, fill, focusHeading, h, heading, loading, notice } from "./ui.js";
-import { catalog, categoryNames } from "./lifecycle.js";
+import { categories as allCategories, skus as allSkus } from "./names.js";
 import { contentsList } from "./packages.js";
 
 /**
@@ -42,7 +42,7 @@ async function draw(main, id, ctx, outcome) {
   let categories;
   try {
     pkg = await request("GET", `/api/v1/packages/${encodeURIComponent(id)}`, { signal: ctx.signal });
-    [skus, categories] = await Promise.all([catalog(), categoryNames()]);
+    [skus, categories] = await Promise.all([allSkus(), allCategories()]);
   } catch (error) {
     if (error.name === "AbortError" || !ctx.isCurrent()) return;
     fill(main, back(), heading("Package"), errorBox(error, "Loading the package"));

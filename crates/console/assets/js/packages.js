@@ -5,7 +5,7 @@
 import { request } from "./api.js";
 import { href } from "./router.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, table } from "./ui.js";
-import { catalog, categoryNames } from "./lifecycle.js";
+import { categories as allCategories, skus as allSkus } from "./names.js";
 
 /**
  * The packages listing.
@@ -31,7 +31,7 @@ export default async function packagesView(main, _route, ctx) {
   try {
     const answer = await request("GET", "/api/v1/packages", { signal: ctx.signal });
     list = answer.data;
-    [skus, categories] = await Promise.all([catalog(), categoryNames()]);
+    [skus, categories] = await Promise.all([allSkus(), allCategories()]);
   } catch (error) {
     if (error.name === "AbortError" || !ctx.isCurrent()) return;
     fill(body, errorBox(error, "Loading packages"));

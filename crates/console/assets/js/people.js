@@ -149,46 +149,24 @@ export function peopleFilter(params) {
 }
 
 /**
- * One page of the list: the API's filter, sort and page.
+ * One page of the list: the API's filter, sort and page (SCIM sorts by
+ * the extension's start date too).
  * @param {URLSearchParams} params
  * @param {number} page
  * @param {AbortSignal} signal
  * @returns {Promise<{totalResults: number, Resources: any[]}>}
  */
 export async function peoplePage(params, page, signal) {
-  const byStart = params.get("sort") === "startDate";
-  const filter = peopleFilter(params);
-  const ask = (/** @type {string} */ sortBy, /** @type {number} */ start, /** @type {number} */ count) =>
-    request("GET", "/scim/v2/Users", {
-      query: [
-        ["filter", filter],
-        ["startIndex", String(start)],
-        ["count", String(count)],
-        ["sortBy", sortBy],
-      ],
-      signal,
-    });
-  if (!byStart) return ask("name.familyName", (page - 1) * PAGE_SIZE + 1, PAGE_SIZE);
-  try {
-    return await ask(START_DATE, (page - 1) * PAGE_SIZE + 1, PAGE_SIZE);
-  } catch (/** @type {any} */ error) {
-    // An equip that cannot sort by start date yet (400): the people starting
-    // soon are few, so they are read whole and sorted here. (Another 400,
-    // of the filter, comes back again from the first read below.)
-    if (error.status !== 400 || !params.get("startingWithin")) throw error;
-  }
-  /** @type {any[]} */
-  const everyone = [];
-  let total = 0;
-  do {
-    const part = await ask("name.familyName", everyone.length + 1, 50);
-    total = part.totalResults;
-    everyone.push(...part.Resources);
-    if (!part.Resources.length) break;
-  } while (everyone.length < Math.min(total, 1000));
-  const start = (/** @type {any} */ u) => u[EXTENSION]?.startDate || "9999";
-  everyone.sort((a, b) => start(a).localeCompare(start(b)));
-  return { totalResults: total, Resources: everyone.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE) };
+  return request("GET", "/scim/v2/Users", {
+    query: [
+      ["filter", peopleFilter(params)],
+      ["startIndex", String((page - 1) * PAGE_SIZE + 1)],
+      ["count", String(PAGE_SIZE)],
+      // Start date, soonest first (people without one last), or family name.
+      ["sortBy", params.get("sort") === "startDate" ? START_DATE : "name.familyName"],
+    ],
+    signal,
+  });
 }
 
 /**
@@ -220,6 +198,7 @@ async function load(params, ctx) {
     params.get("startingWithin") ? h("p", { class: "help" }, `Starting between ${day(0)} and ${day(Number(params.get("startingWithin")))} (UTC dates).`) : null,
     table({
       caption: "People",
+      sorted: null,
       empty: "Nobody matches this search.",
       rows: answer.Resources,
       columns: [

@@ -116,6 +116,7 @@ function itemsSection(user) {
         body,
         table({
           caption: "Items assigned to this person",
+          sorted: null,
           empty: "No items are assigned to this person.",
           rows: data,
           columns: [
@@ -194,6 +195,7 @@ function loadReminders(user, list, watch, round = 0) {
         data.length
           ? table({
               caption: "Reminders sent to this person",
+              sorted: null,
               rows: data,
               columns: [
                 { title: "Asked", cell: (/** @type {any} */ r) => time(r.createdAt) },

@@ -300,6 +300,7 @@ function showReport(result, name, response, records) {
     downloads.length ? h("div", { class: "downloads" }, downloads) : null,
     table({
       caption: "Result of each row, failed rows first",
+      sorted: null,
       rows: [...failed, ...existing, ...succeeded],
       columns: [
         { title: "Row", cell: (/** @type {any} */ o) => String(o.row) },
