@@ -1,3 +1,4 @@
+// @ts-check
 // The console's only way to equip: its public API, with the signed-in key.
 //
 // The key lives in sessionStorage (this tab only, gone when it closes) and is
@@ -45,6 +46,7 @@ export async function signIn(key) {
   return info;
 }
 
+/** @type {(detail: string) => void} */
 let onSignedOut = () => {};
 
 /// `callback(message)` runs when the API refuses the key (401).

@@ -1,3 +1,4 @@
+// @ts-check
 // The console's shell: sign-in state, navigation by scope, and the router
 // that picks a view for the URL's fragment.
 
@@ -5,16 +6,15 @@ import { forget, keyInfo, storedKey, whenSignedOut } from "./api.js";
 import { current, go } from "./router.js";
 import { can, scopes, SCOPES } from "./scopes.js";
 import { fill, focusHeading, h } from "./ui.js";
-import { inventoryView } from "./inventory.js";
 import overviewView from "./overview.js";
 
 const main = document.getElementById("main");
 
 /// Views by the first segment of the path; each is loaded when first used,
-/// except the overview (the first screen) and the inventory.
+/// except the overview, the first screen.
 const VIEWS = {
   overview: { needs: "inventory:read", load: async () => overviewView },
-  inventory: { needs: "inventory:read", load: async (route) => (route.path[1] ? (await import("./item.js")).itemView : inventoryView) },
+  inventory: { needs: "inventory:read", load: async (route) => (route.path[1] ? (await import("./item.js")).itemView : (await import("./inventory.js")).inventoryView) },
   people: { needs: "scim", load: async (route) => (await import(route.path[1] ? "./person.js" : "./people.js")).default },
   upload: { needs: "scim", load: async () => (await import("./upload.js")).default },
   warehouses: { needs: "warehouses:read", load: async () => (await import("./warehouses.js")).default },
@@ -48,7 +48,7 @@ function showSession() {
   document.getElementById("global-search").hidden = true;
   document.getElementById("org-name").hidden = true;
   if (!signedIn) return;
-  for (const a of document.querySelectorAll("#nav a[data-area]")) {
+  for (const a of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("#nav a[data-area]"))) {
     a.closest("li").hidden = !allowed(VIEWS[a.dataset.area].needs);
   }
   showOrganization(info);
@@ -70,7 +70,7 @@ function home() {
 }
 
 function markCurrentArea(area) {
-  for (const a of document.querySelectorAll("#nav a[data-area]")) {
+  for (const a of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("#nav a[data-area]"))) {
     if (a.dataset.area === area) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
@@ -182,7 +182,7 @@ function showOrganization(info) {
   org.hidden = !info.organizationName;
   const search = document.getElementById("global-search");
   search.hidden = !allowed(VIEWS.search.needs);
-  const box = document.getElementById("global-q");
+  const box = /** @type {HTMLInputElement} */ (document.getElementById("global-q"));
   const q = current().path[0] === "search" ? current().params.get("q") || "" : "";
   if (box !== document.activeElement) box.value = q;
   box.placeholder = can("scim") && can("inventory:read") ? "People, serials, products" : can("scim") ? "People by name or email" : "Serials, products";
@@ -190,7 +190,7 @@ function showOrganization(info) {
 
 document.getElementById("global-search").addEventListener("submit", (e) => {
   e.preventDefault();
-  const q = document.getElementById("global-q").value.trim();
+  const q = /** @type {HTMLInputElement} */ (document.getElementById("global-q")).value.trim();
   if (q) go(["search"], new URLSearchParams({ q }));
 });
 

@@ -1,3 +1,4 @@
+// @ts-check
 // CSV as equip's upload reads it (RFC 4180: quoted fields may hold commas,
 // quotes and line breaks; a quote inside an unquoted field is text; CRLF or
 // LF; an optional UTF-8 BOM; rows whose cells are all blank are skipped and

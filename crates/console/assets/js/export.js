@@ -5,6 +5,7 @@
 // spreadsheet would run as a formula is neutralised as the upload report does.
 
 import { format, inert } from "./csv.js";
+import { announce, h } from "./ui.js";
 
 /**
  * @template T
@@ -46,4 +47,46 @@ export async function exportCsv({ filename, columns, fetchPage, progress, signal
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
   return { rows: records.length - 1, url };
+}
+
+/**
+ * An "Export CSV" button for a filtered listing: reads every page of the
+ * listing with the screen's filters (1,000 rows a request), with progress,
+ * and downloads the file (export.js).
+ * @param {{noun: string, filename: string, columns: {header: string, value: (row: any) => string | number | null | undefined}[], fetchPage: (page: number) => Promise<{rows: any[], totalPages: number}>}} spec
+ * @returns {HTMLElement}
+ */
+export function exportButton({ noun, filename, columns, fetchPage }) {
+  const status = h("span", { class: "sub export-status", role: "status" });
+  const button = /** @type {HTMLButtonElement} */ (
+    h(
+      "button",
+      {
+        type: "button",
+        class: "secondary small",
+        onclick: async () => {
+          button.disabled = true;
+          status.textContent = "Preparing…";
+          try {
+            const done = await exportCsv({
+              filename,
+              columns,
+              fetchPage,
+              progress: (page, total) => {
+                status.textContent = `Page ${page} of ${total}…`;
+              },
+            });
+            status.textContent = `Exported ${done.rows} ${noun}.`;
+            announce(`Exported ${done.rows} ${noun}`);
+          } catch (error) {
+            status.textContent = `The export failed: ${/** @type {any} */ (error).detail || /** @type {any} */ (error).message}`;
+          } finally {
+            button.disabled = false;
+          }
+        },
+      },
+      "Export CSV",
+    )
+  );
+  return h("div", { class: "export" }, button, " ", status);
 }

@@ -17,14 +17,18 @@ import { holderCell, holderPeople, productNames } from "./holders.js";
 import { offices, people, warehouses } from "./names.js";
 import { current, go, href } from "./router.js";
 import { can } from "./scopes.js";
+import { parameterEnum } from "./spec.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, label, loading, pager, table, text, time } from "./ui.js";
 
-/// The deploy statuses a listing can filter on (the API answers 400 for
-/// GIFTED, LOCKED and OUT_FOR_REPAIR, which it no longer uses).
-const DEPLOY_STATUSES = ["AVAILABLE", "DEPLOYED", "AWAITING_ARRIVAL", "ON_HOLD", "UNAVAILABLE", "ARCHIVED", "VOIDED"];
+/// The deploy statuses a listing can filter on: the `deployStatuses` values of
+/// the API's OpenAPI document (read by `fromTheApi`), this list only when the
+/// document cannot be read.
+let DEPLOY_STATUSES = ["AVAILABLE", "DEPLOYED", "AWAITING_ARRIVAL", "ON_HOLD", "UNAVAILABLE", "ARCHIVED", "VOIDED"];
 
-/// The API's `sortBy` values, with the console's names for them.
-const SORTS = [
+/// The console's names for the API's `sortBy` values. Which values there are
+/// comes from the OpenAPI document (`fromTheApi`); a value the console has no
+/// name for is shown as it is.
+const SORT_NAMES = [
   ["createdAt", "Created"],
   ["updatedAt", "Updated"],
   ["product", "Product"],
@@ -38,6 +42,36 @@ const SORTS = [
   ["category", "Category"],
   ["suppliedBy", "Supplied by"],
 ];
+
+/** The sort keys offered, with their names. @type {string[][]} */
+let SORTS = SORT_NAMES;
+let askedTheApi = false;
+
+/**
+ * Takes the statuses and sort keys the API documents (`GET /openapi.json`,
+ * read once per tab) instead of a copy of them.
+ */
+async function fromTheApi() {
+  if (askedTheApi) return;
+  askedTheApi = true;
+  const path = "/api/v1/inventory";
+  const [statuses, sorts] = await Promise.all([
+    parameterEnum(path, "deployStatuses", DEPLOY_STATUSES),
+    parameterEnum(
+      path,
+      "sortBy",
+      SORT_NAMES.map(([v]) => v),
+    ),
+  ]);
+  DEPLOY_STATUSES = statuses;
+  const named = new Map(SORT_NAMES.map(([v, t]) => [v, t]));
+  SORTS = [...sorts].sort((a, b) => order(a) - order(b)).map((v) => [v, named.get(v) || v]);
+  /** @param {string} v */
+  function order(v) {
+    const i = SORT_NAMES.findIndex(([k]) => k === v);
+    return i < 0 ? SORT_NAMES.length : i;
+  }
+}
 
 /** Sorts whose natural first click is newest first. */
 const NEWEST_FIRST = ["createdAt", "updatedAt", "renewalDate"];
@@ -89,6 +123,10 @@ export function lastListing() {
  */
 export async function inventoryView(main, route, ctx) {
   const built = !view || !main.contains(view.form);
+  if (built) {
+    await fromTheApi();
+    if (!ctx.isCurrent()) return;
+  }
   if (built) {
     view = build(main);
     focusHeading();

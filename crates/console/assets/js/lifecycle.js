@@ -298,52 +298,8 @@ export function statusFilter({ area, params, statuses, words, label: text }) {
   return h("div", { class: "field" }, h("label", { for: `${area}-status` }, text), select);
 }
 
-/** @type {Promise<any> | null} */
-let openapiCache = null;
-
-/**
- * equip's OpenAPI document (`GET /openapi.json`), read once; null when it
- * cannot be read.
- * @returns {Promise<any>}
- */
-function openApi() {
-  if (!openapiCache) {
-    openapiCache = request("GET", "/openapi.json").catch(() => {
-      openapiCache = null;
-      return null;
-    });
-  }
-  return openapiCache;
-}
-
-/**
- * The values a listing's query parameter takes, from the OpenAPI document
- * (so the console offers exactly what the API accepts); `fallback` when the
- * document cannot be read.
- * @param {string} path e.g. `/api/v1/return-orders`
- * @param {string} name e.g. `status`
- * @param {string[]} fallback
- * @returns {Promise<string[]>}
- */
-export async function parameterEnum(path, name, fallback) {
-  const doc = await openApi();
-  const params = doc?.paths?.[path]?.get?.parameters || [];
-  const found = params.find((/** @type {any} */ p) => p.name === name)?.schema?.enum;
-  return Array.isArray(found) ? found.filter((/** @type {any} */ v) => typeof v === "string") : fallback;
-}
-
-/**
- * The values a schema's property takes, from the OpenAPI document.
- * @param {string} schema e.g. `ReturnLinePatch`
- * @param {string} property e.g. `closedReason`
- * @param {string[]} fallback
- * @returns {Promise<string[]>}
- */
-export async function propertyEnum(schema, property, fallback) {
-  const doc = await openApi();
-  const found = doc?.components?.schemas?.[schema]?.properties?.[property]?.enum;
-  return Array.isArray(found) ? found.filter((/** @type {any} */ v) => typeof v === "string") : fallback;
-}
+// The lists the API accepts, read from its OpenAPI document (spec.js).
+export { parameterEnum, propertyEnum } from "./spec.js";
 
 /**
  * Every event of one subject (`GET /api/v1/events?subjectId=`), oldest
@@ -426,45 +382,4 @@ export function personLifecycleLinks(personId) {
   return h("nav", { class: "card", "aria-label": "Orders and returns of this person" }, h("ul", { class: "actions plain" }, links));
 }
 
-/**
- * An "Export CSV" button for a filtered listing: reads every page of the
- * listing with the screen's filters (1,000 rows a request), with progress,
- * and downloads the file (export.js).
- * @param {{noun: string, filename: string, columns: {header: string, value: (row: any) => string | number | null | undefined}[], fetchPage: (page: number) => Promise<{rows: any[], totalPages: number}>}} spec
- * @returns {HTMLElement}
- */
-export function exportButton({ noun, filename, columns, fetchPage }) {
-  const status = h("span", { class: "sub export-status", role: "status" });
-  const button = /** @type {HTMLButtonElement} */ (
-    h(
-      "button",
-      {
-        type: "button",
-        class: "secondary small",
-        onclick: async () => {
-          button.disabled = true;
-          status.textContent = "Preparing…";
-          try {
-            const { exportCsv } = await import("./export.js");
-            const done = await exportCsv({
-              filename,
-              columns,
-              fetchPage,
-              progress: (page, total) => {
-                status.textContent = `Page ${page} of ${total}…`;
-              },
-            });
-            status.textContent = `Exported ${done.rows} ${noun}.`;
-            announce(`Exported ${done.rows} ${noun}`);
-          } catch (error) {
-            status.textContent = `The export failed: ${/** @type {any} */ (error).detail || /** @type {any} */ (error).message}`;
-          } finally {
-            button.disabled = false;
-          }
-        },
-      },
-      "Export CSV",
-    )
-  );
-  return h("div", { class: "export" }, button, " ", status);
-}
+export { exportButton } from "./export.js";

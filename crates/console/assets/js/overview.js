@@ -328,7 +328,7 @@ async function levelsPanel(body, ctx) {
   if (!ctx.isCurrent()) return;
   fill(
     body,
-    h("p", { class: "big-number" }, h("a", { href: link("levels", null), id: "below-count" }, `${below.length} ${below.length === 1 ? "level" : "levels"}`)),
+    h("p", { class: "big-number" }, h("a", { href: link("levels", { below: "true" }), id: "below-count" }, `${below.length} ${below.length === 1 ? "level" : "levels"}`)),
     below.length
       ? h(
           "ul",

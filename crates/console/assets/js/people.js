@@ -6,6 +6,7 @@
 
 import { request } from "./api.js";
 import { current, go, href } from "./router.js";
+import { exportButton } from "./export.js";
 import { remember } from "./names.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, loading, pager, table, text } from "./ui.js";
 
@@ -157,11 +158,24 @@ export function peopleFilter(params) {
  * @returns {Promise<{totalResults: number, Resources: any[]}>}
  */
 export async function peoplePage(params, page, signal) {
+  return peopleFrom(params, (page - 1) * PAGE_SIZE + 1, PAGE_SIZE, signal);
+}
+
+/**
+ * `count` people of the list from the 1-based `startIndex` (the server may
+ * answer fewer: its page cap).
+ * @param {URLSearchParams} params
+ * @param {number} startIndex
+ * @param {number} count
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<{totalResults: number, Resources: any[]}>}
+ */
+function peopleFrom(params, startIndex, count, signal) {
   return request("GET", "/scim/v2/Users", {
     query: [
       ["filter", peopleFilter(params)],
-      ["startIndex", String((page - 1) * PAGE_SIZE + 1)],
-      ["count", String(PAGE_SIZE)],
+      ["startIndex", String(startIndex)],
+      ["count", String(count)],
       // Start date, soonest first (people without one last), or family name.
       ["sortBy", params.get("sort") === "startDate" ? START_DATE : "name.familyName"],
     ],
@@ -195,6 +209,7 @@ async function load(params, ctx) {
   fill(
     body,
     h("p", { class: "count", id: "result-count" }, `${total} people`),
+    total ? peopleExport(params) : null,
     params.get("startingWithin") ? h("p", { class: "help" }, `Starting between ${day(0)} and ${day(Number(params.get("startingWithin")))} (UTC dates).`) : null,
     table({
       caption: "People",
@@ -226,6 +241,38 @@ async function load(params, ctx) {
     }),
   );
   announce(`${total} people`);
+}
+
+/**
+ * "Export CSV" of the whole filtered list, in the list's order, read in
+ * SCIM pages of up to 50 (each next page starts after the rows received, so a
+ * smaller page cap of the server skips nobody).
+ * @param {URLSearchParams} params
+ */
+function peopleExport(params) {
+  const filter = new URLSearchParams(params);
+  filter.delete("page");
+  let next = 1;
+  return exportButton({
+    noun: "people",
+    filename: "people.csv",
+    columns: [
+      { header: "name", value: (u) => displayName(u) },
+      { header: "email", value: (u) => u.userName },
+      { header: "status", value: (u) => u[EXTENSION]?.status },
+      { header: "start_date", value: (u) => u[EXTENSION]?.startDate },
+      { header: "active", value: (u) => (u.active === false ? "no" : "yes") },
+      { header: "id", value: (u) => u.id },
+    ],
+    fetchPage: async (page) => {
+      if (page === 1) next = 1;
+      const answer = await peopleFrom(filter, next, 50);
+      const got = answer.Resources.length;
+      next += got;
+      const left = Math.max(0, answer.totalResults - (next - 1));
+      return { rows: answer.Resources, totalPages: got && left ? page + Math.ceil(left / got) : page };
+    },
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+// @ts-check
 // Views live in the URL's fragment (`#/inventory?deployStatuses=DEPLOYED`), so a
 // view, its filters and its page can be bookmarked and shared, and the server
 // only ever serves one page. The key is never part of it.

@@ -1,3 +1,4 @@
+// @ts-check
 // What the signed-in key may do. The console shows only what its scopes
 // allow; the API still decides (a 403 is shown like any other error).
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Sign-in with an API key. The key is checked with `GET /api/v1/api-key`
 // (which any valid key may call) and kept in this tab's sessionStorage.
 

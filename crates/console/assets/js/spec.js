@@ -35,3 +35,42 @@ export async function scopeList() {
   }
   return Object.keys(SCOPES);
 }
+
+/**
+ * The values a listing's query parameter takes (`schema.enum`, or
+ * `schema.items.enum` for a repeated one), from the OpenAPI document, so the
+ * console offers exactly what the API accepts; `fallback` when the document
+ * cannot be read.
+ * @param {string} path e.g. `/api/v1/return-orders`
+ * @param {string} name e.g. `status`
+ * @param {string[]} fallback
+ * @returns {Promise<string[]>}
+ */
+export async function parameterEnum(path, name, fallback) {
+  let found;
+  try {
+    const params = (await openapi())?.paths?.[path]?.get?.parameters || [];
+    const schema = params.find((/** @type {any} */ p) => p.name === name)?.schema;
+    found = schema?.enum ?? schema?.items?.enum;
+  } catch {
+    found = null;
+  }
+  return Array.isArray(found) ? found.filter((/** @type {any} */ v) => typeof v === "string") : fallback;
+}
+
+/**
+ * The values a schema's property takes, from the OpenAPI document.
+ * @param {string} schema e.g. `ReturnLinePatch`
+ * @param {string} property e.g. `closedReason`
+ * @param {string[]} fallback
+ * @returns {Promise<string[]>}
+ */
+export async function propertyEnum(schema, property, fallback) {
+  let found;
+  try {
+    found = (await openapi())?.components?.schemas?.[schema]?.properties?.[property]?.enum;
+  } catch {
+    found = null;
+  }
+  return Array.isArray(found) ? found.filter((/** @type {any} */ v) => typeof v === "string") : fallback;
+}

@@ -1,3 +1,4 @@
+// @ts-check
 // Small building blocks for the views. Text from the API is only ever set as
 // text (textContent), never parsed as HTML.
 
@@ -152,13 +153,13 @@ export function facts(pairs) {
 
 /// Asks for confirmation in the page's modal dialog; answers true or false.
 export function confirm(title, body, action) {
-  const dialog = document.getElementById("confirm");
+  const dialog = /** @type {HTMLDialogElement} */ (document.getElementById("confirm"));
   document.getElementById("confirm-title").textContent = title;
   document.getElementById("confirm-text").textContent = body;
   const ok = document.getElementById("confirm-ok");
   const cancel = document.getElementById("confirm-cancel");
   ok.textContent = action;
-  const opener = document.activeElement;
+  const opener = /** @type {HTMLElement | null} */ (document.activeElement);
   return new Promise((resolve) => {
     const finish = (answer) => {
       ok.removeEventListener("click", yes);
