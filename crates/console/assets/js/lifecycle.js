@@ -383,3 +383,26 @@ export function personLifecycleLinks(personId) {
 }
 
 export { exportButton } from "./export.js";
+
+/**
+ * "Only <name>'s <noun>. Show everyone's" above a list filtered to one person
+ * (`personId` in the URL); null without that filter.
+ * @param {URLSearchParams} params
+ * @param {string} area the list's path, e.g. `orders`
+ * @param {string} noun e.g. `orders`
+ * @returns {Promise<HTMLElement | null>}
+ */
+export async function personFilterNotice(params, area, noun) {
+  const whose = params.get("personId");
+  if (!whose) return null;
+  const everyone = new URLSearchParams(params);
+  everyone.delete("personId");
+  everyone.delete("page");
+  const person = (await namesOf([whose])).get(whose);
+  return h(
+    "p",
+    { class: "notice", id: "person-filter" },
+    `Only ${person ? `${person.name}'s` : "one person's"} ${noun}. `,
+    h("a", { href: href([area], everyone) }, "Show everyone's"),
+  );
+}

@@ -8,7 +8,7 @@ import { request } from "./api.js";
 import { packages } from "./names.js";
 import { href } from "./router.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, pager, table, time } from "./ui.js";
-import { exportButton, goPage, namesOf, parameterEnum, say, ORDER_STATUS_WORDS, pageOf, personLink, statusBadge, statusFilter } from "./lifecycle.js";
+import { exportButton, goPage, namesOf, personFilterNotice, parameterEnum, say, ORDER_STATUS_WORDS, pageOf, personLink, statusBadge, statusFilter } from "./lifecycle.js";
 
 const PAGE_SIZE = 25;
 const STATUSES = ["PENDING", "ALLOCATED", "SHIPPED", "DELIVERED", "CANCELLED"];
@@ -70,22 +70,9 @@ export default async function ordersView(main, route, ctx) {
   }
   if (!ctx.isCurrent()) return;
   const total = answer.pagination.totalRecords;
-  const whose = params.get("personId");
-  if (whose) {
-    const everyone = new URLSearchParams(params);
-    everyone.delete("personId");
-    everyone.delete("page");
-    const person = (await namesOf([whose])).get(whose);
-    if (!ctx.isCurrent()) return;
-    body.before(
-      h(
-        "p",
-        { class: "notice", id: "person-filter" },
-        `Only ${person ? `${person.name}'s` : "one person's"} orders. `,
-        h("a", { href: href(["orders"], everyone) }, "Show everyone's"),
-      ),
-    );
-  }
+  const notice = await personFilterNotice(params, "orders", "orders");
+  if (!ctx.isCurrent()) return;
+  if (notice) body.before(notice);
   const noun = backorders ? "orders waiting for stock" : "orders";
   fill(
     body,

@@ -7,7 +7,7 @@ import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, pager, table, time } from "./ui.js";
-import { exportButton, goPage, METHODS, parameterEnum, namesOf, pageOf, personLink, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, RETURN_STATUSES, say, statusBadge, statusFilter } from "./lifecycle.js";
+import { exportButton, goPage, METHODS, parameterEnum, namesOf, personFilterNotice, pageOf, personLink, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, RETURN_STATUSES, say, statusBadge, statusFilter } from "./lifecycle.js";
 
 const PAGE_SIZE = 25;
 
@@ -53,22 +53,9 @@ export default async function returnsView(main, route, ctx) {
   }
   if (!ctx.isCurrent()) return;
   const total = answer.pagination.totalRecords;
-  const whose = params.get("personId");
-  if (whose) {
-    const everyone = new URLSearchParams(params);
-    everyone.delete("personId");
-    everyone.delete("page");
-    const person = (await namesOf([whose])).get(whose);
-    if (!ctx.isCurrent()) return;
-    body.before(
-      h(
-        "p",
-        { class: "notice", id: "person-filter" },
-        `Only ${person ? `${person.name}'s` : "one person's"} returns. `,
-        h("a", { href: href(["returns"], everyone) }, "Show everyone's"),
-      ),
-    );
-  }
+  const notice = await personFilterNotice(params, "returns", "returns");
+  if (!ctx.isCurrent()) return;
+  if (notice) body.before(notice);
   fill(
     body,
     h(
