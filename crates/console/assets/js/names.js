@@ -14,6 +14,9 @@ import { can } from "./scopes.js";
 /** @typedef {{id: string, name: string, email: string}} PersonName */
 /** @typedef {{id: string, prefix: string, label: string | null}} KeyName */
 
+/** The SCIM schema of equip's user extension (package, start date, status). */
+export const EXTENSION = "urn:ietf:params:scim:schemas:extension:equip:1.0:User";
+
 /** @type {Map<string, Promise<Map<string, any>>>} */
 const lists = new Map();
 /** @type {Map<string, Promise<PersonName | null>>} */

@@ -8,8 +8,7 @@ import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, fill, focusHeading, h, heading, label, loading } from "./ui.js";
-import { EXTENSION } from "./people.js";
-import { categories, personName, remember, skus, warehouses } from "./names.js";
+import { categories, EXTENSION, personName, remember, skus, warehouses } from "./names.js";
 
 // The SVG namespace (a name, not a link: spelt in two parts so that the
 // crate's check for links off equip does not mistake it for one).

@@ -10,7 +10,8 @@ import { exportButton } from "./export.js";
 import { remember } from "./names.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, loading, pager, table, text } from "./ui.js";
 
-export const EXTENSION = "urn:ietf:params:scim:schemas:extension:equip:1.0:User";
+import { EXTENSION } from "./names.js";
+export { EXTENSION };
 const PAGE_SIZE = 25;
 /** The start-date sort, as SCIM names the extension's attribute. */
 const START_DATE = `${EXTENSION}:startDate`;
