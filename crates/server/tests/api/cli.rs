@@ -307,11 +307,22 @@ fn demo_prints_a_key_and_loads_data() {
         .unwrap();
     assert!(found.is_some());
 
-    // Joiners' orders at every stage, one waiting for stock.
+    // Joiners' orders at several stages, one waiting for stock. How many
+    // joiners' orders the demo's stock allocates whole depends on the order
+    // in which their random ids come (two or three of them move on).
+    let moved: usize = err
+        .split("joiners' orders: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no joiners' line: {err}"));
     assert!(
-        err.contains("joiners' orders: 3 shipped or delivered, one waiting for stock"),
+        err.contains(&format!(
+            "joiners' orders: {moved} shipped or delivered, one waiting for stock"
+        )),
         "{err}"
     );
+    assert!((2..=3).contains(&moved), "{err}");
     let orders = |filter: &str| -> usize {
         let query = OrderQuery::parse(&RawOrderQuery {
             status: Some(filter.into()),
@@ -326,9 +337,9 @@ fn demo_prints_a_key_and_loads_data() {
     };
     assert!(orders("ALLOCATED") >= 1);
     assert_eq!(
-        orders("SHIPPED"),
-        2,
-        "one in transit, one stopped by an exception"
+        orders("SHIPPED") + orders("DELIVERED"),
+        moved,
+        "in transit, delivered, and (with three) one stopped by an exception"
     );
     assert_eq!(orders("DELIVERED"), 1);
     assert!(orders("PENDING") >= 1, "a backorder");
