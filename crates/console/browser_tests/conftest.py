@@ -239,12 +239,24 @@ class Console:
         self.page.set_viewport_size(size)
 
 
-@pytest.fixture
-def console(server, browser):
-    context = browser.new_context(viewport=DESKTOP, accept_downloads=True, locale="en-GB", timezone_id="UTC")
+def _tab(server, browser, **options):
+    """A new browser context's tab on the console; fails the test on any
+    problem the page reported (script errors, CSP violations, keys in URLs)."""
+    context = browser.new_context(viewport=DESKTOP, accept_downloads=True, locale="en-GB", timezone_id="UTC", **options)
     page = context.new_page()
     page.set_default_timeout(15_000)
     c = Console(server, page)
     yield c
     context.close()
     assert not c.problems, "\n".join(c.problems)
+
+
+@pytest.fixture
+def console(server, browser):
+    yield from _tab(server, browser)
+
+
+@pytest.fixture
+def dark(server, browser):
+    """A tab whose system asks for dark colours."""
+    yield from _tab(server, browser, color_scheme="dark")

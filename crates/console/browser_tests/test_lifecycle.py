@@ -574,20 +574,6 @@ def test_timelines_name_any_key_of_the_organization(console, readonly_key):
     expect(page.locator(".timeline")).to_contain_text("by the key Returns desk")
 
 
-@pytest.fixture
-def dark(server, browser):
-    """A tab whose system asks for dark colours."""
-    from conftest import DESKTOP, Console
-
-    context = browser.new_context(viewport=DESKTOP, color_scheme="dark", locale="en-GB", timezone_id="UTC")
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    c = Console(server, page)
-    yield c
-    context.close()
-    assert not c.problems, "\n".join(c.problems)
-
-
 def test_returns_and_orders_in_dark_mode_are_accessible(dark):
     """The status badges keep their contrast in dark mode (axe-core)."""
     server = dark.server

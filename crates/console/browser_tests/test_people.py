@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import DESKTOP, PHONE, Console
+from conftest import PHONE
 from test_console import accessible
 
 EXT = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
@@ -56,16 +56,6 @@ def new_person(server, run: str, **ext) -> dict:
     return user
 
 
-@pytest.fixture
-def dark(server, browser):
-    """A tab whose system asks for dark colours."""
-    context = browser.new_context(viewport=DESKTOP, color_scheme="dark", locale="en-GB", timezone_id="UTC", accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    c = Console(server, page)
-    yield c
-    context.close()
-    assert not c.problems, "\n".join(c.problems)
 
 
 def test_the_overview_is_the_first_screen_and_its_numbers_are_the_apis(console):

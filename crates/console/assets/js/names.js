@@ -19,6 +19,9 @@ export const EXTENSION = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
 
 /** @type {Map<string, Promise<Map<string, any>>>} */
 const lists = new Map();
+/** Ids per SCIM search when naming people (within the server's page cap, 50 by default). */
+const PEOPLE_PER_REQUEST = 40;
+
 /** @type {Map<string, Promise<PersonName | null>>} */
 const persons = new Map();
 let keyOfCache = "";
@@ -114,21 +117,50 @@ export async function people(ids) {
   const out = new Map();
   if (!can("scim")) return out;
   const wanted = [...new Set(ids)].filter(Boolean);
-  const found = await Promise.all(
-    wanted.map((id) => {
-      let p = persons.get(id);
-      if (!p) {
-        p = request("GET", `/scim/v2/Users/${encodeURIComponent(id)}`).then(
-          (u) => ({ id, name: personName(u), email: u?.userName ?? "" }),
-          () => null,
-        );
-        persons.set(id, p);
-      }
-      return p;
-    }),
-  );
+  // The ones not asked for yet are read together: one SCIM search per
+  // PEOPLE_PER_REQUEST ids (`id eq "…" or …`), not one request per person.
+  const missing = wanted.filter((id) => !persons.has(id));
+  for (let i = 0; i < missing.length; i += PEOPLE_PER_REQUEST) {
+    const chunk = missing.slice(i, i + PEOPLE_PER_REQUEST);
+    const answer = usersWithIds(chunk).catch(() => new Map());
+    for (const id of chunk) {
+      persons.set(
+        id,
+        answer.then((found) => {
+          const u = found.get(id);
+          return u ? { id, name: personName(u), email: u.userName ?? "" } : null;
+        }),
+      );
+    }
+  }
+  const found = await Promise.all(wanted.map((id) => persons.get(id)));
   for (const p of found) if (p) out.set(p.id, p);
   return out;
+}
+
+/**
+ * The SCIM users of `ids` by id, in as many pages as the server's page cap
+ * makes of them.
+ * @param {string[]} ids
+ * @returns {Promise<Map<string, any>>}
+ */
+async function usersWithIds(ids) {
+  const filter = ids.map((id) => `id eq "${id.replaceAll("\\", "").replaceAll('"', "")}"`).join(" or ");
+  const found = new Map();
+  for (let start = 1; ; ) {
+    const body = await request("GET", "/scim/v2/Users", {
+      query: [
+        ["filter", filter],
+        ["startIndex", String(start)],
+        ["count", String(ids.length)],
+        ["attributes", "userName,name,displayName"],
+      ],
+    });
+    const page = body?.Resources ?? [];
+    for (const u of page) found.set(u.id, u);
+    start += page.length;
+    if (!page.length || start > (body?.totalResults ?? 0)) return found;
+  }
 }
 
 /**
