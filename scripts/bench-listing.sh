@@ -83,9 +83,19 @@ start() {
   echo "server did not start:" >&2; tail -5 "$work/serve.log" >&2; exit 1
 }
 stop() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; server=""; }
+# CPU ticks: the whole machine (busy), equip, and this shell's finished children (wrk).
+machine_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+server_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+# The shell's `times` (second line: its finished children's user and system
+# time, as 0m1.234s) must run in this shell, not in a $(…) subshell.
+children_seconds() { awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); print (u[1] * 60 + u[2]) + (s[1] * 60 + s[2]) }' "$1"; }
+rss() { awk '/^RssAnon|^RssFile/ {printf "%s %d MB  ", $1, $2 / 1024}' "/proc/$server/status"; }
 wrk_line() { # label extra-args...
   local label=$1; shift
+  local busy0 srv0 kids0; busy0=$(machine_busy); srv0=$(server_ticks); times >"$work/times0"
   local out; out=$(KEY=$key URLS_FILE=$urls_file wrk -t2 -c"$CONNS" -d"$DURATION" --latency -s "$work/mix.lua" "$@" "$base" 2>&1)
+  local busy1 srv1 kids1; busy1=$(machine_busy); srv1=$(server_ticks); times >"$work/times1"
+  kids0=$(children_seconds "$work/times0"); kids1=$(children_seconds "$work/times1")
   local rps p50 p99 timeouts non2xx
   rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
   p50=$(echo "$out" | awk '$1=="50%" {print $2}')
@@ -96,6 +106,20 @@ wrk_line() { # label extra-args...
   local secs=${DURATION%s}
   local good=$(( (total - non2xx) / secs ))
   echo "  $label: $rps req/s, p50 $p50, p99 $p99, timeouts $timeouts, non-2xx $non2xx, goodput ~$good/s"
+  local hz; hz=$(getconf CLK_TCK)
+  python3 - "$busy0" "$busy1" "$srv0" "$srv1" "$kids0" "$kids1" "$hz" "$secs" "$total" <<'PY'
+import sys
+b0, b1, s0, s1, hz, secs, total = (float(x) for x in sys.argv[1:5] + sys.argv[7:10])
+k0, k1 = float(sys.argv[5]), float(sys.argv[6])
+machine = (b1 - b0) / hz
+equip = (s1 - s0) / hz
+wrk = k1 - k0
+other = max(0.0, machine - equip - wrk)
+per = lambda x: f"{x / max(total, 1) * 1000:.2f} ms"
+print(f"    CPU over the run: machine {machine / secs:.2f} cores busy; equip {equip / secs:.2f} ({per(equip)}/request), "
+      f"wrk {wrk / secs:.2f}, the rest (PostgreSQL, others) {other / secs:.2f} ({per(other)}/request)")
+PY
+  echo "    memory of equip after the run: $(rss)"
 }
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; items $ITEMS; $URLS URLs; wrk -c$CONNS -d$DURATION; load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -138,7 +162,8 @@ for backend in $BACKENDS; do
     echo "  first request after start (page 1000 by product): $(python3 "$mix" once "$base" "$key" '/api/v1/inventory?size=100&page=1000&sortBy=product')"
     if [ "$PARTS" = all ]; then
       echo "  1 connection, cache off, each URL once: $(python3 "$mix" latency "$base" "$key" "$urls_file")"
-      echo "  1 connection, cache off, again:          $(python3 "$mix" latency "$base" "$key" "$urls_file")"
+      echo "  1 connection, cache off, again:          $(SLOWEST=${SLOWEST:-0} python3 "$mix" latency "$base" "$key" "$urls_file")"
+      echo "  memory of equip after both passes: $(rss)"
       echo "  $(python3 "$mix" deep "$base" "$key" 1000 3)"
     fi
     # wrk's own time-out is 2 s: the run "without" a client time-out waits 60 s.

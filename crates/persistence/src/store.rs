@@ -78,6 +78,8 @@ pub struct Store {
     pinned: Option<Arc<Pinned>>,
     /// Keyset positions of deep listing pages (see `listing::Anchors`).
     pub(crate) anchors: Arc<crate::listing::Anchors>,
+    /// Organizations' listings in memory (see `listing::ListingIndexes`).
+    pub(crate) listing_index: Arc<crate::listing::ListingIndexes>,
     /// API keys kept valid by PostgreSQL notifications,
     /// once [`Store::watch_changes`] started the listener (`crate::change_feed`).
     pub(crate) memo: Arc<Memo>,
@@ -231,6 +233,7 @@ impl Store {
             writer,
             pinned: None,
             anchors: Arc::default(),
+            listing_index: Arc::default(),
             memo: Arc::default(),
             unwritable: Arc::default(),
             losses,
@@ -407,6 +410,7 @@ impl Store {
                 people_written: AtomicU64::new(0),
             })),
             anchors: self.anchors.clone(),
+            listing_index: self.listing_index.clone(),
             memo: self.memo.clone(),
             unwritable: self.unwritable.clone(),
             losses: self.losses.clone(),
@@ -496,6 +500,57 @@ impl Store {
     /// last successful write probe.
     pub(crate) fn write_refused(&self) -> bool {
         self.unwritable.load(Ordering::Relaxed)
+    }
+
+    /// This store with its listing index on (the default) or off (every
+    /// listing page by SQL); see docs/performance.md, "Inventory listing".
+    #[must_use]
+    pub fn with_listing_index(mut self, enabled: bool) -> Store {
+        self.listing_index = Arc::new(crate::listing::ListingIndexes::new(
+            enabled,
+            crate::listing::INLINE_BUILD_MAX,
+        ));
+        self
+    }
+
+    /// This store with a listing index that every organization builds on a
+    /// thread of its own (as one of more than 50,000 items does); for tests.
+    #[cfg(feature = "test-support")]
+    #[must_use]
+    pub fn with_listing_index_built_in_background(mut self) -> Store {
+        self.listing_index = Arc::new(crate::listing::ListingIndexes::new(true, 0));
+        self
+    }
+
+    /// Whether the organization's listing index is built; for tests.
+    #[cfg(feature = "test-support")]
+    #[must_use]
+    pub fn listing_index_built(&self, organization: equip_domain::ids::OrganizationId) -> bool {
+        self.listing_index.is_built(&organization.to_string())
+    }
+
+    /// Builds the organization's listing index on a thread of its own; its
+    /// listing is answered by SQL meanwhile.
+    pub(crate) fn build_listing_index_later(&self, org: &str) {
+        let store = self.clone();
+        let org = org.to_owned();
+        let spawned = std::thread::Builder::new()
+            .name("equip-listing-index".into())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let index = store.listing_index.clone();
+                match store.read("inventoryItem", |c| index.build(c, &org)) {
+                    Ok(()) => tracing::info!(
+                        org_id = %org,
+                        ms = started.elapsed().as_millis() as u64,
+                        "listing index built"
+                    ),
+                    Err(e) => tracing::warn!(org_id = %org, error = %e, "listing index not built"),
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "listing index thread not started");
+        }
     }
 
     /// The SQLite database's file, if it has one.

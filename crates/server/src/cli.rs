@@ -130,6 +130,12 @@ pub struct ServeArgs {
     /// applied, see docs/reliability.md, "Fairness between organizations").
     #[arg(long, env = "EQUIP_STATEMENT_TIMEOUT_MS", default_value_t = DEFAULT_STATEMENT_TIMEOUT_MS)]
     pub statement_timeout_ms: u64,
+    /// Do not keep organizations' inventory listings in memory: every
+    /// listing page is then chosen by SQL (slower for searches and filtered
+    /// pages; docs/performance.md, "Inventory listing"). The index costs
+    /// about 150 bytes of memory per item.
+    #[arg(long, env = "EQUIP_NO_LISTING_INDEX")]
+    pub no_listing_index: bool,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]

@@ -19,6 +19,7 @@
 mod anchors;
 mod count;
 mod filter;
+mod index;
 mod order;
 mod page;
 mod refresh;
@@ -35,6 +36,7 @@ use crate::error::DbResult;
 use crate::sql_builder::Sql;
 
 pub(crate) use anchors::Anchors;
+pub(crate) use index::{ListingIndexes, INLINE_BUILD_MAX};
 pub(crate) use refresh::{refresh, Scope};
 pub(crate) use views::views_by_id;
 
@@ -64,12 +66,16 @@ struct JsonRow {
     total: Option<i64>,
 }
 
-/// One page of the listing, with the total of matches.
+/// One page of the listing, with the total of matches: from the
+/// organization's listing index when it has one (`index/`), else by SQL.
+/// `build_later` is called when the organization's index is to be built on a
+/// thread of its own ([`ListingIndexes::build`]).
 pub(crate) fn page(
     c: &mut DbConnection,
-    anchors: &Anchors,
+    (anchors, indexes): (&Anchors, &ListingIndexes),
     org: &str,
     q: &InventoryQuery,
+    build_later: impl FnOnce(),
 ) -> DbResult<InventoryPage> {
     let backend = c.backend();
     let email_people = match &q.filter().person {
@@ -82,6 +88,18 @@ pub(crate) fn page(
         }
         _ => Vec::new(),
     };
+    match indexes.page(c, org, q, &email_people)? {
+        index::Answer::Page(ids, total_records) => {
+            crate::error::still_wanted()?;
+            let items = index::rendered(c, org, &ids)?;
+            return Ok(InventoryPage {
+                items,
+                total_records,
+            });
+        }
+        index::Answer::BuildLater => build_later(),
+        index::Answer::Unavailable => {}
+    }
     // A person's items are few: on SQLite, keep the planner on the assignee
     // index (its sampled statistics may not tell it so) by taking the order
     // columns out of index consideration with a unary `+`; the few rows sort.

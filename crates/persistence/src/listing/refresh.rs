@@ -13,9 +13,8 @@ use diesel::prelude::*;
 
 use equip_domain::inventory::Condition;
 
-use crate::connection::{fold_function, on_inner, Backend, DbConnection};
+use crate::connection::{fold_function, Backend, DbConnection};
 use crate::error::{DbError, DbResult};
-use crate::schema::inventory_listing_versions::dsl as versions;
 use crate::sql_builder::Sql;
 
 use super::views::load_views;
@@ -34,8 +33,9 @@ pub(crate) enum Scope<'a> {
 
 /// The listing row of an item, computed from the source tables. `{nl}` is a
 /// newline: the separator between the searchable fields; `{lower}` the
-/// Unicode case folding of the backend ([`fold_function`]). The organization
-/// is bound after the text.
+/// Unicode case folding of the backend ([`fold_function`]); `{version}` the
+/// listing version the row is written at (bound there). The organization is
+/// bound after the text.
 const LISTING_SELECT: &str = "\
 SELECT i.id, i.organization_id, i.created_at, i.updated_at, i.deploy_status,
     COALESCE(i.deploy_reason, ''),
@@ -45,7 +45,8 @@ SELECT i.id, i.organization_id, i.created_at, i.updated_at, i.deploy_status,
     COALESCE(i.assignee_id, ''), {lower}(COALESCE(p.user_name, w.name, o.name, '')),
     {renewal}, i.supplied_by,
     {lower}(COALESCE(i.description, '') || {nl} || s.vendor_name || {nl} || s.category_code
-        || {nl} || s.category_name || {nl} || s.title || {nl} || COALESCE(i.serial_number, ''))
+        || {nl} || s.category_name || {nl} || s.title || {nl} || COALESCE(i.serial_number, '')),
+    {version}
 FROM inventory_items i
 JOIN skus s ON s.organization_id = i.organization_id AND s.id = i.sku_id
 LEFT JOIN people p ON i.assignee_type = 'PERSON' AND p.organization_id = i.organization_id
@@ -57,7 +58,7 @@ WHERE i.organization_id = ";
 
 const LISTING_COLUMNS: &str = "item_id, organization_id, created_at, updated_at, deploy_status, \
      deploy_reason, condition_rank, serial_number, sku_id, product, category, vendor_sku, \
-     assignee_type, assignee_id, assignee, renewal_date, supplied_by, search_text";
+     assignee_type, assignee_id, assignee, renewal_date, supplied_by, search_text, listing_version";
 
 /// `CASE i.condition WHEN 'NEW' THEN 0 … END`, from the domain's order.
 fn condition_rank() -> String {
@@ -94,6 +95,12 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
         Scope::Assignees(ids) => ("assignee_id", "i.assignee_id", ids),
     };
     let select = listing_select(c.backend());
+    // The organization's listing version moves first: its row stays locked to
+    // the end of the transaction, so versions commit in their order and every
+    // row written here carries its version (what a listing index reads as
+    // "changed since", `listing/index/`).
+    let version = bump_version(c, org)?;
+    let (select_head, select_tail) = select.split_once("{version}").unwrap_or((&select, ""));
     let mut items: Vec<String> = Vec::new();
     for chunk in ids.chunks(ID_CHUNK) {
         let mut delete = Sql::default();
@@ -107,7 +114,9 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
             .push_sql("INSERT INTO inventory_listing (")
             .push_sql(LISTING_COLUMNS)
             .push_sql(") ")
-            .push_sql(&select)
+            .push_sql(select_head)
+            .push_bind(version)
+            .push_sql(select_tail)
             .push_bind(org)
             .push_sql(&format!(" AND {item_column} IN "))
             .push_text_list(chunk.iter().map(String::as_str));
@@ -130,19 +139,30 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
         Scope::Items(ids) => render(c, org, ids)?,
         Scope::Skus(_) | Scope::Assignees(_) => render(c, org, &items)?,
     }
-    // Deep-page positions remembered for the old listing no longer hold.
-    on_inner!(c, |c| diesel::insert_into(
-        versions::inventory_listing_versions
-    )
-    .values((
-        versions::organization_id.eq(org),
-        versions::version.eq(1_i64)
-    ))
-    .on_conflict(versions::organization_id)
-    .do_update()
-    .set(versions::version.eq(versions::version + 1_i64))
-    .execute(c))?;
     Ok(())
+}
+
+/// Moves the organization's listing version on (deep-page positions
+/// remembered for the old listing no longer hold, and listing indexes read
+/// the rows written at the new one) and returns it.
+fn bump_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
+    let mut st = Sql::default();
+    st.push_sql("INSERT INTO inventory_listing_versions (organization_id, version) VALUES (")
+        .push_bind(org)
+        .push_sql(
+            ", 1) ON CONFLICT (organization_id) DO UPDATE \
+             SET version = inventory_listing_versions.version + 1 RETURNING version",
+        );
+    let row: Vec<VersionRow> = st.load(c)?;
+    row.first()
+        .map(|r| r.version)
+        .ok_or_else(|| DbError::corrupt("the listing version was not returned"))
+}
+
+#[derive(QueryableByName)]
+struct VersionRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    version: i64,
 }
 
 /// Items whose JSON is rendered per statement.

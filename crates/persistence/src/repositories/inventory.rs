@@ -42,12 +42,15 @@ impl InventoryRepository for Store {
         query: &InventoryQuery,
     ) -> StoreResult<InventoryPage> {
         let org = organization.to_string();
-        let anchors = &*self.anchors;
+        let listing = (&*self.anchors, &*self.listing_index);
         // No transaction: the page is one statement and its items come with
         // it (pre-rendered); the count is a second one, which may see a later
-        // commit (as on PostgreSQL under READ COMMITTED).
+        // commit (as on PostgreSQL under READ COMMITTED). From the listing
+        // index: the listing version, then the page's JSON by id.
         self.read("inventoryItem", |c| {
-            crate::listing::page(c, anchors, &org, query)
+            crate::listing::page(c, listing, &org, query, || {
+                self.build_listing_index_later(&org);
+            })
         })
     }
 

@@ -444,3 +444,394 @@ fn postgres_deep_pages_hold_every_item_once_in_order() {
     };
     deep_pages_hold_every_item_once_in_order(&db.store(), 1);
 }
+
+/// A generated filter, as indexes into the organization's values.
+#[derive(Debug, Clone)]
+struct FilterSpec {
+    statuses: Vec<usize>,
+    categories: Vec<usize>,
+    /// (text, start, length) cut from `SEARCHED`.
+    search: Option<(usize, usize, usize)>,
+    /// (person, by email instead of id).
+    person: Option<(usize, bool)>,
+    warehouse: bool,
+    office: bool,
+    sku: Option<usize>,
+    serial: Option<usize>,
+    /// (from, how much later to) in the spec's time units.
+    updated: Option<(i64, i64)>,
+    vendor: bool,
+}
+
+/// Texts the searches are cut from: titles, serials, the vendor, and the
+/// joins of the search text's fields (a newline between title and serial).
+const SEARCHED: [&str; 8] = [
+    "MacBook Pro",
+    "ÉCLAIR PRO",
+    "SN-1",
+    "ésn-3",
+    "Acme\nlaptop",
+    "pro\nsn-2",
+    "mini\n",
+    "iphone",
+];
+const CATEGORIES: [&str; 5] = ["LAPTOP", "phone", "écran", "PRINTER", "tablet"];
+
+fn filter_spec() -> impl Strategy<Value = FilterSpec> {
+    use proptest::option::weighted;
+    (
+        proptest::collection::vec(0..STATES.len(), 0..3),
+        proptest::collection::vec(0..CATEGORIES.len(), 0..3),
+        weighted(0.4, (0..SEARCHED.len(), 0..8usize, 1..6usize)),
+        weighted(0.15, (0..3usize, any::<bool>())),
+        proptest::bool::weighted(0.1),
+        proptest::bool::weighted(0.1),
+        weighted(0.15, 0..6usize),
+        weighted(0.1, 0..SERIALS.len()),
+        weighted(0.15, (0..4i64, 0..6i64)),
+        proptest::bool::weighted(0.1),
+    )
+        .prop_map(
+            |(
+                statuses,
+                categories,
+                search,
+                person,
+                warehouse,
+                office,
+                sku,
+                serial,
+                updated,
+                vendor,
+            )| {
+                FilterSpec {
+                    statuses,
+                    categories,
+                    search,
+                    person,
+                    warehouse,
+                    office,
+                    sku,
+                    serial,
+                    updated,
+                    vendor,
+                }
+            },
+        )
+}
+
+/// The listing query of a filter spec over the reference's organization.
+fn filtered_query(
+    reference: &InMemoryStore,
+    f: &FilterSpec,
+    (key, dir, page, size): (SortKey, &str, u64, u32),
+    step: i64,
+) -> InventoryQuery {
+    let state = reference.state();
+    let mut raw = RawInventoryQuery {
+        page: Some(page.to_string()),
+        size: Some(size.to_string()),
+        sort_by: Some(key.as_str().into()),
+        sort_direction: Some(dir.into()),
+        ..RawInventoryQuery::default()
+    };
+    raw.deploy_statuses = f
+        .statuses
+        .iter()
+        .map(|s| STATES[*s].0.as_str().to_owned())
+        .collect();
+    raw.categories = f
+        .categories
+        .iter()
+        .map(|c| CATEGORIES[*c].to_owned())
+        .collect();
+    if let Some((text, start, len)) = f.search {
+        let chars: Vec<char> = SEARCHED[text].chars().collect();
+        let start = start.min(chars.len().saturating_sub(1));
+        let end = (start + len).min(chars.len());
+        let cut: String = chars[start..end].iter().collect();
+        if !cut.trim().is_empty() {
+            raw.search_string = Some(cut);
+        }
+    }
+    if let Some((p, by_email)) = f.person {
+        let person = &state.people[p];
+        if by_email {
+            raw.assigned_email = Some(person.user_name.to_uppercase());
+        } else {
+            raw.person_id = Some(person.id.to_string());
+        }
+    }
+    if f.warehouse {
+        raw.warehouse_id = Some(state.warehouses[0].id.to_string());
+    }
+    if f.office {
+        raw.office_id = Some(state.offices[0].id.to_string());
+    }
+    if let Some(s) = f.sku {
+        raw.sku_ids = vec![state.skus[s].id.to_string()];
+    }
+    if let Some(s) = f.serial {
+        raw.serial_numbers = vec![SERIALS[s].to_owned()];
+    }
+    if let Some((from, to)) = f.updated {
+        let time = |n: i64| at(n * step).format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
+        raw.updated_at_from = Some(time(from));
+        raw.updated_at_to = Some(time(from + to));
+    }
+    if f.vendor {
+        raw.vendor_skus = vec!["a-1".into()];
+    }
+    InventoryQuery::parse(&raw).unwrap()
+}
+
+/// Any filter, sort and page, before and after items are changed and added:
+/// the same page and total as the reference store.
+fn filtered_pages_match_the_reference(store: &Store, cases: u32) {
+    let strategy = (
+        proptest::collection::vec(item_spec(), 0..60),
+        proptest::collection::vec(filter_spec(), 4),
+        select(SortKey::ALL.to_vec()),
+        select(vec!["ASC", "DESC"]),
+        1..=7u32,
+        // Items changed afterwards: (which item, new state, new serial).
+        proptest::collection::vec((0..60usize, 0..STATES.len(), 0..SERIALS.len()), 0..6),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 64,
+        ..Config::default()
+    });
+    runner
+        .run(&strategy, |(specs, filters, key, dir, size, changes)| {
+            let step = 1_000_000;
+            let (org, reference) = seed(store, &specs, step);
+            let compare = |round: &str| -> Result<(), TestCaseError> {
+                for f in &filters {
+                    for page in 1..=3 {
+                        let q = filtered_query(&reference, f, (key, dir, page, size), step);
+                        let got = page_ids(store, org, &q);
+                        let expected = page_ids(&reference, org, &q);
+                        prop_assert_eq!(
+                            got,
+                            expected,
+                            "{} {:?} {} {} page {}",
+                            round,
+                            f,
+                            key.as_str(),
+                            dir,
+                            page
+                        );
+                    }
+                }
+                Ok(())
+            };
+            compare("seeded")?;
+            // Change some items (status, serial, a later update time) and
+            // add one, on both stores: the next pages must show it.
+            let mut items = reference.state().inventory.clone();
+            for (n, (which, state, serial)) in changes.iter().enumerate() {
+                let Some(current) = items.get(*which).cloned() else {
+                    continue;
+                };
+                let current = &current;
+                let mut next = current.clone();
+                let (status, reason) = STATES[*state];
+                next.deploy_status = status;
+                next.deploy_reason = reason;
+                if status == DeployStatus::Deployed && next.assignment.is_none() {
+                    next.deploy_status = DeployStatus::Archived;
+                    next.deploy_reason = Some(DeployReason::EndOfUsefulLifeDestroyed);
+                }
+                next.serial_number = Some(SERIALS[*serial].to_owned());
+                next.updated_at =
+                    current.updated_at + Duration::microseconds(step * (n as i64 + 1));
+                prop_assert!(store
+                    .update_inventory_item(current, &next)
+                    .unwrap()
+                    .written());
+                prop_assert!(reference
+                    .update_inventory_item(current, &next)
+                    .unwrap()
+                    .written());
+                items[*which] = next;
+            }
+            if let Some(first) = items.first() {
+                let mut added = first.clone();
+                added.id = InventoryItemId::new();
+                added.serial_number = Some("SN-9".into());
+                store.insert_inventory_item(&added).unwrap();
+                reference.insert_inventory_item(&added).unwrap();
+            }
+            compare("changed")
+        })
+        .unwrap_or_else(|e| panic!("{}", summary(&e)));
+}
+
+#[test]
+fn sqlite_filtered_pages_match_the_reference() {
+    let db = TestDatabase::sqlite();
+    filtered_pages_match_the_reference(&db.store(), 48);
+    filtered_pages_match_the_reference(&db.store().with_listing_index(false), 16);
+}
+
+#[test]
+fn postgres_filtered_pages_match_the_reference() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    filtered_pages_match_the_reference(&db.store(), 16);
+    filtered_pages_match_the_reference(&db.store().with_listing_index(false), 8);
+}
+
+#[test]
+fn sqlite_pages_by_sql_hold_every_item_once_in_order() {
+    let db = TestDatabase::sqlite();
+    pages_hold_every_item_once_in_order(&db.store().with_listing_index(false), 16);
+    deep_pages_hold_every_item_once_in_order(&db.store().with_listing_index(false), 1);
+}
+
+#[test]
+fn postgres_pages_by_sql_hold_every_item_once_in_order() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    pages_hold_every_item_once_in_order(&db.store().with_listing_index(false), 8);
+    deep_pages_hold_every_item_once_in_order(&db.store().with_listing_index(false), 1);
+}
+
+fn spec(state: usize, serial: Option<usize>, created: i64) -> ItemSpec {
+    ItemSpec {
+        state,
+        person: 0,
+        sku: created as usize % 6,
+        serial,
+        condition: 0,
+        renewal: None,
+        operator: false,
+        created,
+        updated: 0,
+    }
+}
+
+fn status_query(status: DeployStatus) -> InventoryQuery {
+    InventoryQuery::parse(&RawInventoryQuery {
+        deploy_statuses: vec![status.as_str().into()],
+        size: Some("1000".into()),
+        ..RawInventoryQuery::default()
+    })
+    .unwrap()
+}
+
+/// A write through one instance (`writer`) is in the next listing of
+/// another (`reader`, whose listing index was built before the write): the
+/// item moved between status filters, its JSON is the new one, and a new
+/// item is counted.
+fn a_write_is_in_the_next_listing_of_another_instance(reader: &Store, writer: &Store) {
+    let specs: Vec<ItemSpec> = (0..40)
+        .map(|n| spec(n as usize % 2, Some(n as usize % 6), n))
+        .collect();
+    let (org, reference) = seed(writer, &specs, 1_000);
+    let all = query(SortKey::CreatedAt, "ASC", 1, 1000);
+    assert_eq!(page_ids(reader, org, &all), page_ids(&reference, org, &all));
+    let available = status_query(DeployStatus::Available);
+    let before = page_ids(reader, org, &available);
+
+    let items = reference.state().inventory.clone();
+    let current = items
+        .iter()
+        .find(|i| i.deploy_status == DeployStatus::Available)
+        .unwrap()
+        .clone();
+    let mut next = current.clone();
+    next.deploy_status = DeployStatus::Archived;
+    next.deploy_reason = Some(DeployReason::EndOfUsefulLifeDestroyed);
+    next.assignment = None;
+    next.updated_at = current.updated_at + Duration::seconds(1);
+    assert!(writer
+        .update_inventory_item(&current, &next)
+        .unwrap()
+        .written());
+    let after = page_ids(reader, org, &available);
+    assert_eq!(after.1, before.1 - 1, "the item left AVAILABLE");
+    assert!(!after.0.contains(&current.id.to_string()));
+    let archived = reader
+        .list_inventory(org, &status_query(DeployStatus::Archived))
+        .unwrap();
+    let shown = archived
+        .items
+        .iter()
+        .find(|i| i.id == current.id)
+        .expect("the item is listed as ARCHIVED");
+    match &shown.body {
+        equip_domain::inventory_query::ListedBody::Rendered(json) => {
+            assert!(json.contains("\"ARCHIVED\""), "{json}");
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let mut added = current.clone();
+    added.id = InventoryItemId::new();
+    writer.insert_inventory_item(&added).unwrap();
+    assert_eq!(page_ids(reader, org, &all).1, 41);
+}
+
+#[test]
+fn sqlite_a_write_is_in_the_next_listing_of_another_instance() {
+    let db = TestDatabase::sqlite();
+    a_write_is_in_the_next_listing_of_another_instance(&db.store(), &db.store());
+}
+
+#[test]
+fn postgres_a_write_is_in_the_next_listing_of_another_instance() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    a_write_is_in_the_next_listing_of_another_instance(&db.store(), &db.store());
+}
+
+/// A large organization's index is built on a thread of its own; its
+/// listing is answered (by SQL) meanwhile, the same before and after.
+fn an_index_built_in_the_background_answers_the_same(db: &TestDatabase) {
+    let reader = db.store().with_listing_index_built_in_background();
+    let writer = db.store();
+    let specs: Vec<ItemSpec> = (0..30)
+        .map(|n| spec(n as usize % 7, Some(n as usize % 6), n))
+        .collect();
+    let (org, reference) = seed(&writer, &specs, 1_000);
+    let q = query(SortKey::Product, "DESC", 2, 7);
+    let expected = page_ids(&reference, org, &q);
+    assert_eq!(
+        page_ids(&reader, org, &q),
+        expected,
+        "answered while building"
+    );
+    let started = std::time::Instant::now();
+    while !reader.listing_index_built(org) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "never built"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        page_ids(&reader, org, &q),
+        expected,
+        "answered from the index"
+    );
+    a_write_is_in_the_next_listing_of_another_instance(&reader, &writer);
+}
+
+#[test]
+fn sqlite_an_index_built_in_the_background_answers_the_same() {
+    an_index_built_in_the_background_answers_the_same(&TestDatabase::sqlite());
+}
+
+#[test]
+fn postgres_an_index_built_in_the_background_answers_the_same() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    an_index_built_in_the_background_answers_the_same(&db);
+}

@@ -136,7 +136,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     store
         .watch_changes()
         .context("cannot start listening for database changes")?;
-    let store = Arc::new(store);
+    let store = Arc::new(store.with_listing_index(!args.no_listing_index));
     // Background work (the outbox dispatcher, the statistics keeper) has
     // connections of its own: requests that fill the request pool cannot
     // starve it (docs/reliability.md, "Overload").

@@ -1,0 +1,213 @@
+//! The listing index: each organization's listing rows held in the process's
+//! memory (`columns.rs`), with an order per sort key used (`order.rs`), so
+//! that a page and its exact total are chosen without reading the wide rows
+//! or visiting every match in the database (`select.rs`); the page's
+//! pre-rendered JSON is then read by item id (`load.rs`).
+//!
+//! **Kept current by the listing version.** Every write that changes the
+//! listing moves the organization's listing version in its transaction and
+//! stamps the rows it writes with it (`listing/refresh.rs`); versions commit
+//! in order (the version's row stays locked to the commit). Each request
+//! reads the version first (one primary-key look-up); an index behind it
+//! reads the rows written since the version it holds, under its write lock,
+//! before answering. So a write is in the next listing on every instance
+//! (read-your-writes), and an idle index costs nothing.
+//!
+//! **Built on first use.** An organization of up to [`INLINE_BUILD_MAX`]
+//! items is read while its first request waits; a larger one is read on a
+//! thread of its own, and its requests are answered by the SQL listing until
+//! it is ready. An index further behind than [`DELTA_MAX`] rows is built
+//! again the same way.
+//!
+//! `equip serve --listing-index off` (the SQL listing for every request)
+//! turns it off.
+
+mod columns;
+mod load;
+mod order;
+mod select;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use equip_domain::inventory_query::{InventoryQuery, ListedItem, SortKey};
+
+use crate::connection::DbConnection;
+use crate::error::DbResult;
+
+use columns::Columns;
+use order::Order;
+use select::{select, Compiled};
+
+/// Largest organization whose index its first request waits for.
+pub(crate) const INLINE_BUILD_MAX: i64 = 50_000;
+/// Most rows an index catches up with while a request waits; further behind,
+/// it is built again.
+const DELTA_MAX: i64 = 50_000;
+
+/// One organization's index.
+#[derive(Debug, Default)]
+struct OrgIndex {
+    columns: RwLock<Option<Columns>>,
+    /// The orders built so far, by sort key.
+    orders: Mutex<HashMap<SortKey, Arc<Order>>>,
+    /// A build on its own thread is under way.
+    building: AtomicBool,
+}
+
+/// The listing indexes of the process, by organization (see the module docs).
+#[derive(Debug)]
+pub(crate) struct ListingIndexes {
+    enabled: bool,
+    /// Largest organization built while its request waits.
+    inline_max: i64,
+    orgs: Mutex<HashMap<String, Arc<OrgIndex>>>,
+}
+
+impl Default for ListingIndexes {
+    fn default() -> Self {
+        Self::new(true, INLINE_BUILD_MAX)
+    }
+}
+
+/// What a request gets from the index.
+pub(crate) enum Answer {
+    /// The page's item ids and the total of matches.
+    Page(Vec<u128>, u64),
+    /// No index to answer from (off, or being built): the SQL listing answers.
+    Unavailable,
+    /// A large organization's index should be built on its own thread
+    /// ([`ListingIndexes::build`]); the SQL listing answers meanwhile.
+    BuildLater,
+}
+
+impl ListingIndexes {
+    /// Indexes on or off; organizations of more than `inline_max` items
+    /// built on a thread of their own.
+    pub(crate) fn new(enabled: bool, inline_max: i64) -> Self {
+        Self {
+            enabled,
+            inline_max,
+            orgs: Mutex::default(),
+        }
+    }
+
+    /// Whether the organization's index is built.
+    pub(crate) fn is_built(&self, org: &str) -> bool {
+        self.org(org)
+            .is_some_and(|i| i.columns.read().is_ok_and(|c| c.is_some()))
+    }
+
+    fn org(&self, org: &str) -> Option<Arc<OrgIndex>> {
+        let mut orgs = self.orgs.lock().ok()?;
+        Some(orgs.entry(org.to_owned()).or_default().clone())
+    }
+
+    /// The page `q` of the organization, `email_people` being the people an
+    /// assigned-email filter names.
+    pub(crate) fn page(
+        &self,
+        c: &mut DbConnection,
+        org: &str,
+        q: &InventoryQuery,
+        email_people: &[String],
+    ) -> DbResult<Answer> {
+        if !self.enabled {
+            return Ok(Answer::Unavailable);
+        }
+        let Some(index) = self.org(org) else {
+            return Ok(Answer::Unavailable);
+        };
+        let version = super::anchors::listing_version(c, org)?;
+        // Twice at most: a concurrent catch-up may have gone past `version`.
+        for _ in 0..2 {
+            if let Ok(held) = index.columns.read() {
+                if let Some(cols) = held.as_ref().filter(|c| c.version >= version) {
+                    return Ok(answer(&index, cols, q, email_people));
+                }
+            }
+            let Ok(mut held) = index.columns.write() else {
+                return Ok(Answer::Unavailable);
+            };
+            match held.as_mut() {
+                Some(cols) if cols.version >= version => continue,
+                Some(cols) if load::changed_since(c, org, cols.version)? <= DELTA_MAX => {
+                    let rows = load::rows_since(c, org, cols.version)?;
+                    cols.apply(rows);
+                    cols.version = version;
+                    continue;
+                }
+                _ => {}
+            }
+            if load::items_of(c, org)? > self.inline_max {
+                *held = None;
+                return Ok(if index.building.swap(true, Ordering::AcqRel) {
+                    Answer::Unavailable
+                } else {
+                    Answer::BuildLater
+                });
+            }
+            *held = Some(read_all(c, org, version)?);
+        }
+        Ok(Answer::Unavailable)
+    }
+
+    /// Builds the organization's index (on a thread of its own: see
+    /// [`Answer::BuildLater`]).
+    pub(crate) fn build(&self, c: &mut DbConnection, org: &str) -> DbResult<()> {
+        let Some(index) = self.org(org) else {
+            return Ok(());
+        };
+        let result =
+            super::anchors::listing_version(c, org).and_then(|version| read_all(c, org, version));
+        index.building.store(false, Ordering::Release);
+        let built = result?;
+        if let Ok(mut held) = index.columns.write() {
+            if held.as_ref().is_none_or(|h| h.version < built.version) {
+                *held = Some(built);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every listing row of the organization, read after its version was
+/// `version` (so the rows hold at least that version).
+fn read_all(c: &mut DbConnection, org: &str, version: i64) -> DbResult<Columns> {
+    let mut cols = Columns::new();
+    load::all_rows(c, org, |rows| cols.apply(rows))?;
+    cols.version = version;
+    Ok(cols)
+}
+
+/// The page's ids and total from an index that holds the request's version.
+fn answer(index: &OrgIndex, cols: &Columns, q: &InventoryQuery, email_people: &[String]) -> Answer {
+    let Some(order) = order_of(index, cols, q.sort()) else {
+        return Answer::Unavailable;
+    };
+    let f = Compiled::new(cols, q.filter(), email_people);
+    let (slots, total) = select(cols, &order, &f, q.direction(), q.offset(), q.size());
+    Answer::Page(
+        slots.iter().map(|s| cols.rows[*s as usize].id).collect(),
+        total,
+    )
+}
+
+/// The order of `key` over `cols` (which the caller holds read-locked),
+/// caught up or built if needed.
+fn order_of(index: &OrgIndex, cols: &Columns, key: SortKey) -> Option<Arc<Order>> {
+    let mut orders = index.orders.lock().ok()?;
+    let previous = orders.get(&key);
+    if let Some(order) = previous.filter(|o| o.is_current(cols)) {
+        return Some(order.clone());
+    }
+    let order = Arc::new(Order::of(cols, key, previous.map(AsRef::as_ref)));
+    orders.insert(key, order.clone());
+    Some(order)
+}
+
+/// The rendered items of a page the index chose, in its order.
+pub(crate) fn rendered(c: &mut DbConnection, org: &str, ids: &[u128]) -> DbResult<Vec<ListedItem>> {
+    load::rendered(c, org, ids)
+}
