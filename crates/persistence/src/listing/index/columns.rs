@@ -91,8 +91,9 @@ pub(super) struct Span {
 /// search head, are kept in columns of their own, [`Columns`]).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Row {
-    /// The item id (a UUID; its byte order is the order of its text).
-    pub(super) id: u128,
+    /// The item id (a UUID; its byte order is the order of its text), as
+    /// two halves: 8 bytes less per row than a `u128`'s alignment costs.
+    id_halves: [u64; 2],
     pub(super) created: NaiveDateTime,
     pub(super) updated: NaiveDateTime,
     pub(super) reason: u32,
@@ -110,6 +111,17 @@ pub(super) struct Row {
     /// Whether the search text is `head` + newline + the serial number (it
     /// always is as the store writes it); otherwise `head` is all of it.
     pub(super) serial_in_search: bool,
+}
+
+impl Row {
+    /// The item id.
+    pub(super) fn id(&self) -> u128 {
+        (u128::from(self.id_halves[0]) << 64) | u128::from(self.id_halves[1])
+    }
+}
+
+fn halves(id: u128) -> [u64; 2] {
+    [(id >> 64) as u64, id as u64]
 }
 
 /// The interned key of a holder.
@@ -139,7 +151,7 @@ pub(crate) struct Columns {
     pub(super) serials: Vec<u8>,
     /// (start in `serials`, slot) of each serial written, in arena order.
     pub(super) serial_owners: Vec<(u32, u32)>,
-    by_id: HashMap<u128, u32>,
+    by_id: HashMap<[u64; 2], u32>,
     /// Rows per (status, category).
     pub(super) counts: HashMap<(u32, u32), u64>,
     /// Slots written since `log_start` (new or changed), in order.
@@ -205,7 +217,7 @@ impl Columns {
             _ => (s.search_text.as_str(), false),
         };
         let head = self.heads.intern(head_text);
-        let existing = self.by_id.get(&s.item_id).copied();
+        let existing = self.by_id.get(&halves(s.item_id)).copied();
         let serial = match existing {
             Some(slot) if self.serial(slot) == s.serial_number.as_bytes() => {
                 self.rows[slot as usize].serial
@@ -213,7 +225,7 @@ impl Columns {
             _ => self.push_serial(&s.serial_number, existing),
         };
         let row = Row {
-            id: s.item_id,
+            id_halves: halves(s.item_id),
             created: s.created_at,
             updated: s.updated_at,
             reason: self.strings.intern(&s.deploy_reason),
@@ -246,7 +258,7 @@ impl Columns {
                 self.status.push(status);
                 self.category.push(category);
                 self.head.push(head);
-                self.by_id.insert(s.item_id, slot);
+                self.by_id.insert(halves(s.item_id), slot);
                 // The arena's owner of a new row's serial was written with
                 // the slot it now has.
                 slot
@@ -302,7 +314,7 @@ impl Columns {
     /// The slot of an item.
     #[cfg(test)]
     pub(super) fn slot_of(&self, id: u128) -> Option<u32> {
-        self.by_id.get(&id).copied()
+        self.by_id.get(&halves(id)).copied()
     }
 }
 

@@ -189,7 +189,7 @@ fn answer(index: &OrgIndex, cols: &Columns, q: &InventoryQuery, email_people: &[
     let f = Compiled::new(cols, q.filter(), email_people);
     let (slots, total) = select(cols, &order, &f, q.direction(), q.offset(), q.size());
     Answer::Page(
-        slots.iter().map(|s| cols.rows[*s as usize].id).collect(),
+        slots.iter().map(|s| cols.rows[*s as usize].id()).collect(),
         total,
     )
 }

@@ -77,7 +77,7 @@ impl Sorter<'_> {
     }
 
     fn id(&self, slot: u32) -> u128 {
-        self.cols.rows[slot as usize].id
+        self.cols.rows[slot as usize].id()
     }
 
     fn cmp(&self, a: u32, b: u32) -> Ordering {
@@ -190,7 +190,7 @@ mod tests {
         order
             .perm
             .iter()
-            .map(|s| cols.rows[*s as usize].id)
+            .map(|s| cols.rows[*s as usize].id())
             .collect()
     }
 
