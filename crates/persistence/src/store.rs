@@ -514,11 +514,12 @@ impl Store {
     }
 
     /// This store with a listing index that every organization builds on a
-    /// thread of its own (as one of more than 50,000 items does); for tests.
+    /// thread of its own (as one of more than 50,000 items does), reading 7
+    /// rows per statement; for tests.
     #[cfg(feature = "test-support")]
     #[must_use]
     pub fn with_listing_index_built_in_background(mut self) -> Store {
-        self.listing_index = Arc::new(crate::listing::ListingIndexes::new(true, 0));
+        self.listing_index = Arc::new(crate::listing::ListingIndexes::new(true, 0).reading(7));
         self
     }
 

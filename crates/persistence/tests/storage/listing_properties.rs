@@ -796,8 +796,10 @@ fn postgres_a_write_is_in_the_next_listing_of_another_instance() {
 fn an_index_built_in_the_background_answers_the_same(db: &TestDatabase) {
     let reader = db.store().with_listing_index_built_in_background();
     let writer = db.store();
+    // Creation times shared by three items each: the build's chunks of 7
+    // rows end between items of one time.
     let specs: Vec<ItemSpec> = (0..30)
-        .map(|n| spec(n as usize % 7, Some(n as usize % 6), n))
+        .map(|n| spec(n as usize % 7, Some(n as usize % 6), n / 3))
         .collect();
     let (org, reference) = seed(&writer, &specs, 1_000);
     let q = query(SortKey::Product, "DESC", 2, 7);

@@ -11,12 +11,12 @@ use equip_domain::inventory_query::{ListedBody, ListedItem};
 
 use crate::connection::DbConnection;
 use crate::error::{DbError, DbResult};
-use crate::sql_builder::Sql;
+use crate::sql_builder::{byte_order, Sql};
 
 use super::columns::SourceRow;
 
 /// Rows read per statement while an index is built.
-const CHUNK: i64 = 20_000;
+pub(super) const CHUNK: i64 = 20_000;
 
 const COLUMNS: &str = "SELECT item_id, created_at, updated_at, deploy_status, deploy_reason, \
      condition_rank, serial_number, sku_id, product, category, vendor_sku, assignee_type, \
@@ -92,26 +92,33 @@ fn decoded(rows: Vec<Row>) -> DbResult<Vec<SourceRow>> {
     rows.into_iter().map(SourceRow::try_from).collect()
 }
 
-/// Every listing row of the organization, a chunk at a time (in item id
-/// order), given to `each`.
+/// Every listing row of the organization, a chunk at a time in the default
+/// order (creation time, then item id: the walk of the listing's own index,
+/// from where the last chunk ended), given to `each`.
 pub(super) fn all_rows(
     c: &mut DbConnection,
     org: &str,
+    chunk: i64,
     mut each: impl FnMut(Vec<SourceRow>),
 ) -> DbResult<()> {
-    let mut after = String::new();
+    let id = format!("item_id{}", byte_order(c.backend()));
+    let mut after: Option<(NaiveDateTime, String)> = None;
     loop {
         let mut st = Sql::default();
-        st.push_sql(COLUMNS)
-            .push_bind(org)
-            .push_sql(" AND item_id > ")
-            .push_bind(after.as_str())
-            .push_sql(" ORDER BY item_id LIMIT ")
-            .push_bind(CHUNK);
+        st.push_sql(COLUMNS).push_bind(org);
+        if let Some((at, item)) = &after {
+            st.push_sql(&format!(" AND (created_at, {id}) > ("))
+                .push_bind(*at)
+                .push_sql(", ")
+                .push_bind(item.as_str())
+                .push_sql(")");
+        }
+        st.push_sql(&format!(" ORDER BY created_at, {id} LIMIT "))
+            .push_bind(chunk);
         let rows: Vec<Row> = st.load(c)?;
-        let full = rows.len() as i64 == CHUNK;
+        let full = rows.len() as i64 == chunk;
         if let Some(last) = rows.last() {
-            after.clone_from(&last.item_id);
+            after = Some((last.created_at, last.item_id.clone()));
         }
         each(decoded(rows)?);
         if !full {

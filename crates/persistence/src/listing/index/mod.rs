@@ -62,6 +62,8 @@ pub(crate) struct ListingIndexes {
     enabled: bool,
     /// Largest organization built while its request waits.
     inline_max: i64,
+    /// Rows read per statement while building.
+    chunk: i64,
     orgs: Mutex<HashMap<String, Arc<OrgIndex>>>,
 }
 
@@ -89,11 +91,21 @@ impl ListingIndexes {
         Self {
             enabled,
             inline_max,
+            chunk: load::CHUNK,
             orgs: Mutex::default(),
         }
     }
 
+    /// Reads `chunk` rows per statement while building (tests read
+    /// several chunks from a small organization).
+    #[cfg(feature = "test-support")]
+    pub(crate) fn reading(mut self, chunk: i64) -> Self {
+        self.chunk = chunk.max(1);
+        self
+    }
+
     /// Whether the organization's index is built.
+    #[cfg(feature = "test-support")]
     pub(crate) fn is_built(&self, org: &str) -> bool {
         self.org(org)
             .is_some_and(|i| i.columns.read().is_ok_and(|c| c.is_some()))
@@ -148,7 +160,7 @@ impl ListingIndexes {
                     Answer::BuildLater
                 });
             }
-            *held = Some(read_all(c, org, version)?);
+            *held = Some(read_all(c, org, version, self.chunk)?);
         }
         Ok(Answer::Unavailable)
     }
@@ -159,8 +171,8 @@ impl ListingIndexes {
         let Some(index) = self.org(org) else {
             return Ok(());
         };
-        let result =
-            super::anchors::listing_version(c, org).and_then(|version| read_all(c, org, version));
+        let result = super::anchors::listing_version(c, org)
+            .and_then(|version| read_all(c, org, version, self.chunk));
         index.building.store(false, Ordering::Release);
         let built = result?;
         if let Ok(mut held) = index.columns.write() {
@@ -174,9 +186,9 @@ impl ListingIndexes {
 
 /// Every listing row of the organization, read after its version was
 /// `version` (so the rows hold at least that version).
-fn read_all(c: &mut DbConnection, org: &str, version: i64) -> DbResult<Columns> {
+fn read_all(c: &mut DbConnection, org: &str, version: i64, chunk: i64) -> DbResult<Columns> {
     let mut cols = Columns::new();
-    load::all_rows(c, org, |rows| cols.apply(rows))?;
+    load::all_rows(c, org, chunk, |rows| cols.apply(rows))?;
     cols.version = version;
     Ok(cols)
 }
