@@ -32,6 +32,20 @@ impl Bits {
             *word |= 1 << (i % 64);
         }
     }
+    /// The slots set, ascending.
+    fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, word)| {
+            let mut w = *word;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let bit = w.trailing_zeros();
+                w &= w - 1;
+                u32::try_from(i * 64).ok().map(|base| base + bit)
+            })
+        })
+    }
     fn get(&self, slot: u32) -> bool {
         let i = slot as usize;
         self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
@@ -297,9 +311,13 @@ pub(super) fn select(
             );
         }
     }
-    let matched: Vec<u32> = (0..u32::try_from(cols.len()).unwrap_or(u32::MAX))
-        .filter(|s| f.matches(cols, *s))
-        .collect();
+    // A search names its candidates: only they are checked further.
+    let matched: Vec<u32> = match &f.search {
+        Some(hits) => hits.slots().filter(|s| f.matches(cols, *s)).collect(),
+        None => (0..u32::try_from(cols.len()).unwrap_or(u32::MAX))
+            .filter(|s| f.matches(cols, *s))
+            .collect(),
+    };
     let total = matched.len() as u64;
     if total.saturating_mul(RARE) >= n {
         let mut member = Bits::new(cols.len());
