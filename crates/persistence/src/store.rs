@@ -530,6 +530,42 @@ impl Store {
         self.listing_index.is_built(&organization.to_string())
     }
 
+    /// Builds, on a thread of its own, the listing index of every
+    /// organization too large to be built while its first listing request
+    /// waits (largest first), so that a restarted server answers their
+    /// listings from memory soon after it starts; `serve` calls it once.
+    pub fn warm_listing_indexes(&self) {
+        let store = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("equip-listing-index".into())
+            .spawn(move || {
+                let index = store.listing_index.clone();
+                let orgs = match store.read("inventoryItem", |c| index.large_organizations(c)) {
+                    Ok(orgs) => orgs,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "listing indexes not built at start");
+                        return;
+                    }
+                };
+                for org in orgs {
+                    let started = std::time::Instant::now();
+                    match store.read("inventoryItem", |c| index.warm(c, &org)) {
+                        Ok(()) => tracing::info!(
+                            org_id = %org,
+                            ms = started.elapsed().as_millis() as u64,
+                            "listing index built at start"
+                        ),
+                        Err(e) => {
+                            tracing::warn!(org_id = %org, error = %e, "listing index not built")
+                        }
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "listing index thread not started");
+        }
+    }
+
     /// Builds the organization's listing index on a thread of its own; its
     /// listing is answered by SQL meanwhile.
     pub(crate) fn build_listing_index_later(&self, org: &str) {

@@ -137,6 +137,9 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         .watch_changes()
         .context("cannot start listening for database changes")?;
     let store = Arc::new(store.with_listing_index(!args.no_listing_index));
+    // Large organizations' listings are read into memory in the background
+    // (docs/performance.md, "Inventory listing").
+    store.warm_listing_indexes();
     // Background work (the outbox dispatcher, the statistics keeper) has
     // connections of its own: requests that fill the request pool cannot
     // starve it (docs/reliability.md, "Overload").

@@ -168,6 +168,25 @@ pub(super) fn items_of(c: &mut DbConnection, org: &str) -> DbResult<i64> {
 }
 
 #[derive(QueryableByName)]
+struct OrgRow {
+    #[diesel(sql_type = Text)]
+    organization_id: String,
+}
+
+/// The organizations of more than `items` items, from the maintained counts.
+pub(super) fn organizations_over(c: &mut DbConnection, items: i64) -> DbResult<Vec<String>> {
+    let mut st = Sql::default();
+    st.push_sql(
+        "SELECT organization_id FROM inventory_counts GROUP BY organization_id \
+         HAVING SUM(n) > ",
+    )
+    .push_bind(items)
+    .push_sql(" ORDER BY SUM(n) DESC");
+    let rows: Vec<OrgRow> = st.load(c)?;
+    Ok(rows.into_iter().map(|r| r.organization_id).collect())
+}
+
+#[derive(QueryableByName)]
 struct JsonRow {
     #[diesel(sql_type = Text)]
     item_id: String,

@@ -184,6 +184,28 @@ impl ListingIndexes {
     }
 }
 
+impl ListingIndexes {
+    /// The organizations too large to be built while a request waits.
+    pub(crate) fn large_organizations(&self, c: &mut DbConnection) -> DbResult<Vec<String>> {
+        if !self.enabled {
+            return Ok(Vec::new());
+        }
+        load::organizations_over(c, self.inline_max)
+    }
+
+    /// Builds the organization's index unless it is built or being built.
+    pub(crate) fn warm(&self, c: &mut DbConnection, org: &str) -> DbResult<()> {
+        let Some(index) = self.org(org) else {
+            return Ok(());
+        };
+        let built = index.columns.read().is_ok_and(|c| c.is_some());
+        if built || index.building.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        self.build(c, org)
+    }
+}
+
 /// Every listing row of the organization, read after its version was
 /// `version` (so the rows hold at least that version).
 fn read_all(c: &mut DbConnection, org: &str, version: i64, chunk: i64) -> DbResult<Columns> {

@@ -1,7 +1,8 @@
 //! A sort order of an organization's listing in memory: the slots in the
 //! order of one sort key, ascending, ties broken by item id (descending is
 //! the same walked backwards, as `ORDER BY key DESC, item_id DESC` is), and
-//! each slot's position in it (`rank`, for sorting a few matches).
+//! the interned texts' positions in byte order it was built with (to sort a
+//! few matches by the same comparison, [`Order::cmp`]).
 //!
 //! The keys compare exactly as the SQL order does (`listing/order.rs`):
 //! texts in byte order, times and the condition's rank as values, the
@@ -21,8 +22,9 @@ use super::columns::Columns;
 pub(crate) struct Order {
     /// Slots, ascending.
     pub(super) perm: Vec<u32>,
-    /// Each slot's position in `perm`.
-    pub(super) rank: Vec<u32>,
+    key: SortKey,
+    /// The interned texts' positions in byte order, by id.
+    ranks: Vec<u32>,
     /// The columns (their epoch) and log position this order holds.
     epoch: u64,
     seen: u64,
@@ -33,7 +35,7 @@ struct Sorter<'a> {
     cols: &'a Columns,
     key: SortKey,
     /// The interned texts' positions in byte order.
-    ranks: Vec<u32>,
+    ranks: &'a [u32],
 }
 
 /// A time as two ordered numbers (seconds, nanoseconds).
@@ -116,41 +118,51 @@ impl Order {
 
     /// The order of `key` over `cols`: `previous` caught up, or built anew.
     pub(super) fn of(cols: &Columns, key: SortKey, previous: Option<&Order>) -> Order {
+        let ranks = cols.strings.ranks();
         let sorter = Sorter {
             cols,
             key,
-            ranks: cols.strings.ranks(),
+            ranks: &ranks,
         };
         if let Some(old) = previous {
             if old.epoch == cols.epoch && old.seen >= cols.log_start && old.seen <= cols.log_end() {
                 let from = usize::try_from(old.seen - cols.log_start).unwrap_or(usize::MAX);
                 let changed = &cols.log[from.min(cols.log.len())..];
                 if changed.len() <= cols.len() / 16 + 64 {
-                    return old.merged(&sorter, changed);
+                    let perm = old.merged(&sorter, changed);
+                    return Order::new(perm, key, ranks, cols);
                 }
             }
         }
         let mut perm: Vec<u32> = (0..u32::try_from(cols.len()).unwrap_or(u32::MAX)).collect();
         sorter.sort(&mut perm);
-        Order::with_ranks(perm, cols)
+        Order::new(perm, key, ranks, cols)
     }
 
-    fn with_ranks(perm: Vec<u32>, cols: &Columns) -> Order {
-        let mut rank = vec![0_u32; perm.len()];
-        for (position, &slot) in perm.iter().enumerate() {
-            rank[slot as usize] = u32::try_from(position).unwrap_or(u32::MAX);
-        }
+    fn new(perm: Vec<u32>, key: SortKey, ranks: Vec<u32>, cols: &Columns) -> Order {
         Order {
             perm,
-            rank,
+            key,
+            ranks,
             epoch: cols.epoch,
             seen: cols.log_end(),
         }
     }
 
+    /// Compares two slots of `cols` (which this order is current for) in
+    /// this order.
+    pub(super) fn cmp(&self, cols: &Columns, a: u32, b: u32) -> Ordering {
+        Sorter {
+            cols,
+            key: self.key,
+            ranks: &self.ranks,
+        }
+        .cmp(a, b)
+    }
+
     /// This order with the `changed` slots (changed or new rows) taken out
     /// and merged back in at their new places.
-    fn merged(&self, sorter: &Sorter<'_>, changed: &[u32]) -> Order {
+    fn merged(&self, sorter: &Sorter<'_>, changed: &[u32]) -> Vec<u32> {
         let n = sorter.cols.len();
         let mut is_changed = vec![false; n];
         let mut moved: Vec<u32> = Vec::with_capacity(changed.len());
@@ -177,7 +189,7 @@ impl Order {
             perm.push(slot);
         }
         perm.extend(moved);
-        Order::with_ranks(perm, sorter.cols)
+        perm
     }
 }
 
@@ -233,7 +245,6 @@ mod tests {
             let caught_up = Order::of(&changed, *key, Some(&old));
             let fresh = Order::of(&changed, *key, None);
             assert_eq!(caught_up.perm, fresh.perm, "{key:?}");
-            assert_eq!(caught_up.rank, fresh.rank, "{key:?}");
             assert!(caught_up.is_current(&changed));
         }
     }

@@ -329,7 +329,10 @@ pub(super) fn select(
             total,
         );
     }
-    (by_rank(order, matched, direction, offset, size), total)
+    (
+        by_order(cols, order, matched, direction, offset, size),
+        total,
+    )
 }
 
 /// Walks the order, skipping `offset` matches and taking `size`.
@@ -372,8 +375,10 @@ fn walk(
     page
 }
 
-/// The page of a few matched slots, by their positions in the order.
-fn by_rank(
+/// The page of a few matched slots, in the order: the first `offset + size`
+/// selected, then sorted.
+fn by_order(
+    cols: &Columns,
     order: &Order,
     mut matched: Vec<u32>,
     direction: SortDirection,
@@ -386,19 +391,16 @@ fn by_rank(
     if offset >= matched.len() {
         return Vec::new();
     }
-    let position = |slot: &u32| {
-        let r = order.rank[*slot as usize];
-        match direction {
-            SortDirection::Asc => r,
-            SortDirection::Desc => u32::MAX - r,
-        }
+    let cmp = |a: &u32, b: &u32| match direction {
+        SortDirection::Asc => order.cmp(cols, *a, *b),
+        SortDirection::Desc => order.cmp(cols, *b, *a),
     };
     let end = offset.saturating_add(size as usize).min(matched.len());
     if end < matched.len() {
-        matched.select_nth_unstable_by_key(end, position);
+        matched.select_nth_unstable_by(end, cmp);
         matched.truncate(end);
     }
-    matched.sort_unstable_by_key(position);
+    matched.sort_unstable_by(cmp);
     matched.drain(..offset);
     matched
 }
