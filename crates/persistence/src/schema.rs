@@ -312,7 +312,7 @@ diesel::table! {
         supplied_by -> Text,
         search_text -> Text,
         item_json -> Nullable<Text>,
-        listing_version -> BigInt,
+        listing_stamp -> BigInt,
     }
 }
 

@@ -33,8 +33,8 @@ pub(crate) enum Scope<'a> {
 
 /// The listing row of an item, computed from the source tables. `{nl}` is a
 /// newline: the separator between the searchable fields; `{lower}` the
-/// Unicode case folding of the backend ([`fold_function`]); `{version}` the
-/// listing version the row is written at (bound there). The organization is
+/// Unicode case folding of the backend ([`fold_function`]); `{stamp}` the
+/// row's stamp (see [`refresh`]). The organization is
 /// bound after the text.
 const LISTING_SELECT: &str = "\
 SELECT i.id, i.organization_id, i.created_at, i.updated_at, i.deploy_status,
@@ -46,7 +46,7 @@ SELECT i.id, i.organization_id, i.created_at, i.updated_at, i.deploy_status,
     {renewal}, i.supplied_by,
     {lower}(COALESCE(i.description, '') || {nl} || s.vendor_name || {nl} || s.category_code
         || {nl} || s.category_name || {nl} || s.title || {nl} || COALESCE(i.serial_number, '')),
-    {version}
+    {stamp}
 FROM inventory_items i
 JOIN skus s ON s.organization_id = i.organization_id AND s.id = i.sku_id
 LEFT JOIN people p ON i.assignee_type = 'PERSON' AND p.organization_id = i.organization_id
@@ -58,7 +58,7 @@ WHERE i.organization_id = ";
 
 const LISTING_COLUMNS: &str = "item_id, organization_id, created_at, updated_at, deploy_status, \
      deploy_reason, condition_rank, serial_number, sku_id, product, category, vendor_sku, \
-     assignee_type, assignee_id, assignee, renewal_date, supplied_by, search_text, listing_version";
+     assignee_type, assignee_id, assignee, renewal_date, supplied_by, search_text, listing_stamp";
 
 /// `CASE i.condition WHEN 'NEW' THEN 0 … END`, from the domain's order.
 fn condition_rank() -> String {
@@ -95,12 +95,18 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
         Scope::Assignees(ids) => ("assignee_id", "i.assignee_id", ids),
     };
     let select = listing_select(c.backend());
-    // The organization's listing version moves first: its row stays locked to
-    // the end of the transaction, so versions commit in their order and every
-    // row written here carries its version (what a listing index reads as
-    // "changed since", `listing/index/`).
-    let version = bump_version(c, org)?;
-    let (select_head, select_tail) = select.split_once("{version}").unwrap_or((&select, ""));
+    // Each row written carries its stamp (`listing_stamp`), which a listing
+    // index reads as "changed since" (`listing/index/`). SQLite: the listing
+    // version this refresh moves to (writers take turns, so it is exact);
+    // PostgreSQL: the writing transaction's id, which needs no lock (the
+    // version's row is locked only at the end, as before: moving it first
+    // held concurrent writers of an organization apart for the whole
+    // refresh, item PATCHes 25-30 % slower).
+    let stamp = match c.backend() {
+        Backend::Sqlite => Stamp::Version(listing_version_in(c, org)? + 1),
+        Backend::Postgres => Stamp::Transaction,
+    };
+    let (select_head, select_tail) = select.split_once("{stamp}").unwrap_or((&select, ""));
     let mut items: Vec<String> = Vec::new();
     for chunk in ids.chunks(ID_CHUNK) {
         let mut delete = Sql::default();
@@ -114,8 +120,14 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
             .push_sql("INSERT INTO inventory_listing (")
             .push_sql(LISTING_COLUMNS)
             .push_sql(") ")
-            .push_sql(select_head)
-            .push_bind(version)
+            .push_sql(select_head);
+        match stamp {
+            Stamp::Version(v) => insert.push_bind(v),
+            Stamp::Transaction => {
+                insert.push_sql("CAST(CAST(pg_current_xact_id() AS TEXT) AS BIGINT)")
+            }
+        };
+        insert
             .push_sql(select_tail)
             .push_bind(org)
             .push_sql(&format!(" AND {item_column} IN "))
@@ -139,12 +151,34 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
         Scope::Items(ids) => render(c, org, ids)?,
         Scope::Skus(_) | Scope::Assignees(_) => render(c, org, &items)?,
     }
+    // Deep-page positions remembered for the old listing no longer hold, and
+    // listing indexes read the rows stamped since.
+    bump_version(c, org)?;
     Ok(())
 }
 
-/// Moves the organization's listing version on (deep-page positions
-/// remembered for the old listing no longer hold, and listing indexes read
-/// the rows written at the new one) and returns it.
+/// What the rows a refresh writes are stamped with.
+#[derive(Debug, Clone, Copy)]
+enum Stamp {
+    /// SQLite: the listing version the refresh moves to.
+    Version(i64),
+    /// PostgreSQL: the writing transaction's id.
+    Transaction,
+}
+
+/// The organization's listing version, read in the writing transaction.
+fn listing_version_in(c: &mut DbConnection, org: &str) -> DbResult<i64> {
+    let mut st = Sql::default();
+    st.push_sql(
+        "SELECT COALESCE((SELECT version FROM inventory_listing_versions WHERE organization_id = ",
+    )
+    .push_bind(org)
+    .push_sql("), 0) AS version");
+    let row: Vec<VersionRow> = st.load(c)?;
+    Ok(row.first().map_or(0, |r| r.version))
+}
+
+/// Moves the organization's listing version on and returns it.
 fn bump_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
     let mut st = Sql::default();
     st.push_sql("INSERT INTO inventory_listing_versions (organization_id, version) VALUES (")

@@ -137,6 +137,9 @@ pub(crate) struct Columns {
     pub(super) epoch: u64,
     /// The organization's listing version these rows hold (at least).
     pub(super) version: i64,
+    /// The first row stamp these rows may lack: rows stamped earlier are
+    /// final and held (`load::marks`).
+    pub(super) from: i64,
     pub(super) rows: Vec<Row>,
     /// Per row: its deploy status (interned), category (interned) and search
     /// head (interned in `heads`), scanned by every filter.

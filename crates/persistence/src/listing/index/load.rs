@@ -9,7 +9,7 @@ use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamp};
 use equip_domain::ids::InventoryItemId;
 use equip_domain::inventory_query::{ListedBody, ListedItem};
 
-use crate::connection::DbConnection;
+use crate::connection::{Backend, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::sql_builder::{byte_order, Sql};
 
@@ -133,29 +133,58 @@ struct Count {
     n: i64,
 }
 
-/// How many listing rows were written after `version`.
-pub(super) fn changed_since(c: &mut DbConnection, org: &str, version: i64) -> DbResult<i64> {
+/// How many listing rows are stamped `from` or later.
+pub(super) fn changed_since(c: &mut DbConnection, org: &str, from: i64) -> DbResult<i64> {
     let mut st = Sql::default();
     st.push_sql("SELECT COUNT(*) AS n FROM inventory_listing WHERE organization_id = ")
         .push_bind(org)
-        .push_sql(" AND listing_version > ")
-        .push_bind(version);
+        .push_sql(" AND listing_stamp >= ")
+        .push_bind(from);
     let rows: Vec<Count> = st.load(c)?;
     Ok(rows.first().map_or(0, |r| r.n))
 }
 
-/// The listing rows written after `version`.
-pub(super) fn rows_since(
-    c: &mut DbConnection,
-    org: &str,
-    version: i64,
-) -> DbResult<Vec<SourceRow>> {
+/// The listing rows stamped `from` or later.
+pub(super) fn rows_since(c: &mut DbConnection, org: &str, from: i64) -> DbResult<Vec<SourceRow>> {
     let mut st = Sql::default();
     st.push_sql(COLUMNS)
         .push_bind(org)
-        .push_sql(" AND listing_version > ")
-        .push_bind(version);
+        .push_sql(" AND listing_stamp >= ")
+        .push_bind(from);
     decoded(st.load(c)?)
+}
+
+#[derive(QueryableByName)]
+struct Marks {
+    #[diesel(sql_type = BigInt)]
+    version: i64,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// Where the organization's listing stands: its listing version, and the
+/// first row stamp that may still be written (every row stamped earlier is
+/// final). SQLite: the version's successor (writers take turns);
+/// PostgreSQL: the oldest transaction still running (`pg_snapshot_xmin`),
+/// read in the same statement as the version.
+pub(super) fn marks(c: &mut DbConnection, org: &str) -> DbResult<(i64, i64)> {
+    let mut st = Sql::default();
+    st.push_sql(
+        "SELECT COALESCE((SELECT version FROM inventory_listing_versions WHERE organization_id = ",
+    )
+    .push_bind(org)
+    .push_sql("), 0) AS version, ");
+    match c.backend() {
+        Backend::Sqlite => st.push_sql("0 AS n"),
+        Backend::Postgres => st
+            .push_sql("CAST(CAST(pg_snapshot_xmin(pg_current_snapshot()) AS TEXT) AS BIGINT) AS n"),
+    };
+    let rows: Vec<Marks> = st.load(c)?;
+    let (version, xmin) = rows.first().map_or((0, 0), |r| (r.version, r.n));
+    Ok(match c.backend() {
+        Backend::Sqlite => (version, version + 1),
+        Backend::Postgres => (version, xmin),
+    })
 }
 
 /// The organization's items, from its maintained counts.

@@ -6,12 +6,14 @@
 //!
 //! **Kept current by the listing version.** Every write that changes the
 //! listing moves the organization's listing version in its transaction and
-//! stamps the rows it writes with it (`listing/refresh.rs`); versions commit
-//! in order (the version's row stays locked to the commit). Each request
-//! reads the version first (one primary-key look-up); an index behind it
-//! reads the rows written since the version it holds, under its write lock,
-//! before answering. So a write is in the next listing on every instance
-//! (read-your-writes), and an idle index costs nothing.
+//! stamps the rows it writes (`listing_stamp`, `listing/refresh.rs`: on
+//! SQLite the version it moves to, on PostgreSQL its transaction's id). Each
+//! request reads the version first (one primary-key look-up; on PostgreSQL
+//! with the oldest running transaction, `load::marks`); an index behind it
+//! reads the rows stamped since the first stamp it could not yet know to be
+//! final, under its write lock, before answering. So a write is in the next
+//! listing on every instance (read-your-writes), and an idle index costs
+//! nothing.
 //!
 //! **Built on first use.** An organization of up to [`INLINE_BUILD_MAX`]
 //! items is read while its first request waits; a larger one is read on a
@@ -173,7 +175,7 @@ impl ListingIndexes {
         if index.building.load(Ordering::Acquire) {
             index.wait_for_build(WAIT_FOR_BUILD);
         }
-        let version = super::anchors::listing_version(c, org)?;
+        let (version, from) = load::marks(c, org)?;
         // Twice at most: a concurrent catch-up may have gone past `version`.
         for _ in 0..2 {
             if let Ok(held) = index.columns.read() {
@@ -186,10 +188,11 @@ impl ListingIndexes {
             };
             match held.as_mut() {
                 Some(cols) if cols.version >= version => continue,
-                Some(cols) if load::changed_since(c, org, cols.version)? <= DELTA_MAX => {
-                    let rows = load::rows_since(c, org, cols.version)?;
+                Some(cols) if load::changed_since(c, org, cols.from)? <= DELTA_MAX => {
+                    let rows = load::rows_since(c, org, cols.from)?;
                     cols.apply(rows);
                     cols.version = version;
+                    cols.from = from;
                     continue;
                 }
                 _ => {}
@@ -202,7 +205,7 @@ impl ListingIndexes {
                     Answer::BuildLater
                 });
             }
-            *held = Some(read_all(c, org, version, self.chunk)?);
+            *held = Some(read_all(c, org, (version, from), self.chunk)?);
         }
         Ok(Answer::Unavailable)
     }
@@ -213,8 +216,7 @@ impl ListingIndexes {
         let Some(index) = self.org(org) else {
             return Ok(());
         };
-        let result = super::anchors::listing_version(c, org)
-            .and_then(|version| read_all(c, org, version, self.chunk));
+        let result = load::marks(c, org).and_then(|marks| read_all(c, org, marks, self.chunk));
         let outcome = result.map(|built| {
             if let Ok(mut held) = index.columns.write() {
                 if held.as_ref().is_none_or(|h| h.version < built.version) {
@@ -249,12 +251,19 @@ impl ListingIndexes {
     }
 }
 
-/// Every listing row of the organization, read after its version was
-/// `version` (so the rows hold at least that version).
-fn read_all(c: &mut DbConnection, org: &str, version: i64, chunk: i64) -> DbResult<Columns> {
+/// Every listing row of the organization, read after its marks were
+/// `(version, from)` (so the rows hold at least that version, and every row
+/// stamped before `from` is final).
+fn read_all(
+    c: &mut DbConnection,
+    org: &str,
+    (version, from): (i64, i64),
+    chunk: i64,
+) -> DbResult<Columns> {
     let mut cols = Columns::new();
     load::all_rows(c, org, chunk, |rows| cols.apply(rows))?;
     cols.version = version;
+    cols.from = from;
     Ok(cols)
 }
 
