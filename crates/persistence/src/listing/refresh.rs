@@ -178,19 +178,17 @@ fn listing_version_in(c: &mut DbConnection, org: &str) -> DbResult<i64> {
     Ok(row.first().map_or(0, |r| r.version))
 }
 
-/// Moves the organization's listing version on and returns it.
-fn bump_version(c: &mut DbConnection, org: &str) -> DbResult<i64> {
+/// Moves the organization's listing version on.
+fn bump_version(c: &mut DbConnection, org: &str) -> DbResult<()> {
     let mut st = Sql::default();
     st.push_sql("INSERT INTO inventory_listing_versions (organization_id, version) VALUES (")
         .push_bind(org)
         .push_sql(
             ", 1) ON CONFLICT (organization_id) DO UPDATE \
-             SET version = inventory_listing_versions.version + 1 RETURNING version",
+             SET version = inventory_listing_versions.version + 1",
         );
-    let row: Vec<VersionRow> = st.load(c)?;
-    row.first()
-        .map(|r| r.version)
-        .ok_or_else(|| DbError::corrupt("the listing version was not returned"))
+    st.execute(c)?;
+    Ok(())
 }
 
 #[derive(QueryableByName)]

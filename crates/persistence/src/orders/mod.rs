@@ -52,15 +52,10 @@ pub(crate) fn provisioned(
     let mut ids: Vec<String> = people.to_vec();
     ids.sort_unstable();
     ids.dedup();
-    // A chunk of ids per statement: an import of 50,000 people named more
-    // than SQLite's 32,766 bound values in one.
-    let mut persons = Vec::with_capacity(ids.len());
+    let persons = crate::repositories::people::load_people(c, org, &ids)?;
     let mut groups: HashMap<PersonId, Vec<_>> = HashMap::new();
-    for chunk in ids.chunks(crate::sql_builder::ID_CHUNK) {
-        persons.extend(crate::repositories::people::load_people(c, org, chunk)?);
-        for (person, group) in crate::membership::person_groups(c, org, chunk)? {
-            groups.entry(person).or_default().push(group);
-        }
+    for (person, group) in crate::membership::person_groups(c, org, &ids)? {
+        groups.entry(person).or_default().push(group);
     }
     // The effective package of each, and the contents of those packages.
     let effective: HashMap<PersonId, Option<PackageId>> = persons

@@ -27,6 +27,7 @@ use crate::schema::{
     inventory_items, packages, people, people_active_counts, person_emails, return_order_items,
 };
 use crate::sql_builder::Sql;
+use crate::sql_builder::ID_CHUNK;
 use crate::sql_builder::{CountRow, IdRow};
 
 use crate::store::Store;
@@ -90,6 +91,15 @@ pub(crate) fn load_people(
     if let [id] = ids {
         // The common case of a filter (Okta's and Entra's lookups).
         return Ok(load_one(conn, org, id)?.into_iter().collect());
+    }
+    if ids.len() > ID_CHUNK {
+        // A chunk of ids per statement: a group write reaching 50,000 people
+        // named more than SQLite's 32,766 bound values in one.
+        let mut people = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(ID_CHUNK) {
+            people.extend(load_people(conn, org, chunk)?);
+        }
+        return Ok(people);
     }
     let rows: Vec<PersonRow> = people::table
         .filter(people::organization_id.eq(org))

@@ -837,3 +837,40 @@ fn postgres_an_index_built_in_the_background_answers_the_same() {
     };
     an_index_built_in_the_background_answers_the_same(&db);
 }
+
+/// `serve` builds the index of every organization too large to be built
+/// while a request waits, at its start: built without any listing request,
+/// and answering as the reference does.
+fn large_organizations_are_built_at_the_start(db: &TestDatabase) {
+    let writer = db.store();
+    let specs: Vec<ItemSpec> = (0..20)
+        .map(|n| spec(n as usize % 7, Some(n as usize % 6), n / 2))
+        .collect();
+    let (org, reference) = seed(&writer, &specs, 1_000);
+    let reader = db.store().with_listing_index_built_in_background();
+    assert!(!reader.listing_index_built(org));
+    reader.warm_listing_indexes();
+    let started = std::time::Instant::now();
+    while !reader.listing_index_built(org) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "never built"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let q = query(SortKey::SerialNumber, "ASC", 2, 6);
+    assert_eq!(page_ids(&reader, org, &q), page_ids(&reference, org, &q));
+}
+
+#[test]
+fn sqlite_large_organizations_are_built_at_the_start() {
+    large_organizations_are_built_at_the_start(&TestDatabase::sqlite());
+}
+
+#[test]
+fn postgres_large_organizations_are_built_at_the_start() {
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    large_organizations_are_built_at_the_start(&db);
+}

@@ -177,15 +177,29 @@ impl Compiled {
         .any(|f| f.as_ref().is_some_and(Vec::is_empty))
     }
 
-    /// Whether only statuses and categories (or nothing) filter.
+    /// Whether only statuses and categories (or nothing) filter: the total
+    /// is then the maintained counts'. Every field is named, so that a new
+    /// one does not compile until it is decided here (a wrong total
+    /// otherwise).
     fn by_status_and_category_only(&self) -> bool {
-        self.skus.is_none()
-            && self.holders.is_none()
-            && self.serials.is_none()
-            && self.vendor_skus.is_none()
-            && self.updated_from.is_none()
-            && self.updated_to.is_none()
-            && self.search.is_none()
+        let Self {
+            statuses: _,
+            categories: _,
+            skus,
+            holders,
+            serials,
+            vendor_skus,
+            updated_from,
+            updated_to,
+            search,
+        } = self;
+        skus.is_none()
+            && holders.is_none()
+            && serials.is_none()
+            && vendor_skus.is_none()
+            && updated_from.is_none()
+            && updated_to.is_none()
+            && search.is_none()
     }
 
     fn matches(&self, cols: &Columns, slot: u32) -> bool {
