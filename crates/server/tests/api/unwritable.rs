@@ -160,13 +160,16 @@ fn postgres_readyz_and_writes_answer_503_while_the_database_is_read_only() {
     assert!(detail.ends_with(&format!("(request id {id})")), "{detail}");
     // So does the warning its store call logged on the blocking pool: the
     // request's span reaches the thread, with the route and the caller.
-    let log = server.log();
-    assert!(
-        log.lines().any(|l| l.contains("storage unavailable")
+    let warned = |l: &str| {
+        l.contains("storage unavailable")
             && l.contains(&format!("request_id={id}"))
             && l.contains("route=/scim/v2/Users")
             && l.contains("org_id=")
-            && l.contains("key_id=")),
+            && l.contains("key_id=")
+    };
+    let log = server.log_with(warned);
+    assert!(
+        log.lines().any(warned),
         "no warning naming request {id}:\n{log}"
     );
     assert_eq!(db.count_rows("people"), 1);

@@ -160,6 +160,20 @@ impl Serve {
         self.log.lock().unwrap().clone()
     }
 
+    /// The log once a line satisfies `line` (or after 5 s): the process's
+    /// output reaches the log on a reader thread, after the response that
+    /// followed it may already have been read.
+    pub fn log_with(&self, line: impl Fn(&str) -> bool) -> String {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let log = self.log();
+            if log.lines().any(&line) || std::time::Instant::now() > until {
+                return log;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// A client of this server holding API key `key`.
     pub fn client(&self, key: &str) -> Api {
         Api {
