@@ -27,6 +27,7 @@ storage_tests!(
     a_package_change_replaces_the_lines_and_offboarding_cancels_them,
     a_groups_package_orders_for_its_members,
     concurrent_joiners_never_take_one_item_twice,
+    joiners_created_together_each_get_their_order,
 );
 
 fn category_sku(org: &Organization, title: &str, category: &str) -> Sku {
@@ -430,4 +431,60 @@ fn concurrent_joiners_never_take_one_item_twice(db: &TestDatabase, store: &Store
         count(db, "inventory_items WHERE deploy_status = 'AVAILABLE'"),
         0
     );
+}
+
+/// A batch of creates (Bulk, CSV) of joiners with a package: every one gets
+/// an order, the stock goes to the first ones once each, a refused person
+/// is refused alone (SQLite writes such a batch a few people at a time).
+fn joiners_created_together_each_get_their_order(db: &TestDatabase, store: &Store) {
+    const STOCK: usize = 15;
+    const JOINERS: usize = 21;
+    let (org, laptop, w) = seeded(store, "Together");
+    let kit = package(&org, "eng", vec![entry("LAPTOP", &[], 1)]);
+    let stock: Vec<_> = (0..STOCK)
+        .map(|i| item(&org, &laptop, &w, at(3, i64::try_from(i).unwrap())))
+        .collect();
+    load(
+        store,
+        &org,
+        &ImportBatch {
+            packages: vec![kit.clone()],
+            inventory: stock,
+            ..ImportBatch::default()
+        },
+    )
+    .unwrap();
+    let mut people: Vec<Person> = (0..JOINERS)
+        .map(|i| joiner(&org, &format!("t{i}"), Some(kit.id), "DE"))
+        .collect();
+    // The 13th takes the 2nd's userName: refused, the others written.
+    people[12].user_name = people[1].user_name.clone();
+    let results = store.insert_people(&people);
+    assert_eq!(results.len(), JOINERS);
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(r.is_ok(), i != 12, "person {i}: {r:?}");
+    }
+    let ordered = i64::try_from(JOINERS - 1).unwrap();
+    assert_eq!(count(db, "orders"), ordered);
+    assert_eq!(
+        count(db, "order_lines WHERE status = 'ALLOCATED'"),
+        i64::try_from(STOCK).unwrap()
+    );
+    assert_eq!(
+        count(
+            db,
+            "(SELECT DISTINCT inventory_item_id FROM order_lines WHERE status = 'ALLOCATED') AS x"
+        ),
+        i64::try_from(STOCK).unwrap(),
+        "no item twice"
+    );
+    assert_eq!(
+        count(db, "order_lines WHERE status = 'BACKORDERED'"),
+        ordered - i64::try_from(STOCK).unwrap()
+    );
+    let created = all_events(store, &org)
+        .iter()
+        .filter(|e| e.kind == EventType::OrderCreated)
+        .count();
+    assert_eq!(created, JOINERS - 1, "one order.created each");
 }
