@@ -22,6 +22,22 @@ pub struct ServiceStats {
     pub outbox: Option<OutboxStats>,
     /// The webhook deliveries behind; `None` when they could not be read.
     pub webhooks: Option<WebhookBacklog>,
+    /// The inventory listings held in memory.
+    pub listing_index: ListingIndexStats,
+}
+
+/// The listing indexes of the process (docs/performance.md, "Inventory
+/// listing"): what they hold and the memory they take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ListingIndexStats {
+    /// Organizations whose listing is held.
+    pub organizations: u64,
+    /// Items held, over those organizations.
+    pub items: u64,
+    /// Sort orders built.
+    pub orders: u64,
+    /// Heap bytes the rows, texts and orders take (by capacity).
+    pub bytes: u64,
 }
 
 /// A connection pool's state and what waiting for it cost.

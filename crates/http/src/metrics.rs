@@ -209,6 +209,28 @@ fn stats_registry(stats: &ServiceStats) -> Registry {
         "API key lookups that went to the database",
         ConstCounter::new(stats.api_key_cache.misses),
     );
+    let listing = &stats.listing_index;
+    r.register(
+        "equip_listing_index_organizations",
+        "Organizations whose inventory listing is held in memory",
+        ConstGauge::new(listing.organizations),
+    );
+    r.register(
+        "equip_listing_index_items",
+        "Items held by the listing indexes",
+        ConstGauge::new(listing.items),
+    );
+    r.register(
+        "equip_listing_index_orders",
+        "Sort orders the listing indexes have built",
+        ConstGauge::new(listing.orders),
+    );
+    r.register_with_unit(
+        "equip_listing_index",
+        "Heap memory of the listing indexes (rows, texts, orders; by capacity)",
+        Unit::Bytes,
+        ConstGauge::new(listing.bytes),
+    );
     r.register(
         "equip_queue_stats_up",
         "1 when this scrape read the outbox and webhook queues from the database, else 0",

@@ -349,6 +349,12 @@ impl Store {
         }
     }
 
+    /// What the listing indexes hold (for the metrics).
+    #[must_use]
+    pub fn listing_index_stats(&self) -> equip_domain::service_stats::ListingIndexStats {
+        self.listing_index.stats()
+    }
+
     /// Hits and misses of the API-key memory (for the metrics).
     #[must_use]
     pub fn api_key_cache_stats(&self) -> equip_domain::service_stats::CacheStats {

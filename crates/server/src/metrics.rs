@@ -37,6 +37,7 @@ impl StatsSource for StoreStats {
             events_written: equip_persistence::events_written(),
             outbox,
             webhooks,
+            listing_index: self.requests.listing_index_stats(),
         }
     }
 }

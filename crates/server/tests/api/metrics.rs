@@ -188,6 +188,19 @@ fn counts_requests_and_reports_the_store(db: &TestDatabase) {
         assert!(value(&after, name, &[]).is_some(), "{name} missing");
     }
     assert_eq!(value(&after, "equip_queue_stats_up", &[]), Some(1.0));
+    // The listings above built the organization's listing index (no items
+    // yet) and its default order.
+    assert_eq!(
+        value(&before, "equip_listing_index_organizations", &[]),
+        Some(0.0)
+    );
+    assert_eq!(
+        value(&after, "equip_listing_index_organizations", &[]),
+        Some(1.0)
+    );
+    assert_eq!(value(&after, "equip_listing_index_items", &[]), Some(0.0));
+    assert_eq!(value(&after, "equip_listing_index_orders", &[]), Some(1.0));
+    assert!(value(&after, "equip_listing_index_bytes", &[]).is_some());
     assert_eq!(value(&after, "equip_mail_outbox_pending", &[]), Some(0.0));
 
     // Nothing but /metrics on the metrics listener, and no key needed.

@@ -67,6 +67,15 @@ impl Strings {
         self.texts.len()
     }
 
+    /// Bytes held on the heap: each text twice (the list and the table's
+    /// key), the list, and the table's entries and control bytes.
+    pub(super) fn heap_bytes(&self) -> usize {
+        let texts: usize = self.texts.iter().map(|t| t.len()).sum();
+        self.texts.capacity() * size_of::<Box<str>>()
+            + 2 * texts
+            + self.ids.capacity() * (size_of::<(Box<str>, u32)>() + 1)
+    }
+
     /// Each text's position in byte order (the order of `COLLATE "C"` and of
     /// SQLite's binary collation), by id.
     pub(super) fn ranks(&self) -> Vec<u32> {
@@ -180,6 +189,20 @@ impl Columns {
     /// Rows held.
     pub(super) fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Bytes held on the heap (by capacity; hash tables estimated).
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.rows.capacity() * size_of::<Row>()
+            + (self.status.capacity() + self.category.capacity() + self.head.capacity()) * 4
+            + self.strings.heap_bytes()
+            + self.heads.heap_bytes()
+            + self.serials.capacity()
+            + self.serial_owners.capacity() * size_of::<(u32, u32)>()
+            + self.by_id.capacity() * size_of::<([u64; 2], u32)>()
+            + self.new_ids.capacity() * (size_of::<([u64; 2], u32)>() + 1)
+            + self.counts.capacity() * (size_of::<((u32, u32), u64)>() + 1)
+            + self.log.capacity() * 4
     }
 
     /// The position after the last logged change.

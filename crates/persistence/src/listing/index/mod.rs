@@ -36,6 +36,7 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use equip_domain::inventory_query::{InventoryQuery, ListedItem, SortKey};
+use equip_domain::service_stats::ListingIndexStats;
 
 use crate::connection::DbConnection;
 use crate::error::DbResult;
@@ -230,6 +231,28 @@ impl ListingIndexes {
 }
 
 impl ListingIndexes {
+    /// What the indexes of the process hold now.
+    pub(crate) fn stats(&self) -> ListingIndexStats {
+        let mut stats = ListingIndexStats::default();
+        let Ok(orgs) = self.orgs.lock() else {
+            return stats;
+        };
+        for index in orgs.values() {
+            if let Ok(held) = index.columns.read() {
+                if let Some(cols) = held.as_ref() {
+                    stats.organizations += 1;
+                    stats.items += cols.len() as u64;
+                    stats.bytes += cols.heap_bytes() as u64;
+                }
+            }
+            if let Ok(orders) = index.orders.lock() {
+                stats.orders += orders.len() as u64;
+                stats.bytes += orders.values().map(|o| o.heap_bytes() as u64).sum::<u64>();
+            }
+        }
+        stats
+    }
+
     /// The organizations too large to be built while a request waits.
     pub(crate) fn large_organizations(&self, c: &mut DbConnection) -> DbResult<Vec<String>> {
         if !self.enabled {

@@ -52,6 +52,13 @@ fn flip(n: i64) -> u64 {
     (n as u64) ^ (1 << 63)
 }
 
+impl Order {
+    /// Bytes held on the heap.
+    pub(super) fn heap_bytes(&self) -> usize {
+        (self.perm.capacity() + self.ranks.capacity()) * size_of::<u32>()
+    }
+}
+
 impl Sorter<'_> {
     fn text(&self, id: u32) -> u64 {
         u64::from(self.ranks.get(id as usize).copied().unwrap_or(u32::MAX))
