@@ -30,13 +30,13 @@ storage_tests!(
     joiners_created_together_each_get_their_order,
 );
 
-fn category_sku(org: &Organization, title: &str, category: &str) -> Sku {
+pub(crate) fn category_sku(org: &Organization, title: &str, category: &str) -> Sku {
     let mut s = sku(org, title);
     s.category_code = category.into();
     s
 }
 
-fn package(org: &Organization, slug: &str, items: Vec<PackageItem>) -> Package {
+pub(crate) fn package(org: &Organization, slug: &str, items: Vec<PackageItem>) -> Package {
     Package {
         id: PackageId::new(),
         organization_id: org.id,
@@ -46,7 +46,7 @@ fn package(org: &Organization, slug: &str, items: Vec<PackageItem>) -> Package {
     }
 }
 
-fn entry(category: &str, preferred: &[&Sku], quantity: u8) -> PackageItem {
+pub(crate) fn entry(category: &str, preferred: &[&Sku], quantity: u8) -> PackageItem {
     PackageItem {
         category_code: category.into(),
         sku_ids: preferred.iter().map(|s| s.id).collect(),
@@ -61,7 +61,12 @@ fn in_country(mut w: Warehouse, country: &str) -> Warehouse {
     w
 }
 
-fn joiner(org: &Organization, name: &str, package: Option<PackageId>, country: &str) -> Person {
+pub(crate) fn joiner(
+    org: &Organization,
+    name: &str,
+    package: Option<PackageId>,
+    country: &str,
+) -> Person {
     let mut p = person(org, &format!("{name}@example.com"));
     p.package_id = package;
     p.addresses = vec![Address {
@@ -73,7 +78,7 @@ fn joiner(org: &Organization, name: &str, package: Option<PackageId>, country: &
 }
 
 /// Imports `batch`, then sets its packages' contents through the store.
-fn load(store: &Store, org: &Organization, batch: &ImportBatch) -> Result<(), String> {
+pub(crate) fn load(store: &Store, org: &Organization, batch: &ImportBatch) -> Result<(), String> {
     import(store, org, batch).map_err(|e| format!("{e:?}"))?;
     for p in &batch.packages {
         if !p.items.is_empty() {
@@ -86,11 +91,15 @@ fn load(store: &Store, org: &Organization, batch: &ImportBatch) -> Result<(), St
     Ok(())
 }
 
-fn count(db: &TestDatabase, from_where: &str) -> i64 {
+pub(crate) fn count(db: &TestDatabase, from_where: &str) -> i64 {
     db.count_rows(from_where)
 }
 
-fn item_status(store: &Store, org: &Organization, id: InventoryItemId) -> (String, Option<String>) {
+pub(crate) fn item_status(
+    store: &Store,
+    org: &Organization,
+    id: InventoryItemId,
+) -> (String, Option<String>) {
     let it = store.find_inventory_item(org.id, id).unwrap().unwrap();
     (
         it.deploy_status.as_str().to_owned(),

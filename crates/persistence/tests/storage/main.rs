@@ -49,6 +49,7 @@ mod groups;
 mod health;
 mod import;
 mod import_rules;
+mod joiner_stock;
 mod joiners;
 mod keys;
 mod levels;

@@ -51,7 +51,8 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
             )
         })?
         .len();
-    // Joiners' orders at every stage, one waiting for stock (docs/orders.md).
+    // Joiners' orders at every stage, one cancelled, one waiting for stock
+    // (docs/orders.md).
     let joiners = demo::joiners::run(&store, &config).with_context(|| {
         format!(
             "moving the demo's joiners' orders in organization {} failed",
@@ -59,18 +60,13 @@ pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
         )
     })?;
     super::refresh_statistics(&store);
-    let backorder = if joiners.backordered {
-        ", one waiting for stock"
-    } else {
-        ""
-    };
     crate::logs::announce(&format!(
-        "demo organization '{}': {}\nkey id: {} (all scopes)\nimported {}\noffboarded {leavers} leavers, their returns mid-way\njoiners' orders: {} shipped or delivered{backorder}",
+        "demo organization '{}': {}\nkey id: {} (all scopes)\nimported {}\noffboarded {leavers} leavers, their returns mid-way\njoiners' orders: {}",
         org.name.as_str(),
         org.id,
         key.record.id,
         progress::describe(&summary),
-        joiners.moved
+        joiners.describe()
     ));
     // Runs as written: `equip` is on no PATH after `cargo run`, so the hint
     // names this binary by its path, and the database when it is not the

@@ -50,6 +50,7 @@ mod kind {
     pub const RETURN_ITEM: u64 = 10;
     pub const RETRIEVAL: u64 = 11;
     pub const GROUP: u64 = 12;
+    pub const RESTOCK: u64 = 13;
 }
 
 /// What to generate.
