@@ -163,8 +163,9 @@ pub(crate) struct Columns {
     pub(super) serials: Vec<u8>,
     /// (start in `serials`, slot) of each serial written, in arena order.
     pub(super) serial_owners: Vec<(u32, u32)>,
-    /// (item id, slot), sorted by id: a third of a hash map's memory.
-    by_id: Vec<([u64; 2], u32)>,
+    /// The slots sorted by their rows' item ids (4 bytes an item: a
+    /// twelfth of a hash map's memory), searched by halving.
+    by_id: Vec<u32>,
     /// New items of the `apply` under way, merged into `by_id` at its end.
     new_ids: HashMap<[u64; 2], u32>,
     /// Rows per (status, category).
@@ -186,6 +187,20 @@ impl Columns {
         }
     }
 
+    /// Empty columns of a new build with room for `rows` rows.
+    pub(super) fn with_capacity(rows: usize) -> Self {
+        let mut c = Self::new();
+        c.rows.reserve_exact(rows);
+        c.status.reserve_exact(rows);
+        c.category.reserve_exact(rows);
+        c.head.reserve_exact(rows);
+        c.by_id.reserve_exact(rows);
+        c.serial_owners.reserve_exact(rows);
+        // Serial numbers are about a dozen bytes, and a newline.
+        c.serials.reserve_exact(rows * 14);
+        c
+    }
+
     /// Rows held.
     pub(super) fn len(&self) -> usize {
         self.rows.len()
@@ -199,7 +214,7 @@ impl Columns {
             + self.heads.heap_bytes()
             + self.serials.capacity()
             + self.serial_owners.capacity() * size_of::<(u32, u32)>()
-            + self.by_id.capacity() * size_of::<([u64; 2], u32)>()
+            + self.by_id.capacity() * size_of::<u32>()
             + self.new_ids.capacity() * (size_of::<([u64; 2], u32)>() + 1)
             + self.counts.capacity() * (size_of::<((u32, u32), u64)>() + 1)
             + self.log.capacity() * 4
@@ -229,13 +244,14 @@ impl Columns {
             let old = std::mem::take(&mut self.by_id);
             let mut merged = Vec::with_capacity(old.len() + new.len());
             let mut new = new.into_iter().peekable();
-            for entry in old {
-                while let Some(next) = new.next_if(|n| n.0 < entry.0) {
+            for slot in old {
+                let held = self.rows[slot as usize].id_halves;
+                while let Some((_, next)) = new.next_if(|n| n.0 < held) {
                     merged.push(next);
                 }
-                merged.push(entry);
+                merged.push(slot);
             }
-            merged.extend(new);
+            merged.extend(new.map(|(_, slot)| slot));
             self.by_id = merged;
         }
         // Orders catch up from the log while it is short; past that they
@@ -357,8 +373,9 @@ impl Columns {
     }
 
     fn slot_of_halves(&self, id: [u64; 2]) -> Option<u32> {
-        match self.by_id.binary_search_by(|(held, _)| held.cmp(&id)) {
-            Ok(i) => Some(self.by_id[i].1),
+        let held = |slot: &u32| self.rows[*slot as usize].id_halves;
+        match self.by_id.binary_search_by(|slot| held(slot).cmp(&id)) {
+            Ok(i) => Some(self.by_id[i]),
             Err(_) => self.new_ids.get(&id).copied(),
         }
     }

@@ -283,7 +283,11 @@ fn read_all(
     (version, from): (i64, i64),
     chunk: i64,
 ) -> DbResult<Columns> {
-    let mut cols = Columns::new();
+    // Room for every row from the start: no vector is copied into twice
+    // its size while the rows arrive (the copies freed would stay in the
+    // allocator's memory).
+    let items = usize::try_from(load::items_of(c, org)?).unwrap_or(0);
+    let mut cols = Columns::with_capacity(items);
     load::all_rows(c, org, chunk, |rows| cols.apply(rows))?;
     cols.version = version;
     cols.from = from;
