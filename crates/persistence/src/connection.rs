@@ -365,17 +365,48 @@ impl ManageConnection for Manager {
 
 /// Statements run on every new SQLite connection. `busy_timeout` comes first so
 /// that switching a fresh file to WAL waits for a concurrent opener instead of
-/// failing. `mmap_size`: reads come straight from the operating system's page
-/// cache, shared by every connection, instead of being copied into each
-/// connection's own cache (`pread` and the page cache's lock were most of a
-/// listing's time; docs/performance.md, "Connections"). `cache_size` (KiB when negative)
-/// keeps each connection's hot pages, mostly the indexes' upper levels.
+/// failing. The memory settings follow ([`SqliteMemory`]).
 pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
      PRAGMA journal_mode = WAL; \
      PRAGMA foreign_keys = ON; \
-     PRAGMA synchronous = NORMAL; \
-     PRAGMA mmap_size = 1073741824; \
-     PRAGMA cache_size = -8192;";
+     PRAGMA synchronous = NORMAL;";
+
+/// What a SQLite connection reads its file through (docs/operations.md,
+/// "Memory"). `mmap_mib`: the first MiB of the file are read straight from
+/// the operating system's page cache, shared by every connection (resident
+/// as the process's mapped file, `RssFile`, which the kernel reclaims under
+/// pressure), instead of being copied into each connection's own cache
+/// (`pread` and the page cache's lock were most of a listing's time;
+/// docs/performance.md, "Connections"). `cache_mib`: each connection's own
+/// cache of pages (the pages past the mapping and the pages it writes), in
+/// the process's anonymous memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqliteMemory {
+    /// MiB of the file mapped (`PRAGMA mmap_size`; 0: none).
+    pub mmap_mib: u32,
+    /// MiB of each connection's page cache (`PRAGMA cache_size`).
+    pub cache_mib: u32,
+}
+
+impl Default for SqliteMemory {
+    fn default() -> Self {
+        Self {
+            mmap_mib: 1024,
+            cache_mib: 8,
+        }
+    }
+}
+
+impl SqliteMemory {
+    /// The statements that set it on a connection.
+    pub(crate) fn pragmas(self) -> String {
+        format!(
+            "PRAGMA mmap_size = {}; PRAGMA cache_size = -{};",
+            u64::from(self.mmap_mib) * 1024 * 1024,
+            u64::from(self.cache_mib) * 1024
+        )
+    }
+}
 
 diesel::define_sql_function! {
     /// Unicode lowercase of a text (NULL stays NULL): [`crate::models::fold_case`]
@@ -417,6 +448,8 @@ pub(crate) struct SqlitePragmas {
     /// PostgreSQL's `statement_timeout` of every connection of the pool
     /// ([`crate::PoolOptions::statement_timeout`]).
     pub(crate) statement_timeout: Option<std::time::Duration>,
+    /// SQLite's `mmap_size` and `cache_size`, as statements.
+    pub(crate) sqlite_memory: String,
 }
 
 impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
@@ -424,6 +457,8 @@ impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
         match &mut conn.conn {
             DbConnection::Sqlite(c) => {
                 c.batch_execute(SQLITE_PRAGMAS)
+                    .map_err(PoolError::QueryError)?;
+                c.batch_execute(&self.sqlite_memory)
                     .map_err(PoolError::QueryError)?;
                 register_sqlite_functions(c).map_err(PoolError::QueryError)?;
             }

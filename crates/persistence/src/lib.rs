@@ -67,7 +67,7 @@ mod store;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 
-pub use connection::Backend;
+pub use connection::{Backend, SqliteMemory};
 pub use database_url::redact_url;
 pub use error::PersistenceError;
 pub use events::events_written;

@@ -45,6 +45,9 @@ pub struct PoolOptions {
     /// [`equip_domain::StoreError::Unavailable`]. Migrations are not limited.
     /// SQLite: ignored.
     pub statement_timeout: Option<Duration>,
+    /// SQLite: the file's mapping and each connection's page cache.
+    /// PostgreSQL: ignored.
+    pub sqlite_memory: crate::connection::SqliteMemory,
 }
 
 impl Default for PoolOptions {
@@ -56,6 +59,7 @@ impl Default for PoolOptions {
             connection_timeout: Duration::from_secs(5),
             min_idle: 1,
             statement_timeout: None,
+            sqlite_memory: crate::connection::SqliteMemory::default(),
         }
     }
 }
@@ -220,6 +224,7 @@ impl Store {
             .connection_customizer(Box::new(SqlitePragmas {
                 failures: Arc::clone(&failures),
                 statement_timeout: options.statement_timeout,
+                sqlite_memory: options.sqlite_memory.pragmas(),
             }))
             .error_handler(Box::new(FailureHandler(failures)))
             .build(Manager::new(target, Arc::clone(&losses)))

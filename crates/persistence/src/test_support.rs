@@ -167,6 +167,13 @@ struct PragmaValue {
     value: String,
 }
 
+/// `PRAGMA mmap_size`'s answer (it has no table-valued function).
+#[derive(QueryableByName)]
+struct MmapSize {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    mmap_size: i64,
+}
+
 impl TestDatabase {
     /// Number of rows in `table` (a trusted table name), read on a connection
     /// of its own.
@@ -401,6 +408,9 @@ impl Store {
         if self.backend() != Backend::Sqlite {
             return Vec::new();
         }
+        if pragma == "mmap_size" {
+            return self.pooled_sqlite_mmap_size(connections);
+        }
         let sql = format!("SELECT CAST((SELECT * FROM pragma_{pragma}()) AS TEXT) AS value");
         let mut held = Vec::with_capacity(connections);
         let mut values = Vec::with_capacity(connections);
@@ -413,6 +423,26 @@ impl Store {
                 .load(c))
             .unwrap_or_else(|e| panic!("PRAGMA {pragma} failed: {e}"));
             values.extend(rows.into_iter().map(|r| r.value));
+            held.push(conn);
+        }
+        values
+    }
+
+    /// [`Self::pooled_sqlite_pragma`] for `mmap_size`, which only the
+    /// `PRAGMA` statement reads.
+    fn pooled_sqlite_mmap_size(&self, connections: usize) -> Vec<String> {
+        let mut held = Vec::with_capacity(connections);
+        let mut values = Vec::with_capacity(connections);
+        for _ in 0..connections {
+            let mut conn = self
+                .pool()
+                .get()
+                .unwrap_or_else(|e| panic!("no pooled connection: {e}"));
+            let rows: Vec<MmapSize> =
+                on_inner!(&mut **conn, |c| diesel::sql_query("PRAGMA mmap_size")
+                    .load(c))
+                .unwrap_or_else(|e| panic!("PRAGMA mmap_size failed: {e}"));
+            values.extend(rows.into_iter().map(|r| r.mmap_size.to_string()));
             held.push(conn);
         }
         values

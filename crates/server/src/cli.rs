@@ -136,6 +136,15 @@ pub struct ServeArgs {
     /// about 150 bytes of memory per item.
     #[arg(long, env = "EQUIP_NO_LISTING_INDEX")]
     pub no_listing_index: bool,
+    /// SQLite: MiB of the database file each connection reads through a
+    /// memory mapping (shared page cache, counted as the process's mapped
+    /// file, not its own memory; 0: none; docs/operations.md, "Memory").
+    #[arg(long, env = "EQUIP_SQLITE_MMAP_MIB", default_value_t = equip_persistence::SqliteMemory::default().mmap_mib)]
+    pub sqlite_mmap_mib: u32,
+    /// SQLite: MiB of each connection's own page cache (the process's
+    /// memory; docs/operations.md, "Memory").
+    #[arg(long, env = "EQUIP_SQLITE_CACHE_MIB", default_value_t = equip_persistence::SqliteMemory::default().cache_mib, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub sqlite_cache_mib: u32,
     /// Do not run the outbox dispatcher in this process (run `equip dispatch`
     /// elsewhere).
     #[arg(long, env = "EQUIP_NO_DISPATCHER")]

@@ -20,6 +20,40 @@ fn sqlite_pragmas_are_set_on_pooled_connections() {
     );
     // synchronous = NORMAL is 1.
     assert_eq!(store.pooled_sqlite_pragma("synchronous", n), vec!["1"; n]);
+    // The memory defaults: 1 GiB mapped, 8 MiB of page cache.
+    assert_eq!(
+        store.pooled_sqlite_pragma("mmap_size", n),
+        vec!["1073741824"; n]
+    );
+    assert_eq!(
+        store.pooled_sqlite_pragma("cache_size", n),
+        vec!["-8192"; n]
+    );
+}
+
+#[test]
+fn sqlite_memory_settings_reach_every_connection() {
+    let db = TestDatabase::sqlite();
+    let store = Store::connect(
+        db.url(),
+        equip_persistence::PoolOptions {
+            sqlite_memory: equip_persistence::SqliteMemory {
+                mmap_mib: 16,
+                cache_mib: 2,
+            },
+            ..equip_persistence::PoolOptions::default()
+        },
+    )
+    .unwrap();
+    let n = 3;
+    assert_eq!(
+        store.pooled_sqlite_pragma("mmap_size", n),
+        vec!["16777216"; n]
+    );
+    assert_eq!(
+        store.pooled_sqlite_pragma("cache_size", n),
+        vec!["-2048"; n]
+    );
 }
 
 #[test]

@@ -128,6 +128,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             connection_timeout: Duration::from_secs(args.db_pool_timeout),
             statement_timeout: (args.statement_timeout_ms > 0)
                 .then(|| Duration::from_millis(args.statement_timeout_ms)),
+            sqlite_memory: sqlite_memory(args),
             ..PoolOptions::default()
         },
     )?;
@@ -150,6 +151,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
             connection_timeout: Duration::from_secs(args.db_pool_timeout),
             min_idle: 1,
             statement_timeout: None,
+            sqlite_memory: sqlite_memory(args),
         },
     )?;
     let background = Arc::new(background);
@@ -318,6 +320,7 @@ fn webhook_dispatcher(
             connection_timeout: Duration::from_secs(args.db_pool_timeout),
             min_idle: 1,
             statement_timeout: None,
+            sqlite_memory: sqlite_memory(args),
         },
     )?;
     let timeout = Duration::from_millis(w.webhook_timeout_ms);
@@ -356,5 +359,13 @@ mod tests {
         assert_eq!(default_blocking_threads(2, 2), 2);
         assert_eq!(default_blocking_threads(1, 8), 2);
         assert_eq!(default_blocking_threads(16, 0), 4);
+    }
+}
+
+/// The SQLite connections' mapping and page cache `serve` was given.
+fn sqlite_memory(args: &ServeArgs) -> equip_persistence::SqliteMemory {
+    equip_persistence::SqliteMemory {
+        mmap_mib: args.sqlite_mmap_mib,
+        cache_mib: args.sqlite_cache_mib,
     }
 }

@@ -95,6 +95,7 @@ async fn a_pool_without_a_free_connection_answers_503_in_time(db: TestDatabase) 
         connection_timeout: Duration::from_millis(300),
         min_idle: 1,
         statement_timeout: None,
+        ..PoolOptions::default()
     };
     let app = TestApp::over_with(db, pool, Limits::default());
     let w = app.world();
@@ -146,6 +147,7 @@ async fn a_request_over_its_time_limit_is_503_at_the_limit() {
         connection_timeout: Duration::from_secs(5),
         min_idle: 1,
         statement_timeout: None,
+        ..PoolOptions::default()
     };
     let limits = Limits {
         request_timeout: Duration::from_millis(200),
