@@ -326,6 +326,13 @@ def test_a_level_is_deactivated_after_confirmation(console):
     first.click()
     dialog = page.get_by_role("dialog")
     expect(dialog).to_be_visible()
+    # The shared confirmation dialog, open, at desktop and at phone width.
+    accessible(console, "levels with the confirmation dialog open")
+    size = page.viewport_size
+    page.set_viewport_size({"width": 375, "height": 760})
+    page.wait_for_timeout(150)
+    accessible(console, "levels with the confirmation dialog open, at 375 px")
+    page.set_viewport_size(size)
     console.shoot("levels-confirm")
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_be_hidden()

@@ -237,6 +237,45 @@ def test_a_level_is_created_with_names_and_stock(console):
     expect(page.locator(".count")).to_have_text(f"{expected} levels")
 
 
+def test_the_levels_export_names_products_and_warehouses(console):
+    """The levels' CSV holds the levels the screen's filters select, in the
+    API's order, with the product, category and warehouse by name."""
+    skus = {s["id"]: s for s in all_skus(console)}
+    warehouses = {w["id"]: w for w in api_ok(console, "GET", "/api/v1/warehouses")["data"]}
+    page = console.sign_in().page
+    for fragment, query, below_only, filename in [
+        ("#/levels?includeInactive=true", {"includeInactive": "true"}, False, "inventory-levels.csv"),
+        ("#/levels?below=true", {}, True, "inventory-levels-below-minimum.csv"),
+    ]:
+        levels = api_ok(console, "GET", "/api/v1/inventory-levels", query=query)["data"]
+        if below_only:
+            levels = [lv for lv in levels if lv["belowMinimum"] and lv["active"]]
+        console.go(fragment)
+        expect(page.locator(".count")).to_have_text(f"{len(levels)} levels")
+        if not levels:
+            expect(page.get_by_role("button", name="Export CSV")).to_have_count(0)
+            continue
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Export CSV").click()
+        expect(page.locator(".export-status")).to_have_text(f"Exported {len(levels)} levels.")
+        assert info.value.suggested_filename == filename
+        rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+        assert [r["level_id"] for r in rows] == [lv["id"] for lv in levels]
+        for r, lv in zip(rows, levels):
+            sku = skus[lv["skuId"]]
+            assert r["product"] == sku["title"]
+            assert r["category"] == (sku.get("categoryName") or sku["categoryCode"])
+            assert r["warehouse"] == warehouses[lv["warehouseId"]]["name"]
+            assert (int(r["available"]), int(r["minimum"]), int(r["target"])) == (lv["availableQuantity"], lv["minimumQuantity"], lv["targetQuantity"])
+            below = lv["belowMinimum"] and lv["active"]
+            assert r["below_minimum"] == ("yes" if below else "no")
+            assert int(r["short"]) == (lv["minimumQuantity"] - lv["availableQuantity"] if below else 0)
+            assert r["state"] == ("active" if lv["active"] else "deactivated")
+            assert r["deactivated"] == (lv["deactivatedAt"] or "")
+            # Names, not ids: no id but the level's own in the row.
+            assert lv["skuId"] not in r.values() and lv["warehouseId"] not in r.values()
+
+
 def test_bulk_status_change_with_per_item_results(console):
     two = free_items(console, 2)
     archived = free_items(console, 1)[0]

@@ -581,8 +581,11 @@ def test_returns_and_orders_in_dark_mode_are_accessible(dark):
     _, returns = server.api("GET", "/api/v1/return-orders", query={"status": "RETURN_KIT_SENT", "size": "1"})
     _, orders = server.api("GET", "/api/v1/orders", query={"status": "SHIPPED", "size": "1"})
     for fragment in ["#/returns", f"#/returns/{returns['data'][0]['id']}", "#/orders", f"#/orders/{orders['data'][0]['id']}"]:
+        # The previous screen stays until the next one draws: mark it, and
+        # wait for it to be gone (else its badges are read, then vanish).
+        page.evaluate("() => { for (const e of document.querySelectorAll('main > *')) e.dataset.stale = '1'; }")
         dark.go(fragment)
-        page.wait_for_function("() => !document.querySelector('main .loading')")
+        page.wait_for_function("() => document.querySelector('main > *') && !document.querySelector('main > [data-stale]') && !document.querySelector('main .loading')")
         page.wait_for_load_state("networkidle")
         expect(page.locator("main .badge[data-status]").first).to_be_visible()
         background = page.evaluate("getComputedStyle(document.querySelector('main .badge[data-status]')).backgroundColor")

@@ -5,7 +5,7 @@
 // order holds, or an archived one, is refused and said so).
 
 import { holderName } from "./holders.js";
-import { explain, patchItem, statusFields, STATUSES } from "./itemrules.js";
+import { explain, itemLists, patchItem, statusFields } from "./itemrules.js";
 import { offices, warehouses } from "./names.js";
 import { personPicker } from "./personpicker.js";
 import { can } from "./scopes.js";
@@ -100,9 +100,10 @@ export function bulkBar({ items, reload }) {
     reload();
   };
 
-  statusButton.addEventListener("click", () => {
+  statusButton.addEventListener("click", async () => {
     if (!panel.hidden && statusButton.getAttribute("aria-expanded") === "true") return closePanel();
-    const fields = statusFields("bulk-change", STATUSES.filter((s) => s !== "ARCHIVED"), "AVAILABLE", null);
+    const { statuses } = await itemLists();
+    const fields = statusFields("bulk-change", statuses.filter((s) => s !== "ARCHIVED"), "AVAILABLE", null);
     const form = h(
       "form",
       { class: "action-form", "aria-label": "Change the status of the selected items" },

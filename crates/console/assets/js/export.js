@@ -51,7 +51,8 @@ export async function exportCsv({ filename, columns, fetchPage, progress, signal
 
 /**
  * An "Export CSV" button for a filtered listing: reads every page of the
- * listing with the screen's filters (1,000 rows a request), with progress,
+ * listing with the screen's filters (as many rows a request as the API's
+ * `size` allows, spec.js), with progress,
  * and downloads the file (export.js).
  * @param {{noun: string, filename: string, columns: {header: string, value: (row: any) => string | number | null | undefined}[], fetchPage: (page: number) => Promise<{rows: any[], totalPages: number}>}} spec
  * @returns {HTMLElement}

@@ -6,6 +6,7 @@ import { href } from "./router.js";
 import { request } from "./api.js";
 import { people, skus } from "./names.js";
 import { can } from "./scopes.js";
+import { maxPageSize } from "./spec.js";
 import { h, label, text } from "./ui.js";
 
 /**
@@ -63,7 +64,8 @@ export function holderCell(to, known) {
 
 /**
  * The organization's SKUs by id (`GET /api/v1/skus`); where that list is not
- * available, the SKUs of the first 1,000 items (by category), so that
+ * available, the SKUs of the first page of items (by category, as large as
+ * the API's `size` allows), so that
  * products still show by name.
  * @returns {Promise<Map<string, {id: string, title: string, categoryCode: string, categoryName: string, vendorSku: string}>>}
  */
@@ -73,7 +75,8 @@ export async function productNames() {
   /** @type {Map<string, any>} */
   const found = new Map();
   try {
-    const answer = await request("GET", "/api/v1/inventory", { query: [["size", "1000"], ["sortBy", "category"]] });
+    const size = await maxPageSize("/api/v1/inventory");
+    const answer = await request("GET", "/api/v1/inventory", { query: [["size", String(size)], ["sortBy", "category"]] });
     for (const i of answer.data) {
       if (!found.has(i.skuId)) found.set(i.skuId, { id: i.skuId, title: i.skuTitle, categoryCode: i.categoryCode, categoryName: i.categoryNameOfSku, vendorSku: i.vendorSku });
     }

@@ -17,7 +17,7 @@ import { holderCell, holderPeople, productNames } from "./holders.js";
 import { offices, people, warehouses } from "./names.js";
 import { current, go, href } from "./router.js";
 import { can } from "./scopes.js";
-import { parameterEnum } from "./spec.js";
+import { maxPageSize, parameterEnum } from "./spec.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, label, loading, pager, table, text, time } from "./ui.js";
 
 /// The deploy statuses a listing can filter on: the `deployStatuses` values of
@@ -736,11 +736,12 @@ function exportButton(params, total) {
     const base = [...params].filter(([n]) => n !== "page" && n !== "size");
     try {
       const { exportCsv } = await import("./export.js");
+      const size = String(await maxPageSize("/api/v1/inventory"));
       const done = await exportCsv({
         filename: `inventory-${new Date().toISOString().slice(0, 10)}.csv`,
         columns: EXPORT_COLUMNS,
         fetchPage: async (page) => {
-          const answer = await request("GET", "/api/v1/inventory", { query: [...base, ["size", "1000"], ["page", String(page)]] });
+          const answer = await request("GET", "/api/v1/inventory", { query: [...base, ["size", size], ["page", String(page)]] });
           return { rows: answer.data, totalPages: answer.pagination.totalPages };
         },
         progress: (d, t) => {

@@ -10,7 +10,7 @@ import { request } from "./api.js";
 import { lastListing } from "./inventory.js";
 import { historySection } from "./history.js";
 import { holderCell, holderName, holderPeople } from "./holders.js";
-import { CONDITIONS, enumSelect, patchItem, reasonRule, refusal, statusFields, validStatuses } from "./itemrules.js";
+import { enumSelect, itemLists, patchItem, reasonRule, refusal, statusFields, validStatuses } from "./itemrules.js";
 import { offices, warehouses } from "./names.js";
 import { personPicker } from "./personpicker.js";
 import { href } from "./router.js";
@@ -49,10 +49,11 @@ export async function itemView(main, route, ctx) {
  */
 async function draw(main, item, ctx, outcome) {
   const mayWrite = can("inventory:write");
-  const [known, houses, places] = await Promise.all([
+  const [known, houses, places, { conditions }] = await Promise.all([
     holderPeople([item]),
     mayWrite || item.assignedTo?.type === "WAREHOUSE" ? warehouses() : Promise.resolve(new Map()),
     mayWrite || item.assignedTo?.type === "OFFICE" ? offices() : Promise.resolve(new Map()),
+    itemLists(),
   ]);
   if (!ctx.isCurrent()) return;
   const p = item.pricing;
@@ -107,7 +108,7 @@ async function draw(main, item, ctx, outcome) {
         ["Item id", h("code", {}, item.id)],
       ]),
     ),
-    mayWrite ? actions(main, item, ctx, houses, places, known) : null,
+    mayWrite ? actions(main, item, ctx, houses, places, known, conditions) : null,
     can("events:read") ? historySection(`/api/v1/inventory/${encodeURIComponent(item.id)}/history`) : null,
   );
 }
@@ -142,8 +143,9 @@ function back() {
  * @param {Map<string, any>} houses
  * @param {Map<string, any>} places
  * @param {Map<string, any>} known
+ * @param {string[]} conditions the conditions an item may have (itemLists)
  */
-function actions(main, item, ctx, houses, places, known) {
+function actions(main, item, ctx, houses, places, known, conditions) {
   const section = h("section", { class: "card item-actions", "aria-labelledby": "actions-title" }, h("h2", { id: "actions-title", tabindex: "-1" }, "Change this item"));
   const heldBy = item.assignedTo ? item.assignedTo.type : null;
 
@@ -229,7 +231,7 @@ function actions(main, item, ctx, houses, places, known) {
 
   // --- Status, reason and condition.
   const ss = statusFields("change", validStatuses(item.deployStatus, heldBy), item.deployStatus, item.deployReason);
-  const condition = enumSelect({ id: "change-condition", values: CONDITIONS, value: item.condition });
+  const condition = enumSelect({ id: "change-condition", values: conditions, value: item.condition });
   const statusForm = h(
     "form",
     { class: "action-form", id: "status-form", "aria-labelledby": "status-title" },

@@ -6,9 +6,15 @@
 import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
+import { propertyEnum } from "./spec.js";
 import { h, label } from "./ui.js";
 
-/** The statuses an item can be given (the deprecated ones left out). */
+// The statuses, reasons and conditions an item can be given are the
+// `InventoryItemPatch` schema's enums in equip's OpenAPI document (itemLists);
+// the lists below are only what the console falls back to when the document
+// cannot be read, and the statuses' order of preference.
+
+/** The statuses an item can be given (the deprecated ones left out), in the console's order. */
 export const STATUSES = ["AVAILABLE", "DEPLOYED", "UNAVAILABLE", "AWAITING_ARRIVAL", "ON_HOLD", "ARCHIVED"];
 
 /** Best to worst. */
@@ -23,6 +29,49 @@ export const REASONS = [
   "RECYCLING_REQUESTED", "REQUIRES_CLEANING", "REQUIRES_REPAIR", "RETURN_IN_PROGRESS", "SENT_TO_OFFICE", "STOLEN",
   "UNRESPONSIVE_WORKER", "UNSUPPORTED_REGION", "PERSONAL_DEVICE", "PENDING_HOLD_RELEASE",
 ];
+
+/** @typedef {{statuses: string[], reasons: string[], conditions: string[]}} ItemLists */
+
+/** @type {ItemLists} */
+let lists = { statuses: STATUSES, reasons: REASONS, conditions: CONDITIONS };
+/** @type {Promise<ItemLists> | null} */
+let loading = null;
+
+/**
+ * `values` in the order of `preferred`, then those `preferred` does not know
+ * (in their own order); values only `preferred` has are left out.
+ * @param {string[]} values
+ * @param {string[]} preferred
+ * @returns {string[]}
+ */
+export function inOrder(values, preferred) {
+  return [...preferred.filter((v) => values.includes(v)), ...values.filter((v) => !preferred.includes(v))];
+}
+
+/**
+ * The statuses, reasons and conditions an item may be given, from the
+ * OpenAPI document's `InventoryItemPatch` (statuses in the console's order),
+ * read once; the console's own lists when the document cannot be read. The
+ * forms (validStatuses, statusFields) use what was read last.
+ * @returns {Promise<ItemLists>}
+ */
+export function itemLists() {
+  if (!loading) {
+    loading = Promise.all([
+      propertyEnum("InventoryItemPatch", "deployStatus", STATUSES),
+      propertyEnum("InventoryItemPatch", "deployReason", REASONS),
+      propertyEnum("InventoryItemPatch", "condition", CONDITIONS),
+    ]).then(([statuses, reasons, conditions]) => {
+      lists = {
+        statuses: statuses.length ? inOrder(statuses, STATUSES) : STATUSES,
+        reasons: reasons.length ? reasons : REASONS,
+        conditions: conditions.length ? conditions : CONDITIONS,
+      };
+      return lists;
+    });
+  }
+  return loading;
+}
 
 /**
  * Whether a status needs a reason ("required"), takes none ("none"), or may have one ("optional").
@@ -44,7 +93,7 @@ export function reasonRule(status) {
  */
 export function validStatuses(current, holderType) {
   if (current === "ARCHIVED") return ["ARCHIVED"];
-  return STATUSES.filter((s) => s !== "DEPLOYED" || holderType === "PERSON");
+  return lists.statuses.filter((s) => s !== "DEPLOYED" || holderType === "PERSON");
 }
 
 /**
@@ -124,7 +173,7 @@ export function patchItem(id, change) {
  */
 export function statusFields(prefix, statuses, status, reason) {
   const statusSelect = enumSelect({ id: `${prefix}-status`, values: statuses, value: statuses.includes(status) ? status : statuses[0] });
-  const reasonSelect = enumSelect({ id: `${prefix}-reason`, values: REASONS, value: reason, empty: "No reason" });
+  const reasonSelect = enumSelect({ id: `${prefix}-reason`, values: lists.reasons, value: reason, empty: "No reason" });
   const reasonHelp = h("small", { class: "help", id: `${prefix}-reason-help` });
   reasonSelect.setAttribute("aria-describedby", `${prefix}-reason-help`);
   const reasonField = h("div", { class: "field" }, h("label", { for: `${prefix}-reason` }, "Reason"), reasonSelect, reasonHelp);

@@ -3,9 +3,11 @@
 // the minimum and target stock, the available stock and whether it is below
 // the minimum. With `inventory-levels:write`, a level can be created
 // (`POST /api/v1/inventory-levels`) and an active one deactivated
-// (`DELETE /api/v1/inventory-levels/{id}`) after a confirmation.
+// (`DELETE /api/v1/inventory-levels/{id}`) after a confirmation. "Export CSV"
+// downloads the levels shown, by name (export.js).
 
 import { request } from "./api.js";
+import { exportButton } from "./export.js";
 import { productNames } from "./holders.js";
 import { warehouses } from "./names.js";
 import { go, href } from "./router.js";
@@ -183,15 +185,14 @@ async function draw(known, state) {
   const { body, message, includeInactive, belowOnly, ctx } = state;
   let levels;
   try {
-    const answer = await request("GET", "/api/v1/inventory-levels", { query: [["includeInactive", includeInactive ? "true" : ""]], signal: ctx.signal });
-    levels = answer.data;
+    levels = await readLevels(includeInactive, ctx.signal);
   } catch (error) {
     if (error.name === "AbortError" || !ctx.isCurrent()) return;
     fill(body, errorBox(error, "Loading inventory levels"));
     return;
   }
   if (!ctx.isCurrent()) return;
-  const shown = belowOnly ? levels.filter((/** @type {any} */ l) => l.belowMinimum && l.active) : levels;
+  const shown = belowOnly ? levels.filter(isBelow) : levels;
   const mayDeactivate = can("inventory-levels:write");
   const columns = [
     {
@@ -246,9 +247,61 @@ async function draw(known, state) {
   fill(
     body,
     h("p", { class: "count" }, `${shown.length} levels`),
+    shown.length ? levelsExport(known, includeInactive, belowOnly) : null,
     belowCount ? h("p", { class: "below-summary" }, h("span", { class: "badge badge-below" }, `${belowCount} below minimum`)) : null,
     table({ caption: "Inventory levels", empty: belowOnly ? "No active level is below its minimum." : "No inventory levels.", rows: shown, columns, sorted: null }),
   );
+}
+
+/**
+ * The organization's levels (the deactivated ones too with `includeInactive`).
+ * @param {boolean} includeInactive
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<any[]>}
+ */
+async function readLevels(includeInactive, signal) {
+  const answer = await request("GET", "/api/v1/inventory-levels", { query: [["includeInactive", includeInactive ? "true" : ""]], signal });
+  return answer.data;
+}
+
+/** @param {any} l a level */
+function isBelow(l) {
+  return l.belowMinimum && l.active;
+}
+
+/**
+ * "Export CSV" of the levels the screen's filters select, read again from
+ * the API when clicked (the listing is one page), with products, categories
+ * and warehouses by name and the level's id last.
+ * @param {Names} known
+ * @param {boolean} includeInactive
+ * @param {boolean} belowOnly
+ * @returns {HTMLElement}
+ */
+function levelsExport(known, includeInactive, belowOnly) {
+  return exportButton({
+    noun: "levels",
+    filename: `inventory-levels${belowOnly ? "-below-minimum" : ""}.csv`,
+    columns: [
+      { header: "product", value: (l) => skuName(known, l.skuId) },
+      { header: "category", value: (l) => known.titles.get(l.skuId)?.categoryName || known.titles.get(l.skuId)?.categoryCode || "" },
+      { header: "vendor_sku", value: (l) => known.titles.get(l.skuId)?.vendorSku || "" },
+      { header: "warehouse", value: (l) => warehouseName(known, l.warehouseId) },
+      { header: "available", value: (l) => l.availableQuantity },
+      { header: "minimum", value: (l) => l.minimumQuantity },
+      { header: "target", value: (l) => l.targetQuantity },
+      { header: "below_minimum", value: (l) => (isBelow(l) ? "yes" : "no") },
+      { header: "short", value: (l) => (isBelow(l) ? l.minimumQuantity - l.availableQuantity : 0) },
+      { header: "state", value: (l) => (l.active ? "active" : "deactivated") },
+      { header: "created", value: (l) => l.createdAt },
+      { header: "deactivated", value: (l) => l.deactivatedAt || "" },
+      { header: "level_id", value: (l) => l.id },
+    ],
+    fetchPage: async () => {
+      const levels = await readLevels(includeInactive);
+      return { rows: belowOnly ? levels.filter(isBelow) : levels, totalPages: 1 };
+    },
+  });
 }
 
 /**

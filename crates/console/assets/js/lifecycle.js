@@ -299,11 +299,12 @@ export function statusFilter({ area, params, statuses, words, label: text }) {
 }
 
 // The lists the API accepts, read from its OpenAPI document (spec.js).
-export { parameterEnum, propertyEnum } from "./spec.js";
+export { maxPageSize, parameterEnum, propertyEnum } from "./spec.js";
+import { maxPageSize } from "./spec.js";
 
 /**
  * Every event of one subject (`GET /api/v1/events?subjectId=`), oldest
- * first (at most 10 pages of 1,000).
+ * first (at most 10 pages, each as large as the API's `size` allows).
  * @param {string} subjectId
  * @returns {Promise<any[]>}
  */
@@ -312,11 +313,12 @@ export async function subjectEvents(subjectId) {
   const events = [];
   /** @type {string | null} */
   let after = null;
+  const size = await maxPageSize("/api/v1/events");
   for (let round = 0; round < 10; round++) {
     /** @type {any} */
-    const page = await request("GET", "/api/v1/events", { query: [["subjectId", subjectId], ["size", "1000"], ["after", after]] });
+    const page = await request("GET", "/api/v1/events", { query: [["subjectId", subjectId], ["size", String(size)], ["after", after]] });
     events.push(...page.data);
-    if (!page.data.length || page.next === after || page.data.length < 1000) break;
+    if (!page.data.length || page.next === after || page.data.length < size) break;
     after = page.next;
   }
   return events;

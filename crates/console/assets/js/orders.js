@@ -8,7 +8,7 @@ import { request } from "./api.js";
 import { packages } from "./names.js";
 import { href } from "./router.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, pager, table, time } from "./ui.js";
-import { exportButton, goPage, namesOf, personFilterNotice, parameterEnum, say, ORDER_STATUS_WORDS, pageOf, personLink, statusBadge, statusFilter } from "./lifecycle.js";
+import { exportButton, goPage, maxPageSize, namesOf, personFilterNotice, parameterEnum, say, ORDER_STATUS_WORDS, pageOf, personLink, statusBadge, statusFilter } from "./lifecycle.js";
 
 const PAGE_SIZE = 25;
 const STATUSES = ["PENDING", "ALLOCATED", "SHIPPED", "DELIVERED", "CANCELLED"];
@@ -95,7 +95,7 @@ export default async function ordersView(main, route, ctx) {
             ],
             fetchPage: async (p) => {
               const all = await request("GET", "/api/v1/orders", {
-                query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(p)], ["size", "1000"]],
+                query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(p)], ["size", String(await maxPageSize("/api/v1/orders"))]],
               });
               const who = await namesOf(all.data.map((/** @type {any} */ o) => o.personId));
               return { rows: all.data.map((/** @type {any} */ o) => ({ ...o, _person: who.get(o.personId) })), totalPages: all.pagination.totalPages };

@@ -7,6 +7,7 @@
 import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
+import { propertyEnum } from "./spec.js";
 import { announce, errorBox, fill, focusHeading, h, heading, label, loading } from "./ui.js";
 import { categories, EXTENSION, personName, remember, skus, warehouses } from "./names.js";
 
@@ -14,7 +15,11 @@ import { categories, EXTENSION, personName, remember, skus, warehouses } from ".
 // crate's check for links off equip does not mistake it for one).
 const SVG = ["http:", "", "www.w3.org", "2000", "svg"].join("/");
 
-/** The deploy statuses, in the order people think of them. */
+/**
+ * The deploy statuses in the order people think of them; which statuses
+ * there are is the OpenAPI document's (`InventoryItemPatch.deployStatus`),
+ * this list only when it cannot be read.
+ */
 const STATUSES = ["DEPLOYED", "AVAILABLE", "UNAVAILABLE", "AWAITING_ARRIVAL", "ON_HOLD", "ARCHIVED"];
 
 /** Return orders that are still moving (not finished, not cancelled). */
@@ -152,7 +157,11 @@ function link(path, params) {
  * @param {{signal: AbortSignal, isCurrent: () => boolean}} ctx
  */
 async function inventoryPanels(body, ctx) {
-  const [summary, names] = await Promise.all([request("GET", "/api/v1/inventory-summary", { signal: ctx.signal }), categories()]);
+  const [summary, names, known] = await Promise.all([
+    request("GET", "/api/v1/inventory-summary", { signal: ctx.signal }),
+    categories(),
+    propertyEnum("InventoryItemPatch", "deployStatus", STATUSES),
+  ]);
   if (!ctx.isCurrent()) return;
   /** @type {Map<string, number>} */
   const byStatus = new Map();
@@ -164,7 +173,9 @@ async function inventoryPanels(body, ctx) {
     byCategory.set(row.categoryCode, (byCategory.get(row.categoryCode) || 0) + row.count);
     total += row.count;
   }
-  const statuses = [...STATUSES.filter((s) => byStatus.has(s)), ...[...byStatus.keys()].filter((s) => !STATUSES.includes(s))];
+  // The API's statuses in the console's order, then any other the summary counts.
+  const order = [...STATUSES.filter((s) => known.includes(s)), ...known.filter((s) => !STATUSES.includes(s))];
+  const statuses = [...order.filter((s) => byStatus.has(s)), ...[...byStatus.keys()].filter((s) => !order.includes(s))];
   const categoryRows = [...byCategory.entries()]
     .map(([code, count]) => ({ code, count, name: names.get(code) || code }))
     .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));

@@ -9,6 +9,7 @@ import { packages } from "./names.js";
 import { displayName, EXTENSION } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
+import { maxPageSize } from "./spec.js";
 import { announce, badge, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, table, text, time } from "./ui.js";
 import { personLifecycleLinks } from "./lifecycle.js";
 
@@ -233,7 +234,7 @@ function offboardSection(user) {
     let items = [];
     try {
       if (can("inventory:read")) {
-        const answer = await request("GET", "/api/v1/inventory", { query: [["personId", user.id], ["size", "1000"]] });
+        const answer = await request("GET", "/api/v1/inventory", { query: [["personId", user.id], ["size", String(await maxPageSize("/api/v1/inventory"))]] });
         items = answer.data;
       }
     } catch (error) {

@@ -7,7 +7,7 @@ import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, pager, table, time } from "./ui.js";
-import { exportButton, goPage, METHODS, parameterEnum, namesOf, personFilterNotice, pageOf, personLink, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, RETURN_STATUSES, say, statusBadge, statusFilter } from "./lifecycle.js";
+import { exportButton, goPage, maxPageSize, METHODS, parameterEnum, namesOf, personFilterNotice, pageOf, personLink, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, RETURN_STATUSES, say, statusBadge, statusFilter } from "./lifecycle.js";
 
 const PAGE_SIZE = 25;
 
@@ -78,7 +78,7 @@ export default async function returnsView(main, route, ctx) {
             ],
             fetchPage: async (p) => {
               const all = await request("GET", "/api/v1/return-orders", {
-                query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(p)], ["size", "1000"]],
+                query: [["status", params.get("status")], ["personId", params.get("personId")], ["page", String(p)], ["size", String(await maxPageSize("/api/v1/return-orders"))]],
               });
               const who = await namesOf(all.data.map((/** @type {any} */ r) => r.personId));
               return { rows: all.data.map((/** @type {any} */ r) => ({ ...r, _person: who.get(r.personId) })), totalPages: all.pagination.totalPages };

@@ -47,15 +47,40 @@ export async function scopeList() {
  * @returns {Promise<string[]>}
  */
 export async function parameterEnum(path, name, fallback) {
-  let found;
+  const schema = await parameterSchema(path, name);
+  const found = schema?.enum ?? schema?.items?.enum;
+  return Array.isArray(found) ? found.filter((/** @type {any} */ v) => typeof v === "string") : fallback;
+}
+
+/**
+ * The schema of a GET operation's query parameter, or null (no document, no
+ * such parameter).
+ * @param {string} path
+ * @param {string} name
+ * @returns {Promise<any>}
+ */
+async function parameterSchema(path, name) {
   try {
     const params = (await openapi())?.paths?.[path]?.get?.parameters || [];
-    const schema = params.find((/** @type {any} */ p) => p.name === name)?.schema;
-    found = schema?.enum ?? schema?.items?.enum;
+    return params.find((/** @type {any} */ p) => p.name === name)?.schema ?? null;
   } catch {
-    found = null;
+    return null;
   }
-  return Array.isArray(found) ? found.filter((/** @type {any} */ v) => typeof v === "string") : fallback;
+}
+
+/** The largest page of a listing when the OpenAPI document cannot be read (the API's own maximum today). */
+export const PAGE_SIZE_FALLBACK = 1000;
+
+/**
+ * The largest page a listing answers: its `size` parameter's `maximum` in the
+ * OpenAPI document, so that exports and full reads ask for as much as the API
+ * allows and no more; PAGE_SIZE_FALLBACK when the document cannot be read.
+ * @param {string} path e.g. `/api/v1/inventory`
+ * @returns {Promise<number>}
+ */
+export async function maxPageSize(path) {
+  const found = (await parameterSchema(path, "size"))?.maximum;
+  return Number.isInteger(found) && found > 0 ? found : PAGE_SIZE_FALLBACK;
 }
 
 /**
