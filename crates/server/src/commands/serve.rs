@@ -344,6 +344,14 @@ fn webhook_dispatcher(
     )))
 }
 
+/// The SQLite connections' mapping and page cache `serve` was given.
+fn sqlite_memory(args: &ServeArgs) -> equip_persistence::SqliteMemory {
+    equip_persistence::SqliteMemory {
+        mmap_mib: args.sqlite_mmap_mib,
+        cache_mib: args.sqlite_cache_mib,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::default_blocking_threads;
@@ -359,13 +367,5 @@ mod tests {
         assert_eq!(default_blocking_threads(2, 2), 2);
         assert_eq!(default_blocking_threads(1, 8), 2);
         assert_eq!(default_blocking_threads(16, 0), 4);
-    }
-}
-
-/// The SQLite connections' mapping and page cache `serve` was given.
-fn sqlite_memory(args: &ServeArgs) -> equip_persistence::SqliteMemory {
-    equip_persistence::SqliteMemory {
-        mmap_mib: args.sqlite_mmap_mib,
-        cache_mib: args.sqlite_cache_mib,
     }
 }
