@@ -225,6 +225,27 @@ fn creates_together<T>(
 }
 
 impl Store {
+    /// Whether a package some of `people` are given has contents (their
+    /// creates will order equipment). When it cannot be read: yes.
+    fn some_package_has_contents(&self, people: &[Person]) -> bool {
+        let mut packages: Vec<String> = people
+            .iter()
+            .filter_map(|p| p.package_id.map(|id| id.to_string()))
+            .collect();
+        packages.sort_unstable();
+        packages.dedup();
+        let Some(org) = people.first().map(|p| p.organization_id.to_string()) else {
+            return false;
+        };
+        if packages.is_empty() {
+            return false;
+        }
+        self.read("package", |c| {
+            crate::package_contents::contents_of(c, &org, &packages)
+        })
+        .map_or(true, |contents| !contents.is_empty())
+    }
+
     /// PostgreSQL: the people of one call in one transaction with one
     /// durable commit (a commit waits for the WAL flush: one wait per batch
     /// instead of one per person), without savepoints, whose round trips
@@ -564,15 +585,19 @@ impl PersonRepository for Store {
             return self.insert_people_pg(people);
         }
         // SQLite has one writer, and a batch that gives people a package
-        // also orders their equipment (about 10 ms a joiner for two lines,
+        // also orders their equipment (3-10 ms a joiner for two lines,
         // docs/performance.md, "Joiners"): a create on another connection
         // would wait for the whole batch. Such batches commit a few people
-        // at a time.
-        if people.len() > JOINERS_TOGETHER && people.iter().any(|p| p.package_id.is_some()) {
-            return people
-                .chunks(JOINERS_TOGETHER)
-                .flat_map(|chunk| self.insert_people(chunk))
-                .collect();
+        // at a time, letting queued writers in between.
+        if people.len() > JOINERS_TOGETHER && self.some_package_has_contents(people) {
+            let mut each = Vec::with_capacity(people.len());
+            for (i, chunk) in people.chunks(JOINERS_TOGETHER).enumerate() {
+                if i > 0 {
+                    self.let_other_writers_in();
+                }
+                each.extend(self.insert_people(chunk));
+            }
+            return each;
         }
         // One transaction, a savepoint per person, one (durable) commit for
         // them all: on PostgreSQL a commit waits for the WAL flush, so the
