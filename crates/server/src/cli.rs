@@ -138,8 +138,9 @@ pub struct ServeArgs {
     pub no_listing_index: bool,
     /// SQLite: MiB of the database file each connection reads through a
     /// memory mapping (shared page cache, counted as the process's mapped
-    /// file, not its own memory; 0: none; docs/operations.md, "Memory").
-    #[arg(long, env = "EQUIP_SQLITE_MMAP_MIB", default_value_t = equip_persistence::SqliteMemory::default().mmap_mib)]
+    /// file, not its own memory; 0: none; at most 2047, SQLite's own limit;
+    /// docs/operations.md, "Memory").
+    #[arg(long, env = "EQUIP_SQLITE_MMAP_MIB", default_value_t = equip_persistence::SqliteMemory::default().mmap_mib, value_parser = clap::value_parser!(u32).range(0..=2047))]
     pub sqlite_mmap_mib: u32,
     /// SQLite: MiB of each connection's own page cache (the process's
     /// memory; docs/operations.md, "Memory").
