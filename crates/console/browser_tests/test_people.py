@@ -192,6 +192,65 @@ def test_starting_soon_filter_and_start_date_sort_are_the_scim_answer(console):
     assert "startingWithin=30" in page.url
 
 
+def test_people_column_headers_sort_as_scim_does_and_the_url_keeps_it(console):
+    """Name, Email and Start date headers sort both ways, as SCIM's sortBy and
+    sortOrder do; the URL carries the sort and the "Sort by" choice follows."""
+    server = console.server
+    page = console.sign_in().page
+    console.go("#/people")
+    expect(page.locator("#result-count")).to_be_visible()
+    hrefs = "[...document.querySelectorAll('a.person-link')].map(a => a.getAttribute('href').split('/').pop()).join()"
+
+    def shows(sort_by: str, order: str, column: str):
+        _, answer = server.api("GET", "/scim/v2/Users", query={"count": "25", "sortBy": sort_by, "sortOrder": order})
+        assert len(answer["Resources"]) == 25
+        page.wait_for_function(f"ids => {hrefs} === ids.join()", arg=[u["id"] for u in answer["Resources"]])
+        expect(page.locator(f"th[aria-sort={order}]")).to_have_text(re.compile(f"^{column}"))
+        expect(page.locator("th[aria-sort]")).to_have_count(1)
+        return answer["Resources"]
+
+    # By default: family name, A to Z, and the Name header says so.
+    shows("name.familyName", "ascending", "Name")
+    expect(page.get_by_label("Sort by")).to_have_value("")
+    # Start date: first click ascending (soonest first), second descending.
+    page.locator("button.sort-header[data-sort=startDate]").click()
+    expect(page).to_have_url(re.compile(r"sort=startDate"))
+    assert "order=" not in page.url
+    users = shows(f"{EXT}:startDate", "ascending", "Start date")
+    dates = [u[EXT]["startDate"] for u in users if u.get(EXT, {}).get("startDate")]
+    assert dates == sorted(dates)
+    expect(page.get_by_label("Sort by")).to_have_value("startDate")
+    page.locator("button.sort-header[data-sort=startDate]").click()
+    expect(page).to_have_url(re.compile(r"sort=startDate.*order=descending"))
+    shows(f"{EXT}:startDate", "descending", "Start date")
+    expect(page.get_by_label("Sort by")).to_have_value("startDate:descending")
+    accessible(console, "people sorted by a header")
+    # The keyboard: Enter on the Name header's button, then on it again.
+    page.locator("button.sort-header[data-sort=name]").focus()
+    page.keyboard.press("Enter")
+    expect(page).not_to_have_url(re.compile(r"sort=|order="))
+    shows("name.familyName", "ascending", "Name")
+    page.locator("button.sort-header[data-sort=name]").focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"order=descending"))
+    assert "sort=" not in page.url
+    shows("name.familyName", "descending", "Name")
+    # The URL alone gives the same list; the choice sorts the headers too.
+    console.go("#/overview")
+    expect(page.locator("#view-title")).not_to_have_text("People")
+    console.go("#/people?order=descending")
+    shows("name.familyName", "descending", "Name")
+    expect(page.get_by_label("Sort by")).to_have_value("name:descending")
+    page.get_by_label("Sort by").select_option("userName:descending")
+    expect(page).to_have_url(re.compile(r"sort=userName.*order=descending"))
+    shows("userName", "descending", "Email")
+    page.locator("button.sort-header[data-sort=userName]").click()
+    expect(page).to_have_url(re.compile(r"sort=userName"))
+    assert "order=" not in page.url
+    shows("userName", "ascending", "Email")
+    expect(page.get_by_label("Sort by")).to_have_value("userName")
+
+
 def test_everyone_by_start_date_pages_as_scim_sorts(console):
     """Without the 'starting soon' filter: every person by start date, those
     without one last, page by page as the API pages them."""

@@ -1,8 +1,10 @@
 // @ts-check
 // People: the SCIM users (`GET /scim/v2/Users`), searched as you type by
 // name or email, 25 a page; optionally only those starting in the next N
-// days, sorted by family name or by start date. The search, filters, sort
-// and page are in the URL.
+// days, sorted by family name, email or start date, either way (the column
+// headers sort as the inventory's do; the "Sort by" choice says the same and
+// serves phones, whose table has no header row). The search, filters, sort
+// and page are in the URL (`sort=userName|startDate`, `order=descending`).
 
 import { request } from "./api.js";
 import { current, go, href } from "./router.js";
@@ -15,6 +17,15 @@ export { EXTENSION };
 const PAGE_SIZE = 25;
 /** The start-date sort, as SCIM names the extension's attribute. */
 const START_DATE = `${EXTENSION}:startDate`;
+/**
+ * The sorts: the URL's `sort` (none for `name`, the column header's
+ * `data-sort`), SCIM's `sortBy`, and the choice's words either way.
+ */
+const SORTS = [
+  { key: "name", by: "name.familyName", ascending: "Family name, A to Z", descending: "Family name, Z to A" },
+  { key: "userName", by: "userName", ascending: "Email, A to Z", descending: "Email, Z to A" },
+  { key: "startDate", by: START_DATE, ascending: "Start date, soonest first", descending: "Start date, latest first" },
+];
 /** "Starting in the next N days" choices. */
 const WITHIN = ["7", "14", "30", "60", "90"];
 
@@ -34,9 +45,42 @@ export default async function peopleView(main, route, ctx) {
   const q = route.params.get("q") || "";
   if (view.search !== document.activeElement) view.search.value = q;
   view.within.value = WITHIN.includes(route.params.get("startingWithin") || "") ? route.params.get("startingWithin") : "";
-  view.sort.value = route.params.get("sort") === "startDate" ? "startDate" : "";
+  view.sort.value = choiceOf(sortOf(route.params));
   view.folded.open = view.folded.open || Boolean(view.within.value || view.sort.value) && !narrow();
   await load(route.params, ctx);
+}
+
+/**
+ * The list's sort: the URL's `sort` (family name when it names none the
+ * console offers) and `order` (ascending unless `descending`).
+ * @param {URLSearchParams} params
+ * @returns {{key: string, by: string, descending: boolean}}
+ */
+function sortOf(params) {
+  const found = SORTS.find((s) => s.key === params.get("sort")) || SORTS[0];
+  return { key: found.key, by: found.by, descending: params.get("order") === "descending" };
+}
+
+/**
+ * The "Sort by" choice's value for a sort ("" for the default).
+ * @param {{key: string, descending: boolean}} sort
+ */
+function choiceOf(sort) {
+  if (sort.key === "name" && !sort.descending) return "";
+  return sort.descending ? `${sort.key}:descending` : sort.key;
+}
+
+/**
+ * Sets the URL's `sort` and `order` for a sort (neither for the default).
+ * @param {URLSearchParams} params
+ * @param {string} key
+ * @param {boolean} descending
+ */
+function setSort(params, key, descending) {
+  if (key === "name") params.delete("sort");
+  else params.set("sort", key);
+  if (descending) params.set("order", "descending");
+  else params.delete("order");
 }
 
 /** A phone-sized screen, where filters start folded under the results' count. */
@@ -52,7 +96,8 @@ function paramsOfForm() {
   const params = new URLSearchParams();
   if (view.search.value.trim()) params.set("q", view.search.value.trim());
   if (view.within.value) params.set("startingWithin", view.within.value);
-  if (view.sort.value) params.set("sort", view.sort.value);
+  const [key, order] = (view.sort.value || "name").split(":");
+  setSort(params, key, order === "descending");
   return params;
 }
 
@@ -79,8 +124,10 @@ function build(main) {
   const sort = h(
     "select",
     { id: "people-sort", name: "sort", onchange: () => go(["people"], paramsOfForm()) },
-    h("option", { value: "" }, "Family name"),
-    h("option", { value: "startDate" }, "Start date, soonest first"),
+    SORTS.flatMap((s) => [
+      h("option", { value: choiceOf({ key: s.key, descending: false }) }, s.ascending),
+      h("option", { value: choiceOf({ key: s.key, descending: true }) }, s.descending),
+    ]),
   );
   const folded = h(
     "details",
@@ -177,8 +224,10 @@ function peopleFrom(params, startIndex, count, signal) {
       ["filter", peopleFilter(params)],
       ["startIndex", String(startIndex)],
       ["count", String(count)],
-      // Start date, soonest first (people without one last), or family name.
-      ["sortBy", params.get("sort") === "startDate" ? START_DATE : "name.familyName"],
+      // Family name, email or start date (people without one last when
+      // ascending, first when descending: SCIM's order).
+      ["sortBy", sortOf(params).by],
+      ["sortOrder", sortOf(params).descending ? "descending" : null],
     ],
     signal,
   });
@@ -207,27 +256,33 @@ async function load(params, ctx) {
   remember(answer.Resources);
   const total = answer.totalResults;
   const pages = Math.ceil(total / PAGE_SIZE);
+  const sort = sortOf(params);
+  /** @type {{title: string, sort?: string, cell: (u: any) => any}[]} */
+  const columns = [
+    {
+      title: "Name",
+      sort: "name",
+      cell: (u) => h("a", { href: href(["people", u.id], null), class: "person-link" }, displayName(u)),
+    },
+    { title: "Email", sort: "userName", cell: (u) => text(u.userName) },
+    { title: "Status", cell: (u) => badge(u[EXTENSION]?.status) },
+    { title: "Start date", sort: "startDate", cell: (u) => text(u[EXTENSION]?.startDate) },
+    { title: "Active", cell: (u) => (u.active === false ? "No" : "Yes") },
+  ];
+  const drawn = table({
+    caption: "People",
+    sorted: { key: sort.key, direction: sort.descending ? "descending" : "ascending" },
+    empty: "Nobody matches this search.",
+    rows: answer.Resources,
+    columns,
+  });
+  sortableHeaders(drawn, columns, sort, params);
   fill(
     body,
     h("p", { class: "count", id: "result-count" }, `${total} people`),
     total ? peopleExport(params) : null,
     params.get("startingWithin") ? h("p", { class: "help" }, `Starting between ${day(0)} and ${day(Number(params.get("startingWithin")))} (UTC dates).`) : null,
-    table({
-      caption: "People",
-      sorted: null,
-      empty: "Nobody matches this search.",
-      rows: answer.Resources,
-      columns: [
-        {
-          title: "Name",
-          cell: (u) => h("a", { href: href(["people", u.id], null), class: "person-link" }, displayName(u)),
-        },
-        { title: "Email", cell: (u) => text(u.userName) },
-        { title: "Status", cell: (u) => badge(u[EXTENSION]?.status) },
-        { title: "Start date", cell: (u) => text(u[EXTENSION]?.startDate) },
-        { title: "Active", cell: (u) => (u.active === false ? "No" : "Yes") },
-      ],
-    }),
+    drawn,
     pager({
       page,
       pages,
@@ -242,6 +297,42 @@ async function load(params, ctx) {
     }),
   );
   announce(`${total} people`);
+}
+
+/**
+ * Column headers that sort, as the inventory's: a button in each sortable
+ * header sorts by it ascending, or the other way when it already sorts the
+ * list (the header's aria-sort says the current order); back to page 1.
+ * @param {HTMLElement} drawn the table (or the "nobody" line)
+ * @param {{title: string, sort?: string}[]} columns
+ * @param {{key: string, descending: boolean}} sort
+ * @param {URLSearchParams} params
+ */
+function sortableHeaders(drawn, columns, sort, params) {
+  const ths = drawn.querySelectorAll("thead th");
+  columns.forEach((c, i) => {
+    const th = ths[i];
+    const key = c.sort;
+    if (!th || !key) return;
+    const descending = sort.key === key && !sort.descending;
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: "sort-header",
+        "data-sort": key,
+        onclick: () => {
+          const p = new URLSearchParams(params);
+          p.delete("page");
+          setSort(p, key, descending);
+          go(["people"], p);
+        },
+      },
+      c.title,
+      h("span", { class: "visually-hidden" }, `, sort ${descending ? "descending" : "ascending"}`),
+    );
+    fill(th, button);
+  });
 }
 
 /**
