@@ -389,10 +389,14 @@ pub struct SqliteMemory {
 }
 
 impl Default for SqliteMemory {
+    /// 1 GiB mapped; 2 MiB of cache per connection (SQLite's own default
+    /// size: at 1,000,000 items 8 MiB made the process's memory 125 MB
+    /// larger under 32 listing clients, for no speed; docs/operations.md,
+    /// "Memory").
     fn default() -> Self {
         Self {
             mmap_mib: 1024,
-            cache_mib: 8,
+            cache_mib: 2,
         }
     }
 }

@@ -133,7 +133,7 @@ pub struct ServeArgs {
     /// Do not keep organizations' inventory listings in memory: every
     /// listing page is then chosen by SQL (slower for searches and filtered
     /// pages; docs/performance.md, "Inventory listing"). The index costs
-    /// about 150 bytes of memory per item.
+    /// about 130 bytes of memory per item.
     #[arg(long, env = "EQUIP_NO_LISTING_INDEX")]
     pub no_listing_index: bool,
     /// SQLite: MiB of the database file each connection reads through a

@@ -20,14 +20,14 @@ fn sqlite_pragmas_are_set_on_pooled_connections() {
     );
     // synchronous = NORMAL is 1.
     assert_eq!(store.pooled_sqlite_pragma("synchronous", n), vec!["1"; n]);
-    // The memory defaults: 1 GiB mapped, 8 MiB of page cache.
+    // The memory defaults: 1 GiB mapped, 2 MiB of page cache.
     assert_eq!(
         store.pooled_sqlite_pragma("mmap_size", n),
         vec!["1073741824"; n]
     );
     assert_eq!(
         store.pooled_sqlite_pragma("cache_size", n),
-        vec!["-8192"; n]
+        vec!["-2048"; n]
     );
 }
 
@@ -39,7 +39,7 @@ fn sqlite_memory_settings_reach_every_connection() {
         equip_persistence::PoolOptions {
             sqlite_memory: equip_persistence::SqliteMemory {
                 mmap_mib: 16,
-                cache_mib: 2,
+                cache_mib: 5,
             },
             ..equip_persistence::PoolOptions::default()
         },
@@ -52,7 +52,7 @@ fn sqlite_memory_settings_reach_every_connection() {
     );
     assert_eq!(
         store.pooled_sqlite_pragma("cache_size", n),
-        vec!["-2048"; n]
+        vec!["-5120"; n]
     );
 }
 
