@@ -23,7 +23,6 @@ use uuid::Uuid;
 
 mod orders;
 
-use crate::connection::on_inner;
 use crate::{Backend, PoolOptions, Store};
 
 /// Admin URL used when `EQUIP_TEST_POSTGRES_URL` is not set.
@@ -408,10 +407,16 @@ impl Store {
         if self.backend() != Backend::Sqlite {
             return Vec::new();
         }
-        if pragma == "mmap_size" {
-            return self.pooled_sqlite_mmap_size(connections);
-        }
-        let sql = format!("SELECT CAST((SELECT * FROM pragma_{pragma}()) AS TEXT) AS value");
+        // `mmap_size` has no table-valued function: only the statement reads it.
+        let read = |c: &mut SqliteConnection| -> diesel::QueryResult<Vec<String>> {
+            if pragma == "mmap_size" {
+                let rows: Vec<MmapSize> = diesel::sql_query("PRAGMA mmap_size").load(c)?;
+                return Ok(rows.into_iter().map(|r| r.mmap_size.to_string()).collect());
+            }
+            let sql = format!("SELECT CAST((SELECT * FROM pragma_{pragma}()) AS TEXT) AS value");
+            let rows: Vec<PragmaValue> = diesel::sql_query(sql).load(c)?;
+            Ok(rows.into_iter().map(|r| r.value).collect())
+        };
         let mut held = Vec::with_capacity(connections);
         let mut values = Vec::with_capacity(connections);
         for _ in 0..connections {
@@ -419,30 +424,10 @@ impl Store {
                 .pool()
                 .get()
                 .unwrap_or_else(|e| panic!("no pooled connection: {e}"));
-            let rows: Vec<PragmaValue> = on_inner!(&mut **conn, |c| diesel::sql_query(&sql)
-                .load(c))
-            .unwrap_or_else(|e| panic!("PRAGMA {pragma} failed: {e}"));
-            values.extend(rows.into_iter().map(|r| r.value));
-            held.push(conn);
-        }
-        values
-    }
-
-    /// [`Self::pooled_sqlite_pragma`] for `mmap_size`, which only the
-    /// `PRAGMA` statement reads.
-    fn pooled_sqlite_mmap_size(&self, connections: usize) -> Vec<String> {
-        let mut held = Vec::with_capacity(connections);
-        let mut values = Vec::with_capacity(connections);
-        for _ in 0..connections {
-            let mut conn = self
-                .pool()
-                .get()
-                .unwrap_or_else(|e| panic!("no pooled connection: {e}"));
-            let rows: Vec<MmapSize> =
-                on_inner!(&mut **conn, |c| diesel::sql_query("PRAGMA mmap_size")
-                    .load(c))
-                .unwrap_or_else(|e| panic!("PRAGMA mmap_size failed: {e}"));
-            values.extend(rows.into_iter().map(|r| r.mmap_size.to_string()));
+            let crate::connection::DbConnection::Sqlite(c) = &mut **conn else {
+                return Vec::new();
+            };
+            values.extend(read(c).unwrap_or_else(|e| panic!("PRAGMA {pragma} failed: {e}")));
             held.push(conn);
         }
         values

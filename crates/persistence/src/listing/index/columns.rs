@@ -207,17 +207,37 @@ impl Columns {
     }
 
     /// Bytes held on the heap (by capacity; hash tables estimated).
+    /// Every field is named, so that a new one does not compile until it
+    /// is counted here too.
     pub(super) fn heap_bytes(&self) -> usize {
-        self.rows.capacity() * size_of::<Row>()
-            + (self.status.capacity() + self.category.capacity() + self.head.capacity()) * 4
-            + self.strings.heap_bytes()
-            + self.heads.heap_bytes()
-            + self.serials.capacity()
-            + self.serial_owners.capacity() * size_of::<(u32, u32)>()
-            + self.by_id.capacity() * size_of::<u32>()
-            + self.new_ids.capacity() * (size_of::<([u64; 2], u32)>() + 1)
-            + self.counts.capacity() * (size_of::<((u32, u32), u64)>() + 1)
-            + self.log.capacity() * 4
+        let Self {
+            epoch: _,
+            version: _,
+            from: _,
+            rows,
+            status,
+            category,
+            head,
+            strings,
+            heads,
+            serials,
+            serial_owners,
+            by_id,
+            new_ids,
+            counts,
+            log,
+            log_start: _,
+        } = self;
+        rows.capacity() * size_of::<Row>()
+            + (status.capacity() + category.capacity() + head.capacity()) * size_of::<u32>()
+            + strings.heap_bytes()
+            + heads.heap_bytes()
+            + serials.capacity()
+            + serial_owners.capacity() * size_of::<(u32, u32)>()
+            + by_id.capacity() * size_of::<u32>()
+            + new_ids.capacity() * (size_of::<([u64; 2], u32)>() + 1)
+            + counts.capacity() * (size_of::<((u32, u32), u64)>() + 1)
+            + log.capacity() * size_of::<u32>()
     }
 
     /// The position after the last logged change.
@@ -463,6 +483,24 @@ pub(super) mod tests {
         c.apply(vec![odd]);
         assert!(!c.rows[1].serial_in_search);
         assert_eq!(c.heads.text(c.head[1]), "something else");
+    }
+
+    #[test]
+    fn heap_bytes_count_the_rows_held() {
+        let empty = Columns::default().heap_bytes();
+        let mut c = Columns::with_capacity(1000);
+        let reserved = c.heap_bytes();
+        assert!(reserved >= 1000 * (size_of::<Row>() + 4 * size_of::<u32>()) + empty);
+        c.apply(
+            (0..1000)
+                .map(|n| source(n, "AVAILABLE", "mac", &format!("s{n}")))
+                .collect(),
+        );
+        assert!(
+            c.heap_bytes() >= reserved,
+            "{} < {reserved}",
+            c.heap_bytes()
+        );
     }
 
     #[test]
