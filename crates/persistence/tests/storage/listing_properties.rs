@@ -838,6 +838,53 @@ fn postgres_an_index_built_in_the_background_answers_the_same() {
     an_index_built_in_the_background_answers_the_same(&db);
 }
 
+/// A build is not a request: on PostgreSQL, a build whose reads take longer
+/// than the request pool's `statement_timeout` (a cold cache at a million
+/// items; here, a lock held on the listing for longer than it) is not
+/// cancelled by it, and the index answers once built.
+#[test]
+fn postgres_a_build_outlasts_the_statement_timeout() {
+    use diesel::{Connection, PgConnection, RunQueryDsl};
+    let Some(db) = TestDatabase::postgres() else {
+        return;
+    };
+    let writer = db.store();
+    let specs: Vec<ItemSpec> = (0..20)
+        .map(|n| spec(n as usize % 7, Some(n as usize % 6), n / 2))
+        .collect();
+    let (org, reference) = seed(&writer, &specs, 1_000);
+    let reader = db
+        .store_with(equip_persistence::PoolOptions {
+            statement_timeout: Some(std::time::Duration::from_millis(100)),
+            ..equip_persistence::PoolOptions::default()
+        })
+        .with_listing_index_built_in_background();
+    let mut locker = PgConnection::establish(db.url()).expect("connect");
+    diesel::sql_query("BEGIN")
+        .execute(&mut locker)
+        .expect("begin");
+    diesel::sql_query("LOCK TABLE inventory_listing IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut locker)
+        .expect("lock");
+    reader.warm_listing_indexes();
+    // The build's reads wait for the lock five times the statement limit.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!reader.listing_index_built(org), "built through the lock");
+    diesel::sql_query("COMMIT")
+        .execute(&mut locker)
+        .expect("commit");
+    let started = std::time::Instant::now();
+    while !reader.listing_index_built(org) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "never built: cancelled by the statement timeout?"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let q = query(SortKey::SerialNumber, "DESC", 1, 6);
+    assert_eq!(page_ids(&reader, org, &q), page_ids(&reference, org, &q));
+}
+
 /// `serve` builds the index of every organization too large to be built
 /// while a request waits, at its start: built without any listing request,
 /// and answering as the reference does.

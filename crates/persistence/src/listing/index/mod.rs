@@ -22,7 +22,13 @@
 //! [`WAIT_FOR_BUILD`], then the SQL listing answers them. An index further
 //! behind than [`DELTA_MAX`] rows is built again the same way.
 //!
-//! `equip serve --listing-index off` (the SQL listing for every request)
+//! **A build is not a request.** The background builds read their rows
+//! without the request pool's `statement_timeout` (PostgreSQL): with a cold
+//! cache one chunk of a million-item organization can take longer than a
+//! request's statement may, and a build cancelled by it left the listing on
+//! SQL until the next restart.
+//!
+//! `equip serve --no-listing-index` (the SQL listing for every request)
 //! turns it off.
 
 mod columns;
@@ -35,6 +41,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use diesel::connection::Connection;
+use diesel::RunQueryDsl;
 use equip_domain::inventory_query::{InventoryQuery, ListedItem, SortKey};
 use equip_domain::service_stats::ListingIndexStats;
 
@@ -217,7 +225,9 @@ impl ListingIndexes {
         let Some(index) = self.org(org) else {
             return Ok(());
         };
-        let result = load::marks(c, org).and_then(|marks| read_all(c, org, marks, self.chunk));
+        let result = without_statement_limit(c, |c| {
+            load::marks(c, org).and_then(|marks| read_all(c, org, marks, self.chunk))
+        });
         let outcome = result.map(|built| {
             if let Ok(mut held) = index.columns.write() {
                 if held.as_ref().is_none_or(|h| h.version < built.version) {
@@ -271,6 +281,22 @@ impl ListingIndexes {
             return Ok(());
         }
         self.build(c, org)
+    }
+}
+
+/// `read` run on PostgreSQL in a transaction of its own without the pool's
+/// `statement_timeout` (SQLite has none); for the background builds, which
+/// no caller waits on.
+fn without_statement_limit<T>(
+    c: &mut DbConnection,
+    read: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+) -> DbResult<T> {
+    match c {
+        DbConnection::Sqlite(_) => read(c),
+        DbConnection::Postgres(_) => c.transaction(|c| {
+            diesel::sql_query("SET LOCAL statement_timeout = 0").execute(c)?;
+            read(c)
+        }),
     }
 }
 
