@@ -20,9 +20,22 @@ pub const DEFAULT_DEMO_ITEMS: usize = 400;
 /// `equip serve --statement-timeout-ms` by default: five seconds.
 pub const DEFAULT_STATEMENT_TIMEOUT_MS: u64 = 5000;
 
+/// The version of this build: the package's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The commit this binary was built from (`build.rs`: `EQUIP_COMMIT` if the
+/// build set it, else the checkout's `HEAD`, else `unknown`).
+pub const COMMIT: &str = env!("EQUIP_COMMIT");
+/// What `equip --version` prints after the name.
+const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("EQUIP_COMMIT"),
+    ")"
+);
+
 /// equip: equipment inventory and people provisioning service.
 #[derive(Debug, Parser)]
-#[command(name = "equip", version, propagate_version = true)]
+#[command(name = "equip", version = VERSION_LINE, propagate_version = true)]
 pub struct Cli {
     /// Database: a SQLite path (or sqlite://path) or a postgres:// URL.
     #[arg(
@@ -284,6 +297,12 @@ pub enum OrgCommand {
         #[arg(long)]
         name: String,
     },
+    /// List every organization, oldest first: id, created, name.
+    List {
+        /// One JSON array instead of a table (`id`, `name`, `createdAt`).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `equip warehouse …`.
@@ -337,6 +356,18 @@ pub enum KeyCommand {
         /// A label for people, e.g. "Okta provisioning".
         #[arg(long)]
         label: Option<String>,
+    },
+    /// List an organization's keys, revoked ones included, oldest first: id,
+    /// prefix, label, scopes, created, revoked. Never the key itself (equip
+    /// keeps only its hash).
+    List {
+        /// Organization id (`equip org list` shows them).
+        #[arg(long)]
+        org: String,
+        /// One JSON array instead of a table (`id`, `prefix`, `label`,
+        /// `scopes`, `createdAt`, `revokedAt`).
+        #[arg(long)]
+        json: bool,
     },
     /// Revoke an API key by its id; it stops working at once.
     Revoke {

@@ -9,6 +9,7 @@ mod migrate;
 mod org;
 mod progress;
 mod serve;
+mod table;
 mod warehouse;
 
 use anyhow::Context;
@@ -35,6 +36,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve::run(&db, &args),
         Command::Migrate => migrate::run(&db),
         Command::Org(OrgCommand::Create { name }) => org::create(&db, &name),
+        Command::Org(OrgCommand::List { json }) => org::list(&db, json),
         Command::Key(command) => keys::run(&db, command),
         Command::Warehouse(command) => warehouse::run(&db, command),
         Command::Import(args) => import::run(&db, &args),
