@@ -86,6 +86,19 @@ pub enum Command {
     /// Print the OpenAPI 3.1 document of the JSON API (as served at
     /// `GET /openapi.json` and kept in docs/openapi.json); needs no database.
     Openapi,
+    /// Ask a running `equip serve` whether it is ready (`GET /readyz`); exit
+    /// 0 only when it answers 200 (a container's HEALTHCHECK); needs no
+    /// database.
+    Healthcheck(HealthcheckArgs),
+}
+
+/// `equip healthcheck`.
+#[derive(Debug, Args)]
+pub struct HealthcheckArgs {
+    /// The address `equip serve` listens on (its `--bind`; an unspecified
+    /// host such as 0.0.0.0 is asked on loopback).
+    #[arg(long, env = "EQUIP_BIND", default_value = DEFAULT_BIND)]
+    pub bind: String,
 }
 
 /// How log lines are written (`--log-format`, any command).

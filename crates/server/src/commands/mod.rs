@@ -3,6 +3,7 @@
 
 mod demo;
 mod dispatch;
+mod healthcheck;
 mod import;
 mod keys;
 mod migrate;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(args) => import::run(&db, &args),
         Command::Demo(args) => demo::run(&db, &args),
         Command::Dispatch(args) => dispatch::run(&db, &args),
+        Command::Healthcheck(args) => healthcheck::run(&args),
         Command::Openapi => {
             use std::io::Write;
             std::io::stdout()

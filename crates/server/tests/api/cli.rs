@@ -607,3 +607,29 @@ fn a_second_demo_gives_a_new_key_of_the_first_instead_of_a_second_organization()
         .ok();
     assert_eq!(dir.store().count_organizations().unwrap(), 2);
 }
+
+#[test]
+fn healthcheck_exits_zero_only_when_serve_is_ready() {
+    let dir = Scratch::new();
+    let db = dir.db().display().to_string();
+    let serve = crate::support::process::Serve::start(&db, &[]);
+    let ok = dir.equip(&["healthcheck", "--bind", &serve.addr]);
+    ok.ok();
+    assert!(ok.stdout().is_empty(), "{}", ok.stdout());
+    assert!(ok.stderr().contains("is ready"), "{}", ok.stderr());
+    // An unspecified host is asked on loopback, as a container's
+    // EQUIP_BIND=0.0.0.0:8080 says.
+    let port = serve.addr.rsplit(':').next().unwrap().to_owned();
+    dir.equip(&["healthcheck", "--bind", &format!("0.0.0.0:{port}")])
+        .ok();
+    drop(serve);
+    // Nothing listening there any more.
+    let down = dir.equip(&["healthcheck", "--bind", &format!("127.0.0.1:{port}")]);
+    down.failed();
+    assert!(
+        down.stderr().contains("cannot connect"),
+        "{}",
+        down.stderr()
+    );
+    dir.equip(&["healthcheck", "--bind", "8080"]).failed();
+}
