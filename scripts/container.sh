@@ -103,7 +103,7 @@ config Healthcheck | grep -q '"/usr/local/bin/equip", "healthcheck"' \
 ctr=$(buildah from localhost/equip-ci:test)
 ctrs+=("$ctr")
 run() { buildah run --isolation chroot "$ctr" -- "$@"; }
-[ "$(run id -u)" = 10001 ] || fail "the container runs as uid $(run id -u)"
+[ "$(run id -u):$(run id -g) $(run id -un)" = "10001:10001 equip" ] || fail "the container runs as $(run id)"
 [ "$(run /usr/local/bin/equip --version)" = "$version_line" ] || fail "equip --version: $(run /usr/local/bin/equip --version)"
 [[ "$version_line" == *"(commit "* ]] || fail "$version_line"
 
@@ -122,8 +122,8 @@ for _ in $(seq 1 150); do
 done
 [ -n "$healthy" ] || { cat "$work/serve.log" >&2; fail "equip healthcheck never answered 0"; }
 grep -q '"level":"INFO"' "$work/serve.log" || fail "serve does not log JSON lines: $(head -3 "$work/serve.log")"
-owner=$(run stat -c '%u %n' /data/equip.db) || fail "no database in /data"
-[ "$owner" = "10001 /data/equip.db" ] || fail "/data/equip.db: $owner"
+owner=$(run stat -c '%u:%g %n' /data/equip.db) || fail "no database in /data"
+[ "$owner" = "10001:10001 /data/equip.db" ] || fail "/data/equip.db: $owner"
 kill -- "-$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 for _ in $(seq 1 50); do curl -s "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 || break; sleep 0.1; done
 if buildah run --isolation chroot --env EQUIP_BIND="127.0.0.1:$port" "$ctr" -- /usr/local/bin/equip healthcheck >/dev/null 2>&1; then
