@@ -180,6 +180,7 @@ pub struct SecretRotation {
     /// Seconds during which deliveries carry the old secret's signature
     /// beside the new one's: 0 (the old secret stops at once) to 604800 (7
     /// days); absent or null: 86400 (24 hours).
+    #[serde(default, deserialize_with = "crate::read::optional_whole_number")]
     #[schema(value_type = Option<isize>, minimum = 0, maximum = 604_800)]
     pub overlap_seconds: Option<i64>,
 }

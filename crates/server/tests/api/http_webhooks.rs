@@ -959,6 +959,16 @@ async fn rotation_is_refused_as_it_should_be(app: TestApp) {
             .unwrap();
     let hours = (until.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_minutes();
     assert!((23 * 60..=24 * 60).contains(&hours), "{day}");
+    // A whole number written with a fraction of zero is a whole number
+    // (JSON Schema's integer), as everywhere in the API.
+    let (status, body) = app
+        .call(w.a.post_json(&path, &json!({"overlapSeconds": 60.0})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, now) = app
+        .call(w.a.post_json(&path, &json!({"overlapSeconds": null, "x": 1})))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "unknown member: {now}");
     let (status, now) = app
         .call(w.a.post_json(&path, &json!({"overlapSeconds": 0})))
         .await;
