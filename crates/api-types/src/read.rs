@@ -142,6 +142,25 @@ fn backticked<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
     rest.split_once('`').map(|(field, _)| field)
 }
 
+/// For `#[serde(default, deserialize_with = "optional_whole_number")]` on an
+/// optional integer field: absent or `null` is `None`, else
+/// [`whole_number`].
+///
+/// # Errors
+/// As [`whole_number`].
+pub fn optional_whole_number<'de, D>(deserializer: D) -> Result<Option<i64>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    struct Whole(i64);
+    impl<'de> Deserialize<'de> for Whole {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            whole_number(d).map(Whole)
+        }
+    }
+    Ok(Option::<Whole>::deserialize(deserializer)?.map(|w| w.0))
+}
+
 /// For `#[serde(deserialize_with = "whole_number")]` on an integer field: a
 /// JSON number without a fractional part, written `30` or `30.0` (JSON Schema
 /// calls both an integer).
@@ -260,6 +279,23 @@ mod tests {
         for refused in [r#"{"n": 1.5}"#, r#"{"n": 1e300}"#, r#"{"n": "3"}"#] {
             let e = n(refused).unwrap_err();
             assert_eq!(e.path, "n", "{refused}");
+        }
+    }
+
+    #[test]
+    fn an_optional_whole_number_may_be_absent_or_null() {
+        #[derive(Debug, Deserialize)]
+        struct N {
+            #[serde(default, deserialize_with = "optional_whole_number")]
+            n: Option<i64>,
+        }
+        let n = |text: &str| from_str::<N>(text).map(|v| v.n);
+        assert_eq!(n("{}").unwrap(), None);
+        assert_eq!(n(r#"{"n": null}"#).unwrap(), None);
+        assert_eq!(n(r#"{"n": 262145.0}"#).unwrap(), Some(262_145));
+        assert_eq!(n(r#"{"n": 7}"#).unwrap(), Some(7));
+        for refused in [r#"{"n": 1.5}"#, r#"{"n": "3"}"#, r#"{"n": []}"#] {
+            assert_eq!(n(refused).unwrap_err().path, "n", "{refused}");
         }
     }
 }

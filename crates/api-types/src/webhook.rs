@@ -68,6 +68,11 @@ pub struct WebhookBody<'a> {
     /// The sequence of the last event delivered (or given up on).
     #[schema(value_type = isize, minimum = 0)]
     last_delivered_sequence: i64,
+    /// Until when deliveries are also signed with the secret before the
+    /// last rotation; null when they are signed with the current one only.
+    #[serde(serialize_with = "time::millis_or_null")]
+    #[schema(required)]
+    previous_secret_expires_at: Option<DateTime<Utc>>,
 }
 
 impl<'a> From<&'a Webhook> for WebhookBody<'a> {
@@ -82,12 +87,13 @@ impl<'a> From<&'a Webhook> for WebhookBody<'a> {
             disabled_reason: w.disabled_reason.as_deref(),
             failing_since: w.failing_since,
             last_delivered_sequence: w.delivery.position,
+            previous_secret_expires_at: w.signing_secrets().overlap_until(Utc::now()),
         }
     }
 }
 
-/// A new webhook with its signing secret: the answer of its creation, the
-/// only one that shows the secret.
+/// A webhook with its signing secret: the answer of its creation and of a
+/// rotation of its secret, the only ones that show the secret.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = WebhookCreated)]
@@ -113,7 +119,13 @@ pub struct WebhookCreatedBody<'a> {
     /// The sequence of the last event delivered (or given up on).
     #[schema(value_type = isize, minimum = 0)]
     last_delivered_sequence: i64,
-    /// The signing secret of Equip-Signature; shown only in this answer.
+    /// Until when deliveries are also signed with the secret before the
+    /// last rotation; null when they are signed with the current one only.
+    #[serde(serialize_with = "time::millis_or_null")]
+    #[schema(required)]
+    previous_secret_expires_at: Option<DateTime<Utc>>,
+    /// The signing secret of `Equip-Signature` and `webhook-signature`;
+    /// shown only in this answer.
     #[schema(pattern = "^whsec_[0-9a-f]{64}$")]
     secret: &'a str,
 }
@@ -131,6 +143,7 @@ impl<'a> From<&'a Webhook> for WebhookCreatedBody<'a> {
             disabled_reason: shown.disabled_reason,
             failing_since: shown.failing_since,
             last_delivered_sequence: shown.last_delivered_sequence,
+            previous_secret_expires_at: shown.previous_secret_expires_at,
             secret: &w.secret,
         }
     }
@@ -156,6 +169,20 @@ pub struct WebhookCreate {
     #[serde(default, deserialize_with = "type_names")]
     #[schema(schema_with = requested_types)]
     pub types: Option<Vec<String>>,
+}
+
+/// A rotation of a webhook's secret: how long the old secret keeps signing
+/// beside the new one.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = WebhookSecretRotation)]
+pub struct SecretRotation {
+    /// Seconds during which deliveries carry the old secret's signature
+    /// beside the new one's: 0 (the old secret stops at once) to 604800 (7
+    /// days); absent or null: 86400 (24 hours).
+    #[serde(default, deserialize_with = "crate::read::optional_whole_number")]
+    #[schema(value_type = Option<isize>, minimum = 0, maximum = 604_800)]
+    pub overlap_seconds: Option<i64>,
 }
 
 /// `types`: absent, null, or an array of strings (which the domain reads as

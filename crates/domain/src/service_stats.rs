@@ -24,6 +24,34 @@ pub struct ServiceStats {
     pub webhooks: Option<WebhookBacklog>,
     /// The inventory listings held in memory.
     pub listing_index: ListingIndexStats,
+    /// The operating system's figures of the process; `None` where they
+    /// cannot be read (no `/proc`).
+    pub process: Option<ProcessStats>,
+}
+
+/// What the operating system says of the process (the `process_*` metrics).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProcessStats {
+    /// User and system CPU time, seconds, since the start.
+    pub cpu_seconds: f64,
+    /// Resident memory, bytes.
+    pub resident_bytes: u64,
+    /// The anonymous part of it (what the process allocated), bytes.
+    pub resident_anonymous_bytes: u64,
+    /// The file-backed part of it (mapped files, such as SQLite's mapped
+    /// database: the kernel's page cache, shared), bytes.
+    pub resident_file_bytes: u64,
+    /// Virtual memory, bytes.
+    pub virtual_bytes: u64,
+    /// Open file descriptors.
+    pub open_fds: u64,
+    /// The limit of open file descriptors (the soft limit); `None` when
+    /// unlimited or unknown.
+    pub max_fds: Option<u64>,
+    /// Threads.
+    pub threads: u64,
+    /// When the process started, seconds since the Unix epoch.
+    pub start_time_seconds: f64,
 }
 
 /// The listing indexes of the process (docs/performance.md, "Inventory

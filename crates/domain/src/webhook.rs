@@ -4,7 +4,11 @@
 //! This module holds the rules, unit-tested without a network or a store:
 //! - which URLs are accepted ([`WebhookUrl::parse`]) and which addresses a
 //!   delivery may connect to ([`AddressPolicy`], [`is_private`]);
-//! - the signature of a delivery ([`signature_header`]);
+//! - the signatures of a delivery: equip's (and Stripe's) `Equip-Signature`
+//!   ([`signature_header`]) and Standard Webhooks' `webhook-signature`
+//!   ([`standard_signature_header`]), under every secret still valid
+//!   ([`SigningSecrets::valid_at`]); a secret's rotation
+//!   ([`SigningSecrets::rotated`], [`RotationOverlap`]);
 //! - what follows a failed attempt: the back-off, giving up on an event after
 //!   [`RetryPolicy::retry_window`] and disabling a webhook that has failed
 //!   continuously for [`RetryPolicy::disable_after`] ([`RetryPolicy::after_failure`]).
@@ -48,6 +52,12 @@ pub fn room_for_another(existing: usize) -> Result<(), WebhookLimitReached> {
         Ok(())
     }
 }
+
+/// A rotation found the webhook's secret changed by another rotation since
+/// it read it: nothing was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the webhook's secret was rotated by another request meanwhile; rotate again")]
+pub struct SecretChangedMeanwhile;
 
 /// Longest kept error text of a delivery attempt (characters).
 pub const MAX_ERROR_CHARS: usize = 500;
@@ -114,8 +124,11 @@ pub struct Webhook {
     pub url: String,
     /// The event types delivered; empty: every type.
     pub types: Vec<EventType>,
-    /// The signing secret (shown once, at creation).
+    /// The signing secret (shown once, at creation or rotation).
     pub secret: String,
+    /// The secret it had before its last rotation, still signing until its
+    /// overlap ends (`None`: none, or never rotated).
+    pub previous_secret: Option<PreviousSecret>,
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// Active or disabled.
@@ -153,6 +166,7 @@ impl Webhook {
             url: url.as_str().to_owned(),
             types,
             secret: generate_secret()?,
+            previous_secret: None,
             created_at: now,
             status: WebhookStatus::Active,
             disabled_at: None,
@@ -232,6 +246,118 @@ pub struct WebhookProgress {
     pub lease_until: Option<DateTime<Utc>>,
 }
 
+/// A webhook's secret before its last rotation, and the end of the overlap
+/// during which deliveries are still signed with it too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviousSecret {
+    /// The secret.
+    pub secret: String,
+    /// Deliveries made from this time on are no longer signed with it.
+    pub until: DateTime<Utc>,
+}
+
+/// The secrets a webhook signs with: its secret, and the one before it
+/// during a rotation's overlap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigningSecrets {
+    /// The current secret.
+    pub current: String,
+    /// The previous one, with the end of its overlap.
+    pub previous: Option<PreviousSecret>,
+}
+
+impl SigningSecrets {
+    /// The secrets a delivery made at `now` is signed with, the current one
+    /// first; the previous one while `now` is before the end of its overlap.
+    #[must_use]
+    pub fn valid_at(&self, now: DateTime<Utc>) -> Vec<&str> {
+        let mut secrets = vec![self.current.as_str()];
+        if let Some(previous) = &self.previous {
+            if now < previous.until {
+                secrets.push(previous.secret.as_str());
+            }
+        }
+        secrets
+    }
+
+    /// The previous secret's overlap end, while it lasts at `now` (what a
+    /// webhook's `previousSecretExpiresAt` shows).
+    #[must_use]
+    pub fn overlap_until(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        self.previous
+            .as_ref()
+            .map(|p| p.until)
+            .filter(|until| now < *until)
+    }
+
+    /// The secrets after a rotation to `new` at `now`: the current secret
+    /// signs beside `new` until `now + overlap` (not at all for a zero
+    /// overlap); a previous secret still in its overlap is dropped (two
+    /// secrets at most).
+    #[must_use]
+    pub fn rotated(&self, new: String, now: DateTime<Utc>, overlap: RotationOverlap) -> Self {
+        let until = now + overlap.duration();
+        Self {
+            current: new,
+            previous: (until > now).then(|| PreviousSecret {
+                secret: self.current.clone(),
+                until,
+            }),
+        }
+    }
+}
+
+impl Webhook {
+    /// Its signing secrets.
+    #[must_use]
+    pub fn signing_secrets(&self) -> SigningSecrets {
+        SigningSecrets {
+            current: self.secret.clone(),
+            previous: self.previous_secret.clone(),
+        }
+    }
+}
+
+/// How long a rotated-out secret keeps signing deliveries beside the new
+/// one: 0 (the old secret stops at once) to [`RotationOverlap::MAX_SECONDS`],
+/// by default [`RotationOverlap::DEFAULT_SECONDS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RotationOverlap(u32);
+
+impl RotationOverlap {
+    /// The default overlap: 24 hours.
+    pub const DEFAULT_SECONDS: u32 = 86_400;
+    /// The longest overlap: 7 days.
+    pub const MAX_SECONDS: u32 = 7 * 86_400;
+
+    /// An overlap of `seconds`; the default when `None`.
+    ///
+    /// # Errors
+    /// [`DomainError::Invalid`] naming `overlapSeconds` past the maximum.
+    pub fn parse(seconds: Option<i64>) -> Result<Self, DomainError> {
+        let seconds = seconds.unwrap_or(i64::from(Self::DEFAULT_SECONDS));
+        u32::try_from(seconds)
+            .ok()
+            .filter(|s| *s <= Self::MAX_SECONDS)
+            .map(Self)
+            .ok_or_else(|| {
+                DomainError::invalid(
+                    "overlapSeconds",
+                    format!(
+                        "must be from 0 to {} (7 days), got {seconds}",
+                        Self::MAX_SECONDS
+                    ),
+                )
+            })
+    }
+
+    /// The overlap as a duration.
+    #[must_use]
+    pub fn duration(self) -> Duration {
+        Duration::seconds(i64::from(self.0))
+    }
+}
+
 /// A generated secret: [`SECRET_PREFIX`] and [`SECRET_BYTES`] random bytes in hex.
 ///
 /// # Errors
@@ -260,10 +386,65 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     hex(&mac.finalize().into_bytes())
 }
 
-/// The `Equip-Signature` header of a delivery: `t=<unix seconds>,v1=<signature>`.
+/// The `Equip-Signature` header of a delivery: `t=<unix seconds>,v1=<signature>`,
+/// with one `v1=` per secret (the current one first; two during a rotation's
+/// overlap). The format of Stripe's `Stripe-Signature`, whose verifiers
+/// accept a header when any `v1` matches.
 #[must_use]
-pub fn signature_header(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    format!("t={timestamp},v1={}", signature(secret, timestamp, body))
+pub fn signature_header(secrets: &[&str], timestamp: i64, body: &[u8]) -> String {
+    let mut header = format!("t={timestamp}");
+    for secret in secrets {
+        header.push_str(",v1=");
+        header.push_str(&signature(secret, timestamp, body));
+    }
+    header
+}
+
+/// The key Standard Webhooks' libraries derive from a secret given to them
+/// as it is: the part after `whsec_`, read as base64 (a hex digit is a base64
+/// character, so equip's secrets read as 48 bytes). `None` for a secret that
+/// is not base64 (equip makes none).
+#[must_use]
+pub fn standard_key(secret: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    let encoded = secret.strip_prefix(SECRET_PREFIX).unwrap_or(secret);
+    base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()
+        .filter(|k| !k.is_empty())
+}
+
+/// The `webhook-signature` header of Standard Webhooks
+/// (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, under
+/// [`standard_key`] of each secret; signatures separated by spaces, the
+/// current secret's first). Sent with `webhook-id` (the event's id) and
+/// `webhook-timestamp`.
+#[must_use]
+pub fn standard_signature_header(
+    secrets: &[&str],
+    message_id: &str,
+    timestamp: i64,
+    body: &[u8],
+) -> String {
+    use base64::Engine as _;
+    secrets
+        .iter()
+        .filter_map(|secret| {
+            let key = standard_key(secret)?;
+            let mut mac = Hmac::<Sha256>::new_from_slice(&key).ok()?;
+            mac.update(message_id.as_bytes());
+            mac.update(b".");
+            mac.update(timestamp.to_string().as_bytes());
+            mac.update(b".");
+            mac.update(body);
+            let tag = mac.finalize().into_bytes();
+            Some(format!(
+                "v1,{}",
+                base64::engine::general_purpose::STANDARD.encode(tag)
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A URL accepted for a webhook (syntax only; the addresses its host
@@ -708,9 +889,70 @@ mod tests {
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
         assert_eq!(
-            signature_header("k", 1_700_000_000, b"{}"),
+            signature_header(&["k"], 1_700_000_000, b"{}"),
             format!("t=1700000000,v1={}", signature("k", 1_700_000_000, b"{}"))
         );
+        assert_eq!(
+            signature_header(&["k", "old"], 1_700_000_000, b"{}"),
+            format!(
+                "t=1700000000,v1={},v1={}",
+                signature("k", 1_700_000_000, b"{}"),
+                signature("old", 1_700_000_000, b"{}")
+            )
+        );
+    }
+
+    #[test]
+    fn standard_webhooks_signatures_match_the_specification() {
+        // The example of the Standard Webhooks specification: secret
+        // "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", id "msg_p5jXN8AQM9LWM0D4loKWxJek",
+        // timestamp 1614265330, body {"test": 2432232314}.
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let header = standard_signature_header(
+            &[secret],
+            "msg_p5jXN8AQM9LWM0D4loKWxJek",
+            1_614_265_330,
+            br#"{"test": 2432232314}"#,
+        );
+        assert_eq!(header, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+        // Two secrets: two signatures, separated by a space, current first.
+        let two = standard_signature_header(&[secret, secret], "m", 1, b"x");
+        let parts: Vec<&str> = two.split(' ').collect();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0], parts[1]);
+        // equip's hex secrets read as base64: 64 characters, 48 bytes.
+        let ours = generate_secret().unwrap();
+        assert_eq!(standard_key(&ours).unwrap().len(), 48);
+        assert!(standard_key("whsec_").is_none());
+    }
+
+    #[test]
+    fn a_rotation_keeps_the_old_secret_for_its_overlap_only() {
+        let t0 = Utc::now();
+        let secrets = SigningSecrets {
+            current: "a".into(),
+            previous: None,
+        };
+        assert_eq!(secrets.valid_at(t0), ["a"]);
+        let day = RotationOverlap::parse(None).unwrap();
+        assert_eq!(day.duration(), Duration::hours(24));
+        let rotated = secrets.rotated("b".into(), t0, day);
+        assert_eq!(rotated.valid_at(t0), ["b", "a"]);
+        assert_eq!(rotated.valid_at(t0 + Duration::hours(23)), ["b", "a"]);
+        assert_eq!(rotated.valid_at(t0 + Duration::hours(24)), ["b"]);
+        assert_eq!(rotated.overlap_until(t0), Some(t0 + Duration::hours(24)));
+        assert_eq!(rotated.overlap_until(t0 + Duration::hours(25)), None);
+        // Rotating again during the overlap: the oldest is dropped.
+        let again = rotated.rotated("c".into(), t0 + Duration::hours(1), day);
+        assert_eq!(again.valid_at(t0 + Duration::hours(1)), ["c", "b"]);
+        // A zero overlap: the old secret stops at once.
+        let now = RotationOverlap::parse(Some(0)).unwrap();
+        let at_once = rotated.rotated("d".into(), t0, now);
+        assert_eq!(at_once.previous, None);
+        assert_eq!(at_once.valid_at(t0), ["d"]);
+        assert!(RotationOverlap::parse(Some(-1)).is_err());
+        assert!(RotationOverlap::parse(Some(i64::from(RotationOverlap::MAX_SECONDS) + 1)).is_err());
+        assert!(RotationOverlap::parse(Some(i64::from(RotationOverlap::MAX_SECONDS))).is_ok());
     }
 
     #[test]

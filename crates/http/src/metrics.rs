@@ -29,7 +29,7 @@ use prometheus_client::encoding::text::{encode_eof, encode_registry};
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue};
 use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
@@ -89,6 +89,12 @@ struct RouteLabels {
     route: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BuildLabels {
+    version: String,
+    commit: String,
+}
+
 type LatencyFamily = Family<RouteLabels, Histogram, fn() -> Histogram>;
 
 /// The request figures of the web layer and their registry. Shared by every
@@ -107,6 +113,26 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// [`Self::new`], with `equip_build_info{version, commit} 1`: which build
+    /// answers (a gauge, as Prometheus's own `*_build_info` are, so that
+    /// `* on (instance) group_left (version, commit)` joins it to others).
+    #[must_use]
+    pub fn for_build(version: &str, commit: &str) -> Self {
+        let mut metrics = Self::new();
+        let info = Family::<BuildLabels, Gauge>::default();
+        info.get_or_create(&BuildLabels {
+            version: version.to_owned(),
+            commit: commit.to_owned(),
+        })
+        .set(1);
+        metrics.registry.register(
+            "equip_build_info",
+            "The build of this process: its version and the commit it was built from (always 1)",
+            info,
+        );
+        metrics
+    }
+
     /// An empty registry of the request metrics.
     #[must_use]
     pub fn new() -> Self {
@@ -231,6 +257,9 @@ fn stats_registry(stats: &ServiceStats) -> Registry {
         Unit::Bytes,
         ConstGauge::new(listing.bytes),
     );
+    if let Some(p) = &stats.process {
+        register_process(&mut r, p);
+    }
     r.register(
         "equip_queue_stats_up",
         "1 when this scrape read the outbox and webhook queues from the database, else 0",
@@ -270,6 +299,65 @@ fn stats_registry(stats: &ServiceStats) -> Registry {
         );
     }
     r
+}
+
+/// The process's figures under the names Prometheus's client libraries give
+/// them (`process_*`), and the two parts of its resident memory.
+fn register_process(r: &mut Registry, p: &equip_domain::service_stats::ProcessStats) {
+    r.register_with_unit(
+        "process_cpu",
+        "Total user and system CPU time spent",
+        Unit::Seconds,
+        ConstCounter::new(p.cpu_seconds),
+    );
+    r.register_with_unit(
+        "process_resident_memory",
+        "Resident memory size",
+        Unit::Bytes,
+        ConstGauge::new(p.resident_bytes),
+    );
+    r.register_with_unit(
+        "process_virtual_memory",
+        "Virtual memory size",
+        Unit::Bytes,
+        ConstGauge::new(p.virtual_bytes),
+    );
+    r.register(
+        "process_open_fds",
+        "Open file descriptors",
+        ConstGauge::new(p.open_fds),
+    );
+    if let Some(max) = p.max_fds {
+        r.register(
+            "process_max_fds",
+            "Most open file descriptors (the soft limit)",
+            ConstGauge::new(max),
+        );
+    }
+    r.register(
+        "process_threads",
+        "Threads of the process",
+        ConstGauge::new(p.threads),
+    );
+    r.register_with_unit(
+        "process_start_time",
+        "Start time of the process since the Unix epoch",
+        Unit::Seconds,
+        ConstGauge::new(p.start_time_seconds),
+    );
+    r.register_with_unit(
+        "equip_process_resident_anonymous_memory",
+        "The anonymous part of the resident memory (what the process allocated: RssAnon)",
+        Unit::Bytes,
+        ConstGauge::new(p.resident_anonymous_bytes),
+    );
+    r.register_with_unit(
+        "equip_process_resident_file_memory",
+        "The file-backed part of the resident memory (mapped files such as SQLite's database, \
+         the kernel's page cache: RssFile)",
+        Unit::Bytes,
+        ConstGauge::new(p.resident_file_bytes),
+    );
 }
 
 #[allow(clippy::cast_precision_loss)]

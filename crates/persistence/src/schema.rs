@@ -385,6 +385,8 @@ diesel::table! {
         next_attempt_at -> Nullable<Timestamp>,
         claimed_until -> Nullable<Timestamp>,
         last_attempt_number -> BigInt,
+        previous_secret -> Nullable<Text>,
+        previous_secret_until -> Nullable<Timestamp>,
     }
 }
 

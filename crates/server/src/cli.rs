@@ -20,9 +20,22 @@ pub const DEFAULT_DEMO_ITEMS: usize = 400;
 /// `equip serve --statement-timeout-ms` by default: five seconds.
 pub const DEFAULT_STATEMENT_TIMEOUT_MS: u64 = 5000;
 
+/// The version of this build: the package's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The commit this binary was built from (`build.rs`: `EQUIP_COMMIT` if the
+/// build set it, else the checkout's `HEAD`, else `unknown`).
+pub const COMMIT: &str = env!("EQUIP_COMMIT");
+/// What `equip --version` prints after the name.
+const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("EQUIP_COMMIT"),
+    ")"
+);
+
 /// equip: equipment inventory and people provisioning service.
 #[derive(Debug, Parser)]
-#[command(name = "equip", version, propagate_version = true)]
+#[command(name = "equip", version = VERSION_LINE, propagate_version = true)]
 pub struct Cli {
     /// Database: a SQLite path (or sqlite://path) or a postgres:// URL.
     #[arg(
@@ -73,6 +86,19 @@ pub enum Command {
     /// Print the OpenAPI 3.1 document of the JSON API (as served at
     /// `GET /openapi.json` and kept in docs/openapi.json); needs no database.
     Openapi,
+    /// Ask a running `equip serve` whether it is ready (`GET /readyz`); exit
+    /// 0 only when it answers 200 (a container's HEALTHCHECK); needs no
+    /// database.
+    Healthcheck(HealthcheckArgs),
+}
+
+/// `equip healthcheck`.
+#[derive(Debug, Args)]
+pub struct HealthcheckArgs {
+    /// The address `equip serve` listens on (its `--bind`; an unspecified
+    /// host such as 0.0.0.0 is asked on loopback).
+    #[arg(long, env = "EQUIP_BIND", default_value = DEFAULT_BIND)]
+    pub bind: String,
 }
 
 /// How log lines are written (`--log-format`, any command).
@@ -284,6 +310,12 @@ pub enum OrgCommand {
         #[arg(long)]
         name: String,
     },
+    /// List every organization, oldest first: id, created, name.
+    List {
+        /// One JSON array instead of a table (`id`, `name`, `createdAt`).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `equip warehouse …`.
@@ -337,6 +369,18 @@ pub enum KeyCommand {
         /// A label for people, e.g. "Okta provisioning".
         #[arg(long)]
         label: Option<String>,
+    },
+    /// List an organization's keys, revoked ones included, oldest first: id,
+    /// prefix, label, scopes, created, revoked. Never the key itself (equip
+    /// keeps only its hash).
+    List {
+        /// Organization id (`equip org list` shows them).
+        #[arg(long)]
+        org: String,
+        /// One JSON array instead of a table (`id`, `prefix`, `label`,
+        /// `scopes`, `createdAt`, `revokedAt`).
+        #[arg(long)]
+        json: bool,
     },
     /// Revoke an API key by its id; it stops working at once.
     Revoke {

@@ -5,7 +5,8 @@
 //! demo data generator ([`demo`]); the background workers of `serve`, started
 //! and stopped together ([`workers`]: the outbox and webhook dispatchers of
 //! `equip_delivery`, planner statistics, event [`retention`], the hold release
-//! ([`holds`])); log lines ([`logs`]); the store figures of the metrics ([`metrics`]); the listen
+//! ([`holds`])); log lines ([`logs`]); the store figures of the metrics ([`metrics`]) and the
+//! process's own ([`process`]); the listen
 //! addresses of `serve`, bound before the database is opened ([`listen`]).
 //! `main.rs` only sets up logging, parses the command line and dispatches.
 
@@ -17,5 +18,6 @@ pub mod import_document;
 pub mod listen;
 pub mod logs;
 pub mod metrics;
+pub mod process;
 pub mod retention;
 pub mod workers;

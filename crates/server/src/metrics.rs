@@ -38,6 +38,7 @@ impl StatsSource for StoreStats {
             outbox,
             webhooks,
             listing_index: self.requests.listing_index_stats(),
+            process: crate::process::read(),
         }
     }
 }

@@ -34,8 +34,9 @@ use equip_domain::event::Event;
 use equip_domain::event_feed::{Cursor, FeedQuery, FeedRead};
 use equip_domain::ports::{EventRepository, WebhookQueue};
 use equip_domain::webhook::{
-    disabled_reason, error_text, signature_header, AfterFailure, AttemptOutcome, DeliveryAttempt,
-    DeliveryState, RetryPolicy, Webhook, WebhookProgress,
+    disabled_reason, error_text, signature_header, standard_signature_header, AfterFailure,
+    AttemptOutcome, DeliveryAttempt, DeliveryState, RetryPolicy, SigningSecrets, Webhook,
+    WebhookProgress,
 };
 use equip_domain::StoreError;
 
@@ -364,11 +365,13 @@ impl WebhookDispatcher {
                     return Ok(());
                 }
                 // Deleted meanwhile (or its lease lost): no delivery starts
-                // after a DELETE was answered.
-                if !self.store.webhook_still_leased(h.webhook.id, h.token)? {
+                // after a DELETE was answered. The secrets of this moment: a
+                // rotation signs from the next delivery on.
+                let Some(secrets) = self.store.leased_webhook_secrets(h.webhook.id, h.token)?
+                else {
                     return Ok(());
-                }
-                match self.attempt(h, event) {
+                };
+                match self.attempt(h, event, &secrets) {
                     Step::Next => {}
                     Step::Stop { disable } => return self.write(h, disable, true).map(drop),
                 }
@@ -387,18 +390,28 @@ impl WebhookDispatcher {
         }
     }
 
-    /// Posts one event and records the attempt in `h`.
-    fn attempt(&self, h: &mut Holding, event: &Event) -> Step {
+    /// Posts one event, signed with `secrets` in both forms, and records
+    /// the attempt in `h`.
+    fn attempt(&self, h: &mut Holding, event: &Event, secrets: &SigningSecrets) -> Step {
         let body = serde_json::to_vec(&EventBody::from(event)).unwrap_or_default();
         let attempted_at = Utc::now();
-        let signature = signature_header(&h.webhook.secret, attempted_at.timestamp(), &body);
+        let timestamp = attempted_at.timestamp();
+        let keys = secrets.valid_at(attempted_at);
+        let signature = signature_header(&keys, timestamp, &body);
         let event_id = event.id.to_string();
+        let standard = standard_signature_header(&keys, &event_id, timestamp, &body);
+        let timestamp = timestamp.to_string();
         let answer = self.transport.post(
             &h.webhook.url,
             &[
                 ("Content-Type", "application/json"),
                 ("Equip-Event-Id", &event_id),
                 ("Equip-Signature", &signature),
+                // Standard Webhooks (standardwebhooks.com): the same event,
+                // signed over "<id>.<timestamp>.<body>".
+                ("webhook-id", &event_id),
+                ("webhook-timestamp", &timestamp),
+                ("webhook-signature", &standard),
             ],
             &body,
         );

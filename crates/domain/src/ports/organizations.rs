@@ -23,4 +23,11 @@ pub trait OrganizationRepository: Send + Sync {
     /// # Errors
     /// Backend failures.
     fn count_organizations(&self) -> StoreResult<u64>;
+
+    /// Every organization, oldest first (then by id): what `equip org list`
+    /// shows an operator.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_organizations(&self) -> StoreResult<Vec<Organization>>;
 }

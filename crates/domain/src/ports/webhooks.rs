@@ -8,7 +8,10 @@ use crate::error::StoreResult;
 use crate::event_feed::Cursor;
 use crate::ids::{OrganizationId, WebhookId};
 use crate::service_stats::WebhookBacklog;
-use crate::webhook::{DeliveryAttempt, Webhook, WebhookLimitReached, WebhookProgress};
+use crate::webhook::{
+    DeliveryAttempt, SecretChangedMeanwhile, SigningSecrets, Webhook, WebhookLimitReached,
+    WebhookProgress,
+};
 
 /// Webhooks of an organization.
 pub trait WebhookRepository: Send + Sync {
@@ -41,6 +44,23 @@ pub trait WebhookRepository: Send + Sync {
         organization: OrganizationId,
         id: WebhookId,
     ) -> StoreResult<Option<Webhook>>;
+
+    /// Replaces the signing secrets of a webhook of the organization with
+    /// `secrets` (a rotation, [`SigningSecrets::rotated`]) if its current
+    /// secret is still `expected` (the one the rotation was computed from),
+    /// and nothing else: its position, state and lease are kept. Returns the
+    /// stored webhook; `None` for an unknown webhook, `Some(Err(_))` when
+    /// another rotation changed the secret meanwhile (nothing written).
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn replace_webhook_secrets(
+        &self,
+        organization: OrganizationId,
+        id: WebhookId,
+        expected: &str,
+        secrets: &SigningSecrets,
+    ) -> StoreResult<Option<Result<Webhook, SecretChangedMeanwhile>>>;
 
     /// Deletes a webhook of the organization and its delivery log. Returns
     /// whether it existed.
@@ -112,13 +132,19 @@ pub trait WebhookQueue: Send + Sync {
         progress: &WebhookProgress,
     ) -> StoreResult<bool>;
 
-    /// Whether the webhook `id` still exists under the lease `lease` (a
-    /// cheap read by primary key). A dispatcher asks before each delivery,
-    /// so that none starts after a DELETE was answered.
+    /// The signing secrets of the webhook `id` if it still exists under the
+    /// lease `lease` (a cheap read by primary key); `None` otherwise. A
+    /// dispatcher asks before each delivery, so that none starts after a
+    /// DELETE was answered and each is signed with the secrets of that
+    /// moment (a rotation applies from the next delivery).
     ///
     /// # Errors
     /// Backend failures.
-    fn webhook_still_leased(&self, id: WebhookId, lease: DateTime<Utc>) -> StoreResult<bool>;
+    fn leased_webhook_secrets(
+        &self,
+        id: WebhookId,
+        lease: DateTime<Utc>,
+    ) -> StoreResult<Option<SigningSecrets>>;
 
     /// Deletes delivery attempts made before `cutoff`, at most `limit`.
     /// Returns how many it deleted.

@@ -28,6 +28,33 @@ pub fn create_organization(
     Ok(org)
 }
 
+/// Every organization, oldest first (`equip org list`).
+///
+/// # Errors
+/// Store failures.
+pub fn list_organizations(
+    repo: &dyn OrganizationRepository,
+) -> Result<Vec<Organization>, DomainError> {
+    Ok(repo.list_organizations()?)
+}
+
+/// The oldest organization whose name is `name` (compared as a name is
+/// stored: trimmed), if any: how `equip demo` finds the demo organization it
+/// made before instead of making a second one.
+///
+/// # Errors
+/// [`DomainError::Invalid`] for a bad name; store failures.
+pub fn find_organization_named(
+    repo: &dyn OrganizationRepository,
+    name: &str,
+) -> Result<Option<Organization>, DomainError> {
+    let name = OrganizationName::parse(name)?;
+    Ok(repo
+        .list_organizations()?
+        .into_iter()
+        .find(|o| o.name == name))
+}
+
 /// The ports issuing a key needs.
 pub trait KeyPorts: ApiKeyRepository + OrganizationRepository {}
 impl<T: ApiKeyRepository + OrganizationRepository> KeyPorts for T {}
@@ -54,6 +81,26 @@ pub fn issue_api_key(
     let key = ApiKey::generate(organization, scopes, label, now)?;
     ports.insert_api_key(&key.record)?;
     Ok(key)
+}
+
+/// Every key of an existing organization, revoked or not, oldest first
+/// (`equip key list`). The records hold no secret, only the key's hash,
+/// which callers must not show.
+///
+/// # Errors
+/// [`DomainError::NotFound`] (`organization`) for an unknown organization;
+/// store failures.
+pub fn list_api_keys(
+    ports: &dyn KeyPorts,
+    organization: OrganizationId,
+) -> Result<Vec<ApiKey>, DomainError> {
+    if ports.find_organization(organization)?.is_none() {
+        return Err(DomainError::not_found(
+            "organization",
+            format!("organization {organization} not found"),
+        ));
+    }
+    crate::services::auth::organization_keys(ports, organization)
 }
 
 /// Revokes a key; it stops working at once.
@@ -181,5 +228,47 @@ mod tests {
         assert_eq!(key.record.scopes, Scopes::all());
         assert!(revoke_api_key(&store, ApiKeyId::new(), Utc::now()).is_err());
         assert!(revoke_api_key(&store, key.record.id, Utc::now()).is_ok());
+    }
+
+    #[test]
+    fn organizations_and_keys_are_listed_oldest_first() {
+        let store = InMemoryStore::default();
+        let t0 = Utc::now();
+        let b = create_organization(&store, "Beta", t0 + chrono::Duration::seconds(1)).unwrap();
+        let a = create_organization(&store, "Demo Org", t0).unwrap();
+        create_organization(&store, "Demo Org", t0 + chrono::Duration::seconds(2)).unwrap();
+        let ids: Vec<_> = list_organizations(&store)
+            .unwrap()
+            .into_iter()
+            .map(|o| o.id)
+            .collect();
+        assert_eq!(ids[..2], [a.id, b.id]);
+        assert_eq!(ids.len(), 3);
+        let found = find_organization_named(&store, " Demo Org ")
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.id, a.id, "the oldest of that name");
+        assert!(find_organization_named(&store, "Nobody").unwrap().is_none());
+        assert!(find_organization_named(&store, "  ").is_err());
+
+        let later = issue_api_key(
+            &store,
+            a.id,
+            Scopes::all(),
+            None,
+            t0 + chrono::Duration::seconds(5),
+        )
+        .unwrap();
+        let first = issue_api_key(&store, a.id, Scopes::default(), Some("ci".into()), t0).unwrap();
+        issue_api_key(&store, b.id, Scopes::all(), None, t0).unwrap();
+        let keys = list_api_keys(&store, a.id).unwrap();
+        assert_eq!(
+            keys.iter().map(|k| k.id).collect::<Vec<_>>(),
+            [first.record.id, later.record.id]
+        );
+        assert!(matches!(
+            list_api_keys(&store, OrganizationId::new()),
+            Err(DomainError::NotFound { .. })
+        ));
     }
 }

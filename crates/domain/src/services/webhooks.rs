@@ -10,7 +10,7 @@ use crate::event::EventType;
 use crate::event_feed::Cursor;
 use crate::ids::{OrganizationId, WebhookId};
 use crate::ports::WebhookRepository;
-use crate::webhook::{DeliveryAttempt, Webhook, WebhookUrl};
+use crate::webhook::{generate_secret, DeliveryAttempt, RotationOverlap, Webhook, WebhookUrl};
 
 fn not_found(id: WebhookId) -> DomainError {
     DomainError::not_found("webhook", format!("webhook {id} not found"))
@@ -61,6 +61,46 @@ pub fn list_webhooks(
     Ok(ports.list_webhooks(organization)?)
 }
 
+/// Rotations of one webhook tried in a row when others keep changing its
+/// secret meanwhile.
+const ROTATION_ATTEMPTS: usize = 10;
+
+/// Gives a webhook a new secret (returned in the webhook). Deliveries are
+/// signed with both the old and the new secret until `now + overlap`, then
+/// with the new one only ([`crate::webhook::SigningSecrets::rotated`]); a
+/// secret older than the old one stops at once. Nothing else changes: the
+/// webhook keeps its position in the feed, its retries and its log.
+/// Concurrent rotations of one webhook take effect one after the other (a
+/// rotation that finds the secret changed since it read it reads it again).
+///
+/// # Errors
+/// [`DomainError::NotFound`] (`webhook`); store failures, among them
+/// [`crate::StoreError::Unavailable`] when other rotations kept changing the
+/// secret [`ROTATION_ATTEMPTS`] times in a row.
+pub fn rotate_secret(
+    ports: &dyn WebhookRepository,
+    organization: OrganizationId,
+    id: WebhookId,
+    overlap: RotationOverlap,
+    now: DateTime<Utc>,
+) -> Result<Webhook, DomainError> {
+    for _ in 0..ROTATION_ATTEMPTS {
+        let webhook = get_webhook(ports, organization, id)?;
+        let secrets = webhook
+            .signing_secrets()
+            .rotated(generate_secret()?, now, overlap);
+        match ports.replace_webhook_secrets(organization, id, &webhook.secret, &secrets)? {
+            Some(Ok(stored)) => return Ok(stored),
+            Some(Err(_changed)) => {}
+            None => return Err(not_found(id)),
+        }
+    }
+    Err(crate::StoreError::Unavailable(format!(
+        "webhook {id}: its secret changed under {ROTATION_ATTEMPTS} rotations in a row"
+    ))
+    .into())
+}
+
 /// Deletes a webhook and its delivery log.
 ///
 /// # Errors
@@ -95,4 +135,42 @@ pub fn list_attempts(
         .then(|| attempts.last().map(|a| Cursor(a.number)))
         .flatten();
     Ok((attempts, next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::InMemoryStore;
+    use crate::webhook::WebhookUrl;
+
+    #[test]
+    fn a_rotation_keeps_the_position_and_signs_with_both_secrets_for_the_overlap() {
+        let store = InMemoryStore::default();
+        let org = crate::services::admin::create_organization(&store, "Acme", Utc::now())
+            .unwrap()
+            .id;
+        let url = WebhookUrl::parse("https://hooks.example.com/x").unwrap();
+        let hook = create_webhook(&store, org, &url, Vec::new(), Utc::now()).unwrap();
+        let now = Utc::now();
+        let overlap = RotationOverlap::parse(Some(60)).unwrap();
+        let rotated = rotate_secret(&store, org, hook.id, overlap, now).unwrap();
+        assert_ne!(rotated.secret, hook.secret);
+        assert_eq!(rotated.delivery, hook.delivery);
+        assert_eq!(
+            rotated.signing_secrets().valid_at(now),
+            [rotated.secret.as_str(), hook.secret.as_str()]
+        );
+        let again = rotate_secret(&store, org, hook.id, overlap, now).unwrap();
+        assert_eq!(
+            again.signing_secrets().valid_at(now),
+            [again.secret.as_str(), rotated.secret.as_str()]
+        );
+        let other = crate::services::admin::create_organization(&store, "B", Utc::now())
+            .unwrap()
+            .id;
+        assert!(matches!(
+            rotate_secret(&store, other, hook.id, overlap, now),
+            Err(DomainError::NotFound { .. })
+        ));
+    }
 }

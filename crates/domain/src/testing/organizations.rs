@@ -27,6 +27,12 @@ impl OrganizationRepository for InMemoryStore {
     fn count_organizations(&self) -> StoreResult<u64> {
         Ok(self.state().organizations.len() as u64)
     }
+
+    fn list_organizations(&self) -> StoreResult<Vec<Organization>> {
+        let mut all = self.state().organizations.clone();
+        all.sort_by_key(|o| (o.created_at, o.id));
+        Ok(all)
+    }
 }
 
 impl ApiKeyRepository for InMemoryStore {

@@ -4,7 +4,8 @@ use super::*;
 use crate::event_feed::Cursor;
 use crate::ids::WebhookId;
 use crate::webhook::{
-    room_for_another, DeliveryAttempt, Webhook, WebhookLimitReached, WebhookProgress, WebhookStatus,
+    room_for_another, DeliveryAttempt, SecretChangedMeanwhile, SigningSecrets, Webhook,
+    WebhookLimitReached, WebhookProgress, WebhookStatus,
 };
 
 fn claimable(s: &State, w: &Webhook, now: DateTime<Utc>) -> bool {
@@ -75,6 +76,29 @@ impl crate::ports::WebhookRepository for InMemoryStore {
             .iter()
             .find(|w| w.id == id && w.organization_id == organization)
             .cloned())
+    }
+
+    fn replace_webhook_secrets(
+        &self,
+        organization: OrganizationId,
+        id: WebhookId,
+        expected: &str,
+        secrets: &SigningSecrets,
+    ) -> StoreResult<Option<Result<Webhook, SecretChangedMeanwhile>>> {
+        let mut s = self.state();
+        let Some(w) = s
+            .webhooks
+            .iter_mut()
+            .find(|w| w.id == id && w.organization_id == organization)
+        else {
+            return Ok(None);
+        };
+        if w.secret != expected {
+            return Ok(Some(Err(SecretChangedMeanwhile)));
+        }
+        w.secret.clone_from(&secrets.current);
+        w.previous_secret.clone_from(&secrets.previous);
+        Ok(Some(Ok(w.clone())))
     }
 
     fn delete_webhook(&self, organization: OrganizationId, id: WebhookId) -> StoreResult<bool> {
@@ -197,12 +221,17 @@ impl crate::ports::WebhookQueue for InMemoryStore {
         Ok(true)
     }
 
-    fn webhook_still_leased(&self, id: WebhookId, lease: DateTime<Utc>) -> StoreResult<bool> {
+    fn leased_webhook_secrets(
+        &self,
+        id: WebhookId,
+        lease: DateTime<Utc>,
+    ) -> StoreResult<Option<SigningSecrets>> {
         Ok(self
             .state()
             .webhooks
             .iter()
-            .any(|w| w.id == id && w.claimed_until == Some(lease)))
+            .find(|w| w.id == id && w.claimed_until == Some(lease))
+            .map(Webhook::signing_secrets))
     }
 
     fn prune_webhook_attempts(&self, cutoff: DateTime<Utc>, limit: usize) -> StoreResult<usize> {

@@ -261,6 +261,7 @@ fn register() -> Vec<Route> {
         at("/api/v1/webhooks/{id}")
             .get(KeyWith(WebhooksWrite), webhooks::get)
             .delete(KeyWith(WebhooksWrite), webhooks::delete),
+        at("/api/v1/webhooks/{id}/rotate-secret").post(KeyWith(WebhooksWrite), webhooks::rotate),
         at("/api/v1/webhooks/{id}/deliveries").get(KeyWith(WebhooksWrite), webhooks::deliveries),
         at("/api/v1/return-orders")
             .get(KeyWith(ReturnsRead), return_orders::list)

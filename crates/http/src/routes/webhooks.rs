@@ -1,6 +1,6 @@
 //! `/api/v1/webhooks`: create, list, read and delete an organization's
-//! webhooks, and read a webhook's delivery log (docs/webhooks.md). Scope
-//! `webhooks:write`.
+//! webhooks, rotate a webhook's secret, and read a webhook's delivery log
+//! (docs/webhooks.md). Scope `webhooks:write`.
 
 use std::net::{IpAddr, ToSocketAddrs};
 
@@ -9,15 +9,15 @@ use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use equip_api_types::error::ErrorBody;
 use equip_api_types::webhook::{
-    AttemptBody, AttemptPage, AttemptParams, WebhookBody, WebhookCreate, WebhookCreatedBody,
-    WebhookList,
+    AttemptBody, AttemptPage, AttemptParams, SecretRotation, WebhookBody, WebhookCreate,
+    WebhookCreatedBody, WebhookList,
 };
 use equip_domain::event_feed::{page_size, Cursor};
 use equip_domain::ids::WebhookId;
 use equip_domain::services::webhooks::{
-    create_webhook, delete_webhook, get_webhook, list_attempts, list_webhooks,
+    create_webhook, delete_webhook, get_webhook, list_attempts, list_webhooks, rotate_secret,
 };
-use equip_domain::webhook::{parse_types, AddressPolicy, UrlHost, WebhookUrl};
+use equip_domain::webhook::{parse_types, AddressPolicy, RotationOverlap, UrlHost, WebhookUrl};
 use equip_domain::DomainError;
 use serde_json::Value;
 use utoipa::OpenApi;
@@ -29,7 +29,7 @@ use crate::scoped::Scoped;
 
 /// This module's part of the OpenAPI document.
 #[derive(OpenApi)]
-#[openapi(paths(list, create, get, delete, deliveries))]
+#[openapi(paths(list, create, get, delete, rotate, deliveries))]
 pub struct Doc;
 
 /// Resolves the URL's host (a literal address as it is) and checks every
@@ -154,6 +154,40 @@ pub async fn delete(scoped: Scoped, id: web::Path<String>) -> Result<HttpRespons
         .run(move |ports, org| delete_webhook(ports, org, id))
         .await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// `POST /api/v1/webhooks/{id}/rotate-secret` `{"overlapSeconds": N}`: 200
+/// with the webhook and its new `secret` (shown only here).
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/{id}/rotate-secret",
+    operation_id = "rotateWebhookSecret",
+    tag = "webhooks",
+    summary = "Give a webhook a new signing secret, keeping its place in the feed.",
+    description = "Deliveries made from now on are signed with the new secret returned here         (and never again) and, for `overlapSeconds` (default 86400, at most 604800), with the old         one too: `Equip-Signature` and `webhook-signature` then carry two signatures, the new         secret's first. A secret older than the old one stops signing at once. The webhook's         position, retries and delivery log are unchanged. Concurrent rotations take effect one \
+        after the other.",
+    params(("id" = uuid::Uuid, Path, description = "The webhook.")),
+    request_body = SecretRotation,
+    responses(
+        (status = 200, description = "Rotated: the webhook with its new signing secret.", body = WebhookCreatedBody),
+        (status = 400, description = "The id is not a UUID, or overlapSeconds is out of range (source names it).", body = ErrorBody),
+        (status = 404, description = "No such webhook in the organization.", body = ErrorBody),
+        (status = 413, description = "The body is larger than the limit.", body = ErrorBody),
+        (status = 415, description = "The body is not application/json.", body = ErrorBody),
+    ),
+)]
+pub async fn rotate(
+    scoped: Scoped,
+    id: web::Path<String>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, HttpError> {
+    let id = path_id("id", &id, WebhookId::parse)?;
+    let input: SecretRotation = body::parse(body.into_inner())?;
+    let overlap = RotationOverlap::parse(input.overlap_seconds)?;
+    let webhook = scoped
+        .run(move |ports, org| rotate_secret(ports, org, id, overlap, Utc::now()))
+        .await?;
+    Ok(HttpResponse::Ok().json(WebhookCreatedBody::from(&webhook)))
 }
 
 /// `GET /api/v1/webhooks/{id}/deliveries?after=&size=`: the delivery log,

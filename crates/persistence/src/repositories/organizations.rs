@@ -41,4 +41,16 @@ impl OrganizationRepository for Store {
             Ok(u64::try_from(n).unwrap_or(0))
         })
     }
+
+    fn list_organizations(&self) -> StoreResult<Vec<Organization>> {
+        self.read("organization", |c| {
+            organizations::table
+                .order((organizations::created_at.asc(), organizations::id.asc()))
+                .select(OrganizationRow::as_select())
+                .load(c)?
+                .into_iter()
+                .map(OrganizationRow::into_domain)
+                .collect()
+        })
+    }
 }

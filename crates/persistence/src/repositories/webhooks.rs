@@ -21,8 +21,9 @@ use equip_domain::ids::{OrganizationId, WebhookId};
 use equip_domain::ports::{WebhookQueue, WebhookRepository};
 use equip_domain::service_stats::WebhookBacklog;
 use equip_domain::webhook::{
-    parse_types, room_for_another, AttemptOutcome, DeliveryAttempt, DeliveryState, Webhook,
-    WebhookLimitReached, WebhookProgress, WebhookStatus,
+    parse_types, room_for_another, AttemptOutcome, DeliveryAttempt, DeliveryState, PreviousSecret,
+    SecretChangedMeanwhile, SigningSecrets, Webhook, WebhookLimitReached, WebhookProgress,
+    WebhookStatus,
 };
 
 use crate::connection::{on_inner, write_transaction, DbConnection};
@@ -53,6 +54,8 @@ struct WebhookRow {
     next_attempt_at: Option<NaiveDateTime>,
     claimed_until: Option<NaiveDateTime>,
     last_attempt_number: i64,
+    previous_secret: Option<String>,
+    previous_secret_until: Option<NaiveDateTime>,
 }
 
 fn types_text(types: &[EventType]) -> String {
@@ -82,6 +85,8 @@ impl WebhookRow {
             next_attempt_at: w.delivery.next_attempt_at.map(db_time),
             claimed_until: w.claimed_until.map(db_time),
             last_attempt_number: w.last_attempt_number,
+            previous_secret: w.previous_secret.as_ref().map(|p| p.secret.clone()),
+            previous_secret_until: w.previous_secret.as_ref().map(|p| db_time(p.until)),
         }
     }
 
@@ -106,8 +111,17 @@ impl WebhookRow {
             },
             claimed_until: self.claimed_until.map(utc),
             last_attempt_number: self.last_attempt_number,
+            previous_secret: previous_secret(self.previous_secret, self.previous_secret_until),
         })
     }
+}
+
+/// The previous secret of a row's two columns (both set, or none).
+fn previous_secret(secret: Option<String>, until: Option<NaiveDateTime>) -> Option<PreviousSecret> {
+    Some(PreviousSecret {
+        secret: secret?,
+        until: utc(until?),
+    })
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -229,6 +243,42 @@ impl WebhookRepository for Store {
                 .optional()?
                 .map(WebhookRow::into_domain)
                 .transpose()
+        })
+    }
+
+    fn replace_webhook_secrets(
+        &self,
+        organization: OrganizationId,
+        id: WebhookId,
+        expected: &str,
+        secrets: &SigningSecrets,
+    ) -> StoreResult<Option<Result<Webhook, SecretChangedMeanwhile>>> {
+        let id = id.to_string();
+        let org = organization.to_string();
+        self.with("webhook", "", |c| {
+            write_transaction(c, |c| {
+                let mine = webhooks::table
+                    .filter(webhooks::id.eq(&id))
+                    .filter(webhooks::organization_id.eq(&org));
+                // Only the secret's columns: the position, the retries and
+                // the lease stay as the dispatcher keeps them.
+                let changed = diesel::update(mine.filter(webhooks::secret.eq(expected)))
+                    .set((
+                        webhooks::secret.eq(&secrets.current),
+                        webhooks::previous_secret
+                            .eq(secrets.previous.as_ref().map(|p| p.secret.clone())),
+                        webhooks::previous_secret_until
+                            .eq(secrets.previous.as_ref().map(|p| db_time(p.until))),
+                    ))
+                    .execute(c)?;
+                let Some(row) = mine.select(WebhookRow::as_select()).first(c).optional()? else {
+                    return Ok(None);
+                };
+                if changed == 0 {
+                    return Ok(Some(Err(SecretChangedMeanwhile)));
+                }
+                row.into_domain().map(|w| Some(Ok(w)))
+            })
         })
     }
 
@@ -469,16 +519,28 @@ impl WebhookQueue for Store {
         })
     }
 
-    fn webhook_still_leased(&self, id: WebhookId, lease: DateTime<Utc>) -> StoreResult<bool> {
+    fn leased_webhook_secrets(
+        &self,
+        id: WebhookId,
+        lease: DateTime<Utc>,
+    ) -> StoreResult<Option<SigningSecrets>> {
         let id = id.to_string();
         let lease = db_time(lease);
         self.read("webhook", |c| {
-            Ok(on_inner!(c, |c| diesel::select(diesel::dsl::exists(
-                webhooks::table
-                    .filter(webhooks::id.eq(&id))
-                    .filter(webhooks::claimed_until.eq(Some(lease)))
-            ))
-            .get_result::<bool>(c))?)
+            let row: Option<(String, Option<String>, Option<NaiveDateTime>)> = webhooks::table
+                .filter(webhooks::id.eq(&id))
+                .filter(webhooks::claimed_until.eq(Some(lease)))
+                .select((
+                    webhooks::secret,
+                    webhooks::previous_secret,
+                    webhooks::previous_secret_until,
+                ))
+                .first(c)
+                .optional()?;
+            Ok(row.map(|(current, previous, until)| SigningSecrets {
+                current,
+                previous: previous_secret(previous, until),
+            }))
         })
     }
 

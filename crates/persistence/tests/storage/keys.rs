@@ -17,6 +17,15 @@ fn organizations_round_trip(_db: &TestDatabase, store: &Store) {
         store.insert_organization(&org),
         Err(StoreError::Duplicate { .. })
     ));
+
+    // Listed oldest first, then by id.
+    let older = Organization {
+        id: OrganizationId::new(),
+        name: OrganizationName::parse("Older").unwrap(),
+        created_at: org.created_at - chrono::Duration::days(1),
+    };
+    store.insert_organization(&older).unwrap();
+    assert_eq!(store.list_organizations().unwrap(), [older, org]);
 }
 
 fn api_keys_insert_find_revoke(_db: &TestDatabase, store: &Store) {

@@ -9,8 +9,9 @@ use equip_domain::event_feed::Cursor;
 use equip_domain::ids::{EventId, WebhookId};
 use equip_domain::ports::{WebhookQueue, WebhookRepository};
 use equip_domain::webhook::{
-    AttemptOutcome, DeliveryAttempt, DeliveryState, Webhook, WebhookLimitReached, WebhookProgress,
-    WebhookStatus, WebhookUrl, MAX_WEBHOOKS_PER_ORGANIZATION,
+    AttemptOutcome, DeliveryAttempt, DeliveryState, RotationOverlap, SecretChangedMeanwhile,
+    Webhook, WebhookLimitReached, WebhookProgress, WebhookStatus, WebhookUrl,
+    MAX_WEBHOOKS_PER_ORGANIZATION,
 };
 
 use crate::support::*;
@@ -26,6 +27,7 @@ storage_tests!(
     old_attempts_are_pruned,
     the_backlog_dates_the_oldest_event_still_stored,
     concurrent_creates_never_pass_the_limit,
+    a_rotation_replaces_only_the_secrets,
 );
 
 /// Sets the organization's last event sequence (what claims look at).
@@ -496,4 +498,111 @@ fn concurrent_creates_never_pass_the_limit(_db: &TestDatabase, store: &Store) {
     // Another organization is not limited by this one's webhooks.
     webhook(store, &other, vec![]);
     assert_eq!(store.list_webhooks(other.id).unwrap().len(), 1);
+}
+
+/// A rotation writes the two secrets and nothing else: a lease, the
+/// position and the retries stay; the dispatcher's read under its lease
+/// sees the new secrets; a rotation from a stale secret writes nothing; a
+/// webhook of another organization is unknown.
+fn a_rotation_replaces_only_the_secrets(db: &TestDatabase, store: &Store) {
+    let org = new_org(store, "A");
+    let other = new_org(store, "B");
+    let w = webhook(store, &org, vec![]);
+    set_head(db, &org, 7, 0);
+    let lease = Utc::now() + Duration::seconds(60);
+    let claimed = store.claim_webhooks(Utc::now(), lease, 10).unwrap();
+    assert_eq!(claimed.len(), 1);
+    let mut state = progress(3, vec![attempt(&w, 1, at(2, 1), true)], Some(lease));
+    state.delivery.attempts = 2;
+    state.delivery.retry_since = Some(at(2, 2));
+    assert!(store.save_webhook_progress(w.id, lease, &state).unwrap());
+    let before = store.find_webhook(org.id, w.id).unwrap().unwrap();
+    assert_eq!(
+        store.leased_webhook_secrets(w.id, lease).unwrap(),
+        Some(before.signing_secrets())
+    );
+
+    let now = at(3, 0);
+    let rotated = before.signing_secrets().rotated(
+        "whsec_new".into(),
+        now,
+        RotationOverlap::parse(Some(3600)).unwrap(),
+    );
+    let stored = store
+        .replace_webhook_secrets(org.id, w.id, &before.secret, &rotated)
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.secret, "whsec_new");
+    let previous = stored.previous_secret.clone().unwrap();
+    assert_eq!(previous.secret, before.secret);
+    assert_eq!(previous.until, now + Duration::seconds(3600));
+    // Everything else as it was.
+    assert_eq!(
+        Webhook {
+            secret: before.secret.clone(),
+            previous_secret: None,
+            ..stored.clone()
+        },
+        before
+    );
+    assert_eq!(
+        store.find_webhook(org.id, w.id).unwrap(),
+        Some(stored.clone())
+    );
+    assert_eq!(
+        store.leased_webhook_secrets(w.id, lease).unwrap(),
+        Some(rotated.clone())
+    );
+    assert_eq!(
+        store
+            .leased_webhook_secrets(w.id, lease + Duration::seconds(1))
+            .unwrap(),
+        None
+    );
+
+    // From a stale secret: nothing written.
+    let stale = before.signing_secrets().rotated(
+        "whsec_lost".into(),
+        now,
+        RotationOverlap::parse(Some(0)).unwrap(),
+    );
+    assert_eq!(
+        store
+            .replace_webhook_secrets(org.id, w.id, &before.secret, &stale)
+            .unwrap(),
+        Some(Err(SecretChangedMeanwhile))
+    );
+    assert_eq!(
+        store.find_webhook(org.id, w.id).unwrap(),
+        Some(stored.clone())
+    );
+    // A zero overlap clears the previous secret.
+    let at_once = stored.signing_secrets().rotated(
+        "whsec_third".into(),
+        now,
+        RotationOverlap::parse(Some(0)).unwrap(),
+    );
+    let third = store
+        .replace_webhook_secrets(org.id, w.id, "whsec_new", &at_once)
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (third.secret.as_str(), third.previous_secret),
+        ("whsec_third", None)
+    );
+    // Another organization's, or unknown: None.
+    assert_eq!(
+        store
+            .replace_webhook_secrets(other.id, w.id, "whsec_third", &at_once)
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .replace_webhook_secrets(org.id, WebhookId::new(), "x", &at_once)
+            .unwrap(),
+        None
+    );
 }

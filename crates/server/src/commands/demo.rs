@@ -3,7 +3,7 @@
 use anyhow::Context;
 use chrono::Utc;
 use equip_domain::api_key::Scopes;
-use equip_domain::services::admin::{create_organization, issue_api_key};
+use equip_domain::services::admin::{create_organization, find_organization_named, issue_api_key};
 
 use super::progress;
 use super::{open, DatabaseConfig};
@@ -12,13 +12,40 @@ use crate::demo::{self, DemoConfig, Generator};
 
 /// Creates the organization, a key with every scope and the data; prints the
 /// key alone on standard output and the organization id and hints on standard
-/// error.
+/// error. When the database has an organization of that name already (an
+/// earlier `equip demo`), it says so and prints a new key of that
+/// organization instead, changing nothing else.
 ///
 /// # Errors
 /// A bad name, a database failure, or (a generator bug) a refused entry.
 pub fn run(db: &DatabaseConfig, args: &DemoArgs) -> anyhow::Result<()> {
     let store = open(db)?;
     let now = Utc::now();
+    if let Some(existing) = find_organization_named(&store, &args.name)? {
+        let key = issue_api_key(
+            &store,
+            existing.id,
+            Scopes::all(),
+            Some("demo".to_owned()),
+            now,
+        )?;
+        // The first line as a new demo's, so that what reads it (a script
+        // after the organization's id) reads both.
+        crate::logs::announce(&format!(
+            "demo organization '{}': {}\n\
+             this database has it already (made by an earlier equip demo): its data is left \
+             as it is, and a new key is issued for it\n\
+             key id: {} (all scopes; the organization's keys: equip key list --org {}; \
+             another demo organization: equip demo --name NAME)\n\
+             the demo organization's new API key (shown only now, on stdout):",
+            existing.name.as_str(),
+            existing.id,
+            key.record.id,
+            existing.id,
+        ));
+        println!("{}", key.secret);
+        return Ok(());
+    }
     let org = create_organization(&store, &args.name, now)?;
     let key = issue_api_key(&store, org.id, Scopes::all(), Some("demo".to_owned()), now)?;
     let config = DemoConfig {

@@ -1,12 +1,14 @@
 //! `equip key create` (every scope, the `--scope`s given, or none with
-//! `--no-scopes`) and `equip key revoke`.
+//! `--no-scopes`), `equip key list` and `equip key revoke`.
 
 use anyhow::Context;
 use chrono::Utc;
 use equip_domain::api_key::{Scope, Scopes};
 use equip_domain::ids::{ApiKeyId, OrganizationId};
-use equip_domain::services::admin::{issue_api_key, revoke_api_key};
+use equip_domain::services::admin::{issue_api_key, list_api_keys, revoke_api_key};
+use serde::Serialize;
 
+use super::table;
 use super::{open, DatabaseConfig};
 use crate::cli::KeyCommand;
 
@@ -29,6 +31,7 @@ pub fn run(db: &DatabaseConfig, command: KeyCommand) -> anyhow::Result<()> {
             };
             create(db, &org, scopes, label)
         }
+        KeyCommand::List { org, json } => list(db, &org, json),
         KeyCommand::Revoke { id } => revoke(db, &id),
     }
 }
@@ -76,6 +79,72 @@ fn create(
     ));
     tracing::debug!("issued API key {} for organization {}", key.record.id, org);
     Ok(())
+}
+
+/// A key as `equip key list --json` shows it: never the key or its hash.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KeyLine {
+    id: String,
+    prefix: String,
+    label: Option<String>,
+    scopes: Vec<&'static str>,
+    created_at: String,
+    revoked_at: Option<String>,
+}
+
+/// Lists the organization's keys, revoked ones included, oldest first: a
+/// table (`ID`, `PREFIX` as the key starts, `CREATED`, `REVOKED` (`-` while it
+/// works), `SCOPES` (`all`, `none` or the list), `LABEL` last, as it may hold
+/// spaces) or, with `json`, a JSON array. Never the key itself (equip has
+/// only its hash) nor the hash.
+fn list(db: &DatabaseConfig, org: &str, json: bool) -> anyhow::Result<()> {
+    let org = OrganizationId::parse(org).context("--org")?;
+    let store = open(db)?;
+    let keys = list_api_keys(&store, org)?;
+    if json {
+        let lines: Vec<KeyLine> = keys
+            .iter()
+            .map(|k| KeyLine {
+                id: k.id.to_string(),
+                prefix: k.prefix.clone(),
+                label: k.label.clone(),
+                scopes: k.scopes.as_slice().iter().map(|s| s.as_str()).collect(),
+                created_at: table::json_time(k.created_at),
+                revoked_at: k.revoked_at.map(table::json_time),
+            })
+            .collect();
+        return table::print_json(&lines);
+    }
+    let rows: Vec<Vec<String>> = keys
+        .iter()
+        .map(|k| {
+            let scopes = if k.scopes == Scopes::all() {
+                "all".to_owned()
+            } else if k.scopes.as_slice().is_empty() {
+                "none".to_owned()
+            } else {
+                k.scopes
+                    .as_slice()
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            vec![
+                k.id.to_string(),
+                format!("equip_{}_…", k.prefix),
+                table::time(k.created_at),
+                k.revoked_at.map_or_else(|| "-".to_owned(), table::time),
+                scopes,
+                k.label.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    table::print(&table::render(
+        &["ID", "PREFIX", "CREATED", "REVOKED", "SCOPES", "LABEL"],
+        &rows,
+    ))
 }
 
 /// Revokes a key by its id.

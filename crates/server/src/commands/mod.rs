@@ -3,12 +3,14 @@
 
 mod demo;
 mod dispatch;
+mod healthcheck;
 mod import;
 mod keys;
 mod migrate;
 mod org;
 mod progress;
 mod serve;
+mod table;
 mod warehouse;
 
 use anyhow::Context;
@@ -35,11 +37,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve::run(&db, &args),
         Command::Migrate => migrate::run(&db),
         Command::Org(OrgCommand::Create { name }) => org::create(&db, &name),
+        Command::Org(OrgCommand::List { json }) => org::list(&db, json),
         Command::Key(command) => keys::run(&db, command),
         Command::Warehouse(command) => warehouse::run(&db, command),
         Command::Import(args) => import::run(&db, &args),
         Command::Demo(args) => demo::run(&db, &args),
         Command::Dispatch(args) => dispatch::run(&db, &args),
+        Command::Healthcheck(args) => healthcheck::run(&args),
         Command::Openapi => {
             use std::io::Write;
             std::io::stdout()

@@ -109,6 +109,11 @@ const BACKGROUND_CONNECTIONS: u32 = 4;
 /// # Errors
 /// When the address cannot be bound or the database cannot be opened.
 pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
+    tracing::info!(
+        "equip {} (commit {}) starting",
+        crate::cli::VERSION,
+        crate::cli::COMMIT
+    );
     let public_url = match &args.public_url {
         Some(url) => equip_http::PublicUrl::configured(url).context("--public-url")?,
         None => equip_http::PublicUrl::from_host(),
@@ -189,7 +194,10 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
         (
             bind,
             listeners,
-            Arc::new(equip_http::metrics::Metrics::new()),
+            Arc::new(equip_http::metrics::Metrics::for_build(
+                crate::cli::VERSION,
+                crate::cli::COMMIT,
+            )),
             source,
         )
     });

@@ -367,3 +367,269 @@ fn demo_prints_a_key_and_loads_data() {
     dir.equip(&["demo", "--items", "20", "--name", "Second Demo"])
         .ok();
 }
+
+#[test]
+fn org_list_and_key_list_find_lost_ids_and_never_show_a_key() {
+    let dir = Scratch::new();
+    let empty = dir.equip(&["org", "list"]);
+    empty.ok();
+    assert_eq!(empty.stdout(), "ID  CREATED  NAME\n");
+    assert!(
+        empty.stderr().contains("no organization yet"),
+        "{}",
+        empty.stderr()
+    );
+
+    let acme = dir.org();
+    let other = dir.equip(&["org", "create", "--name", "Beta Corp"]);
+    other.ok();
+    let beta = other.single_line();
+    let list = dir.equip(&["org", "list"]);
+    list.ok();
+    let listed = list.stdout();
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 3, "{listed}");
+    assert!(
+        lines[0].starts_with("ID") && lines[0].ends_with("NAME"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with(&acme) && lines[1].ends_with("  Acme"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with(&beta) && lines[2].ends_with("  Beta Corp"),
+        "{}",
+        lines[2]
+    );
+    let json = dir.equip(&["org", "list", "--json"]);
+    json.ok();
+    let orgs: Value = serde_json::from_str(&json.stdout()).unwrap();
+    assert_eq!(orgs[0]["id"], acme.as_str());
+    assert_eq!(orgs[1]["name"], "Beta Corp");
+    assert!(orgs[1]["createdAt"].as_str().unwrap().ends_with('Z'));
+
+    // Keys: every scope, some, none; one revoked; another organization's.
+    let make = |args: &[&str]| {
+        let run = dir.equip(&[&["key", "create", "--org", &acme][..], args].concat());
+        run.ok();
+        let id = run
+            .stderr()
+            .lines()
+            .find_map(|l| l.strip_prefix("key id: "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap()
+            .to_owned();
+        (run.single_line(), id)
+    };
+    let (all_key, all_id) = make(&["--label", "Okta provisioning"]);
+    let (some_key, some_id) = make(&["--scope", "scim,inventory:read"]);
+    let (none_key, none_id) = make(&["--no-scopes", "--label", "who am i"]);
+    dir.equip(&["key", "revoke", &some_id]).ok();
+    let (beta_key, _) = {
+        let run = dir.equip(&["key", "create", "--org", &beta]);
+        run.ok();
+        (run.single_line(), ())
+    };
+
+    let keys = dir.equip(&["key", "list", "--org", &acme]);
+    keys.ok();
+    let out = &keys.stdout();
+    for secret in [&all_key, &some_key, &none_key, &beta_key] {
+        assert!(!out.contains(secret.as_str()), "a key is shown: {out}");
+        // Not even the secret part after the prefix.
+        assert!(!out.contains(&secret[23..]), "{out}");
+        assert!(!keys.stderr().contains(&secret[23..]));
+    }
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[0]
+            .split_whitespace()
+            .eq(["ID", "PREFIX", "CREATED", "REVOKED", "SCOPES", "LABEL"]),
+        "{}",
+        lines[0]
+    );
+    let row = |id: &str| -> Vec<&str> {
+        lines
+            .iter()
+            .find(|l| l.starts_with(id))
+            .unwrap_or_else(|| panic!("{id} missing: {out}"))
+            .split_whitespace()
+            .collect()
+    };
+    let all = row(&all_id);
+    assert_eq!(
+        all[1],
+        format!("{}…", &all_key[..23]),
+        "the prefix as the key starts"
+    );
+    assert_eq!(all[3], "-");
+    assert_eq!(all[4], "all");
+    assert_eq!(all[5..].join(" "), "Okta provisioning");
+    let some = row(&some_id);
+    assert!(some[3].ends_with('Z'), "revoked: {some:?}");
+    assert_eq!(some[4], "inventory:read,scim", "in the stored order");
+    assert_eq!(some.len(), 5, "no label: {some:?}");
+    let none = row(&none_id);
+    assert_eq!(none[4], "none");
+    assert_eq!(none[5..].join(" "), "who am i");
+
+    let json = dir.equip(&["key", "list", "--org", &acme, "--json"]);
+    json.ok();
+    assert!(!json.stdout().contains(&all_key[23..]));
+    let listed: Value = serde_json::from_str(&json.stdout()).unwrap();
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 3);
+    assert_eq!(listed[0]["id"], all_id.as_str());
+    assert_eq!(listed[0]["prefix"], &all_key[6..22]);
+    assert_eq!(listed[0]["label"], "Okta provisioning");
+    assert_eq!(listed[0]["revokedAt"], Value::Null);
+    assert_eq!(
+        listed[1]["scopes"],
+        serde_json::json!(["inventory:read", "scim"])
+    );
+    assert!(listed[1]["revokedAt"].is_string());
+    assert_eq!(listed[2]["scopes"], serde_json::json!([]));
+    assert_eq!(
+        listed[0].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["createdAt", "id", "label", "prefix", "revokedAt", "scopes"]
+    );
+
+    let unknown = dir.equip(&["key", "list", "--org", &uuid::Uuid::new_v4().to_string()]);
+    unknown.failed();
+    assert!(
+        unknown.stderr().contains("not found"),
+        "{}",
+        unknown.stderr()
+    );
+    dir.equip(&["key", "list", "--org", "nope"]).failed();
+}
+
+#[test]
+fn version_names_the_commit() {
+    let dir = Scratch::new();
+    let run = dir.equip(&["--version"]);
+    run.ok();
+    let line = run.single_line();
+    let version = env!("CARGO_PKG_VERSION");
+    let commit = line
+        .strip_prefix(&format!("equip {version} (commit "))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{line}"));
+    // The checkout's HEAD, when the tests run in one and the build was not
+    // told another commit.
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    match (head, std::env::var("EQUIP_COMMIT")) {
+        (Some(head), Err(_)) => assert_eq!(commit, head, "{line}"),
+        _ => assert!(!commit.is_empty(), "{line}"),
+    }
+    // Every subcommand says the same (after its own name).
+    let serve = dir.equip(&["serve", "--version"]);
+    serve.ok();
+    assert_eq!(
+        serve.single_line(),
+        line.replacen("equip ", "equip-serve ", 1)
+    );
+}
+
+#[test]
+fn a_second_demo_gives_a_new_key_of_the_first_instead_of_a_second_organization() {
+    let dir = Scratch::new();
+    let first = dir.equip(&["demo", "--items", "20"]);
+    first.ok();
+    let first_key = first.single_line();
+    let org_of = |stderr: &str| {
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("demo organization 'Demo Org': "))
+            .unwrap_or_else(|| panic!("{stderr}"))
+            .trim()
+            .to_owned()
+    };
+    let org = org_of(&first.stderr());
+    let items = |store: &Store| {
+        store
+            .count_organizations()
+            .map(|n| {
+                (
+                    n,
+                    store
+                        .list_api_keys(OrganizationId::parse(&org).unwrap())
+                        .unwrap()
+                        .len(),
+                )
+            })
+            .unwrap()
+    };
+    use equip_domain::ports::OrganizationRepository as _;
+    assert_eq!(items(&dir.store()), (1, 1));
+
+    let second = dir.equip(&["demo", "--items", "20"]);
+    second.ok();
+    let key = second.single_line();
+    assert!(key.starts_with("equip_") && key != first_key, "{key}");
+    let err = &second.stderr();
+    assert_eq!(org_of(err), org, "the same organization");
+    assert!(err.contains("has it already"), "{err}");
+    assert!(
+        !err.contains(&key[23..]),
+        "the key is not repeated on stderr"
+    );
+    // No second organization, a second key of the first, which works.
+    assert_eq!(items(&dir.store()), (1, 2));
+    let stored = dir
+        .store()
+        .find_api_key_by_prefix(&key[6..22])
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.organization_id.to_string(), org);
+    assert_eq!(stored.label.as_deref(), Some("demo"));
+    assert_eq!(stored.scopes, equip_domain::api_key::Scopes::all());
+    let listed = dir.equip(&["org", "list"]);
+    assert_eq!(
+        listed.stdout().matches("Demo Org").count(),
+        1,
+        "{}",
+        listed.stdout()
+    );
+
+    // Another name makes another organization.
+    dir.equip(&["demo", "--items", "20", "--name", "Other Demo"])
+        .ok();
+    assert_eq!(dir.store().count_organizations().unwrap(), 2);
+}
+
+#[test]
+fn healthcheck_exits_zero_only_when_serve_is_ready() {
+    let dir = Scratch::new();
+    let db = dir.db().display().to_string();
+    let serve = crate::support::process::Serve::start(&db, &[]);
+    let ok = dir.equip(&["healthcheck", "--bind", &serve.addr]);
+    ok.ok();
+    assert!(ok.stdout().is_empty(), "{}", ok.stdout());
+    assert!(ok.stderr().contains("is ready"), "{}", ok.stderr());
+    // An unspecified host is asked on loopback, as a container's
+    // EQUIP_BIND=0.0.0.0:8080 says.
+    let port = serve.addr.rsplit(':').next().unwrap().to_owned();
+    dir.equip(&["healthcheck", "--bind", &format!("0.0.0.0:{port}")])
+        .ok();
+    drop(serve);
+    // Nothing listening there any more.
+    let down = dir.equip(&["healthcheck", "--bind", &format!("127.0.0.1:{port}")]);
+    down.failed();
+    assert!(
+        down.stderr().contains("cannot connect"),
+        "{}",
+        down.stderr()
+    );
+    dir.equip(&["healthcheck", "--bind", "8080"]).failed();
+}

@@ -20,7 +20,7 @@ use equip_domain::webhook::{AddressPolicy, RetryPolicy};
 
 use crate::support::process::{organization_with_key, Serve};
 use crate::support::receiver::{Receiver, Reply};
-use crate::support::{Client, TestApp};
+use crate::support::{repo_root, venv_python, Client, TestApp};
 
 on_both_backends!(
     webhooks_are_created_listed_read_and_deleted,
@@ -36,6 +36,8 @@ on_both_backends!(
     concurrent_creates_stop_at_the_limit,
     a_failed_delivery_logs_the_host_never_the_url,
     no_delivery_starts_after_a_delete_is_answered,
+    verifier_libraries_accept_deliveries_and_a_rotation_overlaps,
+    rotation_is_refused_as_it_should_be,
 );
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -525,6 +527,10 @@ async fn webhooks_need_their_scope(app: TestApp) {
         w.limited.delete(&format!("/api/v1/webhooks/{some}")),
         w.limited
             .get(&format!("/api/v1/webhooks/{some}/deliveries")),
+        w.limited.post_json(
+            &format!("/api/v1/webhooks/{some}/rotate-secret"),
+            &json!({}),
+        ),
     ] {
         let (status, body) = app.call(req).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
@@ -740,4 +746,237 @@ async fn no_delivery_starts_after_a_delete_is_answered(app: TestApp) {
         "{} deliveries arrived after the DELETE was answered",
         after - at_delete
     );
+}
+
+/// What Stripe's and Standard Webhooks' libraries say of a delivery under
+/// each of `secrets` (scripts/verify_webhook.py runs docs/webhooks.md's
+/// snippets): `{label: {"stripe": bool, "standard-webhooks": bool}}`.
+fn verified_by_libraries(
+    python: &std::path::Path,
+    r: &crate::support::receiver::Received,
+    secrets: &[(&str, &str)],
+) -> Value {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let input = json!({
+        "body": String::from_utf8(r.body.clone()).unwrap(),
+        "headers": r.headers,
+        "secrets": secrets.iter().map(|(l, s)| ((*l).to_owned(), json!(s))).collect::<serde_json::Map<_, _>>(),
+    });
+    let mut child = Command::new(python)
+        .arg(repo_root().join("scripts/verify_webhook.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The webhook once its log has reached `sequence` (its position is written
+/// in batches).
+async fn webhook_at(app: &TestApp, client: &Client, id: &str, sequence: i64) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        let (status, hook) = app
+            .call(client.get(&format!("/api/v1/webhooks/{id}")))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{hook}");
+        if hook["lastDeliveredSequence"].as_i64() == Some(sequence) {
+            return hook;
+        }
+        assert!(start.elapsed() < WAIT, "{hook}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Every delivery verifies with the real `stripe` and `standardwebhooks`
+/// packages (Equip-Signature; webhook-id, webhook-timestamp and
+/// webhook-signature). A rotation answers a new secret and keeps the
+/// webhook's position: the next event is the one after the last delivered.
+/// During the overlap both headers carry both secrets' signatures and each
+/// secret verifies with both libraries; after it only the new one does.
+async fn verifier_libraries_accept_deliveries_and_a_rotation_overlaps(app: TestApp) {
+    let Some(python) = venv_python("webhooks-venv.sh", "webhook verifier libraries") else {
+        return;
+    };
+    let app = app.allowing_private_webhooks();
+    let w = app.world();
+    let receiver = Receiver::ok();
+    let hook = create_webhook(&app, &w.a, &receiver.url, json!([])).await;
+    let id = hook["id"].as_str().unwrap().to_owned();
+    let old = hook["secret"].as_str().unwrap().to_owned();
+    assert_eq!(hook["previousSecretExpiresAt"], Value::Null);
+    let _running = dispatcher(&app, fast());
+
+    create_item(&app, "ROT-1").await;
+    let first = receiver.wait_for(1, WAIT)[0].clone();
+    assert_eq!(first.headers["webhook-id"], first.headers["equip-event-id"]);
+    assert_eq!(
+        first.headers["webhook-timestamp"],
+        first.headers["equip-signature"][2..]
+            .split(',')
+            .next()
+            .unwrap()
+    );
+    assert_eq!(first.headers["equip-signature"].matches("v1=").count(), 1);
+    assert_eq!(first.headers["webhook-signature"].matches("v1,").count(), 1);
+    let both = json!({"stripe": true, "standard-webhooks": true});
+    let neither = json!({"stripe": false, "standard-webhooks": false});
+    assert_eq!(
+        verified_by_libraries(
+            &python,
+            &first,
+            &[("old", &old), ("wrong", "whsec_0123456789abcdef")]
+        ),
+        json!({"old": both, "wrong": neither})
+    );
+    let before = webhook_at(&app, &w.a, &id, first.sequence()).await;
+
+    // Rotate, with an overlap of 8 seconds.
+    const OVERLAP: i64 = 8;
+    let rotated_at = chrono::Utc::now();
+    let (status, rotated) = app
+        .call(w.a.post_json(
+            &format!("/api/v1/webhooks/{id}/rotate-secret"),
+            &json!({"overlapSeconds": OVERLAP}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{rotated}");
+    let new = rotated["secret"].as_str().unwrap().to_owned();
+    assert!(new.starts_with("whsec_") && new != old, "{rotated}");
+    assert_eq!(
+        rotated["lastDeliveredSequence"],
+        before["lastDeliveredSequence"]
+    );
+    for field in ["id", "url", "types", "createdAt", "status", "failingSince"] {
+        assert_eq!(rotated[field], before[field], "{field}");
+    }
+    let until =
+        chrono::DateTime::parse_from_rfc3339(rotated["previousSecretExpiresAt"].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+    let expected = rotated_at + chrono::Duration::seconds(OVERLAP);
+    assert!(
+        (until - expected).num_milliseconds().abs() < 2_000,
+        "{until} vs {expected}"
+    );
+    let (_, shown) = app.call(w.a.get(&format!("/api/v1/webhooks/{id}"))).await;
+    assert_eq!(
+        shown["previousSecretExpiresAt"],
+        rotated["previousSecretExpiresAt"]
+    );
+    assert!(shown.get("secret").is_none(), "{shown}");
+
+    // During the overlap: the next event (nothing skipped, nothing sent
+    // again), signed with both secrets in both forms.
+    create_item(&app, "ROT-2").await;
+    let second = receiver.wait_for(2, WAIT)[1].clone();
+    assert_eq!(second.sequence(), first.sequence() + 1);
+    assert!(
+        chrono::Utc::now() < until,
+        "the machine was too slow to deliver within the overlap"
+    );
+    assert_eq!(second.headers["equip-signature"].matches("v1=").count(), 2);
+    assert_eq!(
+        second.headers["webhook-signature"].matches("v1,").count(),
+        2
+    );
+    assert_eq!(
+        verified_by_libraries(&python, &second, &[("old", &old), ("new", &new)]),
+        json!({"old": both, "new": both})
+    );
+    webhook_at(&app, &w.a, &id, second.sequence()).await;
+
+    // After the overlap: the new secret only.
+    let left = until - chrono::Utc::now();
+    if let Ok(left) = left.to_std() {
+        std::thread::sleep(left + Duration::from_millis(200));
+    }
+    create_item(&app, "ROT-3").await;
+    let third = receiver.wait_for(3, WAIT)[2].clone();
+    assert_eq!(third.sequence(), second.sequence() + 1);
+    assert_eq!(third.headers["equip-signature"].matches("v1=").count(), 1);
+    assert_eq!(third.headers["webhook-signature"].matches("v1,").count(), 1);
+    assert_eq!(
+        verified_by_libraries(&python, &third, &[("old", &old), ("new", &new)]),
+        json!({"old": neither, "new": both})
+    );
+    let after = webhook_at(&app, &w.a, &id, third.sequence()).await;
+    assert_eq!(after["previousSecretExpiresAt"], Value::Null);
+    // Each event was delivered once.
+    assert_eq!(receiver.received().len(), 3);
+}
+
+/// A rotation needs the scope and the organization's webhook; its overlap
+/// is 0 to 7 days; zero stops the old secret at once; the default is a day.
+async fn rotation_is_refused_as_it_should_be(app: TestApp) {
+    let app = app.allowing_private_webhooks();
+    let w = app.world();
+    let hook = create_webhook(&app, &w.a, "http://127.0.0.1:9/hook", json!([])).await;
+    let id = hook["id"].as_str().unwrap();
+    let path = format!("/api/v1/webhooks/{id}/rotate-secret");
+    let (status, body) = app.call(w.b.post_json(&path, &json!({}))).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "another organization's: {body}"
+    );
+    let unknown = format!("/api/v1/webhooks/{}/rotate-secret", uuid::Uuid::new_v4());
+    let (status, _) = app.call(w.a.post_json(&unknown, &json!({}))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    for bad in [
+        json!({"overlapSeconds": -1}),
+        json!({"overlapSeconds": 604_801}),
+        json!({"overlapSeconds": "1"}),
+        json!({"overlap": 1}),
+    ] {
+        let (status, body) = app.call(w.a.post_json(&path, &bad)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    let (status, body) = app
+        .call(w.a.post_json(&path, &json!({"overlapSeconds": -1})))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_error(&body, "overlapSeconds");
+
+    let (status, day) = app.call(w.a.post_json(&path, &json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{day}");
+    let until =
+        chrono::DateTime::parse_from_rfc3339(day["previousSecretExpiresAt"].as_str().unwrap())
+            .unwrap();
+    let hours = (until.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_minutes();
+    assert!((23 * 60..=24 * 60).contains(&hours), "{day}");
+    // A whole number written with a fraction of zero is a whole number
+    // (JSON Schema's integer), as everywhere in the API.
+    let (status, body) = app
+        .call(w.a.post_json(&path, &json!({"overlapSeconds": 60.0})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, now) = app
+        .call(w.a.post_json(&path, &json!({"overlapSeconds": null, "x": 1})))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "unknown member: {now}");
+    let (status, now) = app
+        .call(w.a.post_json(&path, &json!({"overlapSeconds": 0})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{now}");
+    assert_eq!(now["previousSecretExpiresAt"], Value::Null);
+    assert_ne!(now["secret"], day["secret"]);
+
+    // The scope: a key without webhooks:write is refused before anything.
+    let (status, _) = app.call(w.limited.post_json(&path, &json!({}))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 }

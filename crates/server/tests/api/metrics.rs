@@ -203,6 +203,46 @@ fn counts_requests_and_reports_the_store(db: &TestDatabase) {
     assert!(value(&after, "equip_listing_index_bytes", &[]).is_some());
     assert_eq!(value(&after, "equip_mail_outbox_pending", &[]), Some(0.0));
 
+    // The build, and the process as the operating system sees it (the names
+    // of Prometheus's client libraries).
+    let version = env!("CARGO_PKG_VERSION");
+    let build = after
+        .iter()
+        .find(|s| s["name"] == "equip_build_info")
+        .expect("equip_build_info");
+    assert_eq!(build["value"].as_f64(), Some(1.0), "{build}");
+    assert_eq!(build["labels"]["version"], version, "{build}");
+    let commit = build["labels"]["commit"].as_str().unwrap();
+    assert!(
+        commit == "unknown" || commit.chars().all(|c| c.is_ascii_alphanumeric()),
+        "{build}"
+    );
+    let cpu = |s: &[Value]| value(s, "process_cpu_seconds_total", &[]).unwrap();
+    assert!(cpu(&after) > 0.0 && cpu(&after) >= cpu(&before));
+    let rss = value(&after, "process_resident_memory_bytes", &[]).unwrap();
+    let anon = value(&after, "equip_process_resident_anonymous_memory_bytes", &[]).unwrap();
+    let file = value(&after, "equip_process_resident_file_memory_bytes", &[]).unwrap();
+    assert!(rss > 1e6 && anon > 0.0 && file > 0.0, "{rss} {anon} {file}");
+    // RssAnon + RssFile + RssShmem = VmRSS (the kernel's own counters may
+    // be a little stale: within 10%).
+    assert!((anon + file) <= rss * 1.1, "{anon} + {file} vs {rss}");
+    assert!(value(&after, "process_virtual_memory_bytes", &[]).unwrap() >= rss);
+    let fds = value(&after, "process_open_fds", &[]).unwrap();
+    assert!(fds >= 3.0, "{fds}");
+    if let Some(max) = value(&after, "process_max_fds", &[]) {
+        assert!(max >= fds, "{max} < {fds}");
+    }
+    assert!(value(&after, "process_threads", &[]).unwrap() >= 2.0);
+    let started = value(&after, "process_start_time_seconds", &[]).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(
+        started <= now + 1.0 && started > now - 600.0,
+        "started {started}, now {now}"
+    );
+
     // Nothing but /metrics on the metrics listener, and no key needed.
     let other = request(&metrics, "GET", "/api/v1/inventory", &[], b"").unwrap();
     assert_eq!(other.status, 404);

@@ -725,6 +725,33 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         &app.call_raw(d.a.get(&format!("/api/v1/webhooks/{hook_id}/deliveries?size=0")))
             .await,
     );
+    // Rotating its secret: good (with an overlap and with the default),
+    // a bad overlap, unknown, not a UUID, not JSON.
+    let rotate = "/api/v1/webhooks/{id}/rotate-secret";
+    for (id, body) in [
+        (hook_id.as_str(), json!({"overlapSeconds": 60})),
+        (hook_id.as_str(), json!({})),
+        (hook_id.as_str(), json!({"overlapSeconds": -1})),
+        (&missing.to_string(), json!({})),
+        ("x", json!({})),
+    ] {
+        c.check(
+            "POST",
+            rotate,
+            &app.call_raw(d.a.post_json(&format!("/api/v1/webhooks/{id}/rotate-secret"), &body))
+                .await,
+        );
+    }
+    c.check(
+        "POST",
+        rotate,
+        &app.call_raw(
+            d.a.with(TestRequest::post().uri(&format!("/api/v1/webhooks/{hook_id}/rotate-secret")))
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("x"),
+        )
+        .await,
+    );
     for id in [hook_id.as_str(), hook_id.as_str(), "x"] {
         c.check(
             "DELETE",
