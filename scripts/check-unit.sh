@@ -28,6 +28,7 @@ if ! command -v systemd-analyze >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "check-unit: installing systemd (for systemd-analyze) from Debian's packages" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends systemd >/dev/null \
+      || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends systemd >/dev/null; } \
       || skip "apt-get could not install systemd"
   else
     skip "systemd-analyze is not installed and cannot be (not root, or no apt-get)"

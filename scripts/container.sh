@@ -31,6 +31,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "container: installing ${missing[*]} from Debian's packages" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
+      || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; } \
       || skip "apt-get could not install ${missing[*]}"
   else
     skip "${missing[*]} not installed and cannot be (not root, or no apt-get)"
@@ -105,7 +106,7 @@ ctrs+=("$ctr")
 run() { buildah run --isolation chroot "$ctr" -- "$@"; }
 [ "$(run id -u):$(run id -g) $(run id -un)" = "10001:10001 equip" ] || fail "the container runs as $(run id)"
 [ "$(run /usr/local/bin/equip --version)" = "$version_line" ] || fail "equip --version: $(run /usr/local/bin/equip --version)"
-[[ "$version_line" == *"(commit "* ]] || fail "$version_line"
+[[ "$version_line" == *"(commit $commit)"* ]] || fail "$version_line (expected commit $commit)"
 
 # Serve as the image says (entrypoint + command, its environment), on a free
 # port of this host (chroot isolation shares the host's network).

@@ -24,6 +24,7 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "tls-proxy: installing nginx-light from Debian's packages" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nginx-light >/dev/null \
+      || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nginx-light >/dev/null; } \
       || skip "apt-get could not install nginx-light"
   else
     skip "nginx is not installed and cannot be (not root, or no apt-get)"

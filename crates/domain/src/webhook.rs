@@ -272,10 +272,8 @@ impl SigningSecrets {
     #[must_use]
     pub fn valid_at(&self, now: DateTime<Utc>) -> Vec<&str> {
         let mut secrets = vec![self.current.as_str()];
-        if let Some(previous) = &self.previous {
-            if now < previous.until {
-                secrets.push(previous.secret.as_str());
-            }
+        if let (Some(previous), Some(_)) = (&self.previous, self.overlap_until(now)) {
+            secrets.push(previous.secret.as_str());
         }
         secrets
     }
