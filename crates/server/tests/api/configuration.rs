@@ -267,3 +267,27 @@ fn the_readme_session_runs_as_written() {
     assert!(out.status.success(), "the README session failed:\n{text}");
     assert!(text.contains("readme-session: ok"), "{text}");
 }
+
+/// The malloc arenas variable of the running process `pid`.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn arenas_of(pid: u32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("read environ");
+    environ
+        .split(|b| *b == 0)
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .find_map(|v| v.strip_prefix("MALLOC_ARENA_MAX=").map(str::to_owned))
+}
+
+/// `serve` runs with two glibc malloc arenas (its anonymous memory at a
+/// million items stays under 250 MB; docs/operations.md, "Memory"), under the
+/// process id its caller started, and keeps an operator's own number.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn serve_runs_with_two_malloc_arenas_unless_told() {
+    let db = TestDatabase::sqlite();
+    let serve = Serve::start(db.url(), &[]);
+    assert_eq!(arenas_of(serve.pid()).as_deref(), Some("2"));
+    drop(serve);
+    let serve = Serve::start_with_env(db.url(), &[], &[("MALLOC_ARENA_MAX", "4")]);
+    assert_eq!(arenas_of(serve.pid()).as_deref(), Some("4"));
+}

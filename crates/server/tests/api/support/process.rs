@@ -38,6 +38,11 @@ impl Serve {
     /// unless `args` set one) and waits until it
     /// prints `equip listening on http://<addr>`.
     pub fn start(database_url: &str, args: &[&str]) -> Serve {
+        Self::start_with_env(database_url, args, &[])
+    }
+
+    /// As [`Serve::start`], with the variables `env` set.
+    pub fn start_with_env(database_url: &str, args: &[&str], env: &[(&str, &str)]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_equip"))
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(args)
@@ -59,6 +64,8 @@ impl Serve {
             .env_remove("EQUIP_DB_POOL_SIZE")
             .env_remove("EQUIP_MAX_STORE_CALLS_PER_ORGANIZATION")
             .env_remove("EQUIP_STATEMENT_TIMEOUT_MS")
+            .env_remove("MALLOC_ARENA_MAX")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
