@@ -8,8 +8,7 @@
 #
 # Environment: OIDC_PORT (default 0: a free port), OIDC_ACCOUNTS (JSON file, default
 # scripts/oidc-provider/accounts.json), and an optional fixed client: OIDC_CLIENT_ID,
-# OIDC_CLIENT_SECRET, OIDC_REDIRECT_URIS (space separated), OIDC_CLIENT_AUTH_METHOD
-# (client_secret_basic, the default, or client_secret_post). See provider.mjs.
+# OIDC_CLIENT_SECRET, OIDC_REDIRECT_URIS (space separated). See provider.mjs.
 set -euo pipefail
 
 dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/oidc-provider" && pwd)"

@@ -10,8 +10,10 @@
 //   OIDC_ACCOUNTS        accounts JSON file (default: accounts.json beside this file), an array
 //                        of {login, password, sub, email, email_verified, name, groups}
 //   OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_REDIRECT_URIS (space separated)
-//                        optional fixed client, with OIDC_CLIENT_AUTH_METHOD
-//                        (client_secret_basic, the default, or client_secret_post)
+//                        optional fixed client (secret default "test-secret")
+//
+// Client authentication at /token: client_secret_basic or client_secret_post, whichever of
+// the two a client registered (oidc-provider's lib/shared/client_auth.js treats them alike).
 //
 // Endpoints (oidc-provider's defaults): /.well-known/openid-configuration, /auth, /token,
 // /jwks, /me, /reg (open dynamic registration), /session/end; and served here:
@@ -159,7 +161,7 @@ if (process.env.OIDC_CLIENT_ID) {
     client_id: process.env.OIDC_CLIENT_ID,
     client_secret: process.env.OIDC_CLIENT_SECRET || 'test-secret',
     redirect_uris: (process.env.OIDC_REDIRECT_URIS || '').split(/\s+/).filter(Boolean),
-    token_endpoint_auth_method: process.env.OIDC_CLIENT_AUTH_METHOD || 'client_secret_basic',
+    token_endpoint_auth_method: 'client_secret_basic', // client_secret_post works as well
     grant_types: ['authorization_code'],
     response_types: ['code'],
   });
@@ -331,7 +333,7 @@ const server = http.createServer(async (req, res) => {
       await handle(req, res);
     }
   } catch (err) {
-    log(`${req.method} ${req.url}:`, err);
+    log(`${req.method} ${req.url}:`, err.statusCode < 500 ? `${err.name}: ${err.message}` : err);
     if (!res.headersSent) send(res, err.statusCode ?? 500, page('Error', `<h1>Error</h1><p>${esc(err.message)}</p>`));
     else res.destroy();
   }

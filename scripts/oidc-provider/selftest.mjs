@@ -22,7 +22,14 @@ const b64url = (buf) => Buffer.from(buf).toString('base64url');
 const decode = (seg) => JSON.parse(Buffer.from(seg, 'base64url').toString());
 
 // Start the provider; its first stdout line is the issuer.
-const child = spawn(script, [], { env: { ...process.env, OIDC_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const fixed = { client_id: 'fixed-client', client_secret: 'fixed-secret' };
+const child = spawn(script, [], {
+  env: {
+    ...process.env, OIDC_PORT: '0', OIDC_CLIENT_ID: fixed.client_id, OIDC_CLIENT_SECRET: fixed.client_secret,
+    OIDC_REDIRECT_URIS: `http://127.0.0.1:8/other ${REDIRECT_URI}`,
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const started = Date.now();
 const issuer = await new Promise((resolve, reject) => {
   readline.createInterface({ input: child.stdout }).once('line', resolve);
@@ -50,7 +57,9 @@ try {
   check(reg.status === 201 && client.client_id && client.client_secret, 'client registered', JSON.stringify(client));
 
   // One sign-in: returns the token response (and the code step's Location).
-  async function signIn({ login, password, wrongPasswordFirst = false, auth = 'basic', cl = client }) {
+  async function signIn({
+    login, password, wrongPasswordFirst = false, auth = 'basic', cl = client, scope = 'openid email profile groups',
+  }) {
     const jar = new Map(); // cookie name -> value (paths ignored: a test-only jar)
     const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const go = async (url, init = {}) => {
@@ -68,7 +77,7 @@ try {
     const auth1 = new URL(discovery.authorization_endpoint);
     Object.entries({
       response_type: 'code', client_id: cl.client_id, redirect_uri: REDIRECT_URI,
-      scope: 'openid email profile groups', state, nonce,
+      scope, state, nonce,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
     }).forEach(([k, v]) => auth1.searchParams.set(k, v));
 
@@ -132,6 +141,12 @@ try {
   check(JSON.stringify(claims.groups) === '["IT Admins"]', 'id_token groups', JSON.stringify(claims.groups));
   check(decode(tokens.id_token.split('.')[0]).alg === 'RS256', 'id_token is RS256');
   check(verifies(tokens.id_token, keys1), 'id_token signature verifies with the JWKS');
+
+  // The fixed client from the environment; no groups scope, no groups claim.
+  ({ tokens } = await signIn({ login: 'admin', password: 'admin', auth: 'post', cl: fixed, scope: 'openid email' }));
+  claims = decode(tokens.id_token.split('.')[1]);
+  check(claims.aud === fixed.client_id && claims.email && !('groups' in claims) && !('name' in claims),
+    'fixed client signs in; without the groups and profile scopes no groups nor name', JSON.stringify(claims));
 
   // 2. tamper hook: only the next token response is corrupted.
   let res = await fetch(`${issuer}/__test/tamper-next-id-token`, { method: 'POST' });
