@@ -456,7 +456,10 @@ mod tests {
             Scopes::from_list([Scope::WarehousesRead]),
         );
         assert!(caller.require(Scope::WarehousesRead).is_ok());
-        assert_eq!(caller.require(Scope::Scim), Err(MissingScope::Key(Scope::Scim)));
+        assert_eq!(
+            caller.require(Scope::Scim),
+            Err(MissingScope::Key(Scope::Scim))
+        );
     }
 
     #[test]

@@ -62,8 +62,8 @@ pub mod ports;
 pub mod reminder;
 pub mod returns;
 pub mod service_stats;
-pub mod sso;
 pub mod services;
+pub mod sso;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;

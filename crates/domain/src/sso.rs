@@ -40,7 +40,10 @@ impl ClientSecret {
     pub fn new(raw: &str) -> Result<Self, DomainError> {
         let secret = raw.trim();
         if secret.is_empty() {
-            return Err(DomainError::invalid("clientSecret", "the client secret is empty"));
+            return Err(DomainError::invalid(
+                "clientSecret",
+                "the client secret is empty",
+            ));
         }
         Ok(Self(secret.to_owned()))
     }

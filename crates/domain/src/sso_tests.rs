@@ -22,7 +22,11 @@ fn issuers_must_be_https_except_on_this_machine() {
         "https://example.okta.com"
     );
     assert!(check_issuer("https://login.microsoftonline.com/tenant/v2.0").is_ok());
-    for loopback in ["http://127.0.0.1:4000", "http://localhost:9/x", "http://[::1]:1"] {
+    for loopback in [
+        "http://127.0.0.1:4000",
+        "http://localhost:9/x",
+        "http://[::1]:1",
+    ] {
         assert!(check_issuer(loopback).is_ok(), "{loopback}");
     }
     for bad in [
@@ -46,8 +50,16 @@ fn issuers_must_be_https_except_on_this_machine() {
 fn a_configuration_always_asks_openid_and_defaults_its_scopes_and_claim() {
     let org = OrganizationId::new();
     let secret = || ClientSecret::new(" s3cret\n").unwrap();
-    let c = SsoConfig::new(org, "https://idp.example.com", " equip ", secret(), &[], None, at(0))
-        .unwrap();
+    let c = SsoConfig::new(
+        org,
+        "https://idp.example.com",
+        " equip ",
+        secret(),
+        &[],
+        None,
+        at(0),
+    )
+    .unwrap();
     assert_eq!(c.scopes, groups(&["openid", "email", "profile", "groups"]));
     assert_eq!(c.groups_claim, "groups");
     assert_eq!(c.client_id, "equip");
@@ -65,7 +77,16 @@ fn a_configuration_always_asks_openid_and_defaults_its_scopes_and_claim() {
     assert_eq!(c.scopes, groups(&["openid", "email", "roles"]));
     assert_eq!(c.groups_claim, "roles");
     assert!(SsoConfig::new(org, "https://i", "", secret(), &[], None, at(0)).is_err());
-    assert!(SsoConfig::new(org, "https://i", "c", secret(), &groups(&["a b"]), None, at(0)).is_err());
+    assert!(SsoConfig::new(
+        org,
+        "https://i",
+        "c",
+        secret(),
+        &groups(&["a b"]),
+        None,
+        at(0)
+    )
+    .is_err());
     assert!(ClientSecret::new("  \n").is_err());
     assert!(!format!("{:?}", secret()).contains("s3cret"));
 }
@@ -123,13 +144,28 @@ fn a_session_ends_when_idle_or_too_old_and_is_touched_once_a_minute() {
     assert!(looks_like_token(token.expose()));
     assert!(!format!("{token:?}").contains(token.expose()));
     assert_eq!(session.expires_at, at(7 * 86_400));
-    assert_eq!(session.verdict(at(30), limits), SessionVerdict::Live { touch: false });
-    assert_eq!(session.verdict(at(60), limits), SessionVerdict::Live { touch: true });
-    assert_eq!(session.verdict(at(8 * 3600), limits), SessionVerdict::Expired);
+    assert_eq!(
+        session.verdict(at(30), limits),
+        SessionVerdict::Live { touch: false }
+    );
+    assert_eq!(
+        session.verdict(at(60), limits),
+        SessionVerdict::Live { touch: true }
+    );
+    assert_eq!(
+        session.verdict(at(8 * 3600), limits),
+        SessionVerdict::Expired
+    );
     // Used every few hours, it still ends after seven days.
     session.last_seen_at = at(7 * 86_400 - 120);
-    assert_eq!(session.verdict(at(7 * 86_400 - 1), limits), SessionVerdict::Live { touch: true });
-    assert_eq!(session.verdict(at(7 * 86_400), limits), SessionVerdict::Expired);
+    assert_eq!(
+        session.verdict(at(7 * 86_400 - 1), limits),
+        SessionVerdict::Live { touch: true }
+    );
+    assert_eq!(
+        session.verdict(at(7 * 86_400), limits),
+        SessionVerdict::Expired
+    );
     assert_eq!(session.idle_expires_at(limits), at(7 * 86_400));
     assert!(SessionLimits::new(Duration::zero(), Duration::days(1)).is_err());
 }

@@ -170,13 +170,24 @@ mod tests {
     #[test]
     fn cookies_carry_their_attributes() {
         let text = session_set("abc", true).to_string();
-        for part in ["equip_session=abc", "HttpOnly", "SameSite=Strict", "Path=/", "Secure"] {
+        for part in [
+            "equip_session=abc",
+            "HttpOnly",
+            "SameSite=Strict",
+            "Path=/",
+            "Secure",
+        ] {
             assert!(text.contains(part), "{text}");
         }
         assert!(!text.contains("Max-Age"), "{text}");
         assert!(!session_set("abc", false).to_string().contains("Secure"));
         let state = state_set("s", false).to_string();
-        for part in ["SameSite=Lax", "Path=/sso/callback", "Max-Age=600", "HttpOnly"] {
+        for part in [
+            "SameSite=Lax",
+            "Path=/sso/callback",
+            "Max-Age=600",
+            "HttpOnly",
+        ] {
             assert!(state.contains(part), "{state}");
         }
         assert!(session_removed(false).to_string().contains("Max-Age=0"));

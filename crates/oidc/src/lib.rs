@@ -22,9 +22,9 @@ use openidconnect::core::{
 };
 use openidconnect::{
     AdditionalClaims, AuthorizationCode, Client, ClientId, ClientSecret, CsrfToken,
-    EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet, IdTokenFields,
-    IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
-    StandardErrorResponse, StandardTokenResponse, TokenResponse,
+    EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet, IdTokenFields, IssuerUrl,
+    Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope, StandardErrorResponse,
+    StandardTokenResponse, TokenResponse,
 };
 use serde::{Deserialize, Serialize};
 
@@ -162,7 +162,10 @@ impl RelyingParty {
     /// `fresh`: read now).
     fn metadata(&self, issuer: &str, fresh: bool) -> Result<CoreProviderMetadata, OidcError> {
         {
-            let providers = self.providers.lock().unwrap_or_else(PoisonError::into_inner);
+            let providers = self
+                .providers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             if let Some(cached) = providers.get(issuer) {
                 let age = cached.fetched.elapsed();
                 let wanted_fresh = fresh && age >= REFRESH_AT_MOST_EVERY;
@@ -171,7 +174,8 @@ impl RelyingParty {
                 }
             }
         }
-        let url = IssuerUrl::new(issuer.to_owned()).map_err(|e| OidcError::Config(e.to_string()))?;
+        let url =
+            IssuerUrl::new(issuer.to_owned()).map_err(|e| OidcError::Config(e.to_string()))?;
         let metadata = CoreProviderMetadata::discover(&url, &self.agent)
             .map_err(|e| OidcError::Provider(chain(&e)))?;
         self.providers
@@ -194,8 +198,8 @@ impl RelyingParty {
         fresh: bool,
     ) -> Result<OidcClient, OidcError> {
         let metadata = self.metadata(&config.issuer, fresh)?;
-        let redirect =
-            RedirectUrl::new(redirect_uri.to_owned()).map_err(|e| OidcError::Config(e.to_string()))?;
+        let redirect = RedirectUrl::new(redirect_uri.to_owned())
+            .map_err(|e| OidcError::Config(e.to_string()))?;
         Ok(OidcClient::from_provider_metadata(
             metadata,
             ClientId::new(config.client_id.clone()),
@@ -311,7 +315,10 @@ impl RelyingParty {
                 .map(|n| n.to_string()),
             groups: groups_of(&claims.additional_claims().0, &config.groups_claim),
         };
-        let has_claim = claims.additional_claims().0.contains_key(&config.groups_claim);
+        let has_claim = claims
+            .additional_claims()
+            .0
+            .contains_key(&config.groups_claim);
         if !has_claim {
             self.groups_from_userinfo(&client, &answer, config, &mut identity);
         }
@@ -339,7 +346,9 @@ impl RelyingParty {
                 identity.groups = groups_of(&info.additional_claims().0, &config.groups_claim);
             }
             Ok(_) => tracing::warn!("the provider's userinfo names another subject; ignored"),
-            Err(e) => tracing::warn!(error = %chain(&e), "the provider's userinfo could not be read"),
+            Err(e) => {
+                tracing::warn!(error = %chain(&e), "the provider's userinfo could not be read")
+            }
         }
     }
 }
@@ -381,7 +390,10 @@ mod tests {
     #[test]
     fn groups_are_read_from_an_array_or_one_string() {
         let mut claims = HashMap::new();
-        claims.insert("groups".into(), serde_json::json!(["IT Admins", 7, "Readers"]));
+        claims.insert(
+            "groups".into(),
+            serde_json::json!(["IT Admins", 7, "Readers"]),
+        );
         claims.insert("role".into(), serde_json::json!("Admins"));
         assert_eq!(groups_of(&claims, "groups"), ["IT Admins", "Readers"]);
         assert_eq!(groups_of(&claims, "role"), ["Admins"]);

@@ -400,7 +400,7 @@ impl EventRow {
                 self.actor_id.as_deref(),
                 self.actor_email.as_deref(),
             )
-                .map_err(DbError::corrupt)?,
+            .map_err(DbError::corrupt)?,
             subject: Subject {
                 kind: SubjectType::parse(&self.subject_type).map_err(DbError::corrupt)?,
                 id: uuid::Uuid::parse_str(&self.subject_id).map_err(DbError::corrupt)?,

@@ -279,7 +279,11 @@ fn parse_duration(raw: &str) -> Result<chrono::Duration, String> {
         "m" => n.saturating_mul(60),
         "h" => n.saturating_mul(3600),
         "d" => n.saturating_mul(86_400),
-        _ => return Err(format!("'{raw}': the unit must be s, m, h or d (as 8h or 7d)")),
+        _ => {
+            return Err(format!(
+                "'{raw}': the unit must be s, m, h or d (as 8h or 7d)"
+            ))
+        }
     };
     if !(1..=365 * 86_400).contains(&seconds) {
         return Err(format!("'{raw}' must be between 1s and 365d"));

@@ -13,8 +13,8 @@ use crate::ids::{OrganizationId, SessionId};
 use crate::ports::{OrganizationRepository, SsoRepository};
 use crate::services::auth::AuthFailure;
 use crate::sso::{
-    hash_token, looks_like_token, scopes_for, LoginAttempt, ProviderIdentity, RoleMapping,
-    Session, SessionLimits, SessionToken, SessionVerdict, SsoConfig,
+    hash_token, looks_like_token, scopes_for, LoginAttempt, ProviderIdentity, RoleMapping, Session,
+    SessionLimits, SessionToken, SessionVerdict, SsoConfig,
 };
 
 /// The ports of these use cases.
@@ -226,10 +226,11 @@ pub fn finish_sign_in<P: SsoPorts + ?Sized>(
     limits: SessionLimits,
 ) -> Result<(Session, SessionToken), SignInError> {
     let roles = ports.sso_roles(organization)?;
-    let scopes = scopes_for(&identity.groups, &roles).ok_or_else(|| SignInError::NoMappedGroup {
-        email: identity.shown_email(),
-        groups: identity.groups.clone(),
-    })?;
+    let scopes =
+        scopes_for(&identity.groups, &roles).ok_or_else(|| SignInError::NoMappedGroup {
+            email: identity.shown_email(),
+            groups: identity.groups.clone(),
+        })?;
     let (session, token) = Session::open(organization, identity, scopes, now, limits)?;
     ports.insert_session(&session, now, Session::idle_cutoff(now, limits))?;
     Ok((session, token))

@@ -25,7 +25,12 @@ impl InMemoryStore {
             .find(|o| o.id == order.id && o.organization_id == order.organization_id)
             .cloned();
         for event in written(before.as_ref(), order) {
-            s.record(order.organization_id, actor.clone(), order.updated_at, event);
+            s.record(
+                order.organization_id,
+                actor.clone(),
+                order.updated_at,
+                event,
+            );
         }
         upsert(&mut s.orders, order, |o| o.id);
     }

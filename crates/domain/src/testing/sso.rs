@@ -11,7 +11,12 @@ use super::InMemoryStore;
 
 impl InMemoryStore {
     fn require_organization(&self, organization: OrganizationId) -> StoreResult<()> {
-        if self.state().organizations.iter().any(|o| o.id == organization) {
+        if self
+            .state()
+            .organizations
+            .iter()
+            .any(|o| o.id == organization)
+        {
             Ok(())
         } else {
             Err(StoreError::MissingReference {
@@ -43,10 +48,14 @@ impl SsoRepository for InMemoryStore {
 
     fn clear_sso(&self, organization: OrganizationId) -> StoreResult<bool> {
         let mut s = self.state();
-        let had = s.sso_configs.iter().any(|c| c.organization_id == organization);
+        let had = s
+            .sso_configs
+            .iter()
+            .any(|c| c.organization_id == organization);
         s.sso_configs.retain(|c| c.organization_id != organization);
         s.sso_roles.retain(|(o, _)| *o != organization);
-        s.login_attempts.retain(|a| a.organization_id != organization);
+        s.login_attempts
+            .retain(|a| a.organization_id != organization);
         s.sessions.retain(|x| x.organization_id != organization);
         Ok(had)
     }
@@ -152,9 +161,8 @@ impl SsoRepository for InMemoryStore {
     ) -> StoreResult<usize> {
         let mut s = self.state();
         let before = s.sessions.len();
-        s.sessions.retain(|x| {
-            x.organization_id != organization || session.is_some_and(|id| x.id != id)
-        });
+        s.sessions
+            .retain(|x| x.organization_id != organization || session.is_some_and(|id| x.id != id));
         Ok(before - s.sessions.len())
     }
 }

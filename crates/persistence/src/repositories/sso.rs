@@ -36,7 +36,8 @@ impl SsoRepository for Store {
         self.with("sso", "", |c| {
             write_transaction(c, |c| {
                 diesel::delete(
-                    sso_configs::table.filter(sso_configs::organization_id.eq(&row.organization_id)),
+                    sso_configs::table
+                        .filter(sso_configs::organization_id.eq(&row.organization_id)),
                 )
                 .execute(c)?;
                 diesel::insert_into(sso_configs::table)
@@ -54,8 +55,7 @@ impl SsoRepository for Store {
                 diesel::delete(sso_sessions::table.filter(sso_sessions::organization_id.eq(&org)))
                     .execute(c)?;
                 diesel::delete(
-                    sso_login_attempts::table
-                        .filter(sso_login_attempts::organization_id.eq(&org)),
+                    sso_login_attempts::table.filter(sso_login_attempts::organization_id.eq(&org)),
                 )
                 .execute(c)?;
                 diesel::delete(sso_roles::table.filter(sso_roles::organization_id.eq(&org)))

@@ -60,6 +60,7 @@ mod people;
 mod receipts;
 mod returns;
 mod schema;
+mod sso;
 mod statistics;
 mod stock_levels;
 mod warehouses;

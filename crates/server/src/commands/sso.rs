@@ -30,7 +30,10 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
         } => {
             let org = organization(&org)?;
             let secret = std::fs::read_to_string(&client_secret_file).with_context(|| {
-                format!("cannot read --client-secret-file {}", client_secret_file.display())
+                format!(
+                    "cannot read --client-secret-file {}",
+                    client_secret_file.display()
+                )
             })?;
             let secret = ClientSecret::new(&secret).context("--client-secret-file")?;
             let asked = SsoConfig::new(
@@ -72,9 +75,7 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
                      role mappings and sessions are gone"
                 ));
             } else {
-                crate::logs::announce(&format!(
-                    "organization {org} had no identity provider"
-                ));
+                crate::logs::announce(&format!("organization {org} had no identity provider"));
             }
             Ok(())
         }
@@ -128,8 +129,8 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
                 return Ok(());
             }
             if let Some(id) = revoke {
-                let id = SessionId::parse(id.trim())
-                    .map_err(|e| anyhow::anyhow!("--revoke: {e}"))?;
+                let id =
+                    SessionId::parse(id.trim()).map_err(|e| anyhow::anyhow!("--revoke: {e}"))?;
                 service::revoke_sessions(&store, org, Some(id))?;
                 crate::logs::announce(&format!("ended session {id}"));
                 return Ok(());
@@ -200,7 +201,10 @@ fn show(db: &DatabaseConfig, org: &OrganizationId, json: bool) -> anyhow::Result
         issuer: config.as_ref().map(|c| c.issuer.clone()),
         client_id: config.as_ref().map(|c| c.client_id.clone()),
         client_secret: config.as_ref().map(|_| "set"),
-        scopes: config.as_ref().map(|c| c.scopes.clone()).unwrap_or_default(),
+        scopes: config
+            .as_ref()
+            .map(|c| c.scopes.clone())
+            .unwrap_or_default(),
         groups_claim: config.as_ref().map(|c| c.groups_claim.clone()),
         updated_at: config.as_ref().map(|c| table::json_time(c.updated_at)),
         sign_in_path: format!("/sso/{org}/login"),
@@ -237,9 +241,9 @@ fn show(db: &DatabaseConfig, org: &OrganizationId, json: bool) -> anyhow::Result
     ));
     let rows: Vec<Vec<String>> = roles
         .iter()
-        .map(|r| vec![r.scopes.to_storage(), r.group.clone()])
+        .map(|r| vec![r.group.clone(), r.scopes.to_storage()])
         .collect();
-    text.push_str(&table::render(&["SCOPES", "GROUP"], &rows));
+    text.push_str(&table::render(&["GROUP", "SCOPES"], &rows));
     table::print(&text)?;
     if roles.is_empty() {
         crate::logs::announce(&format!(
