@@ -31,8 +31,9 @@ use serde::{Deserialize, Serialize};
 /// How long a provider's discovery document and keys are used before they
 /// are read again.
 const METADATA_LIFETIME: Duration = Duration::from_secs(3600);
-/// Keys are read again for an unknown key id at most this often.
-const REFRESH_AT_MOST_EVERY: Duration = Duration::from_secs(10);
+/// Keys are read again for an unknown key id at most this often (only a
+/// sign-in the provider completed can ask it: it needs a code and a state).
+const REFRESH_AT_MOST_EVERY: Duration = Duration::from_secs(1);
 /// How far the provider's clock may be ahead of or behind equip's.
 const CLOCK_SKEW: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
 /// Each call to the provider gives up after this long.
