@@ -8,6 +8,8 @@
 #   equip-http:   no diesel, no persistence (it talks to the domain's traits);
 #   equip-delivery: the webhook and mail dispatchers work over the domain's
 #                 ports: no diesel, no persistence, no actix, no SCIM, no http;
+#   equip-oidc:   the OpenID Connect relying party over the domain's types:
+#                 no diesel, no persistence, no actix, no SCIM, no http;
 #   equip-console: static files only: nothing of equip, no storage (the page
 #                 reaches equip through its public API, like any client).
 # Only normal (non-dev) dependency edges count.
@@ -31,6 +33,7 @@ check equip-api-types diesel diesel_migrations actix-web actix-http equip-scim e
 check equip-scim diesel diesel_migrations actix-web actix-http equip-persistence equip-http
 check equip-http diesel diesel_migrations equip-persistence r2d2 lettre
 check equip-delivery diesel diesel_migrations r2d2 actix-web actix-http equip-persistence equip-scim equip-http
+check equip-oidc diesel diesel_migrations r2d2 actix-web actix-http equip-persistence equip-scim equip-http equip-api-types
 check equip-console diesel diesel_migrations r2d2 lettre equip-domain equip-persistence equip-scim equip-http
 if [ "$fail" -ne 0 ]; then exit 1; fi
-echo "layering: ok (domain, api-types, scim, http and delivery are free of the layers below them; the console of all of equip)"
+echo "layering: ok (domain, api-types, scim, http, delivery and oidc are free of the layers below them; the console of all of equip)"

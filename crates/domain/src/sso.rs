@@ -216,7 +216,7 @@ impl RoleMapping {
 pub fn scopes_for(groups: &[String], roles: &[RoleMapping]) -> Option<Scopes> {
     let mut mapped = roles
         .iter()
-        .filter(|role| groups.iter().any(|g| *g == role.group))
+        .filter(|role| groups.contains(&role.group))
         .peekable();
     mapped.peek()?;
     Some(Scopes::from_list(

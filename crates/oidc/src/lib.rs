@@ -59,6 +59,53 @@ pub enum OidcError {
     Config(String),
 }
 
+/// A call to the provider that failed before it answered.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TransportError(String);
+
+/// One request to the provider over equip's `ureq` agent (native TLS, no
+/// redirects, 10 s): the `SyncHttpClient` of `openidconnect`. A 4xx or 5xx
+/// answer is handed back as an answer (the token endpoint's error body says
+/// why it refused a code).
+fn send(
+    agent: &ureq::Agent,
+    request: &openidconnect::HttpRequest,
+) -> Result<openidconnect::HttpResponse, TransportError> {
+    use openidconnect::http;
+    use std::io::Read;
+    let url = request.uri().to_string();
+    let mut call = agent.request(request.method().as_str(), &url);
+    for (name, value) in request.headers() {
+        let value = value
+            .to_str()
+            .map_err(|_| TransportError(format!("header {name} is not text")))?;
+        call = call.set(name.as_str(), value);
+    }
+    let answered = if request.method() == http::Method::GET {
+        call.call()
+    } else {
+        call.send_bytes(request.body())
+    };
+    let response = match answered {
+        Ok(r) | Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => return Err(TransportError(e.to_string())),
+    };
+    let mut builder = http::Response::builder().status(response.status());
+    if let Some(content_type) = response.header("content-type") {
+        builder = builder.header(http::header::CONTENT_TYPE, content_type);
+    }
+    let mut body = Vec::new();
+    response
+        .into_reader()
+        .take(1 << 20)
+        .read_to_end(&mut body)
+        .map_err(|e| TransportError(e.to_string()))?;
+    builder
+        .body(body)
+        .map_err(|e| TransportError(e.to_string()))
+}
+
 /// The claims of an ID token besides the standard ones, by name (the groups
 /// claim's name is the operator's choice).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -146,6 +193,14 @@ impl RelyingParty {
         })
     }
 
+    /// The HTTP client `openidconnect` calls the provider with.
+    fn http(
+        &self,
+    ) -> impl Fn(openidconnect::HttpRequest) -> Result<openidconnect::HttpResponse, TransportError> + '_
+    {
+        move |request| send(&self.agent, &request)
+    }
+
     /// Reads the issuer's discovery document and keys now (`equip org sso
     /// set` checks an issuer with it); the scopes it says it supports.
     ///
@@ -177,7 +232,7 @@ impl RelyingParty {
         }
         let url =
             IssuerUrl::new(issuer.to_owned()).map_err(|e| OidcError::Config(e.to_string()))?;
-        let metadata = CoreProviderMetadata::discover(&url, &self.agent)
+        let metadata = CoreProviderMetadata::discover(&url, &self.http())
             .map_err(|e| OidcError::Provider(chain(&e)))?;
         self.providers
             .lock()
@@ -264,7 +319,7 @@ impl RelyingParty {
             .exchange_code(AuthorizationCode::new(code.to_owned()))
             .map_err(|e| OidcError::Provider(e.to_string()))?
             .set_pkce_verifier(PkceCodeVerifier::new(pkce_verifier.to_owned()))
-            .request(&self.agent)
+            .request(&self.http())
             .map_err(|e| match e {
                 openidconnect::RequestTokenError::ServerResponse(r) => {
                     OidcError::Refused(r.error().to_string())
@@ -341,7 +396,7 @@ impl RelyingParty {
             return;
         };
         let info: Result<openidconnect::UserInfoClaims<OtherClaims, CoreGenderClaim>, _> =
-            request.request(&self.agent);
+            request.request(&self.http());
         match info {
             Ok(info) if info.subject().as_str() == identity.subject => {
                 identity.groups = groups_of(&info.additional_claims().0, &config.groups_claim);

@@ -150,7 +150,7 @@ impl SsoRepository for InMemoryStore {
             .filter(|x| x.organization_id == organization)
             .cloned()
             .collect();
-        all.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        all.sort_by_key(|s| std::cmp::Reverse(s.created_at));
         Ok(all)
     }
 

@@ -125,7 +125,10 @@ fn role_mappings_are_replaced_per_group(_db: &TestDatabase, store: &Store) {
     assert_eq!(store.sso_roles(org.id).unwrap(), [admins.clone(), wider]);
     assert!(store.remove_sso_role(org.id, "Readers").unwrap());
     assert!(!store.remove_sso_role(org.id, "Readers").unwrap());
-    assert_eq!(store.sso_roles(org.id).unwrap(), [admins.clone()]);
+    assert_eq!(
+        store.sso_roles(org.id).unwrap(),
+        std::slice::from_ref(&admins)
+    );
     assert_eq!(store.sso_roles(other.id).unwrap(), [admins]);
 }
 
