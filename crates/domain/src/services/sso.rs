@@ -288,3 +288,162 @@ pub fn sign_out<P: SsoRepository + ?Sized>(ports: &P, token: &str) -> Result<(),
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use chrono::Duration;
+
+    use super::*;
+    use crate::api_key::{Scope, Scopes};
+    use crate::services::admin::create_organization;
+    use crate::sso::{ClientSecret, RoleMapping};
+    use crate::testing::InMemoryStore;
+
+    fn at(secs: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap()
+    }
+
+    fn with_roles() -> (InMemoryStore, OrganizationId) {
+        let store = InMemoryStore::default();
+        let org = create_organization(&store, "Acme", at(0)).unwrap().id;
+        let config = SsoConfig::new(
+            org,
+            "https://idp.example.com",
+            "equip",
+            ClientSecret::new("s").unwrap(),
+            &[],
+            None,
+            at(0),
+        )
+        .unwrap();
+        configure(&store, &config).unwrap();
+        let readers = Scopes::from_list([Scope::InventoryRead]);
+        set_role(&store, org, &RoleMapping::new("Readers", readers).unwrap()).unwrap();
+        (store, org)
+    }
+
+    fn attempt(org: OrganizationId, state: &str, created_at: DateTime<Utc>) -> LoginAttempt {
+        LoginAttempt {
+            state_hash: hash_token(state),
+            organization_id: org,
+            nonce: "n".into(),
+            pkce_verifier: "v".into(),
+            next: None,
+            created_at,
+        }
+    }
+
+    fn identity(groups: &[&str]) -> ProviderIdentity {
+        ProviderIdentity {
+            subject: "sub-1".into(),
+            email: Some("ana@acme.example".into()),
+            groups: groups.iter().map(|g| (*g).to_owned()).collect(),
+            ..ProviderIdentity::default()
+        }
+    }
+
+    #[test]
+    fn an_attempt_finishes_once_in_the_browser_that_began_it_within_ten_minutes() {
+        let (store, org) = with_roles();
+        begin_sign_in(&store, &attempt(org, "s1", at(0))).unwrap();
+        // Another browser (no cookie, or another state's): refused, and the
+        // attempt is spent.
+        assert!(matches!(
+            take_attempt(&store, "s1", Some("other"), at(1)),
+            Err(SignInError::UnknownAttempt)
+        ));
+        assert!(matches!(
+            take_attempt(&store, "s1", Some("s1"), at(1)),
+            Err(SignInError::UnknownAttempt)
+        ));
+        begin_sign_in(&store, &attempt(org, "s2", at(0))).unwrap();
+        assert!(take_attempt(&store, "s2", Some("s2"), at(599)).is_ok());
+        assert!(matches!(
+            take_attempt(&store, "s2", Some("s2"), at(599)),
+            Err(SignInError::UnknownAttempt)
+        ));
+        begin_sign_in(&store, &attempt(org, "s3", at(0))).unwrap();
+        assert!(matches!(
+            take_attempt(&store, "s3", Some("s3"), at(600)),
+            Err(SignInError::UnknownAttempt)
+        ));
+        assert!(take_attempt(&store, "s3", None, at(1)).is_err());
+    }
+
+    #[test]
+    fn a_person_without_a_mapped_group_is_refused_and_gets_no_session() {
+        let (store, org) = with_roles();
+        let refused = finish_sign_in(
+            &store,
+            org,
+            &identity(&["Sales"]),
+            at(0),
+            SessionLimits::default(),
+        );
+        match refused {
+            Err(SignInError::NoMappedGroup { email, groups }) => {
+                assert_eq!(email, "ana@acme.example");
+                assert_eq!(groups, ["Sales"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(store.list_sessions(org).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_session_authenticates_until_it_idles_and_is_touched_once_a_minute() {
+        let (store, org) = with_roles();
+        let limits = SessionLimits::new(Duration::minutes(10), Duration::days(1)).unwrap();
+        let (session, token) =
+            finish_sign_in(&store, org, &identity(&["Readers"]), at(0), limits).unwrap();
+        let (caller, _) = authenticate_session(&store, token.expose(), at(30), limits).unwrap();
+        assert_eq!(caller.organization_id, org);
+        assert_eq!(caller.key_id(), None);
+        assert!(caller.require(Scope::InventoryRead).is_ok());
+        assert!(caller.require(Scope::InventoryWrite).is_err());
+        match caller.actor() {
+            crate::event::Actor::Person(p) => {
+                assert_eq!(&*p.subject, "sub-1");
+                assert_eq!(&*p.email, "ana@acme.example");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(store.list_sessions(org).unwrap()[0].last_seen_at, at(0));
+        authenticate_session(&store, token.expose(), at(61), limits).unwrap();
+        assert_eq!(store.list_sessions(org).unwrap()[0].last_seen_at, at(61));
+        // Idle past ten minutes from its last use.
+        assert!(authenticate_session(&store, token.expose(), at(61 + 600), limits).is_err());
+        // Not a token's shape, or another token: refused without a match.
+        for bad in ["", "abc", &"g".repeat(64), &"0".repeat(64)] {
+            assert!(
+                authenticate_session(&store, bad, at(62), limits).is_err(),
+                "{bad}"
+            );
+        }
+        sign_out(&store, token.expose()).unwrap();
+        assert!(store.find_session(&session.token_hash).unwrap().is_none());
+        sign_out(&store, "not a token").unwrap();
+    }
+
+    #[test]
+    fn an_operator_ends_sessions_of_their_organization_only() {
+        let (store, org) = with_roles();
+        let limits = SessionLimits::default();
+        let (one, _) = finish_sign_in(&store, org, &identity(&["Readers"]), at(0), limits).unwrap();
+        finish_sign_in(&store, org, &identity(&["Readers"]), at(1), limits).unwrap();
+        assert_eq!(live_sessions(&store, org, at(2), limits).unwrap().len(), 2);
+        let other = create_organization(&store, "Globex", at(0)).unwrap().id;
+        assert!(revoke_sessions(&store, other, Some(one.id)).is_err());
+        assert_eq!(revoke_sessions(&store, org, Some(one.id)).unwrap(), 1);
+        assert!(revoke_sessions(&store, org, Some(one.id)).is_err());
+        assert_eq!(revoke_sessions(&store, org, None).unwrap(), 1);
+        assert!(clear(&store, OrganizationId::new()).is_err());
+        assert!(clear(&store, org).unwrap());
+        assert!(matches!(
+            config_for_sign_in(&store, org),
+            Err(SignInError::NotConfigured)
+        ));
+    }
+}
