@@ -36,6 +36,7 @@ mod http_scim_bulk;
 mod http_scim_csv;
 mod http_scim_groups;
 mod http_scim_interop;
+mod http_sessions;
 mod http_sso;
 mod http_warehouses;
 mod http_webhooks;

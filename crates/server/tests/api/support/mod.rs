@@ -211,6 +211,17 @@ impl TestApp {
         self
     }
 
+    /// The same application taking console sessions (`/sso`, the session
+    /// cookie; no provider is called by what the tests send).
+    #[must_use]
+    pub fn with_sso(mut self) -> Self {
+        self.state = self.state.with_sso(equip_http::sso::SsoSupport::new(
+            equip_oidc::RelyingParty::new().unwrap(),
+            equip_domain::sso::SessionLimits::default(),
+        ));
+        self
+    }
+
     /// The test database.
     pub fn db(&self) -> &TestDatabase {
         &self._db
