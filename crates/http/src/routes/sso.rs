@@ -345,16 +345,18 @@ async fn session(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRes
     let limits = sso.limits;
     let (caller, session) =
         crate::blocking::run(move || session_caller(&*ports, &token, limits, None)).await?;
-    let body = serde_json::json!({
+    let mut body = serde_json::json!({
         "organizationId": caller.organization_id,
         "sessionId": session.id,
         "subject": session.subject,
         "email": session.email,
-        "name": session.name,
         "scopes": session.scopes.as_slice().iter().map(|s| s.as_str()).collect::<Vec<_>>(),
         "expiresAt": time_text(session.expires_at),
         "idleExpiresAt": time_text(session.idle_expires_at(limits)),
     });
+    if let Some(name) = &session.name {
+        body["name"] = serde_json::Value::String(name.clone());
+    }
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(body))
