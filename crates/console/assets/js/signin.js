@@ -85,13 +85,17 @@ function ssoForm() {
           input.setAttribute("aria-invalid", "true");
           fill(
             status,
-            errorBox(
-              new Error(
+            h(
+              "div",
+              { class: "error", role: "alert" },
+              h("strong", {}, "Check the organization id"),
+              h(
+                "p",
+                { class: "error-detail" },
                 org
                   ? `“${org}” is not an organization id. It looks like 3f2a9c1e-0b7d-4e55-9a61-2c8d4f0e7b13 (a UUID); ask your IT team for it.`
                   : "Enter your organization's id first (a UUID such as 3f2a9c1e-0b7d-4e55-9a61-2c8d4f0e7b13); ask your IT team for it.",
               ),
-              "Single sign-on",
             ),
           );
           input.focus();
