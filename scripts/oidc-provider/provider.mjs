@@ -229,12 +229,16 @@ const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 function page(title, body) {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>${body}</body></html>`;
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:sans-serif;max-width:22rem;margin:3rem auto;padding:0 1rem}
+label{display:block;margin:.8rem 0}input{display:block;width:100%;box-sizing:border-box;padding:.4rem}
+button{padding:.5rem 1.2rem}.error{color:#b00020;font-weight:bold}</style></head><body>${body}</body></html>`;
 }
 
 function loginPage(uid, clientId, error, login = '') {
-  return page('Sign in - test OpenID provider', `<h1>Sign in</h1>
-<p>Test OpenID provider, signing in to <code>${esc(clientId)}</code>.</p>
+  // "Sign in" is the button's text only, so a test's text selector finds the button.
+  return page('Test OpenID provider', `<h1>Test OpenID provider</h1>
+<p>Signing in to the client <code>${esc(clientId)}</code>.</p>
 ${error ? `<p role="alert" class="error">${esc(error)}</p>` : ''}
 <form method="post" action="/interaction/${esc(uid)}">
 <label>Login <input name="login" autocomplete="username" value="${esc(login)}" required autofocus></label>

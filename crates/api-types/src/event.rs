@@ -52,7 +52,7 @@ fn changes() -> Object {
 }
 
 /// A stored event: `id`, `sequence`, `type`, `occurredAt`, `actor` (`type`,
-/// and `id` for an API key), `subject` (`type`, `id`), and `changes` when
+/// and `id` for an API key, `subject` and `email` for a person), `subject` (`type`, `id`), and `changes` when
 /// fields changed (the stored text, sent as it is).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -88,6 +88,15 @@ pub struct ActorBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Uuid>, nullable = false)]
     id: Option<ApiKeyId>,
+    /// The identity provider's subject of the signed-in person (PERSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, nullable = false)]
+    subject: Option<String>,
+    /// The signed-in person's email (PERSON only; the provider's user name
+    /// when it gave no email).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, nullable = false)]
+    email: Option<String>,
 }
 
 /// What the change was made to.
@@ -100,11 +109,14 @@ pub struct SubjectBody {
     id: uuid::Uuid,
 }
 
-impl From<Actor> for ActorBody {
-    fn from(a: Actor) -> Self {
+impl From<&Actor> for ActorBody {
+    fn from(a: &Actor) -> Self {
+        let person = a.person();
         Self {
             kind: a.kind(),
             id: a.key_id(),
+            subject: person.map(|p| p.subject.to_string()),
+            email: person.map(|p| p.email.to_string()),
         }
     }
 }
@@ -125,7 +137,7 @@ impl<'a> From<&'a Event> for EventBody<'a> {
             sequence: e.sequence,
             kind: e.kind,
             occurred_at: e.occurred_at,
-            actor: e.actor.into(),
+            actor: (&e.actor).into(),
             subject: e.subject.into(),
             changes: e.changes.raw(),
         }

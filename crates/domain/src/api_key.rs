@@ -159,6 +159,12 @@ pub enum AuthError {
     /// The key was revoked.
     #[error("revoked API key")]
     Revoked,
+    /// No session, or one that expired, was revoked or signed out.
+    #[error("not signed in, or the session has ended; sign in again")]
+    NoSession,
+    /// Signed in with a session where only an API key answers.
+    #[error("signed in with a session, not an API key")]
+    NotAKey,
 }
 
 /// A key as presented in an `Authorization` header, split for lookup.
@@ -279,21 +285,81 @@ impl ApiKey {
     }
 }
 
-/// The authenticated caller of a request: an organization and what it may do.
+/// The authenticated caller of a request: an organization, who is calling
+/// and what it may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// The key's organization: every query of the request is scoped to it.
+    /// The caller's organization: every query of the request is scoped to it.
     pub organization_id: OrganizationId,
-    /// The key used.
-    pub key_id: ApiKeyId,
-    /// The key's scopes.
+    /// The API key or the signed-in person's session.
+    pub credential: Credential,
+    /// What the key or the session may do.
     pub scopes: Scopes,
 }
 
-/// A valid key lacks the scope an operation needs (answers 403).
+/// How a caller proved who it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// An API key, by its id.
+    Key(ApiKeyId),
+    /// A console session of a person signed in with the identity provider.
+    Session {
+        /// The session.
+        id: crate::ids::SessionId,
+        /// The person, as events name them.
+        person: crate::event::PersonActor,
+    },
+}
+
+impl Caller {
+    /// A caller with an API key.
+    #[must_use]
+    pub fn with_key(organization_id: OrganizationId, key_id: ApiKeyId, scopes: Scopes) -> Self {
+        Self {
+            organization_id,
+            credential: Credential::Key(key_id),
+            scopes,
+        }
+    }
+
+    /// The key's id, when the caller used an API key.
+    #[must_use]
+    pub const fn key_id(&self) -> Option<ApiKeyId> {
+        match &self.credential {
+            Credential::Key(id) => Some(*id),
+            Credential::Session { .. } => None,
+        }
+    }
+
+    /// Who the caller's writes are attributed to.
+    #[must_use]
+    pub fn actor(&self) -> crate::event::Actor {
+        match &self.credential {
+            Credential::Key(id) => crate::event::Actor::ApiKey(*id),
+            Credential::Session { person, .. } => crate::event::Actor::Person(person.clone()),
+        }
+    }
+
+    /// The id a rate limit counts the caller by: the key's or the session's.
+    #[must_use]
+    pub const fn credential_id(&self) -> uuid::Uuid {
+        match &self.credential {
+            Credential::Key(id) => *id.as_uuid(),
+            Credential::Session { id, .. } => *id.as_uuid(),
+        }
+    }
+}
+
+/// A valid key or session lacks the scope an operation needs (answers 403).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("this API key lacks the '{0}' scope")]
-pub struct MissingScope(pub Scope);
+pub enum MissingScope {
+    /// The API key lacks it.
+    #[error("this API key lacks the '{0}' scope")]
+    Key(Scope),
+    /// The signed-in person's groups do not give it.
+    #[error("your groups at the identity provider do not give the '{0}' scope")]
+    Session(Scope),
+}
 
 impl Caller {
     /// Ensures the caller holds `scope`.
@@ -303,8 +369,10 @@ impl Caller {
     pub fn require(&self, scope: Scope) -> Result<(), MissingScope> {
         if self.scopes.contains(scope) {
             Ok(())
+        } else if self.key_id().is_some() {
+            Err(MissingScope::Key(scope))
         } else {
-            Err(MissingScope(scope))
+            Err(MissingScope::Session(scope))
         }
     }
 }
@@ -382,13 +450,13 @@ mod tests {
 
     #[test]
     fn scope_checks() {
-        let caller = Caller {
-            organization_id: OrganizationId::new(),
-            key_id: ApiKeyId::new(),
-            scopes: Scopes::from_list([Scope::WarehousesRead]),
-        };
+        let caller = Caller::with_key(
+            OrganizationId::new(),
+            ApiKeyId::new(),
+            Scopes::from_list([Scope::WarehousesRead]),
+        );
         assert!(caller.require(Scope::WarehousesRead).is_ok());
-        assert_eq!(caller.require(Scope::Scim), Err(MissingScope(Scope::Scim)));
+        assert_eq!(caller.require(Scope::Scim), Err(MissingScope::Key(Scope::Scim)));
     }
 
     #[test]

@@ -143,26 +143,42 @@ wire_enum! {
         Cli => "CLI",
         /// equip itself (the mail dispatcher, a background job).
         System => "SYSTEM",
+        /// A person signed in to the console with the organization's identity
+        /// provider (their subject and email are kept).
+        Person => "PERSON",
     }
 }
 
 /// Who made a change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Actor {
     /// A request with this API key.
     ApiKey(ApiKeyId),
+    /// A person signed in with the identity provider.
+    Person(PersonActor),
     /// An `equip` command.
     Cli,
     /// equip itself.
     System,
 }
 
+/// A signed-in person as events name them: the identity provider's subject
+/// and the address equip shows. Cheap to clone.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PersonActor {
+    /// The provider's subject identifier.
+    pub subject: std::sync::Arc<str>,
+    /// Their email (or the provider's user name when it gave no email).
+    pub email: std::sync::Arc<str>,
+}
+
 impl Actor {
     /// The actor's type.
     #[must_use]
-    pub const fn kind(self) -> ActorType {
+    pub const fn kind(&self) -> ActorType {
         match self {
             Self::ApiKey(_) => ActorType::ApiKey,
+            Self::Person(_) => ActorType::Person,
             Self::Cli => ActorType::Cli,
             Self::System => ActorType::System,
         }
@@ -170,24 +186,58 @@ impl Actor {
 
     /// The key's id, for an API key.
     #[must_use]
-    pub const fn key_id(self) -> Option<ApiKeyId> {
+    pub const fn key_id(&self) -> Option<ApiKeyId> {
         match self {
-            Self::ApiKey(id) => Some(id),
-            Self::Cli | Self::System => None,
+            Self::ApiKey(id) => Some(*id),
+            Self::Person(_) | Self::Cli | Self::System => None,
         }
     }
 
-    /// The actor from its stored type and id.
+    /// The person, for a signed-in person.
+    #[must_use]
+    pub const fn person(&self) -> Option<&PersonActor> {
+        match self {
+            Self::Person(p) => Some(p),
+            Self::ApiKey(_) | Self::Cli | Self::System => None,
+        }
+    }
+
+    /// What the store keeps of it besides its type: the key's id or the
+    /// person's subject, and the person's email.
+    #[must_use]
+    pub fn stored_parts(&self) -> (Option<String>, Option<String>) {
+        match self {
+            Self::ApiKey(id) => (Some(id.to_string()), None),
+            Self::Person(p) => (Some(p.subject.to_string()), Some(p.email.to_string())),
+            Self::Cli | Self::System => (None, None),
+        }
+    }
+
+    /// The actor from its stored type, id and email.
     ///
     /// # Errors
-    /// An unknown type, or an API key without a well-formed id.
-    pub fn from_parts(kind: &str, id: Option<&str>) -> Result<Self, crate::DomainError> {
+    /// An unknown type, an API key without a well-formed id, or a person
+    /// without a subject.
+    pub fn from_parts(
+        kind: &str,
+        id: Option<&str>,
+        email: Option<&str>,
+    ) -> Result<Self, crate::DomainError> {
         Ok(match ActorType::parse(kind)? {
             ActorType::ApiKey => {
                 let id = id.and_then(|id| ApiKeyId::parse(id).ok()).ok_or_else(|| {
                     crate::DomainError::invalid("actor.id", "an API key actor needs its key id")
                 })?;
                 Self::ApiKey(id)
+            }
+            ActorType::Person => {
+                let subject = id.ok_or_else(|| {
+                    crate::DomainError::invalid("actor.id", "a person actor needs its subject")
+                })?;
+                Self::Person(PersonActor {
+                    subject: subject.into(),
+                    email: email.unwrap_or(subject).into(),
+                })
             }
             ActorType::Cli => Self::Cli,
             ActorType::System => Self::System,
@@ -804,12 +854,12 @@ mod tests {
         let key = ApiKeyId::new();
         let id = key.to_string();
         assert_eq!(
-            Actor::from_parts("API_KEY", Some(&id)).unwrap(),
+            Actor::from_parts("API_KEY", Some(&id), None).unwrap(),
             Actor::ApiKey(key)
         );
-        assert_eq!(Actor::from_parts("CLI", None).unwrap(), Actor::Cli);
-        assert!(Actor::from_parts("API_KEY", None).is_err());
-        assert!(Actor::from_parts("ROBOT", None).is_err());
+        assert_eq!(Actor::from_parts("CLI", None, None).unwrap(), Actor::Cli);
+        assert!(Actor::from_parts("API_KEY", None, None).is_err());
+        assert!(Actor::from_parts("ROBOT", None, None).is_err());
         let membership = NewEvent::membership(GroupId::new(), PersonId::new(), false);
         assert_eq!(membership.kind, EventType::GroupMemberRemoved);
         assert_eq!(membership.changes["member"].to, Value::Null);

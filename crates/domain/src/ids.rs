@@ -103,6 +103,11 @@ id_type!(
     WarehouseId
 );
 id_type!(
+    /// Identifies a console session opened by signing in with the
+    /// organization's identity provider (not the secret of its cookie).
+    SessionId
+);
+id_type!(
     /// Identifies an office.
     OfficeId
 );

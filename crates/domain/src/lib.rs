@@ -62,6 +62,7 @@ pub mod ports;
 pub mod reminder;
 pub mod returns;
 pub mod service_stats;
+pub mod sso;
 pub mod services;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

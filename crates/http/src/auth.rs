@@ -23,6 +23,11 @@ use crate::error::{Area, HttpError};
 impl From<AuthFailure> for HttpError {
     fn from(failure: AuthFailure) -> Self {
         match failure {
+            AuthFailure::Refused(AuthError::NotAKey) => Self::with_status(
+                actix_web::http::StatusCode::NOT_FOUND,
+                "authorization",
+                "signed in with a session, not an API key; GET /sso/session says who is signed in",
+            ),
             AuthFailure::Refused(e) => Self::unauthorized(e),
             AuthFailure::Store(e) => Self::from(DomainError::from(e)),
         }
@@ -93,6 +98,11 @@ impl ApiKeyHeader {
             })
         });
         Self { header }
+    }
+
+    /// Whether the request has no `Authorization` header at all.
+    pub(crate) fn is_absent(&self) -> bool {
+        self.header.is_none()
     }
 
     /// The header's value, or the 401 of a missing or unreadable one.

@@ -40,7 +40,7 @@ use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Tr
 use actix_web::http::header::{HeaderMap, HeaderValue};
 use actix_web::http::Method;
 use actix_web::{web, Error, HttpMessage};
-use equip_domain::api_key::{Caller, Scope};
+use equip_domain::api_key::{Caller, Credential, Scope};
 use tracing::field::display;
 
 use crate::auth::ApiKeyHeader;
@@ -186,7 +186,10 @@ where
                     // key's id (never the key): `crate::logging`.
                     let span = tracing::Span::current();
                     span.record("org_id", display(caller.organization_id));
-                    span.record("key_id", display(caller.key_id));
+                    match &caller.credential {
+                        Credential::Key(id) => span.record("key_id", display(id)),
+                        Credential::Session { id, .. } => span.record("session_id", display(id)),
+                    };
                     within_rate_limit(&rate_limit, &caller).and_then(|allowed| {
                         check_query(req.query_string()).map(|()| (caller, allowed))
                     })
@@ -227,7 +230,7 @@ fn within_rate_limit(
     rate_limit: &RateLimit,
     caller: &Caller,
 ) -> Result<Option<Allowed>, HttpError> {
-    match rate_limit.check(caller.key_id) {
+    match rate_limit.check(caller.credential_id()) {
         None => Ok(None),
         Some(Ok(allowed)) => Ok(Some(allowed)),
         Some(Err(exceeded)) => Err(HttpError::too_many_requests(&exceeded)),
@@ -241,15 +244,29 @@ fn rate_limit_headers(headers: &mut HeaderMap, allowed: &Allowed) {
     headers.insert(RATELIMIT_RESET, HeaderValue::from(allowed.reset_secs));
 }
 
-/// The verified caller of `req`, holding `scope` if one is needed.
+/// The verified caller of `req`, holding `scope` if one is needed: by its
+/// API key, or, without an `Authorization` header, by its session cookie
+/// (`crate::sso`; a request that may change something must then carry the
+/// CSRF header).
 async fn admit(req: &ServiceRequest, scope: Option<Scope>) -> Result<Caller, HttpError> {
     let header = ApiKeyHeader::read(req.request());
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| HttpError::internal(&"application state missing"))?;
+    let ports = state.system_ports();
+    if header.is_absent() {
+        if let (Some(sso), Some(token)) = (state.sso(), crate::sso::session_cookie(req.request())) {
+            let limits = sso.limits;
+            let (caller, _) = crate::blocking::run(move || {
+                crate::sso::session_caller(&*ports, &token, limits, scope)
+            })
+            .await?;
+            crate::sso::check_csrf(req.request())?;
+            return Ok(caller);
+        }
+    }
     // Missing or malformed: answered without a store call.
     header.presented()?;
-    let ports = req
-        .app_data::<web::Data<AppState>>()
-        .map(|s| s.system_ports())
-        .ok_or_else(|| HttpError::internal(&"application state missing"))?;
     crate::blocking::run(move || header.authenticate(&*ports, scope)).await
 }
 

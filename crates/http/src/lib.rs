@@ -46,6 +46,7 @@ pub mod routes;
 pub mod scim_requests;
 pub mod scoped;
 pub mod shares;
+pub mod sso;
 mod state;
 
 use actix_web::body::MessageBody;
@@ -100,6 +101,7 @@ pub fn app_with(
         .app_data(error::query_config())
         .app_data(error::path_config())
         .configure(mount)
+        .configure(routes::sso::configure)
         .configure(routes::configure)
         .default_service(web::to(error::unknown_path))
         .wrap(limits)

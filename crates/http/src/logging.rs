@@ -80,6 +80,7 @@ where
             route = Empty,
             org_id = Empty,
             key_id = Empty,
+            session_id = Empty,
         );
         // The template the path matches before routing; the route that
         // answers is recorded at the end when it differs (a SCIM path with

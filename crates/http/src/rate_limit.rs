@@ -19,7 +19,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use equip_domain::ids::ApiKeyId;
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
@@ -35,8 +34,8 @@ const SWEEP_EVERY: u32 = 4096;
 const BURST_SECONDS: NonZeroU32 = NonZeroU32::MIN.saturating_add(1);
 
 type KeyedLimiter = RateLimiter<
-    ApiKeyId,
-    DefaultKeyedStateStore<ApiKeyId>,
+    uuid::Uuid,
+    DefaultKeyedStateStore<uuid::Uuid>,
     DefaultClock,
     StateInformationMiddleware,
 >;
@@ -114,7 +113,7 @@ impl RateLimit {
     ///
     /// # Errors
     /// The key is over its limit.
-    pub fn check(&self, key: ApiKeyId) -> Option<Result<Allowed, Exceeded>> {
+    pub fn check(&self, key: uuid::Uuid) -> Option<Result<Allowed, Exceeded>> {
         let buckets = self.inner.as_ref()?;
         buckets.sweep_now_and_then();
         let limit = buckets.burst.get();
@@ -185,14 +184,14 @@ mod tests {
     fn off_limits_nothing() {
         let limit = RateLimit::per_second(0);
         assert_eq!(limit.rate(), 0);
-        assert!(limit.check(ApiKeyId::new()).is_none());
-        assert!(RateLimit::default().check(ApiKeyId::new()).is_none());
+        assert!(limit.check(uuid::Uuid::new_v4()).is_none());
+        assert!(RateLimit::default().check(uuid::Uuid::new_v4()).is_none());
     }
 
     #[test]
     fn a_key_gets_twice_the_rate_at_once_then_waits() {
         let limit = RateLimit::per_second(5);
-        let key = ApiKeyId::new();
+        let key = uuid::Uuid::new_v4();
         let first = limit.check(key).unwrap().unwrap();
         assert_eq!(first.limit, 10);
         assert_eq!(first.remaining, 9);
@@ -205,13 +204,13 @@ mod tests {
         assert_eq!(refused.retry_after_secs, 1);
         assert!(refused.reset_secs >= 2, "{refused:?}");
         // Another key is not limited by the first.
-        assert!(limit.check(ApiKeyId::new()).unwrap().is_ok());
+        assert!(limit.check(uuid::Uuid::new_v4()).unwrap().is_ok());
     }
 
     #[test]
     fn idle_keys_are_dropped() {
         let limit = RateLimit::per_second(1000);
-        let key = ApiKeyId::new();
+        let key = uuid::Uuid::new_v4();
         limit.check(key).unwrap().unwrap();
         assert_eq!(limit.keys_held(), 1);
         std::thread::sleep(Duration::from_millis(20));

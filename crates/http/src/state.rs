@@ -45,6 +45,7 @@ pub trait Ports:
     + ReturnOrderRepository
     + OrderRepository
     + OrganizationRepository
+    + equip_domain::ports::SsoRepository
     + HealthCheck
 {
 }
@@ -66,6 +67,7 @@ impl<T> Ports for T where
         + ReturnOrderRepository
         + OrderRepository
         + OrganizationRepository
+        + equip_domain::ports::SsoRepository
         + HealthCheck
 {
 }
@@ -84,6 +86,7 @@ pub struct AppState {
     shares: Arc<Shares>,
     metrics: Option<Arc<Metrics>>,
     scim_max_results: u32,
+    sso: Option<Arc<crate::sso::SsoSupport>>,
 }
 
 /// The store's ports with their writes attributed to an actor.
@@ -138,6 +141,7 @@ impl AppState {
             shares: Arc::new(Shares::off()),
             metrics: None,
             scim_max_results: equip_domain::person_query::MAX_PAGE_SIZE,
+            sso: None,
         }
     }
 
@@ -231,6 +235,20 @@ impl AppState {
         self.scim_max_results
     }
 
+    /// The same state with console sign-in through the organizations'
+    /// identity providers (`/sso`, and the session cookie on every route).
+    #[must_use]
+    pub fn with_sso(mut self, sso: crate::sso::SsoSupport) -> Self {
+        self.sso = Some(Arc::new(sso));
+        self
+    }
+
+    /// Sign-in with identity providers, unless it is off.
+    #[must_use]
+    pub fn sso(&self) -> Option<Arc<crate::sso::SsoSupport>> {
+        self.sso.clone()
+    }
+
     /// The same state with links based on `public_url`.
     #[must_use]
     pub fn with_public_url(mut self, public_url: PublicUrl) -> Self {
@@ -263,14 +281,14 @@ impl AppState {
     /// # Errors
     /// No connection in time.
     pub fn write_session(&self, caller: &Caller) -> StoreResult<Arc<dyn Ports>> {
-        (self.sessions)(Actor::ApiKey(caller.key_id))
+        (self.sessions)(caller.actor())
     }
 
     /// The ports for a request of `caller`, to move into a blocking closure:
     /// its writes' events name the caller's key.
     #[must_use]
     pub fn ports(&self, caller: &Caller) -> Arc<dyn Ports> {
-        (self.acting)(Actor::ApiKey(caller.key_id))
+        (self.acting)(caller.actor())
     }
 
     /// The ports for what no caller has authenticated yet (the key check,

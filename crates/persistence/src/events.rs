@@ -103,7 +103,7 @@ impl Recorder {
                     for chunk in events.chunks(INSERT_CHUNK) {
                         let mut sql = Sql::default();
                         sql.push_sql("WITH ");
-                        push_numbered_insert(&mut sql, self.actor, &org, chunk, 0)?;
+                        push_numbered_insert(&mut sql, &self.actor, &org, chunk, 0)?;
                         sql.execute(c)?;
                     }
                 }
@@ -115,7 +115,7 @@ impl Recorder {
                         .iter()
                         .zip(first..)
                         .map(|((at, event), sequence)| {
-                            EventRow::new(&org, sequence, self.actor, *at, event)
+                            EventRow::new(&org, sequence, &self.actor, *at, event)
                         })
                         .collect::<DbResult<_>>()?;
                     for chunk in rows.chunks(INSERT_CHUNK) {
@@ -141,7 +141,7 @@ impl Recorder {
 /// last lock the statement takes (see [`write_recorded_pg`]).
 fn push_numbered_insert(
     sql: &mut Sql,
-    actor: Actor,
+    actor: &Actor,
     org: &str,
     events: &[(DateTime<Utc>, NewEvent)],
     after_writes: usize,
@@ -160,13 +160,13 @@ fn push_numbered_insert(
          SET last_sequence = event_sequences.last_sequence + excluded.last_sequence \
          RETURNING last_sequence) \
          INSERT INTO events (organization_id, sequence, id, \"type\", occurred_at, actor_type, \
-         actor_id, subject_type, subject_id, changes) \
+         actor_id, subject_type, subject_id, changes, actor_email) \
          SELECT v.organization_id, s.last_sequence - ",
     )
     .push_bind(count)
     .push_sql(
         " + v.n, v.id, v.kind, v.occurred_at, v.actor_type, v.actor_id, v.subject_type, \
-         v.subject_id, v.changes FROM s CROSS JOIN (VALUES ",
+         v.subject_id, v.changes, v.actor_email FROM s CROSS JOIN (VALUES ",
     );
     for (n, (at, event)) in (1_i64..).zip(events) {
         let row = EventRow::new(org, n, actor, *at, event)?;
@@ -193,11 +193,13 @@ fn push_numbered_insert(
             .push_bind(row.subject_id)
             .push_sql(", ")
             .push_bind(row.changes)
+            .push_sql(", ")
+            .push_bind(row.actor_email)
             .push_sql(")");
     }
     sql.push_sql(
         ") AS v (organization_id, n, id, kind, occurred_at, actor_type, actor_id, \
-         subject_type, subject_id, changes)",
+         subject_type, subject_id, changes, actor_email)",
     );
     if events.len() > 1 {
         // One shape per number of rows: keep only the common one prepared.
@@ -225,7 +227,7 @@ fn push_numbered_insert(
 /// two transactions could wait for each other.
 pub(crate) fn write_recorded_pg(
     c: &mut PgConnection,
-    actor: Actor,
+    actor: &Actor,
     org: &str,
     at: DateTime<Utc>,
     event: NewEvent,
@@ -302,7 +304,7 @@ impl RunQueryDsl<PgConnection> for WithWrites<'_> {}
 /// event exists if and only if its change committed.
 pub(crate) fn recorded<T, E>(
     c: &mut DbConnection,
-    actor: Actor,
+    actor: &Actor,
     body: impl FnOnce(&mut DbConnection, &mut Recorder) -> Result<T, E>,
 ) -> Result<T, E>
 where
@@ -310,7 +312,7 @@ where
 {
     let mut written = 0;
     let value = write_transaction(c, |c| {
-        let mut recorder = Recorder::new(actor);
+        let mut recorder = Recorder::new(actor.clone());
         let value = body(c, &mut recorder)?;
         written = recorder.pending.len();
         recorder.write(c)?;
@@ -352,13 +354,14 @@ struct EventRow {
     subject_type: String,
     subject_id: String,
     changes: Option<String>,
+    actor_email: Option<String>,
 }
 
 impl EventRow {
     fn new(
         org: &str,
         sequence: i64,
-        actor: Actor,
+        actor: &Actor,
         at: DateTime<Utc>,
         e: &NewEvent,
     ) -> DbResult<Self> {
@@ -367,6 +370,7 @@ impl EventRow {
         } else {
             Some(serde_json::to_string(&e.changes).map_err(DbError::corrupt)?)
         };
+        let (actor_id, actor_email) = actor.stored_parts();
         Ok(Self {
             organization_id: org.to_owned(),
             sequence,
@@ -374,10 +378,11 @@ impl EventRow {
             kind: e.kind.as_str().to_owned(),
             occurred_at: db_time(at),
             actor_type: actor.kind().as_str().to_owned(),
-            actor_id: actor.key_id().map(|id| id.to_string()),
+            actor_id,
             subject_type: e.subject.kind.as_str().to_owned(),
             subject_id: e.subject.id.hyphenated().to_string(),
             changes,
+            actor_email,
         })
     }
 
@@ -390,7 +395,11 @@ impl EventRow {
             sequence: self.sequence,
             kind: EventType::parse(&self.kind).map_err(DbError::corrupt)?,
             occurred_at: utc(self.occurred_at),
-            actor: Actor::from_parts(&self.actor_type, self.actor_id.as_deref())
+            actor: Actor::from_parts(
+                &self.actor_type,
+                self.actor_id.as_deref(),
+                self.actor_email.as_deref(),
+            )
                 .map_err(DbError::corrupt)?,
             subject: Subject {
                 kind: SubjectType::parse(&self.subject_type).map_err(DbError::corrupt)?,

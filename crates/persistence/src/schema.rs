@@ -364,6 +364,7 @@ diesel::table! {
         subject_type -> Text,
         subject_id -> Text,
         changes -> Nullable<Text>,
+        actor_email -> Nullable<Text>,
     }
 }
 
@@ -464,6 +465,52 @@ diesel::joinable!(return_order_items -> return_orders (return_order_id));
 diesel::joinable!(warehouse_grants -> warehouses (warehouse_id));
 diesel::joinable!(group_members -> groups (group_id));
 
+diesel::table! {
+    sso_configs (organization_id) {
+        organization_id -> Text,
+        issuer -> Text,
+        client_id -> Text,
+        client_secret -> Text,
+        scopes -> Text,
+        groups_claim -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    sso_roles (organization_id, group_name) {
+        organization_id -> Text,
+        group_name -> Text,
+        scopes -> Text,
+    }
+}
+
+diesel::table! {
+    sso_login_attempts (state_hash) {
+        state_hash -> Text,
+        organization_id -> Text,
+        nonce -> Text,
+        pkce_verifier -> Text,
+        next_path -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    sso_sessions (id) {
+        id -> Text,
+        organization_id -> Text,
+        token_hash -> Text,
+        subject -> Text,
+        email -> Text,
+        name -> Nullable<Text>,
+        scopes -> Text,
+        created_at -> Timestamp,
+        last_seen_at -> Timestamp,
+        expires_at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     organizations,
     event_sequences,
@@ -492,4 +539,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     orders,
     shipments,
     order_lines,
+    sso_configs,
+    sso_roles,
+    sso_login_attempts,
+    sso_sessions,
 );

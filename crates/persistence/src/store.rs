@@ -426,7 +426,7 @@ impl Store {
             unwritable: self.unwritable.clone(),
             losses: self.losses.clone(),
             checkouts: self.checkouts.clone(),
-            actor: self.actor,
+            actor: self.actor.clone(),
             writer: self.writer.clone(),
         })
     }

@@ -232,6 +232,59 @@ pub struct ServeArgs {
     /// How webhooks are delivered.
     #[command(flatten)]
     pub webhooks: WebhookArgs,
+    /// Console sign-in with the organizations' identity providers.
+    #[command(flatten)]
+    pub sessions: SessionArgs,
+    /// Turn off sign-in with identity providers (`/sso`) and session
+    /// cookies: only API keys are taken.
+    #[arg(long, env = "EQUIP_NO_SSO")]
+    pub no_sso: bool,
+}
+
+/// How long console sessions live (docs/sso.md): a number and a unit, `s`,
+/// `m`, `h` or `d` (as `8h`, `7d`, `90m`).
+#[derive(Debug, Clone, Args)]
+pub struct SessionArgs {
+    /// A session unused this long ends.
+    #[arg(long, env = "EQUIP_SESSION_IDLE_TIMEOUT", default_value = "8h", value_parser = parse_duration)]
+    pub session_idle_timeout: chrono::Duration,
+    /// A session ends this long after its sign-in, used or not.
+    #[arg(long, env = "EQUIP_SESSION_MAX_AGE", default_value = "7d", value_parser = parse_duration)]
+    pub session_max_age: chrono::Duration,
+}
+
+impl SessionArgs {
+    /// The limits they set.
+    ///
+    /// # Errors
+    /// A limit under a second.
+    pub fn limits(&self) -> anyhow::Result<equip_domain::sso::SessionLimits> {
+        Ok(equip_domain::sso::SessionLimits::new(
+            self.session_idle_timeout,
+            self.session_max_age,
+        )?)
+    }
+}
+
+/// `8h`, `7d`, `90m`, `30s`: a whole number and a unit, at most 365 days.
+fn parse_duration(raw: &str) -> Result<chrono::Duration, String> {
+    let raw = raw.trim();
+    let split = raw.find(|c: char| !c.is_ascii_digit()).unwrap_or(raw.len());
+    let (number, unit) = raw.split_at(split);
+    let n: i64 = number
+        .parse()
+        .map_err(|_| format!("'{raw}' is not a duration such as 8h, 7d, 90m or 30s"))?;
+    let seconds = match unit {
+        "s" => n,
+        "m" => n.saturating_mul(60),
+        "h" => n.saturating_mul(3600),
+        "d" => n.saturating_mul(86_400),
+        _ => return Err(format!("'{raw}': the unit must be s, m, h or d (as 8h or 7d)")),
+    };
+    if !(1..=365 * 86_400).contains(&seconds) {
+        return Err(format!("'{raw}' must be between 1s and 365d"));
+    }
+    Ok(chrono::Duration::seconds(seconds))
 }
 
 /// Webhook delivery settings of `serve` (docs/webhooks.md).
@@ -315,6 +368,98 @@ pub enum OrgCommand {
         /// One JSON array instead of a table (`id`, `name`, `createdAt`).
         #[arg(long)]
         json: bool,
+    },
+    /// Console sign-in with the organization's identity provider (OpenID
+    /// Connect; docs/sso.md).
+    #[command(subcommand)]
+    Sso(SsoCommand),
+}
+
+/// `equip org sso …`.
+#[derive(Debug, Subcommand)]
+pub enum SsoCommand {
+    /// Set the organization's identity provider (its discovery document is
+    /// read now to check the issuer). Role mappings and sessions stay.
+    Set {
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+        /// The provider's issuer URL (https; http only on this machine), e.g.
+        /// https://example.okta.com or
+        /// https://login.microsoftonline.com/TENANT/v2.0.
+        #[arg(long)]
+        issuer: String,
+        /// equip's client id at the provider.
+        #[arg(long)]
+        client_id: String,
+        /// A file holding equip's client secret (never given on the command
+        /// line, where other users could read it).
+        #[arg(long)]
+        client_secret_file: PathBuf,
+        /// A scope to ask (repeatable or comma-separated; `openid` is always
+        /// asked). Default: openid, email, profile, and groups when the
+        /// provider lists it.
+        #[arg(long = "scope", value_delimiter = ',', value_name = "SCOPE")]
+        scopes: Vec<String>,
+        /// The claim holding the person's groups (default `groups`).
+        #[arg(long)]
+        groups_claim: Option<String>,
+    },
+    /// Show the organization's identity provider (never its secret), the
+    /// role mappings, and the paths to register with the provider.
+    Show {
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove the organization's identity provider and role mappings, and
+    /// end every session of the organization.
+    Clear {
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+    },
+    /// Map a provider group to equip scopes (replacing its earlier
+    /// mapping), or remove its mapping.
+    Role {
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+        /// The group as the provider sends it in the groups claim (Okta: its
+        /// name; Entra ID: its object id).
+        #[arg(long)]
+        group: String,
+        #[arg(long = "scope", value_delimiter = ',', value_name = "SCOPE", help = scope_help(), required_unless_present_any = ["all_scopes", "remove"])]
+        scopes: Vec<String>,
+        /// Every scope.
+        #[arg(long, conflicts_with_all = ["scopes", "remove"])]
+        all_scopes: bool,
+        /// Remove the group's mapping (sessions already open keep their
+        /// scopes until they end; `sessions --revoke-all` ends them).
+        #[arg(long, conflicts_with = "scopes")]
+        remove: bool,
+    },
+    /// List the organization's live sessions, or end them.
+    Sessions {
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// End this session (its id, from the list).
+        #[arg(long, value_name = "SESSION_ID")]
+        revoke: Option<String>,
+        /// End every session of the organization.
+        #[arg(long, conflicts_with = "revoke")]
+        revoke_all: bool,
+        /// How long sessions live, as `serve` has it (which sessions are
+        /// live).
+        #[command(flatten)]
+        limits: SessionArgs,
     },
 }
 

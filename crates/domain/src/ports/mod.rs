@@ -23,6 +23,7 @@ mod receipts;
 mod reminders;
 mod returns;
 mod sessions;
+mod sso;
 mod stats;
 mod webhooks;
 
@@ -45,5 +46,6 @@ pub use receipts::{EntryOutcome, ReceiptRepository};
 pub use reminders::{OutboxRepository, ReminderRepository};
 pub use returns::ReturnOrderRepository;
 pub use sessions::WriteSessions;
+pub use sso::SsoRepository;
 pub use stats::StatsSource;
 pub use webhooks::{WebhookQueue, WebhookRepository};

@@ -30,11 +30,11 @@ pub fn authenticate(
         .find_api_key_by_prefix(presented.prefix())?
         .ok_or(AuthError::Unknown)?;
     record.verify(&presented)?;
-    Ok(Caller {
-        organization_id: record.organization_id,
-        key_id: record.id,
-        scopes: record.scopes,
-    })
+    Ok(Caller::with_key(
+        record.organization_id,
+        record.id,
+        record.scopes,
+    ))
 }
 
 /// The stored record of the key `caller` authenticated with (`GET
@@ -48,8 +48,9 @@ pub fn caller_key<K>(keys: &K, caller: &Caller) -> Result<ApiKey, AuthFailure>
 where
     K: ApiKeyRepository + ?Sized,
 {
+    let key_id = caller.key_id().ok_or(AuthError::NotAKey)?;
     let record = keys
-        .find_api_key(caller.organization_id, caller.key_id)?
+        .find_api_key(caller.organization_id, key_id)?
         .ok_or(AuthError::Unknown)?;
     if record.revoked_at.is_some() {
         return Err(AuthError::Revoked.into());

@@ -16,5 +16,6 @@ pub mod people;
 pub mod receipts;
 pub mod reminders;
 pub mod returns;
+pub mod sso;
 pub mod warehouses;
 pub mod webhooks;

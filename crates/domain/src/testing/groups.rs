@@ -213,7 +213,7 @@ impl GroupRepository for InMemoryStore {
         }
         let (org, actor, at) = (group.organization_id, self.actor(), group.updated_at);
         for event in created.events {
-            s.record(org, actor, at, event);
+            s.record(org, actor.clone(), at, event);
         }
         Ok(GroupWrite::Done(group.clone()))
     }
@@ -285,7 +285,7 @@ impl GroupRepository for InMemoryStore {
         }
         let (actor, at) = (self.actor(), written.updated_at);
         for event in &plan.events {
-            s.record(organization, actor, at, event.clone());
+            s.record(organization, actor.clone(), at, event.clone());
         }
         Ok(plan.answer(&current))
     }
@@ -313,7 +313,7 @@ impl GroupRepository for InMemoryStore {
         s.memberships.retain(|(g, _)| *g != id);
         let (actor, at) = (self.actor(), chrono::Utc::now());
         for event in events {
-            s.record(organization, actor, at, event);
+            s.record(organization, actor.clone(), at, event);
         }
         Ok(GroupWrite::Done(current))
     }

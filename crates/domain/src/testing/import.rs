@@ -80,7 +80,7 @@ impl ImportRepository for InMemoryStore {
             let leaving = crate::group::membership::LeavingEveryGroup::of(x.id, groups, now);
             super::groups::leave_groups(&mut s, organization, &leaving);
             for event in leaving.events() {
-                s.record(organization, actor, now, event);
+                s.record(organization, actor.clone(), now, event);
             }
         }
         for x in &batch.inventory {
@@ -105,7 +105,7 @@ impl ImportRepository for InMemoryStore {
             }
         }
         for event in crate::import::events::import_events(batch, &before) {
-            s.record(organization, actor, now, event);
+            s.record(organization, actor.clone(), now, event);
         }
         done += batch.len() - batch.warehouses.len();
         progress(done);

@@ -48,7 +48,7 @@ impl State {
         at: DateTime<Utc>,
     ) {
         for touch in stock_touches(before, after) {
-            self.restate_level_at(organization, touch.sku, touch.warehouse, actor, at);
+            self.restate_level_at(organization, touch.sku, touch.warehouse, actor.clone(), at);
         }
     }
 
@@ -85,7 +85,7 @@ impl State {
         }
         if decided.event {
             let event = below_minimum_event(level.id, available, level.minimum_quantity);
-            self.record(organization, actor, at, event);
+            self.record(organization, actor.clone(), at, event);
         }
     }
 }

@@ -49,6 +49,7 @@ mod people;
 mod receipts;
 mod reminders;
 mod returns;
+mod sso;
 mod webhooks;
 
 /// Everything the in-memory store holds.
@@ -101,6 +102,14 @@ pub struct State {
     pub pruned_event_ids: std::collections::HashMap<OrganizationId, crate::ids::EventId>,
     /// Hold periods set by organizations (the others have the default).
     pub hold_periods: std::collections::HashMap<OrganizationId, crate::returns::hold::HoldPeriod>,
+    /// Sign-in configurations by organization.
+    pub sso_configs: Vec<crate::sso::SsoConfig>,
+    /// Role mappings: (organization, mapping).
+    pub sso_roles: Vec<(OrganizationId, crate::sso::RoleMapping)>,
+    /// Sign-ins in progress.
+    pub login_attempts: Vec<crate::sso::LoginAttempt>,
+    /// Console sessions.
+    pub sessions: Vec<crate::sso::Session>,
 }
 
 impl State {
@@ -145,7 +154,7 @@ impl InMemoryStore {
 
     /// Who this value's writes are attributed to (`SYSTEM` unless set).
     fn actor(&self) -> crate::event::Actor {
-        self.actor.unwrap_or(crate::event::Actor::System)
+        self.actor.clone().unwrap_or(crate::event::Actor::System)
     }
 }
 

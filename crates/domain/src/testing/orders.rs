@@ -25,7 +25,7 @@ impl InMemoryStore {
             .find(|o| o.id == order.id && o.organization_id == order.organization_id)
             .cloned();
         for event in written(before.as_ref(), order) {
-            s.record(order.organization_id, actor, order.updated_at, event);
+            s.record(order.organization_id, actor.clone(), order.updated_at, event);
         }
         upsert(&mut s.orders, order, |o| o.id);
     }
@@ -50,7 +50,7 @@ fn write(
 ) {
     let org = after.organization_id;
     for event in written(Some(before), after) {
-        s.record(org, actor, after.updated_at, event);
+        s.record(org, actor.clone(), after.updated_at, event);
     }
     upsert(&mut s.orders, after, |o| o.id);
     for id in items {
@@ -64,7 +64,7 @@ fn write(
         let current = s.inventory[n].clone();
         let next = moved(&current);
         if let Some(event) = NewEvent::updated(EventType::ItemUpdated, &current, &next) {
-            s.record(org, actor, next.updated_at, event);
+            s.record(org, actor.clone(), next.updated_at, event);
         }
         s.inventory[n] = next;
     }

@@ -182,7 +182,7 @@ impl PersonRepository for InMemoryStore {
         }
         let actor = self.actor();
         for event in &plan.events {
-            s.record(organization, actor, at, event.clone());
+            s.record(organization, actor.clone(), at, event.clone());
         }
         Ok(plan.outcome())
     }

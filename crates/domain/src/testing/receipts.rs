@@ -166,14 +166,14 @@ impl ReceiptRepository for InMemoryStore {
             let released =
                 hold::release(&current, at).map_err(|e| StoreError::Backend(e.to_string()))?;
             if let Some(event) = NewEvent::updated(EventType::ItemUpdated, &current, &released) {
-                s.record(current.organization_id, actor, at, event);
+                s.record(current.organization_id, actor.clone(), at, event);
             }
             s.inventory[*n] = released.clone();
             s.restate_levels_for(
                 current.organization_id,
                 Some(&current),
                 Some(&released),
-                actor,
+                actor.clone(),
                 at,
             );
         }

@@ -115,7 +115,7 @@ impl crate::ports::ReturnOrderRepository for InMemoryStore {
         sync_items(&mut s, &plan.order);
         let actor = self.actor();
         for event in plan.events {
-            s.record(organization, actor, at, event);
+            s.record(organization, actor.clone(), at, event);
         }
         Ok(Ok(plan.order))
     }
@@ -158,11 +158,11 @@ impl crate::ports::ReturnOrderRepository for InMemoryStore {
                 *slot = archived.clone();
             }
             if let Some(e) = NewEvent::updated(EventType::ItemUpdated, read, archived) {
-                s.record(organization, actor, at, e);
+                s.record(organization, actor.clone(), at, e);
             }
         }
         for event in plan.events {
-            s.record(organization, actor, at, event);
+            s.record(organization, actor.clone(), at, event);
         }
         let Some(write) = written(&before, plan.order, at) else {
             return Ok(Ok(before));
@@ -173,7 +173,7 @@ impl crate::ports::ReturnOrderRepository for InMemoryStore {
         }
         sync_items(&mut s, &after);
         for event in write.events {
-            s.record(organization, actor, at, event);
+            s.record(organization, actor.clone(), at, event);
         }
         if let (Some(person), true) = (after.person, write.lines_closed) {
             let open = s
@@ -193,7 +193,7 @@ impl crate::ports::ReturnOrderRepository for InMemoryStore {
                         p.version = done.version;
                         p.updated_at = done.updated_at;
                     }
-                    s.record(organization, actor, at, done.event);
+                    s.record(organization, actor.clone(), at, done.event);
                 }
             }
         }

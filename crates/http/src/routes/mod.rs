@@ -21,6 +21,7 @@ pub mod packages;
 pub mod receipts;
 pub mod return_orders;
 pub mod scim;
+pub mod sso;
 pub mod warehouses;
 pub mod webhooks;
 

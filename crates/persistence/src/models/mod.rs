@@ -41,6 +41,7 @@ mod locations;
 mod orders;
 mod organizations;
 mod people;
+mod sso;
 
 pub(crate) use catalog::*;
 pub(crate) use groups::*;
@@ -50,6 +51,7 @@ pub(crate) use locations::*;
 pub(crate) use orders::*;
 pub(crate) use organizations::*;
 pub(crate) use people::*;
+pub(crate) use sso::*;
 
 /// A time as stored: naive UTC, microsecond precision.
 pub(crate) fn db_time(t: DateTime<Utc>) -> NaiveDateTime {

@@ -38,7 +38,7 @@ impl BackorderRepository for Store {
         for w in waiting {
             filled += self.with("order", "", |c| {
                 let _writer = self.sqlite_writer(c);
-                recorded(c, self.actor, |c, events| {
+                recorded(c, &self.actor, |c, events| {
                     let mut touched = StockTouched::default();
                     touched.gained.insert(w.sku_id.clone());
                     let allocated = crate::orders::fill_backorders(

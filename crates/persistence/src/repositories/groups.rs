@@ -292,7 +292,7 @@ impl GroupRepository for Store {
         let joining = texts(members);
         self.with("group", DUPLICATE_DISPLAY_NAME, |c| {
             let _writer = self.sqlite_writer(c);
-            settle(recorded(c, self.actor, |c, events| {
+            settle(recorded(c, &self.actor, |c, events| {
                 let org = &row.organization_id;
                 let missing = not_people(c, org, &joining)?;
                 let decided = decide_create(group, members, missing);
@@ -337,7 +337,7 @@ impl GroupRepository for Store {
         let named = texts(&change.members.named());
         self.with("group", DUPLICATE_DISPLAY_NAME, |c| {
             let _writer = self.sqlite_writer(c);
-            settle(recorded(c, self.actor, |c, events| {
+            settle(recorded(c, &self.actor, |c, events| {
                 // The facts. People first, then the group (the lock order).
                 let not_people = not_people(c, &org, &joining)?;
                 let Some((current, member_count)) = lock_group(c, &org, &gid)? else {
@@ -420,7 +420,7 @@ impl GroupRepository for Store {
         let gid = id.to_string();
         self.with("group", "", |c| {
             let _writer = self.sqlite_writer(c);
-            settle(recorded(c, self.actor, |c, events| {
+            settle(recorded(c, &self.actor, |c, events| {
                 let Some((current, _)) = lock_group(c, &org, &gid)? else {
                     return refuse(GroupWrite::Missing);
                 };

@@ -21,7 +21,7 @@ impl ImportRepository for Store {
         let mut conn = self
             .conn()
             .map_err(|e| e.into_store("import", "a row of the import clashes with a stored row"))?;
-        let result = recorded(&mut conn, self.actor, |c, events| {
+        let result = recorded(&mut conn, &self.actor, |c, events| {
             crate::import::run(c, events, organization, batch, external, progress)
         });
         match result {

@@ -108,7 +108,7 @@ impl InventoryRepository for Store {
             "an inventory item with this id exists",
             |c| {
                 let rows = ItemRows::from_domain(item)?;
-                recorded(c, self.actor, |c, events| {
+                recorded(c, &self.actor, |c, events| {
                     diesel::insert_into(inventory_items::table)
                         .values(&rows.item)
                         .execute(c)?;
@@ -133,7 +133,7 @@ impl InventoryRepository for Store {
         let expected_updated_at = current.updated_at;
         self.with("inventoryItem", "", |c| {
             let rows = ItemRows::from_domain(item)?;
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 // The item locked, then the order that holds it (an
                 // allocation that took it first has committed its line).
                 crate::returns::lock_items(c, &org, &[item.id])?;

@@ -23,7 +23,7 @@ impl InventoryLevelRepository for Store {
             "inventoryLevel",
             "an active inventory level exists for this SKU and warehouse",
             |c| {
-                recorded(c, self.actor, |c, events| -> DbResult<StockedLevel> {
+                recorded(c, &self.actor, |c, events| -> DbResult<StockedLevel> {
                     diesel::insert_into(inventory_levels::table)
                         .values(&row)
                         .execute(c)?;
@@ -107,7 +107,7 @@ impl InventoryLevelRepository for Store {
     ) -> StoreResult<bool> {
         let org = organization.to_string();
         self.with("inventoryLevel", "", |c| {
-            recorded(c, self.actor, |c, events| -> DbResult<bool> {
+            recorded(c, &self.actor, |c, events| -> DbResult<bool> {
                 let changed = diesel::update(
                     inventory_levels::table
                         .filter(inventory_levels::id.eq(id.to_string()))

@@ -17,5 +17,6 @@ mod receipts;
 mod reminders;
 mod returns;
 mod sessions;
+mod sso;
 mod warehouses;
 mod webhooks;

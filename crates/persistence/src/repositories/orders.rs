@@ -59,7 +59,7 @@ impl OrderRepository for Store {
         let org = organization.to_string();
         self.with("order", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 let Some(before) = lock_order(c, &org, id)? else {
                     return Ok(Err(unknown_order(id)));
                 };
@@ -86,7 +86,7 @@ impl OrderRepository for Store {
         let org = organization.to_string();
         self.with("order", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 let Some(before) = lock_order(c, &org, id)? else {
                     return Ok(Err(unknown_order(id)));
                 };

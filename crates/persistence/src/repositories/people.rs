@@ -277,7 +277,7 @@ impl Store {
                 .load::<String>(c)?
                 .into_iter()
                 .collect();
-            let each = recorded(c, self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
+            let each = recorded(c, &self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
                 let DbConnection::Postgres(pg) = c else {
                     return Err(DbError::corrupt("a PostgreSQL batch on SQLite"));
                 };
@@ -540,12 +540,12 @@ impl PersonRepository for Store {
                     });
                     let package = package.as_ref().map(|p| p as &dyn QueryFragment<Pg>);
                     with_person_writes_pg(&rows, package, |writes| {
-                        write_recorded_pg(pg, self.actor, org, person.updated_at, event, writes)
+                        write_recorded_pg(pg, &self.actor, org, person.updated_at, event, writes)
                     })?;
                 }
                 _ => {
                     creates_together(self, c, |c| {
-                        recorded(c, self.actor, |c, events| {
+                        recorded(c, &self.actor, |c, events| {
                             match c {
                                 DbConnection::Postgres(pg) => {
                                     with_person_writes_pg(&rows, None, |writes| {
@@ -604,7 +604,7 @@ impl PersonRepository for Store {
         // batch makes one wait where one-by-one creates made one each.
         let batch = self.with("person", DUPLICATE_USER_NAME, |c| {
             let each = creates_together(self, c, |c| {
-                recorded(c, self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
+                recorded(c, &self.actor, |c, events| -> DbResult<Vec<DbResult<()>>> {
                     let mut each = Vec::with_capacity(people.len());
                     for person in people {
                         let written = PersonRows::from_domain(person)
@@ -646,7 +646,7 @@ impl PersonRepository for Store {
             let rows = PersonRows::from_domain(person)?;
             let p = rows.person;
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 // The groups show the userName as their members' display.
                 let old_name: Option<String> = people::table
                     .filter(people::id.eq(&p.id))
@@ -734,7 +734,7 @@ impl PersonRepository for Store {
         let id = id.to_string();
         self.with("person", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 // The facts: the person (locked), then their groups
                 // (locked) and the items deployed to them.
                 let version = match offboarding::admit(lock_person(c, &org, &id)?, expected_version)

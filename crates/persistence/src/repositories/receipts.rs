@@ -61,7 +61,7 @@ impl ReceiptRepository for Store {
         let org = organization.to_string();
         let outcome = self.with("inventoryItem", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 receive_in(c, &org, entry, receiving, events)
             })
         });
@@ -81,7 +81,7 @@ impl ReceiptRepository for Store {
         let id = item.to_string();
         self.with("inventoryItem", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 returns::lock_items(c, &org, &[item])?;
                 let Some(current) = returns::read_item(c, &org, item)? else {
                     return Ok(EntryOutcome {
@@ -119,7 +119,7 @@ impl ReceiptRepository for Store {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let released = self.with("inventoryItem", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 // The due holds, locked; those another process has locked
                 // are skipped (its batch releases them).
                 let due = inventory_items::table

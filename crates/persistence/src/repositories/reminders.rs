@@ -184,7 +184,7 @@ impl ReminderRepository for Store {
         let reminder = ReminderRow::from(reminder);
         let message = OutboxRow::from(message);
         self.with("reminder", "reminder exists", |c| {
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 diesel::insert_into(reminders::table)
                     .values(&reminder)
                     .execute(c)?;
@@ -340,7 +340,7 @@ impl OutboxRepository for Store {
         let sent_at = at;
         let at = db_time(at);
         self.with("outboxMessage", "", |c| {
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 let changed = diesel::update(
                     outbox_messages::table
                         .filter(outbox_messages::id.eq(&id))
@@ -377,7 +377,7 @@ impl OutboxRepository for Store {
             AfterFailure::Dead => (DeliveryStatus::Dead, None),
         };
         self.with("outboxMessage", "", |c| {
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 let target = outbox_messages::table
                     .filter(outbox_messages::id.eq(&id))
                     .filter(outbox_messages::claimed_until.eq(Some(lease)))

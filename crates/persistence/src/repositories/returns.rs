@@ -59,7 +59,7 @@ impl ReturnOrderRepository for Store {
         let org = organization.to_string();
         self.with("returnOrder", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 // The facts: the items and the person, locked in that
                 // order; the items' facts are read once both are held, so
                 // that an offboarding of the person that committed while we
@@ -93,7 +93,7 @@ impl ReturnOrderRepository for Store {
         let org = organization.to_string();
         self.with("returnOrder", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 // The facts: the order, the items written off, the person
                 // (when the change decides on them), each locked in that
                 // order.

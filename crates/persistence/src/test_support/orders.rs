@@ -29,7 +29,7 @@ impl Store {
         let org = order.organization_id.to_string();
         self.with("order", "", |c| {
             let _writer = self.sqlite_writer(c);
-            recorded(c, self.actor, |c, events| {
+            recorded(c, &self.actor, |c, events| {
                 let before = lock_order(c, &org, order.id)?;
                 write_order(c, events, &org, before.as_ref(), order)?;
                 let taken: Vec<_> = order

@@ -10,6 +10,7 @@ mod migrate;
 mod org;
 mod progress;
 mod serve;
+mod sso;
 mod table;
 mod warehouse;
 
@@ -38,6 +39,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate => migrate::run(&db),
         Command::Org(OrgCommand::Create { name }) => org::create(&db, &name),
         Command::Org(OrgCommand::List { json }) => org::list(&db, json),
+        Command::Org(OrgCommand::Sso(command)) => sso::run(&db, command),
         Command::Key(command) => keys::run(&db, command),
         Command::Warehouse(command) => warehouse::run(&db, command),
         Command::Import(args) => import::run(&db, &args),

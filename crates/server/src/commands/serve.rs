@@ -216,6 +216,13 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
     if let Some((_, _, registry, _)) = &metrics {
         state = state.with_metrics(Arc::clone(registry));
     }
+    if !args.no_sso {
+        let relying_party = equip_oidc::RelyingParty::new()?;
+        state = state.with_sso(equip_http::sso::SsoSupport::new(
+            relying_party,
+            args.sessions.limits()?,
+        ));
+    }
     let shutdown_timeout = args.shutdown_timeout;
     let bind = args.bind.clone();
     let workers = args.workers;

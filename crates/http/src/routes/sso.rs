@@ -1,0 +1,392 @@
+//! `/sso`: a person's sign-in to the console with their organization's
+//! identity provider (docs/sso.md). These routes are outside the key gate:
+//! they are where a session begins, says who it is, and ends.
+//!
+//! - `GET /sso/{org}/login[?next=/console/…]`: a new attempt (state, nonce,
+//!   PKCE verifier kept in the store, the state also in a cookie of this
+//!   browser), then 303 to the provider.
+//! - `GET /sso/callback?code&state`: the attempt taken once, the code
+//!   exchanged and the ID token checked (`equip-oidc`), the person's groups
+//!   mapped to scopes, a session opened: its cookie set, 303 to the console.
+//!   A refusal is a page saying why.
+//! - `GET /sso/session`: who is signed in and what they may do (401 without
+//!   a live session).
+//! - `POST /sso/logout`: ends the session in the store (every instance
+//!   refuses it from then on) and removes the cookie.
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::Utc;
+use equip_domain::api_key::AuthError;
+use equip_domain::ids::OrganizationId;
+use equip_domain::services::sso::{self as sign_in, SignInError};
+use equip_domain::sso::{hash_token, next_path, LoginAttempt};
+use equip_oidc::OidcError;
+use serde::Deserialize;
+
+use crate::error::HttpError;
+use crate::sso::{
+    check_csrf, is_https, session_caller, session_cookie, session_removed, session_set,
+    state_removed, state_set, STATE_COOKIE,
+};
+use crate::state::AppState;
+
+/// Where the console is.
+const CONSOLE: &str = "/console/";
+
+/// The `/sso` routes.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/sso/{org}/login").route(web::get().to(login)))
+        .service(web::resource("/sso/callback").route(web::get().to(callback)))
+        .service(web::resource("/sso/session").route(web::get().to(session)))
+        .service(web::resource("/sso/logout").route(web::post().to(logout)));
+}
+
+#[derive(Debug, Deserialize)]
+struct LoginQuery {
+    next: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+}
+
+/// A refusal shown to the person as a page.
+struct Page {
+    status: StatusCode,
+    title: &'static str,
+    text: String,
+}
+
+impl Page {
+    fn new(status: StatusCode, title: &'static str, text: impl Into<String>) -> Self {
+        Self {
+            status,
+            title,
+            text: text.into(),
+        }
+    }
+
+    fn render(&self, secure: bool) -> HttpResponse {
+        let body = format!(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <title>{title} · equip</title></head>\n<body>\n<main>\n<h1>{title}</h1>\n\
+             <p>{text}</p>\n<p><a href=\"{CONSOLE}\">Back to the equip console</a></p>\n\
+             </main>\n</body></html>\n",
+            title = escape(self.title),
+            text = escape(&self.text),
+        );
+        HttpResponse::build(self.status)
+            .content_type(ContentType::html())
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .insert_header((
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; frame-ancestors 'none'",
+            ))
+            .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+            .cookie(state_removed(secure))
+            .body(body)
+    }
+}
+
+/// HTML's special characters escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn not_configured() -> Page {
+    Page::new(
+        StatusCode::NOT_FOUND,
+        "This organization does not sign in with an identity provider",
+        "There is no sign-in with an identity provider for this organization on this equip. \
+         Check the link with your IT team, or sign in to the console with an API key.",
+    )
+}
+
+fn unknown_attempt() -> Page {
+    Page::new(
+        StatusCode::BAD_REQUEST,
+        "This sign-in link was already used or has expired",
+        "Each sign-in link works once, for ten minutes, in the browser that opened it. \
+         Go back to the console and sign in again.",
+    )
+}
+
+impl From<SignInError> for Page {
+    fn from(e: SignInError) -> Self {
+        match e {
+            SignInError::NotConfigured => not_configured(),
+            SignInError::UnknownAttempt => unknown_attempt(),
+            SignInError::NoMappedGroup { email, groups } => Page::new(
+                StatusCode::FORBIDDEN,
+                "Your groups do not give you access to equip",
+                format!(
+                    "You signed in as {email}, but none of your groups at the identity provider \
+                     ({}) is given access to equip by your organization. Ask your IT team to map \
+                     one of your groups to equip (equip org sso role).",
+                    if groups.is_empty() {
+                        "it sent none".to_owned()
+                    } else {
+                        groups.join(", ")
+                    }
+                ),
+            ),
+            SignInError::Domain(e) => {
+                let err = HttpError::from(e);
+                Page::new(
+                    err.status(),
+                    "equip could not sign you in",
+                    "equip could not finish the sign-in just now. Try again in a moment.",
+                )
+            }
+        }
+    }
+}
+
+impl From<OidcError> for Page {
+    fn from(e: OidcError) -> Self {
+        match e {
+            OidcError::Unverified(why) => {
+                tracing::warn!(why = %why, "an ID token was refused");
+                Page::new(
+                    StatusCode::UNAUTHORIZED,
+                    "The identity provider's answer could not be verified",
+                    "equip could not verify who signed in (the provider's signed answer failed \
+                     a check), so it did not sign you in. Try again; if it happens again, tell \
+                     your IT team.",
+                )
+            }
+            OidcError::Refused(why) => {
+                tracing::warn!(why = %why, "the identity provider refused the code");
+                Page::new(
+                    StatusCode::BAD_GATEWAY,
+                    "The identity provider refused the sign-in",
+                    format!(
+                        "The identity provider answered '{why}' when equip finished the \
+                         sign-in. Try again; if it happens again, tell your IT team."
+                    ),
+                )
+            }
+            OidcError::Provider(why) | OidcError::Config(why) => {
+                tracing::warn!(why = %why, "the identity provider could not be used");
+                Page::new(
+                    StatusCode::BAD_GATEWAY,
+                    "The identity provider could not be reached",
+                    "equip could not talk to your organization's identity provider. Try again \
+                     in a moment; if it goes on, tell your IT team.",
+                )
+            }
+        }
+    }
+}
+
+impl From<HttpError> for Page {
+    fn from(e: HttpError) -> Self {
+        Page::new(
+            e.status(),
+            "equip could not sign you in",
+            "equip is busy or could not finish the sign-in. Try again in a moment.",
+        )
+    }
+}
+
+/// The public base of links, and whether it is https.
+fn base_of(state: &AppState, req: &HttpRequest) -> (String, bool) {
+    let base = state.public_url().base(req);
+    let secure = is_https(&base);
+    (base, secure)
+}
+
+async fn login(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    org: web::Path<String>,
+    query: web::Query<LoginQuery>,
+) -> HttpResponse {
+    let (base, secure) = base_of(&state, &req);
+    let Ok(org) = OrganizationId::parse(&org) else {
+        return not_configured().render(secure);
+    };
+    let Some(sso) = state.sso() else {
+        return not_configured().render(secure);
+    };
+    if let Some(Err(exceeded)) = sso.logins.check(*org.as_uuid()) {
+        return Page::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many sign-ins at once",
+            format!(
+                "This organization's sign-ins are arriving faster than equip takes them. \
+                 Try again in {} s.",
+                exceeded.retry_after_secs
+            ),
+        )
+        .render(secure);
+    }
+    let next = next_path(query.next.as_deref());
+    let redirect_uri = format!("{base}/sso/callback");
+    let ports = state.system_ports();
+    let begun = crate::blocking::run(move || {
+        Ok::<_, HttpError>((|| -> Result<(String, String), Page> {
+            let config = sign_in::config_for_sign_in(&*ports, org)?;
+            let authorization = sso.relying_party.authorize(&config, &redirect_uri)?;
+            let attempt = LoginAttempt {
+                state_hash: hash_token(&authorization.state),
+                organization_id: org,
+                nonce: authorization.nonce,
+                pkce_verifier: authorization.pkce_verifier,
+                next,
+                created_at: Utc::now(),
+            };
+            sign_in::begin_sign_in(&*ports, &attempt)?;
+            Ok((authorization.url, authorization.state))
+        })())
+    })
+    .await;
+    match begun {
+        Ok(Ok((url, state_value))) => HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, url))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .cookie(state_set(&state_value, secure))
+            .finish(),
+        Ok(Err(page)) => page.render(secure),
+        Err(e) => Page::from(e).render(secure),
+    }
+}
+
+async fn callback(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    query: web::Query<CallbackQuery>,
+) -> HttpResponse {
+    let (base, secure) = base_of(&state, &req);
+    if let Some(error) = &query.error {
+        return Page::new(
+            StatusCode::BAD_REQUEST,
+            "The identity provider did not sign you in",
+            format!(
+                "The identity provider answered '{}'. Go back to the console and try again; \
+                 if it happens again, tell your IT team.",
+                error.chars().take(100).collect::<String>()
+            ),
+        )
+        .render(secure);
+    }
+    let (Some(code), Some(state_value), Some(sso)) =
+        (query.code.clone(), query.state.clone(), state.sso())
+    else {
+        return unknown_attempt().render(secure);
+    };
+    let browser_state = req.cookie(STATE_COOKIE).map(|c| c.value().to_owned());
+    let redirect_uri = format!("{base}/sso/callback");
+    let ports = state.system_ports();
+    let finished = crate::blocking::run(move || {
+        Ok::<_, HttpError>((|| -> Result<_, Page> {
+            let now = Utc::now();
+            let attempt =
+                sign_in::take_attempt(&*ports, &state_value, browser_state.as_deref(), now)?;
+            let config = sign_in::config_for_sign_in(&*ports, attempt.organization_id)?;
+            let identity = sso.relying_party.finish(
+                &config,
+                &redirect_uri,
+                &code,
+                &attempt.pkce_verifier,
+                &attempt.nonce,
+            )?;
+            let (session, token) = sign_in::finish_sign_in(
+                &*ports,
+                attempt.organization_id,
+                &identity,
+                now,
+                sso.limits,
+            )?;
+            tracing::info!(
+                org_id = %session.organization_id,
+                session_id = %session.id,
+                "a person signed in to the console"
+            );
+            Ok((token, attempt.next))
+        })())
+    })
+    .await;
+    match finished {
+        Ok(Ok((token, next))) => HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, next.unwrap_or_else(|| CONSOLE.to_owned())))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .cookie(session_set(token.expose(), secure))
+            .cookie(state_removed(secure))
+            .finish(),
+        Ok(Err(page)) => page.render(secure),
+        Err(e) => Page::from(e).render(secure),
+    }
+}
+
+/// `GET /sso/session`: the signed-in person and what they may do.
+async fn session(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
+    let (Some(sso), Some(token)) = (state.sso(), session_cookie(&req)) else {
+        return Err(HttpError::unauthorized(AuthError::NoSession));
+    };
+    let ports = state.system_ports();
+    let limits = sso.limits;
+    let (caller, session) =
+        crate::blocking::run(move || session_caller(&*ports, &token, limits, None)).await?;
+    let body = serde_json::json!({
+        "organizationId": caller.organization_id,
+        "sessionId": session.id,
+        "subject": session.subject,
+        "email": session.email,
+        "name": session.name,
+        "scopes": session.scopes.as_slice().iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        "expiresAt": time_text(session.expires_at),
+        "idleExpiresAt": time_text(session.idle_expires_at(limits)),
+    });
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(body))
+}
+
+fn time_text(t: chrono::DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// `POST /sso/logout`: the session ended everywhere, its cookie removed.
+async fn logout(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
+    check_csrf(&req)?;
+    let (_, secure) = base_of(&state, &req);
+    if let Some(token) = session_cookie(&req) {
+        let ports = state.system_ports();
+        crate::blocking::run(move || sign_in::sign_out(&*ports, &token)).await?;
+    }
+    Ok(HttpResponse::NoContent()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .cookie(session_removed(secure))
+        .finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_escape_what_the_provider_sent() {
+        assert_eq!(
+            escape("<script>alert('x')</script> & \"q\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
+        );
+    }
+}

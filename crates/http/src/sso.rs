@@ -1,0 +1,193 @@
+//! Console sessions of people signed in with their organization's identity
+//! provider (docs/sso.md), as the web layer sees them: the cookies, the
+//! CSRF header, and the session's caller for the gate. The rules (limits,
+//! scopes, the attempt's single use) are the domain's
+//! (`equip_domain::sso`, `services::sso`); the protocol is `equip-oidc`'s.
+//!
+//! A request with an `Authorization` header is authenticated by its key, as
+//! ever. A request without one but with the `equip_session` cookie is the
+//! session's: on every route, `/scim/v2` included (the console uses it).
+//! Such a request that may change something (any method but `GET`, `HEAD`
+//! and `OPTIONS`) must also carry `X-Equip-CSRF`: a header another site's
+//! page cannot send without a CORS preflight, which equip never answers, so
+//! a cross-site form or script cannot act with the person's session (the
+//! cookie is `SameSite=Strict` too).
+
+use actix_web::cookie::{time::Duration as CookieAge, Cookie, SameSite};
+use actix_web::http::Method;
+use actix_web::HttpRequest;
+use equip_domain::api_key::{Caller, Scope};
+use equip_domain::ports::SsoRepository;
+use equip_domain::services::sso::authenticate_session;
+use equip_domain::sso::{Session, SessionLimits, ATTEMPT_LIFETIME};
+use equip_oidc::RelyingParty;
+
+use crate::error::HttpError;
+use crate::rate_limit::RateLimit;
+
+/// The session cookie.
+pub const SESSION_COOKIE: &str = "equip_session";
+/// The cookie binding a sign-in attempt to the browser that began it.
+pub const STATE_COOKIE: &str = "equip_sso_state";
+/// The header a session's state-changing request must carry.
+pub const CSRF_HEADER: &str = "x-equip-csrf";
+/// Sign-ins begun per organization and second (bursts of 10 times that):
+/// each writes an attempt.
+const LOGINS_PER_SECOND: u32 = 5;
+
+/// Sign-in with identity providers, as `serve` set it up.
+pub struct SsoSupport {
+    /// The OpenID Connect relying party (providers' documents cached).
+    pub relying_party: RelyingParty,
+    /// How long sessions live.
+    pub limits: SessionLimits,
+    /// Sign-ins begun, per organization.
+    pub logins: RateLimit,
+}
+
+impl std::fmt::Debug for SsoSupport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SsoSupport")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SsoSupport {
+    /// Support with these session limits and the default sign-in rate.
+    #[must_use]
+    pub fn new(relying_party: RelyingParty, limits: SessionLimits) -> Self {
+        Self {
+            relying_party,
+            limits,
+            logins: RateLimit::per_second(LOGINS_PER_SECOND),
+        }
+    }
+}
+
+/// The session cookie of `req`, if it has one.
+#[must_use]
+pub fn session_cookie(req: &HttpRequest) -> Option<String> {
+    req.cookie(SESSION_COOKIE).map(|c| c.value().to_owned())
+}
+
+/// Whether `req` may change something only with the CSRF header.
+fn changes_state(method: &Method) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// 403 when a session's request that may change something lacks the CSRF
+/// header.
+///
+/// # Errors
+/// 403.
+pub fn check_csrf(req: &HttpRequest) -> Result<(), HttpError> {
+    let present = req
+        .headers()
+        .get(CSRF_HEADER)
+        .is_some_and(|v| !v.as_bytes().is_empty());
+    if changes_state(req.method()) && !present {
+        return Err(HttpError::with_status(
+            actix_web::http::StatusCode::FORBIDDEN,
+            "X-Equip-CSRF",
+            "a request signed in with a session must carry the X-Equip-CSRF header",
+        ));
+    }
+    Ok(())
+}
+
+/// The caller of a session cookie (blocking: on the blocking pool), holding
+/// `scope` when one is needed.
+///
+/// # Errors
+/// 401 for an unknown, expired or revoked session; 403 without the scope;
+/// 5xx when the store fails.
+pub fn session_caller(
+    ports: &dyn SsoRepository,
+    token: &str,
+    limits: SessionLimits,
+    scope: Option<Scope>,
+) -> Result<(Caller, Session), HttpError> {
+    let (caller, session) = authenticate_session(ports, token, chrono::Utc::now(), limits)?;
+    if let Some(scope) = scope {
+        caller.require(scope).map_err(HttpError::forbidden)?;
+    }
+    Ok((caller, session))
+}
+
+/// Whether links and cookies are for https (`Secure` cookies).
+#[must_use]
+pub fn is_https(base: &str) -> bool {
+    base.starts_with("https://")
+}
+
+/// The session cookie carrying `token`: `HttpOnly`, `SameSite=Strict`,
+/// `Path=/`, `Secure` under https; no `Max-Age` (the server ends it).
+#[must_use]
+pub fn session_set(token: &str, secure: bool) -> Cookie<'static> {
+    Cookie::build(SESSION_COOKIE, token.to_owned())
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .path("/")
+        .secure(secure)
+        .finish()
+}
+
+/// The cookie that removes the session cookie from the browser.
+#[must_use]
+pub fn session_removed(secure: bool) -> Cookie<'static> {
+    let mut cookie = session_set("", secure);
+    cookie.make_removal();
+    cookie
+}
+
+/// The cookie binding an attempt to this browser: `SameSite=Lax` (the
+/// provider sends the browser back with a top-level navigation from its own
+/// site), only for the callback's path, for the attempt's lifetime.
+#[must_use]
+pub fn state_set(state: &str, secure: bool) -> Cookie<'static> {
+    Cookie::build(STATE_COOKIE, state.to_owned())
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .path("/sso/callback")
+        .secure(secure)
+        .max_age(CookieAge::seconds(ATTEMPT_LIFETIME.num_seconds()))
+        .finish()
+}
+
+/// The cookie that removes the attempt's cookie.
+#[must_use]
+pub fn state_removed(secure: bool) -> Cookie<'static> {
+    let mut cookie = state_set("", secure);
+    cookie.make_removal();
+    cookie
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookies_carry_their_attributes() {
+        let text = session_set("abc", true).to_string();
+        for part in ["equip_session=abc", "HttpOnly", "SameSite=Strict", "Path=/", "Secure"] {
+            assert!(text.contains(part), "{text}");
+        }
+        assert!(!text.contains("Max-Age"), "{text}");
+        assert!(!session_set("abc", false).to_string().contains("Secure"));
+        let state = state_set("s", false).to_string();
+        for part in ["SameSite=Lax", "Path=/sso/callback", "Max-Age=600", "HttpOnly"] {
+            assert!(state.contains(part), "{state}");
+        }
+        assert!(session_removed(false).to_string().contains("Max-Age=0"));
+    }
+
+    #[test]
+    fn only_reads_need_no_csrf_header() {
+        assert!(!changes_state(&Method::GET));
+        assert!(!changes_state(&Method::HEAD));
+        assert!(changes_state(&Method::POST));
+        assert!(changes_state(&Method::PATCH));
+        assert!(changes_state(&Method::DELETE));
+    }
+}
