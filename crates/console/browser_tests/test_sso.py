@@ -35,6 +35,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import DESKTOP, Console, run_equip, start_equip
+from test_console import HEADER as CSV_HEADER
 from test_console import accessible
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -208,10 +209,10 @@ def remember_cookie(sso, page) -> dict:
     return cookie
 
 
-def go_to_provider(sso, page, base: str):
-    """The sign-in screen at `base`, the organization from the link
-    (`?org=`), on to the provider."""
-    page.goto(f"{base}/console/?org={sso.org}")
+def go_to_provider(sso, page, base: str, view: str = ""):
+    """The sign-in screen at `base` (at `view`, a fragment), the organization
+    from the link (`?org=`), on to the provider."""
+    page.goto(f"{base}/console/?org={sso.org}{view}")
     expect(page.get_by_role("heading", name="Sign in to equip")).to_be_visible()
     expect(page.get_by_label("Organization id")).to_have_value(sso.org)
     page.get_by_role("button", name="Continue to your identity provider").click()
@@ -227,13 +228,14 @@ def log_in_at_provider(sso, page, account: dict, base: str):
         page.get_by_role("button", name="Sign in").click()
 
 
-def sso_sign_in(sso, page, account: dict, base: str | None = None):
-    """Signs `account` in at `base` (default: the `server` fixture's equip);
-    answers the URL of the callback the provider sent the browser to."""
+def sso_sign_in(sso, page, account: dict, base: str | None = None, view: str = ""):
+    """Signs `account` in at `base` (default: the `server` fixture's equip),
+    starting at `view`; answers the URL of the callback the provider sent the
+    browser to."""
     callbacks: list[str] = []
     listener = lambda req: callbacks.append(req.url) if "/sso/callback?" in req.url and req.is_navigation_request() else None  # noqa: E731
     page.on("request", listener)
-    go_to_provider(sso, page, base or sso.a)
+    go_to_provider(sso, page, base or sso.a, view)
     log_in_at_provider(sso, page, account, base or sso.a)
     page.locator("#session").wait_for(state="visible")
     page.remove_listener("request", listener)
@@ -534,9 +536,11 @@ def _attack_page(target: str, serial: str, sku: str) -> str:
 
 def test_a_cross_site_request_is_refused(sso, tab):
     page = tab.page
-    sso_sign_in(sso, page, ADMIN)
+    # Signing in from a view comes back to it (`next`).
+    sso_sign_in(sso, page, ADMIN, view="#/warehouses")
     remember_cookie(sso, page)
-    expect(tab.heading()).to_have_text("Overview")
+    expect(tab.heading()).to_have_text("Warehouses")
+    assert page.url.endswith("/console/#/warehouses"), page.url
     sku = sso.server.api("GET", "/api/v1/inventory", query={"size": "1"})[1]["data"][0]["skuId"]
 
     # From the console's own page, with the session but without the header.
@@ -623,3 +627,29 @@ def test_signing_out_on_one_instance_ends_the_session_on_another(sso, tab):
     expect(other.get_by_role("heading", name="Sign in to equip")).to_be_visible()
     expect(other.locator(".notice")).to_contain_text("401")
     other.close()
+
+
+def test_a_csv_upload_goes_with_the_session(sso, tab, tmp_path):
+    """The upload (XMLHttpRequest, for its progress) carries the cookie and
+    X-Equip-CSRF, not a key; the people it creates are the person's doing."""
+    page = tab.page
+    sso_sign_in(sso, page, ADMIN, view="#/upload")
+    remember_cookie(sso, page)
+    expect(tab.heading()).to_have_text("CSV upload")
+    email = f"sso.{uuid.uuid4().hex[:8]}@console.example"
+    file = tmp_path / "joiners.csv"
+    file.write_text(f"{CSV_HEADER}\r\n,Sam,Session,{email},,,,,,,,,,no,\r\n", encoding="utf-8")
+    uploads: list = []
+    page.on("request", lambda r: uploads.append(r) if r.url.endswith("/scim/v2/Users/csv") else None)
+    page.set_input_files("#csv-file", str(file))
+    page.get_by_role("button", name="Upload joiners.csv").click()
+    expect(page.locator("#upload-status")).to_have_text("Done.")
+    expect(page.locator(".upload-result .notice")).to_have_text("1 row: 1 created, 0 failed.")
+    headers = uploads[0].all_headers()
+    assert headers.get("x-equip-csrf") == "1" and "authorization" not in headers
+    _, found = sso.server.api("GET", "/scim/v2/Users", query={"filter": f'userName eq "{email}"'})
+    assert found["totalResults"] == 1
+    status, feed = sso.server.api("GET", "/api/v1/events", query={"subjectId": found["Resources"][0]["id"]})
+    assert status == 200
+    created = [e for e in feed["data"] if e["type"] == "person.created"]
+    assert created and created[0]["actor"] == {"type": "PERSON", "subject": ADMIN["sub"], "email": ADMIN["email"]}, created

@@ -145,7 +145,7 @@ function keyForm(onSignedIn) {
     {
       class: "card",
       id: "key-form",
-      "aria-labelledby": "key-title",
+      // Not named by its heading: "API key" names the key's field alone.
       onsubmit: async (/** @type {SubmitEvent} */ e) => {
         e.preventDefault();
         const key = input.value.trim();
