@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
@@ -312,6 +313,36 @@ def sessions(sso) -> list[dict]:
 # The tests
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def test_the_sign_in_link_sends_the_browser_to_the_provider(sso):
+    """`GET /sso/{org}/login`: 303 to the provider's authorization endpoint
+    with PKCE, the attempt bound to the browser by a Lax cookie on the
+    callback's path; an organization without SSO is a 404 page."""
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        opener.open(f"{sso.a}/sso/{sso.org}/login?next=/console/%23/levels", timeout=10)
+        raise AssertionError("a redirect was expected")
+    except urllib.error.HTTPError as e:
+        assert e.code == 303, e.code
+        location, cookies = e.headers["Location"], e.headers.get_all("Set-Cookie")
+    target = urllib.parse.urlparse(location)
+    query = dict(urllib.parse.parse_qsl(target.query))
+    assert location.startswith(sso.provider.issuer + "/"), location
+    assert query["response_type"] == "code" and query["client_id"] == sso.client_id
+    assert query["redirect_uri"] == f"{sso.a}/sso/callback"
+    assert set(query["scope"].split()) >= {"openid", "email", "profile", "groups"}
+    assert query["state"] and query["nonce"] and query["code_challenge"] and query["code_challenge_method"] == "S256"
+    state = next(c for c in cookies if c.startswith("equip_sso_state="))
+    attributes = {a.strip().split("=")[0].lower(): a.strip() for a in state.split(";")[1:]}
+    assert "httponly" in attributes and attributes["samesite"].lower() == "samesite=lax" and attributes["path"] == "Path=/sso/callback", state
+    status, headers, text = raw("GET", f"{sso.a}/sso/{uuid.uuid4()}/login")
+    assert status == 404 and headers["Content-Type"].startswith("text/html"), (status, text[:200])
+
+
 def test_an_admin_signs_in_and_a_change_is_theirs(sso, tab):
     page = tab.page
     # The organization id is checked before leaving equip.
@@ -343,6 +374,8 @@ def test_an_admin_signs_in_and_a_change_is_theirs(sso, tab):
     assert sorted(page.locator("#key-scopes li").all_inner_texts()) == sorted(all_key["scopes"])
     page.locator("#key-summary").click()
     accessible(tab, "overview, signed in with a session")
+    # The session is no API key.
+    assert page_fetch(page, "/api/v1/api-key")["status"] == 404
     page.get_by_role("link", name="People", exact=True).click()
     expect(page.locator("#result-count")).to_be_visible()
     page.get_by_role("link", name="Inventory", exact=True).click()
