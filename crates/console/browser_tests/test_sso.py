@@ -686,3 +686,15 @@ def test_a_csv_upload_goes_with_the_session(sso, tab, tmp_path):
     assert status == 200
     created = [e for e in feed["data"] if e["type"] == "person.created"]
     assert created and created[0]["actor"] == {"type": "PERSON", "subject": ADMIN["sub"], "email": ADMIN["email"]}, created
+
+
+def test_a_new_signing_key_of_the_provider_is_taken(sso, tab):
+    """The provider rotates its signing key (new `kid`, the old one gone from
+    its JWKS): equip reads the keys again and the next sign-in works. Last in
+    the module: every later sign-in is signed with the new key."""
+    page = tab.page
+    sso.provider.hook("rotate-keys")
+    sso_sign_in(sso, page, ADMIN)
+    remember_cookie(sso, page)
+    expect(tab.heading()).to_have_text("Overview")
+    expect(page.locator("#key-summary")).to_have_text(ADMIN["email"])
