@@ -12,6 +12,11 @@
 # missing and this runs as root (CI), never downloaded by a test tool. Without
 # it (and outside CI) the tests are skipped with a message; in CI
 # (CI=true) a missing browser or database fails the run.
+#
+# The single sign-on tests (test_sso.py) start the test OpenID provider with
+# scripts/oidc-provider.sh (node; npm installs its pinned dependencies on
+# the first run). Without node and npm they are skipped with a message, except
+# in CI (or with EQUIP_REQUIRE_NODE=1), where that fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 in_ci() { [ "${CI:-}" = "true" ] || [ "${EQUIP_REQUIRE_POSTGRES:-}" = "1" ]; }
@@ -53,4 +58,12 @@ for a in "$@"; do
   case "$a" in test_*.py) files+=("$a") ;; *) args+=("$a") ;; esac
 done
 [ ${#files[@]} -gt 0 ] || files=(test_*.py)
-exec "$python" -m pytest -q -p no:cacheprovider "${args[@]}" "${files[@]}"
+if [[ " ${files[*]} " == *" test_sso.py "* ]] && { ! command -v node >/dev/null || ! command -v npm >/dev/null; }; then
+  if in_ci || [ "${EQUIP_REQUIRE_NODE:-}" = "1" ]; then
+    echo "console-tests: FAILED: the single sign-on tests need node and npm for the test OpenID provider (apt-get install nodejs npm)" >&2
+    exit 1
+  fi
+  echo "console-tests: no node/npm: test_sso.py will be skipped (apt-get install nodejs npm to run it)" >&2
+fi
+# -rs: every skipped test is listed with its reason, never skipped silently.
+exec "$python" -m pytest -q -rs -p no:cacheprovider "${args[@]}" "${files[@]}"

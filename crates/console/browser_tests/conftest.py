@@ -46,6 +46,7 @@ class Server:
     keys: dict = field(default_factory=dict)
     key_ids: dict = field(default_factory=dict)
     log: list = field(default_factory=list)
+    workdir: Path | None = None
 
     def api(self, method: str, path: str, key: str | None = None, body=None, query=None):
         """Calls the API; answers (status, JSON or None)."""
@@ -84,29 +85,25 @@ def create_key(database_url: str, org: str, label: str, *scope_args: str) -> tup
     return key, key_id
 
 
-def psql(sql: str) -> None:
-    subprocess.run(["psql", POSTGRES_ADMIN, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql], check=True, capture_output=True)
+class Equip:
+    """A running `equip serve` process: its base URL and its log lines."""
+
+    def __init__(self, proc: subprocess.Popen, base: str, log: list):
+        self.proc = proc
+        self.base = base
+        self.log = log
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-def server(request):
-    if not EQUIP_BIN or not Path(EQUIP_BIN).exists():
-        pytest.fail("EQUIP_BIN must name the equip binary (scripts/console-tests.sh builds it)")
-    backend = request.param
-    workdir = Path(tempfile.mkdtemp(prefix=f"equip-console-{backend}-"))
-    database = None
-    if backend == "sqlite":
-        database_url = str(workdir / "equip.db")
-    else:
-        database = f"equip_console_{uuid.uuid4().hex[:12]}"
-        psql(f"CREATE DATABASE {database}")
-        parsed = urllib.parse.urlparse(POSTGRES_ADMIN)
-        database_url = urllib.parse.urlunparse(parsed._replace(path=f"/{database}"))
-    demo = run_equip(database_url, "demo", "--items", os.environ.get("EQUIP_DEMO_ITEMS", "400"))
-    all_key = demo.stdout.strip().splitlines()[0]
-    org = re.search(r"demo organization '[^']*': ([0-9a-f-]{36})", demo.stderr).group(1)
-    reader, reader_id = create_key(database_url, org, "Inventory reader", "--scope", "inventory:read")
-    nothing, nothing_id = create_key(database_url, org, "No scopes", "--no-scopes")
+def start_equip(database_url: str, workdir: Path, *args: str) -> Equip:
+    """`equip serve` on 127.0.0.1 (a free port) over `database_url`, with
+    `args` added; answers once it listens (fails the test if it does not)."""
     env = dict(
         os.environ,
         DATABASE_URL=database_url,
@@ -114,7 +111,7 @@ def server(request):
         RUST_LOG="info",
     )
     proc = subprocess.Popen(
-        [EQUIP_BIN, "serve", "--bind", "127.0.0.1:0", "--log-format", "text"],
+        [EQUIP_BIN, "serve", "--bind", "127.0.0.1:0", "--log-format", "text", *args],
         cwd=workdir,
         env=env,
         stdout=subprocess.PIPE,
@@ -139,15 +136,40 @@ def server(request):
     if not address:
         proc.kill()
         pytest.fail("equip serve did not start:\n" + "".join(log))
-    srv = Server(backend=backend, base=address[0], database_url=database_url, org=org, log=log)
+    return Equip(proc, address[0], log)
+
+
+def psql(sql: str) -> None:
+    subprocess.run(["psql", POSTGRES_ADMIN, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql], check=True, capture_output=True)
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def server(request):
+    if not EQUIP_BIN or not Path(EQUIP_BIN).exists():
+        pytest.fail("EQUIP_BIN must name the equip binary (scripts/console-tests.sh builds it)")
+    backend = request.param
+    workdir = Path(tempfile.mkdtemp(prefix=f"equip-console-{backend}-"))
+    database = None
+    if backend == "sqlite":
+        database_url = str(workdir / "equip.db")
+    else:
+        database = f"equip_console_{uuid.uuid4().hex[:12]}"
+        psql(f"CREATE DATABASE {database}")
+        parsed = urllib.parse.urlparse(POSTGRES_ADMIN)
+        database_url = urllib.parse.urlunparse(parsed._replace(path=f"/{database}"))
+    demo = run_equip(database_url, "demo", "--items", os.environ.get("EQUIP_DEMO_ITEMS", "400"))
+    all_key = demo.stdout.strip().splitlines()[0]
+    org = re.search(r"demo organization '[^']*': ([0-9a-f-]{36})", demo.stderr).group(1)
+    reader, reader_id = create_key(database_url, org, "Inventory reader", "--scope", "inventory:read")
+    nothing, nothing_id = create_key(database_url, org, "No scopes", "--no-scopes")
+    equip = start_equip(database_url, workdir)
+    log = equip.log
+    srv = Server(backend=backend, base=equip.base, database_url=database_url, org=org, log=log)
     srv.keys = {"all": all_key, "reader": reader, "none": nothing}
     srv.key_ids = {"reader": reader_id, "none": nothing_id}
+    srv.workdir = workdir
     yield srv
-    proc.terminate()
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    equip.stop()
     # No key ever appears in the server's log.
     text = "".join(log)
     for name, key in srv.keys.items():

@@ -1,11 +1,12 @@
 // @ts-check
-// The console's shell: sign-in state, navigation by scope, and the router
-// that picks a view for the URL's fragment.
+// The console's shell: sign-in state (a key in this tab, or a session of the
+// organization's single sign-on), navigation by scope, and the router that
+// picks a view for the URL's fragment.
 
-import { forget, keyInfo, storedKey, whenSignedOut } from "./api.js";
+import { forget, keyInfo, resume, sessionInfo, signedIn, signOutSession, whenSignedOut } from "./api.js";
 import { current, go } from "./router.js";
 import { can, scopes, SCOPES } from "./scopes.js";
-import { fill, focusHeading, h } from "./ui.js";
+import { announce, errorBox, fill, focusHeading, h } from "./ui.js";
 import overviewView from "./overview.js";
 
 const main = document.getElementById("main");
@@ -42,19 +43,20 @@ function isCurrent(token) {
 
 function showSession() {
   const info = keyInfo();
-  const signedIn = Boolean(storedKey() && info);
-  document.getElementById("nav").hidden = !signedIn;
-  document.getElementById("session").hidden = !signedIn;
+  const on = signedIn();
+  document.getElementById("nav").hidden = !on;
+  document.getElementById("session").hidden = !on;
   document.getElementById("global-search").hidden = true;
   document.getElementById("org-name").hidden = true;
-  if (!signedIn) return;
+  if (!on) return;
   for (const a of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("#nav a[data-area]"))) {
     a.closest("li").hidden = !allowed(VIEWS[a.dataset.area].needs);
   }
   showOrganization(info);
-  const name = info.label ? `${info.label} (${info.prefix})` : `key ${info.prefix}`;
-  document.getElementById("key-summary").textContent = name;
-  document.getElementById("key-label").textContent = `Signed in with ${name}.`;
+  const { summary, sentence, scopesTitle } = whoWords(info);
+  document.getElementById("key-summary").textContent = summary;
+  document.getElementById("key-label").textContent = sentence;
+  document.getElementById("scopes-title").textContent = scopesTitle;
   const list = scopes();
   fill(
     document.getElementById("key-scopes"),
@@ -62,6 +64,26 @@ function showSession() {
       ? list.map((s) => h("li", { class: "chip", title: SCOPES[s] || "" }, s))
       : h("li", { class: "muted" }, "none"),
   );
+}
+
+/**
+ * Who is signed in, in words: the key's label and prefix, or the person's
+ * email with a session.
+ * @param {any} info what keyInfo() answers
+ * @returns {{summary: string, sentence: string, scopesTitle: string}}
+ */
+function whoWords(info) {
+  const person = sessionInfo();
+  if (person) {
+    const email = person.email || person.subject;
+    return {
+      summary: email,
+      sentence: `Signed in as ${person.name && person.name !== email ? `${person.name} (${email})` : email} with your organization's identity provider.`,
+      scopesTitle: "Scopes your groups give you:",
+    };
+  }
+  const name = info.label ? `${info.label} (${info.prefix})` : `key ${info.prefix}`;
+  return { summary: name, sentence: `Signed in with ${name}.`, scopesTitle: "Scopes of this key:" };
 }
 
 /// The first area the key may open.
@@ -84,7 +106,7 @@ async function render() {
   showSession();
   const route = current();
   const area = route.path[0];
-  if (!storedKey() || !keyInfo()) {
+  if (!signedIn()) {
     markCurrentArea(null);
     try {
       const { signInView } = await import("./signin.js");
@@ -108,10 +130,18 @@ async function render() {
   }
   markCurrentArea(area);
   if (!allowed(view.needs)) {
+    const needs = [view.needs].flat().join(" or ");
     fill(
       main,
-      h("h1", { tabindex: "-1", id: "view-title" }, "Not available with this key"),
-      h("p", {}, `This part of the console needs the scope ${[view.needs].flat().join(" or ")}, which the signed-in key does not have.`),
+      ...(sessionInfo()
+        ? [
+            h("h1", { tabindex: "-1", id: "view-title" }, "Not available to you"),
+            h("p", {}, `This part of the console needs the scope ${needs}, which your groups do not give you. Your IT team maps groups to scopes.`),
+          ]
+        : [
+            h("h1", { tabindex: "-1", id: "view-title" }, "Not available with this key"),
+            h("p", {}, `This part of the console needs the scope ${needs}, which the signed-in key does not have.`),
+          ]),
     );
     focusHeading();
     return;
@@ -143,13 +173,16 @@ function failed(e) {
 
 function noScopes() {
   document.title = "No scopes · equip console";
+  const bySession = Boolean(sessionInfo());
   fill(
     main,
-    h("h1", { tabindex: "-1", id: "view-title" }, "This key has no scopes"),
+    h("h1", { tabindex: "-1", id: "view-title" }, bySession ? "Your groups give you no scopes" : "This key has no scopes"),
     h(
       "p",
       {},
-      "The key is valid, but it may not read or change anything in equip. Ask the administrator of equip for a key with the scopes you need:",
+      bySession
+        ? "You are signed in, but your groups may not read or change anything in equip. Ask your IT team to map one of your groups to the scopes you need:"
+        : "The key is valid, but it may not read or change anything in equip. Ask the administrator of equip for a key with the scopes you need:",
     ),
     h(
       "ul",
@@ -194,9 +227,25 @@ document.getElementById("global-search").addEventListener("submit", (e) => {
   if (q) go(["search"], new URLSearchParams({ q }));
 });
 
-document.getElementById("sign-out").addEventListener("click", () => {
-  forget();
-  signOutMessage = "Signed out. The key was removed from this browser tab.";
+document.getElementById("sign-out").addEventListener("click", async (e) => {
+  const button = /** @type {HTMLButtonElement} */ (e.currentTarget);
+  if (sessionInfo()) {
+    button.disabled = true;
+    try {
+      await signOutSession();
+    } catch (error) {
+      // The session may still be live: say so and stay signed in.
+      main.prepend(errorBox(error, "Signing out"));
+      announce("Signing out failed.");
+      return;
+    } finally {
+      button.disabled = false;
+    }
+    signOutMessage = "Signed out. Your session was ended in equip.";
+  } else {
+    forget();
+    signOutMessage = "Signed out. The key was removed from this browser tab.";
+  }
   history.replaceState(null, "", location.pathname);
   render();
 });
@@ -206,10 +255,16 @@ document.getElementById("skip-link").addEventListener("click", (e) => {
   main.focus();
 });
 
-whenSignedOut((detail) => {
-  signOutMessage = `The API refused the key (401: ${detail}). It was removed from this tab; sign in again.`;
+whenSignedOut((detail, bySession) => {
+  signOutMessage = bySession
+    ? `equip ended your session (401: ${detail}). Sign in again.`
+    : `The API refused the key (401: ${detail}). It was removed from this tab; sign in again.`;
   render();
 });
 
-window.addEventListener("hashchange", render);
-render();
+// A key kept in this tab, else a session of the browser (`GET /sso/session`),
+// before the first screen.
+resume().then(() => {
+  window.addEventListener("hashchange", render);
+  render();
+});

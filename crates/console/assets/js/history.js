@@ -129,6 +129,8 @@ export function actorWords(actor, names) {
     if (k) return k.label ? `${k.label} (key ${k.prefix})` : `the key ${k.prefix}`;
     return actor.id ? `an API key (${String(actor.id).slice(0, 8)})` : "an API key";
   }
+  // Someone signed in through the organization's identity provider.
+  if (actor.type === "PERSON") return actor.email || actor.subject || "a person";
   if (actor.type === "CLI") return "an administrator (equip command line)";
   if (actor.type === "SYSTEM") return "equip itself";
   return label(actor.type);

@@ -362,6 +362,7 @@ export function actorWords(actor, actors) {
     if (k) return `the key ${k.label || k.prefix}`;
     return "an API key";
   }
+  if (actor.type === "PERSON") return actor.email || actor.subject || "a person";
   if (actor.type === "CLI") return "an administrator (equip command)";
   if (actor.type === "SYSTEM") return "equip";
   return say({}, actor.type).toLowerCase();

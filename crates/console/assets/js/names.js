@@ -1,11 +1,11 @@
 // @ts-check
 // Names for ids: the console shows a SKU's title, a warehouse's or office's
 // name, a package's name and a person's name where the API gives an id. Each
-// list is read once per tab (per signed-in key) and kept; people are read one
+// list is read once per tab (per signed-in key or session) and kept; people are read one
 // by one as they are needed and kept too. A key without the scope a list
 // needs gets an empty map, never an error: the screen then shows the id.
 
-import { request, storedKey } from "./api.js";
+import { identity, request } from "./api.js";
 import { can } from "./scopes.js";
 
 /** @typedef {{id: string, title: string, categoryCode: string, categoryName: string, vendorCode: string, vendorName: string, vendorSku: string}} Sku */
@@ -26,9 +26,9 @@ const PEOPLE_PER_REQUEST = 40;
 const persons = new Map();
 let keyOfCache = "";
 
-/** Drops every cached name when another key signed in. */
+/** Drops every cached name when another key (or session) signed in. */
 function fresh() {
-  const key = storedKey() || "";
+  const key = identity();
   if (key !== keyOfCache) {
     lists.clear();
     persons.clear();

@@ -292,7 +292,7 @@ function showReport(result, name, response, records) {
   if (updated) parts.push(`${updated} updated`);
   if (existing.length) parts.push(`${existing.length} already ${existing.length === 1 ? "exists" : "exist"}`);
   parts.push(`${failed.length} failed`);
-  const summary = `${ops.length} rows: ${parts.join(", ")}.`;
+  const summary = `${ops.length} ${ops.length === 1 ? "row" : "rows"}: ${parts.join(", ")}.`;
   fill(
     result,
     h("h2", { id: "report-title", tabindex: "-1" }, "Result"),
