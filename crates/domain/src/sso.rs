@@ -22,7 +22,8 @@ pub const DEFAULT_GROUPS_CLAIM: &str = "groups";
 /// How long a sign-in attempt (its state, nonce and PKCE verifier) lives.
 pub const ATTEMPT_LIFETIME: Duration = Duration::minutes(10);
 /// A session's last use is written at most this often (a request within it
-/// changes nothing in the store).
+/// changes nothing in the store); more often under a short idle timeout
+/// ([`Session::touch_every`]).
 pub const TOUCH_EVERY: Duration = Duration::seconds(60);
 /// The longest group name, issuer, client id or claim name taken.
 const MAX_TEXT: usize = 1024;
@@ -309,7 +310,7 @@ pub struct Session {
     pub scopes: Scopes,
     /// When the person signed in.
     pub created_at: DateTime<Utc>,
-    /// When it was last used (written at most every [`TOUCH_EVERY`]).
+    /// When it was last used (written at most every [`Session::touch_every`]).
     pub last_seen_at: DateTime<Utc>,
     /// When it ends whatever its use (sign-in + the limits' `max_age`).
     pub expires_at: DateTime<Utc>,
@@ -337,7 +338,7 @@ impl SessionToken {
 pub enum SessionVerdict {
     /// Live; `touch`: write its last use now.
     Live {
-        /// Whether the last use is older than [`TOUCH_EVERY`].
+        /// Whether the recorded use is older than [`Session::touch_every`].
         touch: bool,
     },
     /// Ended: unused too long or too old.
@@ -381,8 +382,16 @@ impl Session {
             return SessionVerdict::Expired;
         }
         SessionVerdict::Live {
-            touch: now - self.last_seen_at >= TOUCH_EVERY,
+            touch: now - self.last_seen_at >= Self::touch_every(limits),
         }
+    }
+
+    /// How old a recorded use may get before a request records a new one:
+    /// [`TOUCH_EVERY`], or a quarter of a shorter idle timeout (so a session
+    /// in use never idles out for want of a recorded use).
+    #[must_use]
+    pub fn touch_every(limits: SessionLimits) -> Duration {
+        TOUCH_EVERY.min(limits.idle / 4)
     }
 
     /// When it ends if unused from now on (never after `expires_at`).

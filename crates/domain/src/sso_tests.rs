@@ -168,6 +168,21 @@ fn a_session_ends_when_idle_or_too_old_and_is_touched_once_a_minute() {
     );
     assert_eq!(session.idle_expires_at(limits), at(7 * 86_400));
     assert!(SessionLimits::new(Duration::zero(), Duration::days(1)).is_err());
+    // A short idle timeout records uses often enough that a session in use
+    // never idles out.
+    let short = SessionLimits::new(Duration::seconds(4), Duration::days(1)).unwrap();
+    assert_eq!(Session::touch_every(short), Duration::seconds(1));
+    session.last_seen_at = at(0);
+    session.expires_at = at(86_400);
+    assert_eq!(
+        session.verdict(at(1), short),
+        SessionVerdict::Live { touch: true }
+    );
+    assert_eq!(
+        session.verdict(at(3), short),
+        SessionVerdict::Live { touch: true }
+    );
+    assert_eq!(session.verdict(at(4), short), SessionVerdict::Expired);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 // @ts-check
 // Sign-in, two ways. First, single sign-on: the organization's id (from the
 // link `/console/?org=ID`, else the one this browser used last, kept in
-// localStorage `equip.ssoOrg`) and off to `/sso/{org}/login`, which sends the
+// the browser's local storage, `equip.ssoOrg`) and off to `/sso/{org}/login`, which sends the
 // browser to the organization's identity provider and back with a session
 // cookie. Then an API key, for organizations without single sign-on: checked
 // with `GET /api/v1/api-key` (which any valid key may call) and kept in this

@@ -19,6 +19,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
 use equip_domain::api_key::AuthError;
+use equip_domain::email::escape_html;
 use equip_domain::ids::OrganizationId;
 use equip_domain::services::sso::{self as sign_in, SignInError};
 use equip_domain::sso::{hash_token, next_path, LoginAttempt};
@@ -78,8 +79,8 @@ impl Page {
              <title>{title} · equip</title></head>\n<body>\n<main>\n<h1>{title}</h1>\n\
              <p>{text}</p>\n<p><a href=\"{CONSOLE}\">Back to the equip console</a></p>\n\
              </main>\n</body></html>\n",
-            title = escape(self.title),
-            text = escape(&self.text),
+            title = escape_html(self.title),
+            text = escape_html(&self.text),
         );
         HttpResponse::build(self.status)
             .content_type(ContentType::html())
@@ -92,22 +93,6 @@ impl Page {
             .cookie(state_removed(secure))
             .body(body)
     }
-}
-
-/// HTML's special characters escaped.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn not_configured() -> Page {
@@ -378,17 +363,4 @@ async fn logout(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .cookie(session_removed(secure))
         .finish())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pages_escape_what_the_provider_sent() {
-        assert_eq!(
-            escape("<script>alert('x')</script> & \"q\""),
-            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
-        );
-    }
 }

@@ -43,10 +43,14 @@ fn parse_scopes(raw: &[String]) -> anyhow::Result<Scopes> {
     if raw.is_empty() {
         return Ok(Scopes::all());
     }
+    named_scopes(raw, "or give --no-scopes for a key without any")
+}
+
+/// The scopes named by `--scope` values, each known and none empty (`hint`
+/// ends the message about an empty one).
+pub(super) fn named_scopes(raw: &[String], hint: &str) -> anyhow::Result<Scopes> {
     if raw.iter().any(|s| s.trim().is_empty()) {
-        anyhow::bail!(
-            "--scope: an empty scope; name each scope, or give --no-scopes for a key without any"
-        );
+        anyhow::bail!("--scope: an empty scope; name each scope, {hint}");
     }
     let list = raw
         .iter()

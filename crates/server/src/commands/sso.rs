@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use chrono::Utc;
-use equip_domain::api_key::{Scope, Scopes};
+use equip_domain::api_key::Scopes;
 use equip_domain::ids::{OrganizationId, SessionId};
 use equip_domain::services::sso as service;
 use equip_domain::sso::{ClientSecret, RoleMapping, SsoConfig, DEFAULT_SCOPES};
@@ -103,7 +103,7 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
             let scopes = if all_scopes {
                 Scopes::all()
             } else {
-                parse_scopes(&scopes)?
+                super::keys::named_scopes(&scopes, "or give --all-scopes")?
             };
             let role = RoleMapping::new(&group, scopes)?;
             service::set_role(&store, org, &role)?;
@@ -154,19 +154,6 @@ fn with_default_scopes(mut config: SsoConfig, supported: &[String]) -> SsoConfig
         .map(|s| (*s).to_owned())
         .collect();
     config
-}
-
-/// `--scope` values: at least one, each a known scope.
-fn parse_scopes(raw: &[String]) -> anyhow::Result<Scopes> {
-    if raw.iter().any(|s| s.trim().is_empty()) {
-        anyhow::bail!("--scope: an empty scope; name each scope, or give --all-scopes");
-    }
-    let list = raw
-        .iter()
-        .map(|s| Scope::parse(s))
-        .collect::<Result<Vec<_>, _>>()
-        .context("--scope")?;
-    Ok(Scopes::from_list(list))
 }
 
 /// What `show --json` prints.
@@ -264,6 +251,9 @@ struct SessionLine {
     scopes: Vec<&'static str>,
     created_at: String,
     last_seen_at: String,
+    /// When it ends if unused from now on.
+    idle_expires_at: String,
+    /// When it ends whatever its use.
     expires_at: String,
 }
 
@@ -284,7 +274,8 @@ fn sessions(
                 scopes: s.scopes.as_slice().iter().map(|x| x.as_str()).collect(),
                 created_at: table::json_time(s.created_at),
                 last_seen_at: table::json_time(s.last_seen_at),
-                expires_at: table::json_time(s.idle_expires_at(limits)),
+                idle_expires_at: table::json_time(s.idle_expires_at(limits)),
+                expires_at: table::json_time(s.expires_at),
             })
             .collect();
         return table::print_json(&lines);
