@@ -16,6 +16,8 @@ use crate::ids::{OrganizationId, SessionId};
 
 /// The scopes asked of the provider unless the operator chose others.
 pub const DEFAULT_SCOPES: [&str; 4] = ["openid", "email", "profile", "groups"];
+/// Where the console is: a sign-in returns there.
+pub const CONSOLE_PATH: &str = "/console/";
 /// The ID token (or userinfo) claim holding the person's groups, unless the
 /// operator named another.
 pub const DEFAULT_GROUPS_CLAIM: &str = "groups";
@@ -131,6 +133,20 @@ impl SsoConfig {
             updated_at: now,
         })
     }
+}
+
+/// The scopes to ask a provider that supports `provider_scopes` (its
+/// discovery document's `scopes_supported`) when the operator named none:
+/// [`DEFAULT_SCOPES`], but `groups` only when the provider lists it
+/// (Microsoft Entra ID has no such scope and refuses a sign-in asking it; it
+/// sends groups as its application's token configuration says).
+#[must_use]
+pub fn default_scopes(provider_scopes: &[String]) -> Vec<String> {
+    DEFAULT_SCOPES
+        .iter()
+        .filter(|s| **s != "groups" || provider_scopes.iter().any(|p| p == "groups"))
+        .map(|s| (*s).to_owned())
+        .collect()
 }
 
 /// Trimmed, non-empty, of printable characters and at most [`MAX_TEXT`] long.
@@ -440,14 +456,22 @@ impl LoginAttempt {
     }
 }
 
-/// Where a sign-in may return: a path of the console (`/console/…`), never
-/// another site (`//host`, a scheme, a backslash). Anything else is ignored.
+/// Where a sign-in may return: a path of the console (`/console/…`, no `.`
+/// or `..` segment), never another site (`//host`, a scheme, a backslash).
+/// Anything else is ignored.
 #[must_use]
 pub fn next_path(raw: Option<&str>) -> Option<String> {
     let raw = raw?.trim();
-    let safe = raw.starts_with("/console/")
+    // The path's segments, before a query or fragment: no `.` or `..` that
+    // would step out of the console.
+    let path = raw.split(['?', '#']).next().unwrap_or("");
+    let safe = raw.starts_with(CONSOLE_PATH)
         && !raw.contains('\\')
         && !raw.contains("//")
+        && !path
+            .split('/')
+            .any(|segment| segment == "." || segment == "..")
+        && !path.to_ascii_lowercase().contains("%2e")
         && raw.len() <= 2048
         && !raw.chars().any(char::is_control);
     safe.then(|| raw.to_owned())

@@ -131,6 +131,21 @@ fn the_email_shown_falls_back_to_the_user_name_then_the_subject() {
 }
 
 #[test]
+fn groups_is_asked_by_default_only_of_a_provider_that_lists_it() {
+    let okta = groups(&["openid", "email", "profile", "groups", "offline_access"]);
+    assert_eq!(
+        default_scopes(&okta),
+        groups(&["openid", "email", "profile", "groups"])
+    );
+    let entra = groups(&["openid", "profile", "email", "offline_access"]);
+    assert_eq!(
+        default_scopes(&entra),
+        groups(&["openid", "email", "profile"])
+    );
+    assert_eq!(default_scopes(&[]), groups(&["openid", "email", "profile"]));
+}
+
+#[test]
 fn a_session_ends_when_idle_or_too_old_and_is_touched_once_a_minute() {
     let limits = SessionLimits::new(Duration::hours(8), Duration::days(7)).unwrap();
     let id = ProviderIdentity {
@@ -220,11 +235,18 @@ fn a_sign_in_returns_only_to_the_console() {
         next_path(Some("/console/#/items/1")).as_deref(),
         Some("/console/#/items/1")
     );
+    assert_eq!(
+        next_path(Some("/console/?q=a..b#/x")).as_deref(),
+        Some("/console/?q=a..b#/x")
+    );
     for bad in [
         "https://evil.example/console/",
         "//evil.example/console/",
         "/console//evil.example",
         "/console/\\evil",
+        "/console/../api/v1/inventory",
+        "/console/./../sso/x/login",
+        "/console/%2e%2e/api/v1",
         "/api/v1/inventory",
         "/console",
         "",

@@ -255,13 +255,16 @@ async fn admit(req: &ServiceRequest, scope: Option<Scope>) -> Result<Caller, Htt
         .ok_or_else(|| HttpError::internal(&"application state missing"))?;
     let ports = state.system_ports();
     if header.is_absent() {
-        if let (Some(sso), Some(token)) = (state.sso(), crate::sso::session_cookie(req.request())) {
+        let secure = crate::sso::is_https(&state.public_url().base(req.request()));
+        let token = crate::sso::session_cookie(req.request(), secure);
+        if let (Some(sso), Some(token)) = (state.sso(), token) {
+            // Before any store call: a forged cross-site write costs nothing.
+            crate::sso::check_csrf(req.request())?;
             let limits = sso.limits;
             let (caller, _) = crate::blocking::run(move || {
                 crate::sso::session_caller(&*ports, &token, limits, scope)
             })
             .await?;
-            crate::sso::check_csrf(req.request())?;
             return Ok(caller);
         }
     }

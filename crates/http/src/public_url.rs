@@ -63,6 +63,13 @@ impl PublicUrl {
         self
     }
 
+    /// Whether links come from a configured URL (or trusted proxy headers),
+    /// rather than from the request's `Host` over `http://`.
+    #[must_use]
+    pub fn is_configured(&self) -> bool {
+        self.configured.is_some() || self.trust_forwarded
+    }
+
     /// `scheme://host[:port][/path]` for the links of `req`'s answer.
     #[must_use]
     pub fn base(&self, req: &HttpRequest) -> String {

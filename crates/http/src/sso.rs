@@ -25,15 +25,23 @@ use equip_oidc::RelyingParty;
 use crate::error::HttpError;
 use crate::rate_limit::RateLimit;
 
-/// The session cookie.
+/// The session cookie over http (a provider and equip on one machine).
 pub const SESSION_COOKIE: &str = "equip_session";
+/// The session cookie under https: the `__Host-` prefix makes the browser
+/// refuse it unless equip itself set it (`Secure`, `Path=/`, no `Domain`),
+/// so a page of a sibling subdomain cannot plant its own session in a
+/// person's browser.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-equip_session";
 /// The cookie binding a sign-in attempt to the browser that began it.
 pub const STATE_COOKIE: &str = "equip_sso_state";
+/// [`STATE_COOKIE`] under https (prefixed as [`SECURE_SESSION_COOKIE`]).
+pub const SECURE_STATE_COOKIE: &str = "__Host-equip_sso_state";
 /// The header a session's state-changing request must carry.
 pub const CSRF_HEADER: &str = "x-equip-csrf";
-/// Sign-ins begun per organization and second (bursts of 10 times that):
-/// each writes an attempt.
-const LOGINS_PER_SECOND: u32 = 5;
+/// Sign-ins begun per organization and second (bursts of twice that): each
+/// writes an attempt. Generous, so that someone sending sign-ins for an
+/// organization cannot easily keep its people out.
+const LOGINS_PER_SECOND: u32 = 20;
 
 /// Sign-in with identity providers, as `serve` set it up.
 pub struct SsoSupport {
@@ -65,10 +73,27 @@ impl SsoSupport {
     }
 }
 
-/// The session cookie of `req`, if it has one.
+/// The session cookie of `req`, if it has one; under https only the
+/// prefixed one counts.
 #[must_use]
-pub fn session_cookie(req: &HttpRequest) -> Option<String> {
-    req.cookie(SESSION_COOKIE).map(|c| c.value().to_owned())
+pub fn session_cookie(req: &HttpRequest, secure: bool) -> Option<String> {
+    let name = if secure {
+        SECURE_SESSION_COOKIE
+    } else {
+        SESSION_COOKIE
+    };
+    req.cookie(name).map(|c| c.value().to_owned())
+}
+
+/// The attempt's cookie of `req`, if it has one (as [`session_cookie`]).
+#[must_use]
+pub fn state_cookie(req: &HttpRequest, secure: bool) -> Option<String> {
+    let name = if secure {
+        SECURE_STATE_COOKIE
+    } else {
+        STATE_COOKIE
+    };
+    req.cookie(name).map(|c| c.value().to_owned())
 }
 
 /// Whether `req` may change something only with the CSRF header.
@@ -97,7 +122,8 @@ pub fn check_csrf(req: &HttpRequest) -> Result<(), HttpError> {
 }
 
 /// The caller of a session cookie (blocking: on the blocking pool), holding
-/// `scope` when one is needed.
+/// `scope` when one is needed. A use the store could not record is logged,
+/// and the request goes on.
 ///
 /// # Errors
 /// 401 for an unknown, expired or revoked session; 403 without the scope;
@@ -108,11 +134,18 @@ pub fn session_caller(
     limits: SessionLimits,
     scope: Option<Scope>,
 ) -> Result<(Caller, Session), HttpError> {
-    let (caller, session) = authenticate_session(ports, token, chrono::Utc::now(), limits)?;
-    if let Some(scope) = scope {
-        caller.require(scope).map_err(HttpError::forbidden)?;
+    let used = authenticate_session(ports, token, chrono::Utc::now(), limits)?;
+    if let Some(e) = &used.unrecorded {
+        tracing::warn!(
+            session_id = %used.session.id,
+            error = %e,
+            "a session's use could not be recorded"
+        );
     }
-    Ok((caller, session))
+    if let Some(scope) = scope {
+        used.caller.require(scope).map_err(HttpError::forbidden)?;
+    }
+    Ok((used.caller, used.session))
 }
 
 /// Whether links and cookies are for https (`Secure` cookies).
@@ -122,10 +155,16 @@ pub fn is_https(base: &str) -> bool {
 }
 
 /// The session cookie carrying `token`: `HttpOnly`, `SameSite=Strict`,
-/// `Path=/`, `Secure` under https; no `Max-Age` (the server ends it).
+/// `Path=/`; under https `Secure` and named [`SECURE_SESSION_COOKIE`]; no
+/// `Max-Age` (the server ends it).
 #[must_use]
 pub fn session_set(token: &str, secure: bool) -> Cookie<'static> {
-    Cookie::build(SESSION_COOKIE, token.to_owned())
+    let name = if secure {
+        SECURE_SESSION_COOKIE
+    } else {
+        SESSION_COOKIE
+    };
+    Cookie::build(name, token.to_owned())
         .http_only(true)
         .same_site(SameSite::Strict)
         .path("/")
@@ -143,13 +182,20 @@ pub fn session_removed(secure: bool) -> Cookie<'static> {
 
 /// The cookie binding an attempt to this browser: `SameSite=Lax` (the
 /// provider sends the browser back with a top-level navigation from its own
-/// site), only for the callback's path, for the attempt's lifetime.
+/// site), for the attempt's lifetime; over http only for the callback's
+/// path, under https `Secure`, named [`SECURE_STATE_COOKIE`] and so for
+/// `Path=/` (what the prefix demands).
 #[must_use]
 pub fn state_set(state: &str, secure: bool) -> Cookie<'static> {
-    Cookie::build(STATE_COOKIE, state.to_owned())
+    let (name, path) = if secure {
+        (SECURE_STATE_COOKIE, "/")
+    } else {
+        (STATE_COOKIE, "/sso/callback")
+    };
+    Cookie::build(name, state.to_owned())
         .http_only(true)
         .same_site(SameSite::Lax)
-        .path("/sso/callback")
+        .path(path)
         .secure(secure)
         .max_age(CookieAge::seconds(ATTEMPT_LIFETIME.num_seconds()))
         .finish()
@@ -191,6 +237,15 @@ mod tests {
             assert!(state.contains(part), "{state}");
         }
         assert!(session_removed(false).to_string().contains("Max-Age=0"));
+        // Under https, the `__Host-` names, which a sibling site cannot set.
+        let secure = session_set("abc", true).to_string();
+        assert!(secure.starts_with("__Host-equip_session=abc"), "{secure}");
+        let state = state_set("s", true).to_string();
+        assert!(state.starts_with("__Host-equip_sso_state=s"), "{state}");
+        assert!(
+            state.contains("Path=/;") && state.contains("Secure"),
+            "{state}"
+        );
     }
 
     #[test]

@@ -236,30 +236,43 @@ pub fn finish_sign_in<P: SsoPorts + ?Sized>(
     Ok((session, token))
 }
 
+/// A session's request, authenticated.
+#[derive(Debug)]
+pub struct SessionUse {
+    /// Its caller: the organization, the person, their scopes.
+    pub caller: Caller,
+    /// The session.
+    pub session: Session,
+    /// Why its use could not be recorded, when it could not (a database
+    /// that refuses writes): the request goes on, the caller logs it.
+    pub unrecorded: Option<StoreError>,
+}
+
 /// The caller of a request carrying the session cookie `token`: its
 /// organization, its person and its scopes; its use recorded at most once a
-/// minute.
+/// minute ([`Session::touch_every`]). Recording the use is not needed to
+/// answer: when the store refuses it, the request goes on.
 ///
 /// # Errors
 /// [`AuthError::NoSession`] for a malformed, unknown, expired or revoked
-/// session; store failures.
+/// session; store failures of the read.
 pub fn authenticate_session<P: SsoRepository + ?Sized>(
     ports: &P,
     token: &str,
     now: DateTime<Utc>,
     limits: SessionLimits,
-) -> Result<(Caller, Session), AuthFailure> {
+) -> Result<SessionUse, AuthFailure> {
     if !looks_like_token(token) {
         return Err(AuthError::NoSession.into());
     }
     let session = ports
         .find_session(&hash_token(&token.to_ascii_lowercase()))?
         .ok_or(AuthError::NoSession)?;
-    match session.verdict(now, limits) {
+    let unrecorded = match session.verdict(now, limits) {
         SessionVerdict::Expired => return Err(AuthError::NoSession.into()),
-        SessionVerdict::Live { touch: true } => ports.touch_session(session.id, now)?,
-        SessionVerdict::Live { touch: false } => {}
-    }
+        SessionVerdict::Live { touch: true } => ports.touch_session(session.id, now).err(),
+        SessionVerdict::Live { touch: false } => None,
+    };
     let caller = Caller {
         organization_id: session.organization_id,
         credential: Credential::Session {
@@ -271,7 +284,11 @@ pub fn authenticate_session<P: SsoRepository + ?Sized>(
         },
         scopes: session.scopes.clone(),
     };
-    Ok((caller, session))
+    Ok(SessionUse {
+        caller,
+        session,
+        unrecorded,
+    })
 }
 
 /// Ends the session of `token`, if it is one (sign-out: every instance
@@ -398,7 +415,9 @@ mod tests {
         let limits = SessionLimits::new(Duration::minutes(10), Duration::days(1)).unwrap();
         let (session, token) =
             finish_sign_in(&store, org, &identity(&["Readers"]), at(0), limits).unwrap();
-        let (caller, _) = authenticate_session(&store, token.expose(), at(30), limits).unwrap();
+        let caller = authenticate_session(&store, token.expose(), at(30), limits)
+            .unwrap()
+            .caller;
         assert_eq!(caller.organization_id, org);
         assert_eq!(caller.key_id(), None);
         assert!(caller.require(Scope::InventoryRead).is_ok());

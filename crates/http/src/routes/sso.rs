@@ -22,19 +22,16 @@ use equip_domain::api_key::AuthError;
 use equip_domain::email::escape_html;
 use equip_domain::ids::OrganizationId;
 use equip_domain::services::sso::{self as sign_in, SignInError};
-use equip_domain::sso::{hash_token, next_path, LoginAttempt};
+use equip_domain::sso::{hash_token, next_path, LoginAttempt, CONSOLE_PATH};
 use equip_oidc::OidcError;
 use serde::Deserialize;
 
 use crate::error::HttpError;
 use crate::sso::{
     check_csrf, is_https, session_caller, session_cookie, session_removed, session_set,
-    state_removed, state_set, STATE_COOKIE,
+    state_cookie, state_removed, state_set,
 };
 use crate::state::AppState;
-
-/// Where the console is.
-const CONSOLE: &str = "/console/";
 
 /// The `/sso` routes.
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -77,7 +74,7 @@ impl Page {
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
              <title>{title} · equip</title></head>\n<body>\n<main>\n<h1>{title}</h1>\n\
-             <p>{text}</p>\n<p><a href=\"{CONSOLE}\">Back to the equip console</a></p>\n\
+             <p>{text}</p>\n<p><a href=\"{CONSOLE_PATH}\">Back to the equip console</a></p>\n\
              </main>\n</body></html>\n",
             title = escape_html(self.title),
             text = escape_html(&self.text),
@@ -223,6 +220,12 @@ async fn login(
         )
         .render(secure);
     }
+    if !state.public_url().is_configured() {
+        tracing::warn!(
+            "a sign-in's redirect URI is built from the request's Host over http:// and its \
+             cookies are not Secure: set serve --public-url to equip's https URL"
+        );
+    }
     let next = next_path(query.next.as_deref());
     let redirect_uri = format!("{base}/sso/callback");
     let ports = state.system_ports();
@@ -261,13 +264,15 @@ async fn callback(
 ) -> HttpResponse {
     let (base, secure) = base_of(&state, &req);
     if let Some(error) = &query.error {
+        // Only an error code (RFC 6749's are lowercase words) is shown: the
+        // URL is anyone's to write, and the page is equip's.
+        let code = error_code(error).unwrap_or("an error");
         return Page::new(
             StatusCode::BAD_REQUEST,
             "The identity provider did not sign you in",
             format!(
-                "The identity provider answered '{}'. Go back to the console and try again; \
-                 if it happens again, tell your IT team.",
-                error.chars().take(100).collect::<String>()
+                "The identity provider answered '{code}'. Go back to the console and try \
+                 again; if it happens again, tell your IT team."
             ),
         )
         .render(secure);
@@ -277,7 +282,9 @@ async fn callback(
     else {
         return unknown_attempt().render(secure);
     };
-    let browser_state = req.cookie(STATE_COOKIE).map(|c| c.value().to_owned());
+    let browser_state = state_cookie(&req, secure);
+    // A session this browser had is ended: one browser, one session.
+    let earlier = session_cookie(&req, secure);
     let redirect_uri = format!("{base}/sso/callback");
     let ports = state.system_ports();
     let finished = crate::blocking::run(move || {
@@ -300,6 +307,9 @@ async fn callback(
                 now,
                 sso.limits,
             )?;
+            if let Some(earlier) = earlier {
+                sign_in::sign_out(&*ports, &earlier).map_err(SignInError::from)?;
+            }
             tracing::info!(
                 org_id = %session.organization_id,
                 session_id = %session.id,
@@ -311,7 +321,10 @@ async fn callback(
     .await;
     match finished {
         Ok(Ok((token, next))) => HttpResponse::SeeOther()
-            .insert_header((header::LOCATION, next.unwrap_or_else(|| CONSOLE.to_owned())))
+            .insert_header((
+                header::LOCATION,
+                next.unwrap_or_else(|| CONSOLE_PATH.to_owned()),
+            ))
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .cookie(session_set(token.expose(), secure))
             .cookie(state_removed(secure))
@@ -323,7 +336,8 @@ async fn callback(
 
 /// `GET /sso/session`: the signed-in person and what they may do.
 async fn session(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
-    let (Some(sso), Some(token)) = (state.sso(), session_cookie(&req)) else {
+    let (_, secure) = base_of(&state, &req);
+    let (Some(sso), Some(token)) = (state.sso(), session_cookie(&req, secure)) else {
         return Err(HttpError::unauthorized(AuthError::NoSession));
     };
     let ports = state.system_ports();
@@ -347,6 +361,16 @@ async fn session(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRes
         .json(body))
 }
 
+/// `raw` when it is an error code as OAuth 2.0 writes them (lowercase letters
+/// and `_`, at most 64).
+fn error_code(raw: &str) -> Option<&str> {
+    let code = (!raw.is_empty()
+        && raw.len() <= 64
+        && raw.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+    .then_some(raw);
+    code
+}
+
 fn time_text(t: chrono::DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
@@ -355,7 +379,7 @@ fn time_text(t: chrono::DateTime<Utc>) -> String {
 async fn logout(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, HttpError> {
     check_csrf(&req)?;
     let (_, secure) = base_of(&state, &req);
-    if let Some(token) = session_cookie(&req) {
+    if let Some(token) = session_cookie(&req, secure) {
         let ports = state.system_ports();
         crate::blocking::run(move || sign_in::sign_out(&*ports, &token)).await?;
     }
@@ -363,4 +387,17 @@ async fn logout(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .cookie(session_removed(secure))
         .finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_error_code_is_shown() {
+        assert_eq!(error_code("access_denied"), Some("access_denied"));
+        assert_eq!(error_code("call +1 555 0100"), None);
+        assert_eq!(error_code("<b>"), None);
+        assert_eq!(error_code(""), None);
+    }
 }

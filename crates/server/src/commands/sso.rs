@@ -6,7 +6,7 @@ use chrono::Utc;
 use equip_domain::api_key::Scopes;
 use equip_domain::ids::{OrganizationId, SessionId};
 use equip_domain::services::sso as service;
-use equip_domain::sso::{ClientSecret, RoleMapping, SsoConfig, DEFAULT_SCOPES};
+use equip_domain::sso::{check_issuer, default_scopes, ClientSecret, RoleMapping, SsoConfig};
 use serde::Serialize;
 
 use super::table;
@@ -36,7 +36,16 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
                 )
             })?;
             let secret = ClientSecret::new(&secret).context("--client-secret-file")?;
-            let asked = SsoConfig::new(
+            let issuer = check_issuer(&issuer)?;
+            let supported = equip_oidc::RelyingParty::new()?
+                .discover(&issuer)
+                .with_context(|| format!("--issuer {issuer}"))?;
+            let scopes = if scopes.is_empty() {
+                default_scopes(&supported)
+            } else {
+                scopes
+            };
+            let config = SsoConfig::new(
                 org,
                 &issuer,
                 &client_id,
@@ -45,14 +54,6 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
                 groups_claim.as_deref(),
                 Utc::now(),
             )?;
-            let supported = equip_oidc::RelyingParty::new()?
-                .discover(&asked.issuer)
-                .with_context(|| format!("--issuer {}", asked.issuer))?;
-            let config = if scopes.is_empty() {
-                with_default_scopes(asked, &supported)
-            } else {
-                asked
-            };
             let store = open(db)?;
             service::configure(&store, &config)?;
             crate::logs::announce(&format!(
@@ -142,18 +143,6 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
 
 fn organization(raw: &str) -> anyhow::Result<OrganizationId> {
     OrganizationId::parse(raw.trim()).map_err(|e| anyhow::anyhow!("--org: {e}"))
-}
-
-/// The default scopes, `groups` only when the provider lists it (Microsoft
-/// Entra ID has no such scope, and refuses a sign-in that asks for it; it
-/// sends groups as configured in the application's token configuration).
-fn with_default_scopes(mut config: SsoConfig, supported: &[String]) -> SsoConfig {
-    config.scopes = DEFAULT_SCOPES
-        .iter()
-        .filter(|s| **s != "groups" || supported.iter().any(|x| x == "groups"))
-        .map(|s| (*s).to_owned())
-        .collect();
-    config
 }
 
 /// What `show --json` prints.

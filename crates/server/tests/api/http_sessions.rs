@@ -16,6 +16,7 @@ use crate::support::TestApp;
 
 on_both_backends!(
     a_session_cookie_is_a_caller_of_its_organization,
+    under_https_only_the_host_prefixed_cookie_counts,
     sso_routes_answer_bad_input_without_a_provider,
 );
 
@@ -153,7 +154,7 @@ async fn sso_routes_answer_bad_input_without_a_provider(app: TestApp) {
         assert!(page(&raw).contains("does not sign in with an identity provider"));
     }
     // A callback without a known state, and the provider's own refusal
-    // (escaped on the page).
+    // (only an error code is shown: the URL is anyone's to write).
     let raw = app
         .call_raw(TestRequest::get().uri("/sso/callback?code=c&state=s"))
         .await;
@@ -162,16 +163,34 @@ async fn sso_routes_answer_bad_input_without_a_provider(app: TestApp) {
     let raw = app.call_raw(TestRequest::get().uri("/sso/callback")).await;
     assert_eq!(raw.status, StatusCode::BAD_REQUEST);
     let raw = app
-        .call_raw(TestRequest::get().uri("/sso/callback?error=%3Cscript%3Eaccess_denied"))
+        .call_raw(TestRequest::get().uri("/sso/callback?error=%3Cscript%3Ecall+us"))
         .await;
     assert_eq!(raw.status, StatusCode::BAD_REQUEST);
     let text = page(&raw);
     assert!(
-        text.contains("&lt;script&gt;access_denied") && !text.contains("<script>"),
+        !text.contains("script") && text.contains("an error"),
         "{text}"
     );
     // No session: 401 with the API's error body.
     let (status, body) = app.call(TestRequest::get().uri("/sso/session")).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(body["errors"][0]["detail"].is_string(), "{body}");
+}
+
+async fn under_https_only_the_host_prefixed_cookie_counts(app: TestApp) {
+    let public = equip_http::PublicUrl::configured("https://equip.example.com").unwrap();
+    let app = app.with_public_url(public).with_sso();
+    let w = app.world();
+    let token = session(&app, w.a_org, Scopes::all());
+    let path = "/api/v1/warehouses";
+    // A cookie without the prefix could have been planted by a sibling site.
+    let (status, _) = app
+        .call(with_cookie(TestRequest::get().uri(path), &token))
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let prefixed = TestRequest::get()
+        .uri(path)
+        .insert_header(("Cookie", format!("__Host-equip_session={token}")));
+    let (status, body) = app.call(prefixed).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
