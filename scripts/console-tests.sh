@@ -50,6 +50,11 @@ case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
 export EQUIP_BIN="$target/debug/equip"
 export CHROMIUM="$chromium" EQUIP_CONSOLE_BACKENDS="$backends"
 export PYTHONDONTWRITEBYTECODE=1
+# A screenshot directory is given from the repository's root.
+if [ -n "${EQUIP_CONSOLE_SCREENSHOTS:-}" ]; then
+  EQUIP_CONSOLE_SCREENSHOTS=$(realpath -m "$EQUIP_CONSOLE_SCREENSHOTS")
+  export EQUIP_CONSOLE_SCREENSHOTS
+fi
 cd crates/console/browser_tests
 # Test files given as arguments (test_x.py) run alone; else every test_*.py.
 files=()
