@@ -1,11 +1,13 @@
 //! Event retention: `serve` deletes events older than `--event-retention-days`
-//! in the background, oldest first, in batches (docs/events.md, "Retention").
+//! in the background, oldest first, in batches (docs/events.md, "Retention"),
+//! and with them the console sessions that ended (docs/sso.md).
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use chrono::Utc;
-use equip_domain::ports::EventRepository;
+use equip_domain::ports::{EventRepository, SsoRepository};
+use equip_domain::sso::SessionLimits;
 
 /// Events deleted per call: one short transaction per organization and batch.
 const BATCH: usize = 5_000;
@@ -32,13 +34,23 @@ pub fn prune_once(
     }
 }
 
-/// Prunes at start and every [`PRUNE_INTERVAL`] until `stopped` is closed.
-pub fn run(store: &dyn EventRepository, days: u32, stopped: &Receiver<()>) {
+/// Prunes at start and every [`PRUNE_INTERVAL`] until `stopped` is closed:
+/// events older than `days`, and console sessions that ended and sign-in
+/// attempts that expired (docs/sso.md).
+pub fn run<S>(store: &S, days: u32, sessions: SessionLimits, stopped: &Receiver<()>)
+where
+    S: EventRepository + SsoRepository,
+{
     loop {
         match prune_once(store, days) {
             Ok(0) => {}
             Ok(n) => tracing::info!("pruned {n} events older than {days} days"),
             Err(e) => tracing::warn!("could not prune old events: {e}"),
+        }
+        match equip_domain::services::sso::prune_ended(store, Utc::now(), sessions) {
+            Ok(0) => {}
+            Ok(n) => tracing::info!("pruned {n} ended sessions and expired sign-in attempts"),
+            Err(e) => tracing::warn!("could not prune ended sessions: {e}"),
         }
         match stopped.recv_timeout(PRUNE_INTERVAL) {
             Err(RecvTimeoutError::Timeout) => {}

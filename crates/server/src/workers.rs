@@ -28,6 +28,8 @@ pub struct Plan {
     pub webhooks: Option<webhooks::WebhookDispatcher>,
     /// Days events are kept (`--event-retention-days`).
     pub event_retention_days: u32,
+    /// How long console sessions live (ended ones are pruned with events).
+    pub session_limits: equip_domain::sso::SessionLimits,
     /// How often due holds are released (`--hold-release-interval`); `None`
     /// with `--no-hold-release`.
     pub hold_release: Option<Duration>,
@@ -73,10 +75,10 @@ impl Workers {
             ));
         }
         let store = Arc::clone(background);
-        let days = plan.event_retention_days;
+        let (days, sessions) = (plan.event_retention_days, plan.session_limits);
         workers.running.push(Worker::Loop(
             Loop::spawn("equip-retention", "event retention", move |stopped| {
-                crate::retention::run(&*store, days, stopped);
+                crate::retention::run(&*store, days, sessions, stopped);
             })
             .context("cannot start the event retention thread")?,
         ));
@@ -234,6 +236,7 @@ mod tests {
                 WebhookOptions::default(),
             )),
             event_retention_days: 90,
+            session_limits: equip_domain::sso::SessionLimits::default(),
             hold_release: Some(Duration::from_secs(300)),
         };
         let workers = Workers::start(&background, plan()).unwrap();

@@ -110,4 +110,17 @@ pub trait SsoRepository: Send + Sync {
         organization: OrganizationId,
         session: Option<SessionId>,
     ) -> StoreResult<usize>;
+
+    /// Deletes, across organizations, the sessions that ended (`expires_at`
+    /// at or before `now`, or last used before `idle_before`) and the
+    /// attempts begun before `attempts_before`; how many rows went.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn prune_sso(
+        &self,
+        now: DateTime<Utc>,
+        idle_before: DateTime<Utc>,
+        attempts_before: DateTime<Utc>,
+    ) -> StoreResult<usize>;
 }

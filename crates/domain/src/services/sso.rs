@@ -31,13 +31,42 @@ fn organization_exists<P: SsoPorts + ?Sized>(
         .ok_or_else(|| DomainError::not_found("organization", "no such organization"))
 }
 
-/// Sets the organization's configuration (`equip org sso set`).
+/// Sets the organization's configuration (`equip org sso set`). Another
+/// issuer is another provider, whose subjects are not the earlier one's: the
+/// organization's sessions end then; how many ended.
 ///
 /// # Errors
 /// 404 for an unknown organization; store failures.
-pub fn configure<P: SsoPorts + ?Sized>(ports: &P, config: &SsoConfig) -> Result<(), DomainError> {
+pub fn configure<P: SsoPorts + ?Sized>(
+    ports: &P,
+    config: &SsoConfig,
+) -> Result<usize, DomainError> {
     organization_exists(ports, config.organization_id)?;
-    Ok(ports.put_sso_config(config)?)
+    let earlier = ports.sso_config(config.organization_id)?;
+    ports.put_sso_config(config)?;
+    let other_provider = earlier.is_some_and(|e| e.issuer != config.issuer);
+    Ok(if other_provider {
+        ports.delete_sessions(config.organization_id, None)?
+    } else {
+        0
+    })
+}
+
+/// Deletes the sessions that ended and the attempts that expired, of every
+/// organization (the hourly pass of `serve`); how many rows went.
+///
+/// # Errors
+/// Store failures.
+pub fn prune_ended<P: SsoRepository + ?Sized>(
+    ports: &P,
+    now: DateTime<Utc>,
+    limits: SessionLimits,
+) -> Result<usize, DomainError> {
+    Ok(ports.prune_sso(
+        now,
+        Session::idle_cutoff(now, limits),
+        LoginAttempt::cutoff(now),
+    )?)
 }
 
 /// The configuration and role mappings (`equip org sso show`); `None`
@@ -444,6 +473,38 @@ mod tests {
         sign_out(&store, token.expose()).unwrap();
         assert!(store.find_session(&session.token_hash).unwrap().is_none());
         sign_out(&store, "not a token").unwrap();
+    }
+
+    #[test]
+    fn another_issuer_ends_the_sessions_and_the_hourly_pass_prunes_ended_ones() {
+        let (store, org) = with_roles();
+        let limits = SessionLimits::new(Duration::minutes(10), Duration::days(1)).unwrap();
+        finish_sign_in(&store, org, &identity(&["Readers"]), at(0), limits).unwrap();
+        let same = config_for_sign_in(&store, org).unwrap();
+        assert_eq!(
+            configure(&store, &same).unwrap(),
+            0,
+            "same issuer: sessions stay"
+        );
+        let other = SsoConfig {
+            issuer: "https://other.example.com".into(),
+            ..same
+        };
+        assert_eq!(configure(&store, &other).unwrap(), 1);
+        assert!(store.list_sessions(org).unwrap().is_empty());
+
+        finish_sign_in(&store, org, &identity(&["Readers"]), at(0), limits).unwrap();
+        let (live, _) =
+            finish_sign_in(&store, org, &identity(&["Readers"]), at(500), limits).unwrap();
+        begin_sign_in(&store, &attempt(org, "old", at(0))).unwrap();
+        begin_sign_in(&store, &attempt(org, "new", at(500))).unwrap();
+        // At 700 s: the first session idled out (10 min), the old attempt expired.
+        assert_eq!(prune_ended(&store, at(700), limits).unwrap(), 2);
+        assert_eq!(store.list_sessions(org).unwrap(), [live]);
+        assert!(store
+            .take_login_attempt(&hash_token("new"))
+            .unwrap()
+            .is_some());
     }
 
     #[test]

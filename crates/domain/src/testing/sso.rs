@@ -165,4 +165,18 @@ impl SsoRepository for InMemoryStore {
             .retain(|x| x.organization_id != organization || session.is_some_and(|id| x.id != id));
         Ok(before - s.sessions.len())
     }
+
+    fn prune_sso(
+        &self,
+        now: DateTime<Utc>,
+        idle_before: DateTime<Utc>,
+        attempts_before: DateTime<Utc>,
+    ) -> StoreResult<usize> {
+        let mut s = self.state();
+        let before = s.sessions.len() + s.login_attempts.len();
+        s.sessions
+            .retain(|x| x.expires_at > now && x.last_seen_at >= idle_before);
+        s.login_attempts.retain(|a| a.created_at >= attempts_before);
+        Ok(before - s.sessions.len() - s.login_attempts.len())
+    }
 }

@@ -235,4 +235,30 @@ impl SsoRepository for Store {
             Ok(ended)
         })
     }
+
+    fn prune_sso(
+        &self,
+        now: DateTime<Utc>,
+        idle_before: DateTime<Utc>,
+        attempts_before: DateTime<Utc>,
+    ) -> StoreResult<usize> {
+        let (now, idle_before) = (db_time(now), db_time(idle_before));
+        let attempts_before = db_time(attempts_before);
+        self.with("session", "", |c| {
+            let sessions = diesel::delete(
+                sso_sessions::table.filter(
+                    sso_sessions::expires_at
+                        .le(now)
+                        .or(sso_sessions::last_seen_at.lt(idle_before)),
+                ),
+            )
+            .execute(c)?;
+            let attempts = diesel::delete(
+                sso_login_attempts::table
+                    .filter(sso_login_attempts::created_at.lt(attempts_before)),
+            )
+            .execute(c)?;
+            Ok(sessions + attempts)
+        })
+    }
 }

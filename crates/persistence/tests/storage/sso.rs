@@ -19,6 +19,7 @@ storage_tests!(
     an_attempt_is_taken_once_even_by_concurrent_callbacks,
     sessions_are_found_by_hash_touched_pruned_and_ended,
     a_person_writes_events_with_their_subject_and_email,
+    ended_sessions_and_expired_attempts_of_every_organization_are_pruned,
 );
 
 fn config(org: &Organization, issuer: &str) -> SsoConfig {
@@ -224,4 +225,42 @@ fn a_person_writes_events_with_their_subject_and_email(_db: &TestDatabase, store
     let events = all_events(store, &org);
     assert_eq!(events.len(), 3);
     assert!(events.iter().all(|e| e.actor == ana), "{events:?}");
+}
+
+fn ended_sessions_and_expired_attempts_of_every_organization_are_pruned(
+    _db: &TestDatabase,
+    store: &Store,
+) {
+    let acme = new_org(store, "Acme");
+    let globex = new_org(store, "Globex");
+    let (idle, _) = session(&acme, "idle@acme.example", at(1, 0));
+    store.insert_session(&idle, at(1, 0), at(1, 0)).unwrap();
+    let (live, live_token) = session(&globex, "live@globex.example", at(3, 0));
+    store.insert_session(&live, at(3, 0), at(2, 0)).unwrap();
+    store
+        .insert_login_attempt(&attempt(&acme, "old", at(1, 0)), at(1, 0))
+        .unwrap();
+    store
+        .insert_login_attempt(&attempt(&globex, "fresh", at(3, 0)), at(1, 0))
+        .unwrap();
+    // Sessions last used before day 2 idled out; attempts begun before day 2
+    // expired.
+    assert_eq!(store.prune_sso(at(3, 1), at(2, 0), at(2, 0)).unwrap(), 2);
+    assert!(store.list_sessions(acme.id).unwrap().is_empty());
+    assert!(store
+        .find_session(&hash_token(&live_token))
+        .unwrap()
+        .is_some());
+    assert_eq!(store.take_login_attempt(&hash_token("old")).unwrap(), None);
+    assert!(store
+        .take_login_attempt(&hash_token("fresh"))
+        .unwrap()
+        .is_some());
+    // Past its absolute end, a session is pruned however recently used.
+    assert_eq!(
+        store
+            .prune_sso(live.expires_at, at(2, 0), at(2, 0))
+            .unwrap(),
+        1
+    );
 }

@@ -179,6 +179,7 @@ pub fn run(db: &DatabaseConfig, args: &ServeArgs) -> anyhow::Result<()> {
                 .transpose()?,
             webhooks: webhook_dispatcher(db, args)?,
             event_retention_days: args.event_retention_days,
+            session_limits: args.sessions.limits()?,
             hold_release: (!args.no_hold_release)
                 .then(|| Duration::from_secs(args.hold_release_interval)),
         },

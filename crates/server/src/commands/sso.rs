@@ -55,7 +55,12 @@ pub fn run(db: &DatabaseConfig, command: SsoCommand) -> anyhow::Result<()> {
                 Utc::now(),
             )?;
             let store = open(db)?;
-            service::configure(&store, &config)?;
+            let ended = service::configure(&store, &config)?;
+            if ended > 0 {
+                crate::logs::announce(&format!(
+                    "the issuer changed: ended the organization's {ended} session(s)"
+                ));
+            }
             crate::logs::announce(&format!(
                 "organization {org} signs in with {} (scopes: {}); register the redirect URI \
                  <public URL>/sso/callback with the provider, map groups with equip org sso \
