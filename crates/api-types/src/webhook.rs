@@ -275,6 +275,31 @@ mod tests {
     use crate::read::{from_value, Fault};
     use serde_json::json;
 
+    /// The schema's range and the documented default are the domain's
+    /// (`RotationOverlap`): the one source of the limit.
+    #[test]
+    fn the_rotation_overlap_schema_is_the_domains_range() {
+        use equip_domain::webhook::RotationOverlap;
+        let schema =
+            serde_json::to_value(<SecretRotation as utoipa::PartialSchema>::schema()).unwrap();
+        let field = &schema["properties"]["overlapSeconds"];
+        assert_eq!(
+            field["maximum"],
+            json!(RotationOverlap::MAX_SECONDS),
+            "{field}"
+        );
+        assert_eq!(field["minimum"], json!(0), "{field}");
+        let text = field["description"].as_str().unwrap_or_default();
+        assert!(
+            text.contains(&RotationOverlap::MAX_SECONDS.to_string()),
+            "{text}"
+        );
+        assert!(
+            text.contains(&RotationOverlap::DEFAULT_SECONDS.to_string()),
+            "{text}"
+        );
+    }
+
     #[test]
     fn types_are_named_as_a_whole_when_not_an_array_of_strings() {
         let read = |v: Value| from_value::<WebhookCreate>(v);

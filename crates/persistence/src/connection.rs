@@ -511,6 +511,17 @@ where
     }
 }
 
+/// Lifts the pool's `statement_timeout` for the rest of the current
+/// PostgreSQL transaction (`SET LOCAL`): for work no request waits on, which
+/// may take longer than a request's statements are allowed to (migrations,
+/// the listing index's background build).
+pub(crate) fn without_statement_timeout(c: &mut diesel::PgConnection) -> diesel::QueryResult<()> {
+    use diesel::RunQueryDsl;
+    diesel::sql_query("SET LOCAL statement_timeout = 0")
+        .execute(c)
+        .map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

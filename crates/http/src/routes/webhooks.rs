@@ -164,7 +164,11 @@ pub async fn delete(scoped: Scoped, id: web::Path<String>) -> Result<HttpRespons
     operation_id = "rotateWebhookSecret",
     tag = "webhooks",
     summary = "Give a webhook a new signing secret, keeping its place in the feed.",
-    description = "Deliveries made from now on are signed with the new secret returned here         (and never again) and, for `overlapSeconds` (default 86400, at most 604800), with the old         one too: `Equip-Signature` and `webhook-signature` then carry two signatures, the new         secret's first. A secret older than the old one stops signing at once. The webhook's         position, retries and delivery log are unchanged. Concurrent rotations take effect one \
+    description = "Deliveries made from now on are signed with the new secret returned here \
+        (and never again) and, for `overlapSeconds` (its range and default are the body's), with \
+        the old one too: `Equip-Signature` and `webhook-signature` then carry two signatures, the \
+        new secret's first. A secret older than the old one stops signing at once. The webhook's \
+        position, retries and delivery log are unchanged. Concurrent rotations take effect one \
         after the other.",
     params(("id" = uuid::Uuid, Path, description = "The webhook.")),
     request_body = SecretRotation,

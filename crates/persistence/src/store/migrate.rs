@@ -91,7 +91,7 @@ impl Store {
             DbConnection::Postgres(c) => {
                 // Migrations (and waiting for another instance's) may take
                 // longer than a request's statements are allowed to.
-                diesel::sql_query("SET LOCAL statement_timeout = 0").execute(c)?;
+                crate::connection::without_statement_timeout(c)?;
                 diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
                     .bind::<diesel::sql_types::BigInt, _>(MIGRATION_LOCK_KEY)
                     .execute(c)?;

@@ -42,7 +42,6 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use diesel::connection::Connection;
-use diesel::RunQueryDsl;
 use equip_domain::inventory_query::{InventoryQuery, ListedItem, SortKey};
 use equip_domain::service_stats::ListingIndexStats;
 
@@ -294,7 +293,9 @@ fn without_statement_limit<T>(
     match c {
         DbConnection::Sqlite(_) => read(c),
         DbConnection::Postgres(_) => c.transaction(|c| {
-            diesel::sql_query("SET LOCAL statement_timeout = 0").execute(c)?;
+            if let DbConnection::Postgres(pg) = c {
+                crate::connection::without_statement_timeout(pg)?;
+            }
             read(c)
         }),
     }
