@@ -416,6 +416,14 @@ impl Session {
         (self.last_seen_at + limits.idle).min(self.expires_at)
     }
 
+    /// Whether it ended at `now` for a store deleting sessions last used
+    /// before `idle_before` ([`Self::idle_cutoff`]): what the stores'
+    /// deletions select.
+    #[must_use]
+    pub fn ended_by(&self, now: DateTime<Utc>, idle_before: DateTime<Utc>) -> bool {
+        self.expires_at <= now || self.last_seen_at < idle_before
+    }
+
     /// The oldest last use a live session may have at `now`: sessions last
     /// used before it may be deleted.
     #[must_use]

@@ -77,23 +77,23 @@ impl SsoSupport {
 /// prefixed one counts.
 #[must_use]
 pub fn session_cookie(req: &HttpRequest, secure: bool) -> Option<String> {
-    let name = if secure {
-        SECURE_SESSION_COOKIE
-    } else {
-        SESSION_COOKIE
-    };
-    req.cookie(name).map(|c| c.value().to_owned())
+    req.cookie(names(secure).0).map(|c| c.value().to_owned())
 }
 
 /// The attempt's cookie of `req`, if it has one (as [`session_cookie`]).
 #[must_use]
 pub fn state_cookie(req: &HttpRequest, secure: bool) -> Option<String> {
-    let name = if secure {
-        SECURE_STATE_COOKIE
+    req.cookie(names(secure).1).map(|c| c.value().to_owned())
+}
+
+/// The session's and the attempt's cookie names: `__Host-` prefixed under
+/// https.
+const fn names(secure: bool) -> (&'static str, &'static str) {
+    if secure {
+        (SECURE_SESSION_COOKIE, SECURE_STATE_COOKIE)
     } else {
-        STATE_COOKIE
-    };
-    req.cookie(name).map(|c| c.value().to_owned())
+        (SESSION_COOKIE, STATE_COOKIE)
+    }
 }
 
 /// Whether `req` may change something only with the CSRF header.
@@ -159,12 +159,7 @@ pub fn is_https(base: &str) -> bool {
 /// `Max-Age` (the server ends it).
 #[must_use]
 pub fn session_set(token: &str, secure: bool) -> Cookie<'static> {
-    let name = if secure {
-        SECURE_SESSION_COOKIE
-    } else {
-        SESSION_COOKIE
-    };
-    Cookie::build(name, token.to_owned())
+    Cookie::build(names(secure).0, token.to_owned())
         .http_only(true)
         .same_site(SameSite::Strict)
         .path("/")
@@ -187,12 +182,8 @@ pub fn session_removed(secure: bool) -> Cookie<'static> {
 /// `Path=/` (what the prefix demands).
 #[must_use]
 pub fn state_set(state: &str, secure: bool) -> Cookie<'static> {
-    let (name, path) = if secure {
-        (SECURE_STATE_COOKIE, "/")
-    } else {
-        (STATE_COOKIE, "/sso/callback")
-    };
-    Cookie::build(name, state.to_owned())
+    let path = if secure { "/" } else { "/sso/callback" };
+    Cookie::build(names(secure).1, state.to_owned())
         .http_only(true)
         .same_site(SameSite::Lax)
         .path(path)

@@ -242,26 +242,28 @@ pub struct ServeArgs {
 }
 
 /// How long console sessions live (docs/sso.md): a number and a unit, `s`,
-/// `m`, `h` or `d` (as `8h`, `7d`, `90m`).
+/// `m`, `h` or `d` (as `8h`, `7d`, `90m`). Unset: the domain's
+/// `SessionLimits::default()` (8 hours idle, 7 days in all).
 #[derive(Debug, Clone, Args)]
 pub struct SessionArgs {
-    /// A session unused this long ends.
-    #[arg(long, env = "EQUIP_SESSION_IDLE_TIMEOUT", default_value = "8h", value_parser = parse_duration)]
-    pub session_idle_timeout: chrono::Duration,
-    /// A session ends this long after its sign-in, used or not.
-    #[arg(long, env = "EQUIP_SESSION_MAX_AGE", default_value = "7d", value_parser = parse_duration)]
-    pub session_max_age: chrono::Duration,
+    /// A session unused this long ends [default: 8h].
+    #[arg(long, env = "EQUIP_SESSION_IDLE_TIMEOUT", value_parser = parse_duration)]
+    pub session_idle_timeout: Option<chrono::Duration>,
+    /// A session ends this long after its sign-in, used or not [default: 7d].
+    #[arg(long, env = "EQUIP_SESSION_MAX_AGE", value_parser = parse_duration)]
+    pub session_max_age: Option<chrono::Duration>,
 }
 
 impl SessionArgs {
-    /// The limits they set.
+    /// The limits they set, the domain's defaults for those unset.
     ///
     /// # Errors
     /// A limit under a second.
     pub fn limits(&self) -> anyhow::Result<equip_domain::sso::SessionLimits> {
+        let defaults = equip_domain::sso::SessionLimits::default();
         Ok(equip_domain::sso::SessionLimits::new(
-            self.session_idle_timeout,
-            self.session_max_age,
+            self.session_idle_timeout.unwrap_or(defaults.idle),
+            self.session_max_age.unwrap_or(defaults.max_age),
         )?)
     }
 }
@@ -651,5 +653,37 @@ mod tests {
     fn database_url_is_accepted_after_the_subcommand() {
         let cli = Cli::try_parse_from(["equip", "migrate", "--database-url", "/tmp/x.db"]).unwrap();
         assert_eq!(cli.database_url, "/tmp/x.db");
+    }
+
+    #[test]
+    fn session_durations_parse_and_the_help_states_the_domains_defaults() {
+        let defaults = equip_domain::sso::SessionLimits::default();
+        assert_eq!(parse_duration("8h").unwrap(), defaults.idle);
+        assert_eq!(parse_duration("7d").unwrap(), defaults.max_age);
+        assert_eq!(
+            parse_duration("90m").unwrap(),
+            chrono::Duration::minutes(90)
+        );
+        assert_eq!(
+            parse_duration(" 30s ").unwrap(),
+            chrono::Duration::seconds(30)
+        );
+        for bad in ["", "8", "h", "8w", "0s", "-1h", "366d", "1.5h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        let cli = Cli::try_parse_from(["equip", "serve"]).unwrap();
+        let Command::Serve(args) = cli.command else {
+            panic!("not serve");
+        };
+        assert_eq!(args.sessions.limits().unwrap(), defaults);
+        let help = Cli::command()
+            .find_subcommand_mut("serve")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(
+            help.contains("[default: 8h]") && help.contains("[default: 7d]"),
+            "{help}"
+        );
     }
 }

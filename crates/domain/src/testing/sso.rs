@@ -119,8 +119,7 @@ impl SsoRepository for InMemoryStore {
     ) -> StoreResult<()> {
         let mut s = self.state();
         s.sessions.retain(|x| {
-            x.organization_id != session.organization_id
-                || (x.expires_at > now && x.last_seen_at >= idle_before)
+            x.organization_id != session.organization_id || !x.ended_by(now, idle_before)
         });
         s.sessions.push(session.clone());
         Ok(())
@@ -174,8 +173,7 @@ impl SsoRepository for InMemoryStore {
     ) -> StoreResult<usize> {
         let mut s = self.state();
         let before = s.sessions.len() + s.login_attempts.len();
-        s.sessions
-            .retain(|x| x.expires_at > now && x.last_seen_at >= idle_before);
+        s.sessions.retain(|x| !x.ended_by(now, idle_before));
         s.login_attempts.retain(|a| a.created_at >= attempts_before);
         Ok(before - s.sessions.len() - s.login_attempts.len())
     }

@@ -3,7 +3,7 @@
 //! indexed read; its use is written at most once a minute), so a session
 //! ended on one instance is refused by every other at once.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 
 use equip_domain::error::StoreResult;
@@ -16,6 +16,15 @@ use crate::error::DbError;
 use crate::models::{db_time, LoginAttemptRow, SessionRow, SsoConfigRow, SsoRoleRow};
 use crate::schema::{sso_configs, sso_login_attempts, sso_roles, sso_sessions};
 use crate::store::Store;
+
+/// The sessions that ended at `now`: past their absolute end, or last used
+/// before `idle_before` (as `Session::verdict` decides for one).
+#[diesel::dsl::auto_type]
+fn ended(now: NaiveDateTime, idle_before: NaiveDateTime) -> _ {
+    sso_sessions::expires_at
+        .le(now)
+        .or(sso_sessions::last_seen_at.lt(idle_before))
+}
 
 impl SsoRepository for Store {
     fn sso_config(&self, organization: OrganizationId) -> StoreResult<Option<SsoConfig>> {
@@ -163,11 +172,7 @@ impl SsoRepository for Store {
                 diesel::delete(
                     sso_sessions::table
                         .filter(sso_sessions::organization_id.eq(&row.organization_id))
-                        .filter(
-                            sso_sessions::expires_at
-                                .le(now)
-                                .or(sso_sessions::last_seen_at.lt(idle_before)),
-                        ),
+                        .filter(ended(now, idle_before)),
                 )
                 .execute(c)?;
                 diesel::insert_into(sso_sessions::table)
@@ -245,14 +250,8 @@ impl SsoRepository for Store {
         let (now, idle_before) = (db_time(now), db_time(idle_before));
         let attempts_before = db_time(attempts_before);
         self.with("session", "", |c| {
-            let sessions = diesel::delete(
-                sso_sessions::table.filter(
-                    sso_sessions::expires_at
-                        .le(now)
-                        .or(sso_sessions::last_seen_at.lt(idle_before)),
-                ),
-            )
-            .execute(c)?;
+            let sessions =
+                diesel::delete(sso_sessions::table.filter(ended(now, idle_before))).execute(c)?;
             let attempts = diesel::delete(
                 sso_login_attempts::table
                     .filter(sso_login_attempts::created_at.lt(attempts_before)),

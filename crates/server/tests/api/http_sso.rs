@@ -363,7 +363,11 @@ fn sign_in_with_the_provider(db: &TestDatabase) {
     assert_eq!(me["email"], "admin@example.com");
     assert_eq!(me["subject"], "admin-sub");
     assert_eq!(me["organizationId"], org.as_str());
-    assert_eq!(me["scopes"].as_array().unwrap().len(), 13);
+    assert_eq!(
+        me["scopes"].as_array().unwrap().len(),
+        equip_domain::api_key::Scope::ALL.len(),
+        "IT Admins hold every scope"
+    );
 
     // Reads need no header; a change needs X-Equip-CSRF.
     let read = call(
