@@ -6,6 +6,7 @@
 # comes with Debian's `systemd` package, installed when missing (as root);
 # where it cannot be, the script says so and exits 0 (CI=true: exits 1).
 set -euo pipefail
+. "$(dirname "$0")/lib/apt.sh"
 cd "$(dirname "$0")/.."
 
 fail() { echo "check-unit: FAILED: $*" >&2; exit 1; }
@@ -25,11 +26,9 @@ diff <(printf '%s\n' "$shown") "$unit" >/dev/null \
   || { diff <(printf '%s\n' "$shown") "$unit" >&2 || true; fail "docs/operations.md shows another unit than $unit"; }
 
 if ! command -v systemd-analyze >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  if can_install; then
     echo "check-unit: installing systemd (for systemd-analyze) from Debian's packages" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends systemd >/dev/null \
-      || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends systemd >/dev/null; } \
-      || skip "apt-get could not install systemd"
+    apt_install systemd || skip "apt-get could not install systemd"
   else
     skip "systemd-analyze is not installed and cannot be (not root, or no apt-get)"
   fi

@@ -12,6 +12,7 @@
 #
 # The equip binary: $EQUIP_BIN, by default the one the smoke step builds.
 set -euo pipefail
+. "$(dirname "$0")/lib/apt.sh"
 cd "$(dirname "$0")/.."
 
 fail() { echo "tls-proxy: FAILED: $*" >&2; exit 1; }
@@ -21,11 +22,9 @@ skip() {
 }
 
 if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  if can_install; then
     echo "tls-proxy: installing nginx-light from Debian's packages" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nginx-light >/dev/null \
-      || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nginx-light >/dev/null; } \
-      || skip "apt-get could not install nginx-light"
+    apt_install nginx-light || skip "apt-get could not install nginx-light"
   else
     skip "nginx is not installed and cannot be (not root, or no apt-get)"
   fi
