@@ -129,14 +129,7 @@ impl From<SignInError> for Page {
                     }
                 ),
             ),
-            SignInError::Domain(e) => {
-                let err = HttpError::from(e);
-                Page::new(
-                    err.status(),
-                    "equip could not sign you in",
-                    "equip could not finish the sign-in just now. Try again in a moment.",
-                )
-            }
+            SignInError::Domain(e) => Page::from(HttpError::from(e)),
         }
     }
 }
