@@ -62,7 +62,12 @@ fn full_user(user_name: &str) -> Value {
 }
 
 async fn create_user(app: &TestApp, c: &Client, body: &Value) -> (String, Value) {
-    let user = expect(app, c.scim_post("/scim/v2/Users", body), StatusCode::CREATED).await;
+    let user = expect(
+        app,
+        c.scim_post("/scim/v2/Users", body),
+        StatusCode::CREATED,
+    )
+    .await;
     (user["id"].as_str().unwrap().to_owned(), user)
 }
 
@@ -339,7 +344,10 @@ async fn me_answers_501_with_a_scim_error_on_every_method(app: TestApp) {
         w.a.get(me),
         w.a.scim_post(me, &body),
         w.a.scim_put(me, &body),
-        w.a.scim_patch(me, &patch(json!([{"op": "replace", "path": "displayName", "value": "x"}]))),
+        w.a.scim_patch(
+            me,
+            &patch(json!([{"op": "replace", "path": "displayName", "value": "x"}])),
+        ),
         w.a.delete(me),
         w.a.get("/scim/v2/Me?attributes=userName"),
     ] {
@@ -352,10 +360,7 @@ async fn me_answers_501_with_a_scim_error_on_every_method(app: TestApp) {
             json!(["urn:ietf:params:scim:api:messages:2.0:Error"])
         );
         assert_eq!(body["status"], "501");
-        assert!(
-            body["detail"].as_str().unwrap().contains("/Me"),
-            "{body}"
-        );
+        assert!(body["detail"].as_str().unwrap().contains("/Me"), "{body}");
     }
     // Still behind the key and its scope, as every SCIM route.
     let (status, body) = app.call(TestRequest::get().uri(me)).await;
@@ -469,14 +474,22 @@ async fn external_id_is_kept_exactly_as_sent(app: TestApp) {
         body["externalId"] = json!(external_id);
         let (id, user) = create_user(&app, &w.a, &body).await;
         assert_eq!(user["externalId"], *external_id, "{user}");
-        let stored = expect(&app, w.a.get(&format!("/scim/v2/Users/{id}")), StatusCode::OK).await;
+        let stored = expect(
+            &app,
+            w.a.get(&format!("/scim/v2/Users/{id}")),
+            StatusCode::OK,
+        )
+        .await;
         assert_eq!(stored["externalId"], *external_id);
         let filter = format!("externalId eq {}", json!(external_id));
         assert_eq!(total("Users", filter).await, 1, "{external_id:?}");
     }
     // caseExact: another case or the trimmed value is another identifier.
     assert_eq!(total("Users", r#"externalId eq "00u1 Ab""#.into()).await, 0);
-    assert_eq!(total("Users", r#"externalId eq " 00U1 AB ""#.into()).await, 0);
+    assert_eq!(
+        total("Users", r#"externalId eq " 00U1 AB ""#.into()).await,
+        0
+    );
     // By PATCH and PUT too.
     let (id, _) = create_user(&app, &w.a, &full_user("p@acme.example")).await;
     let path = format!("/scim/v2/Users/{id}");
@@ -573,7 +586,11 @@ fn a_count_over_the_cap_is_warned_about_and_counted(db: &TestDatabase) {
     assert_eq!(scrape(), Some(0.0));
     let (a, b) = (serve.client(&a), serve.client(&b));
     // At the cap (50 by default) or below: nothing to say.
-    for path in ["/scim/v2/Users?count=50", "/scim/v2/Users?count=10", "/scim/v2/Users"] {
+    for path in [
+        "/scim/v2/Users?count=50",
+        "/scim/v2/Users?count=10",
+        "/scim/v2/Users",
+    ] {
         assert_eq!(a.get(path).unwrap().status, 200);
     }
     assert_eq!(scrape(), Some(0.0));
@@ -588,8 +605,16 @@ fn a_count_over_the_cap_is_warned_about_and_counted(db: &TestDatabase) {
     }
     let search = json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
                         "count": 1000});
-    assert_eq!(a.scim_post("/scim/v2/.search", &search).unwrap().status, 200);
-    assert_eq!(a.scim_post("/scim/v2/Users/.search", &search).unwrap().status, 200);
+    assert_eq!(
+        a.scim_post("/scim/v2/.search", &search).unwrap().status,
+        200
+    );
+    assert_eq!(
+        a.scim_post("/scim/v2/Users/.search", &search)
+            .unwrap()
+            .status,
+        200
+    );
     // Another organization is warned on its own.
     assert_eq!(b.get("/scim/v2/Users?count=100").unwrap().status, 200);
     assert_eq!(scrape(), Some(6.0));
