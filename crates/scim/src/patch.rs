@@ -6,6 +6,9 @@
 //! - `add` to `emails[type eq "work"].value` with no such email creates it
 //!   (the filter's `eq` conditions become the new element's attributes);
 //! - Okta's path-less `{"op":"replace","value":{"active":false}}`;
+//! - a value made absent (`null`, `""`, `remove` of `phoneNumbers[type eq
+//!   "mobile"].value`) removes its element (RFC 7643 §2.5; Microsoft's
+//!   SCIM_Null_Update_Test), `userName` staying the primary email;
 //! - string booleans are left to the lenient User reader.
 //!
 //! Over 500 lines on purpose: the identity providers' PATCH shapes are
