@@ -401,6 +401,13 @@ pub fn method_not_allowed(req: &HttpRequest, allow: &str) -> HttpResponse {
     resp
 }
 
+/// An endpoint equip does not provide (a route declared
+/// `not_implemented`): 501 with the area's body saying `detail`.
+#[must_use]
+pub fn not_implemented(detail: &str) -> HttpResponse {
+    HttpError::with_status(StatusCode::NOT_IMPLEMENTED, "path", detail).error_response()
+}
+
 /// JSON bodies: `application/json` or any `+json` type (SCIM), at most `limit`
 /// bytes; errors mapped to 400 / 413 / 415 with the area's body.
 #[must_use]

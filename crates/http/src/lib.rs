@@ -38,6 +38,7 @@ pub mod limits;
 mod logging;
 pub mod metrics;
 pub mod openapi;
+pub mod page_cap;
 pub mod public_url;
 mod query;
 pub mod rate_limit;

@@ -104,6 +104,7 @@ pub struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
     latency: LatencyFamily,
+    scim_count_over_cap: Counter,
 }
 
 impl Default for Metrics {
@@ -150,11 +151,25 @@ impl Metrics {
             Unit::Seconds,
             latency.clone(),
         );
+        let scim_count_over_cap = Counter::default();
+        registry.register(
+            "equip_scim_count_over_cap",
+            "SCIM lists and searches whose count asked for more than the page cap \
+             (--scim-max-results) and were served at the cap",
+            scim_count_over_cap.clone(),
+        );
         Self {
             registry,
             requests,
             latency,
+            scim_count_over_cap,
         }
+    }
+
+    /// Counts a SCIM list served at the page cap because its `count` asked
+    /// for more (`crate::page_cap`).
+    pub fn count_scim_count_over_cap(&self) {
+        self.scim_count_over_cap.inc();
     }
 
     /// Counts one request.

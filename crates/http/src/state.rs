@@ -86,6 +86,7 @@ pub struct AppState {
     shares: Arc<Shares>,
     metrics: Option<Arc<Metrics>>,
     scim_max_results: u32,
+    page_cap_warnings: Arc<crate::page_cap::PageCapWarnings>,
     sso: Option<Arc<crate::sso::SsoSupport>>,
 }
 
@@ -141,6 +142,7 @@ impl AppState {
             shares: Arc::new(Shares::off()),
             metrics: None,
             scim_max_results: equip_domain::person_query::MAX_PAGE_SIZE,
+            page_cap_warnings: Arc::default(),
             sso: None,
         }
     }
@@ -233,6 +235,19 @@ impl AppState {
     #[must_use]
     pub fn scim_max_results(&self) -> u32 {
         self.scim_max_results
+    }
+
+    /// Notes a SCIM list of `organization` whose `count` asked for `asked`
+    /// resources, more than [`Self::scim_max_results`]: counted in the
+    /// metrics, and a warning at most once an hour per organization
+    /// ([`crate::page_cap`]).
+    pub fn scim_count_over_cap(&self, organization: equip_domain::ids::OrganizationId, asked: i64) {
+        self.page_cap_warnings.asked_over_cap(
+            organization,
+            asked,
+            self.scim_max_results,
+            self.metrics.as_deref(),
+        );
     }
 
     /// The same state with console sign-in through the organizations'

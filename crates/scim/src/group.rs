@@ -235,7 +235,8 @@ impl ScimGroup {
         };
         let ext = self.extension.unwrap_or_default();
         let fields = GroupFields {
-            external_id: present(self.external_id.as_deref()),
+            // As sent (caseExact, the identity provider's key): only "" is absent.
+            external_id: self.external_id.filter(|v| !v.is_empty()),
             display_name,
             package_id: package_id(ext.package_id.as_deref())?,
             precedence: precedence(ext.precedence.as_ref().unwrap_or(&Value::Null))?,
@@ -307,7 +308,9 @@ fn out_group<'a>(group: &'a Group, members: Option<&'a [Member]>, base_url: &str
         id: group.id.to_string(),
         external_id: group.external_id.as_deref(),
         display_name: &group.display_name,
-        members: members.filter(|m| !m.is_empty()).map(|m| {
+        // Read members are shown even when there are none (`"members": []`):
+        // a client reads an absent attribute as unknown, not as empty.
+        members: members.map(|m| {
             m.iter()
                 .map(|m| OutMember {
                     value: m.person_id.to_string(),
@@ -330,7 +333,8 @@ fn out_group<'a>(group: &'a Group, members: Option<&'a [Member]>, base_url: &str
 
 /// The SCIM representation of `group`, with `meta.location` under
 /// `base_url`. `members` are shown when given (read because the answer holds
-/// them) and not empty; absent optional attributes are omitted.
+/// them), as `[]` when there are none; absent optional attributes are
+/// omitted.
 #[must_use]
 pub fn from_group(group: &Group, members: Option<&[Member]>, base_url: &str) -> Value {
     // Serializing plain strings and numbers into a Value cannot fail.

@@ -235,7 +235,8 @@ impl Draft {
             }
             (Schema::Core, "externalId") => {
                 self.fields.external_id = match value {
-                    Value::String(s) => Some(s.trim().to_owned()).filter(|s| !s.is_empty()),
+                    // As sent (caseExact): only "" is absent.
+                    Value::String(s) => Some(s.clone()).filter(|s| !s.is_empty()),
                     Value::Null => None,
                     other => {
                         return Err(PatchError::InvalidValue(format!(

@@ -411,6 +411,16 @@ impl ListInputs {
         })
     }
 
+    /// The `count` asked for, when it is more than a page may hold (`max`,
+    /// at most [`PAGE_SIZE_LIMIT`]): the page is served at the cap, and a
+    /// client that steps `startIndex` by the count it asked rather than by
+    /// `itemsPerPage` (Okta's import) skips the resources past it.
+    #[must_use]
+    pub fn count_over(&self, max: u32) -> Option<i64> {
+        let asked = self.count.as_deref()?.trim().parse::<i64>().ok()?;
+        (asked > i64::from(max.min(PAGE_SIZE_LIMIT))).then_some(asked)
+    }
+
     /// `startIndex` and `count`, the page at most `max` long (and never
     /// longer than [`PAGE_SIZE_LIMIT`]).
     pub(crate) fn page(&self, max: u32) -> Result<(u64, u32), ListError> {

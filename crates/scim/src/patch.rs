@@ -6,6 +6,9 @@
 //! - `add` to `emails[type eq "work"].value` with no such email creates it
 //!   (the filter's `eq` conditions become the new element's attributes);
 //! - Okta's path-less `{"op":"replace","value":{"active":false}}`;
+//! - a value made absent (`null`, `""`, `remove` of `phoneNumbers[type eq
+//!   "mobile"].value`) removes its element (RFC 7643 §2.5; Microsoft's
+//!   SCIM_Null_Update_Test), `userName` staying the primary email;
 //! - string booleans are left to the lenient User reader.
 //!
 //! Over 500 lines on purpose: the identity providers' PATCH shapes are
@@ -171,11 +174,21 @@ pub fn parse_patch(body: &Value) -> Result<Vec<PatchOperation>, PatchError> {
 /// # Errors
 /// [`PatchError`] for the first operation that cannot be applied.
 pub fn apply_patch(doc: &mut Value, ops: &[PatchOperation]) -> Result<(), PatchError> {
+    let before = doc.clone();
     let Some(root) = doc.as_object_mut() else {
         return Err(PatchError::InvalidValue(
             "the resource is not an object".into(),
         ));
     };
+    apply_operations(root, ops)?;
+    drop_cleared_elements(&before, root);
+    Ok(())
+}
+
+fn apply_operations(
+    root: &mut Map<String, Value>,
+    ops: &[PatchOperation],
+) -> Result<(), PatchError> {
     for op in ops {
         match (&op.path, &op.value) {
             (Some(path), value) => apply_path(root, op.kind, path, value.as_ref())?,
@@ -205,6 +218,102 @@ pub fn apply_patch(doc: &mut Value, ops: &[PatchOperation]) -> Result<(), PatchE
         }
     }
     Ok(())
+}
+
+/// Whether a sub-attribute's value is absent: missing, `null`, or a string
+/// of nothing but whitespace (empty strings count as absent, as in a body).
+fn is_absent(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.trim().is_empty(),
+        Some(_) => false,
+    }
+}
+
+/// The address sub-attributes equip keeps that are the address itself
+/// (not its `type` or `primary` label).
+const ADDRESS_DATA: &[&str] = &[
+    "streetAddress",
+    "locality",
+    "region",
+    "postalCode",
+    "country",
+];
+
+/// Whether an element of the multi-valued attribute `attr` holds nothing
+/// once its labels are set aside: an email or phone number without a
+/// `value`, an address without any of [`ADDRESS_DATA`].
+fn is_emptied(attr: &str, item: &Value) -> bool {
+    let get = |name: &str| item.as_object().and_then(|o| get_ci(o, name));
+    if attr == "addresses" {
+        ADDRESS_DATA.iter().all(|name| is_absent(get(name)))
+    } else {
+        is_absent(get("value"))
+    }
+}
+
+/// RFC 7643 §2.5: a value made absent is unassigned, so an element whose
+/// value this PATCH cleared (`replace emails[type eq "work"].value` with
+/// `null` or `""`, `remove phoneNumbers[type eq "mobile"].value`) is removed
+/// instead of refusing the request for a missing value. Only elements the
+/// PATCH changed or added are looked at (an unchanged stored element stays
+/// as it is). When an email is removed this way and no remaining email is
+/// primary, `userName` (the primary email, docs/scim.md) decides: the
+/// remaining email equal to it becomes primary, or, if there is none, it is
+/// added as the primary email (a user left without emails gets it when
+/// written, as every user sent without emails does).
+fn drop_cleared_elements(before: &Value, root: &mut Map<String, Value>) {
+    let mut emails_dropped = false;
+    for attr in ["emails", "phoneNumbers", "addresses"] {
+        let old: &[Value] = before
+            .get(attr)
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice);
+        let Some(Value::Array(items)) = root.get_mut(attr) else {
+            continue;
+        };
+        let len = items.len();
+        items.retain(|item| old.contains(item) || !is_emptied(attr, item));
+        emails_dropped |= attr == "emails" && items.len() < len;
+        if items.is_empty() {
+            root.remove(attr);
+        }
+    }
+    if emails_dropped {
+        primary_from_user_name(root);
+    }
+}
+
+/// After emails were removed: a primary email again, from `userName`, unless
+/// one remains primary (or none remains: the user's `userName` becomes its
+/// primary email when it is written).
+fn primary_from_user_name(root: &mut Map<String, Value>) {
+    let Some(user_name) = root
+        .get("userName")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return;
+    };
+    let Some(Value::Array(emails)) = root.get_mut("emails") else {
+        return;
+    };
+    if emails.iter().any(|e| is_true(e.get("primary"))) {
+        return;
+    }
+    let same = emails.iter().position(|e| {
+        e.get("value")
+            .and_then(Value::as_str)
+            .is_some_and(|v| same_identifier(v, &user_name))
+    });
+    match same {
+        Some(i) => {
+            if let Some(o) = emails[i].as_object_mut() {
+                o.insert("primary".into(), Value::Bool(true));
+            }
+        }
+        None => emails.push(serde_json::json!({"value": user_name, "primary": true})),
+    }
 }
 
 /// A path-less value's key: an attribute name (dotted, URN-prefixed) or the
@@ -511,6 +620,14 @@ fn apply_filtered(
     sub: Option<&AttrDef>,
     value: Option<&Value>,
 ) -> Result<(), PatchError> {
+    // Setting the selected elements (or their sub-attribute) to `null` or ""
+    // makes them absent (RFC 7643 §2.5): a remove, which is no error when
+    // nothing matches, so clearing what is not there changes nothing.
+    let kind = if kind != OpKind::Remove && is_absent(value) {
+        OpKind::Remove
+    } else {
+        kind
+    };
     let mut items = match target.remove(attr.name) {
         Some(Value::Array(items)) => items,
         _ => Vec::new(),

@@ -241,6 +241,13 @@ fn present(value: Option<String>) -> Option<String> {
     })
 }
 
+/// An identifier exactly as sent (`externalId`: caseExact, the identity
+/// provider's matching key, so a filter on the value it sent finds it); only
+/// the empty string counts as absent.
+fn as_sent(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.is_empty())
+}
+
 /// Parses a start date: `YYYY-MM-DD`, or a full RFC 3339 timestamp whose date is taken.
 fn parse_start_date(raw: &str) -> Result<NaiveDate, ScimUserError> {
     NaiveDate::parse_from_str(raw, "%Y-%m-%d")
@@ -353,7 +360,7 @@ impl ScimUser {
         Ok(Person {
             id,
             organization_id: organization,
-            external_id: present(self.external_id),
+            external_id: as_sent(self.external_id),
             user_name,
             given_name: present(name.given_name),
             family_name: present(name.family_name),

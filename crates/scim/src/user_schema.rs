@@ -8,9 +8,29 @@ use crate::resource_schema::{b, s, ResourceSchema, META_SUB};
 pub use crate::resource_schema::{AttrDef, Resolved, Schema};
 use crate::schemas;
 
-const MULTI_SUB: &[AttrDef] = &[
+/// The sub-attributes of `emails` (RFC 7643 §4.1.2): its `type` lists the
+/// canonical values §8.7.1 gives, which clients (Microsoft's gallery
+/// validation) need to address an element as `emails[type eq "work"]`; any
+/// other label is still accepted.
+const EMAIL_SUB: &[AttrDef] = &[
     s("value", "The value."),
-    s("type", "A label: work, home, other, mobile…"),
+    AttrDef {
+        canonical_values: &["work", "home", "other"],
+        ..s("type", "A label: work, home, other (others accepted).")
+    },
+    b("primary", "Whether this is the primary value; at most one."),
+];
+
+/// The sub-attributes of `phoneNumbers`, with §8.7.1's canonical types.
+const PHONE_SUB: &[AttrDef] = &[
+    s("value", "The value."),
+    AttrDef {
+        canonical_values: &["work", "home", "mobile", "fax", "pager", "other"],
+        ..s(
+            "type",
+            "A label: work, home, mobile, fax, pager, other (others accepted).",
+        )
+    },
     b("primary", "Whether this is the primary value; at most one."),
 ];
 
@@ -20,7 +40,10 @@ const NAME_SUB: &[AttrDef] = &[
 ];
 
 const ADDRESS_SUB: &[AttrDef] = &[
-    s("type", "home, work, other."),
+    AttrDef {
+        canonical_values: &["work", "home", "other"],
+        ..s("type", "A label: work, home, other (others accepted).")
+    },
     b("primary", "Whether this is the primary address."),
     s("streetAddress", "Street lines; may contain line breaks."),
     s("locality", "City."),
@@ -63,7 +86,7 @@ pub static CORE: &[AttrDef] = &[
     AttrDef {
         ty: "complex",
         multi: true,
-        sub: MULTI_SUB,
+        sub: EMAIL_SUB,
         ..s(
             "emails",
             "Email addresses; the primary one equals userName.",
@@ -72,7 +95,7 @@ pub static CORE: &[AttrDef] = &[
     AttrDef {
         ty: "complex",
         multi: true,
-        sub: MULTI_SUB,
+        sub: PHONE_SUB,
         ..s("phoneNumbers", "Phone numbers.")
     },
     AttrDef {

@@ -48,6 +48,9 @@ struct Route {
     others: Needs,
     /// The route's own JSON body limit, if not `crate::JSON_LIMIT`.
     json_limit: Option<usize>,
+    /// What a method the route does not take is answered with: 405, or
+    /// (given here) 501 saying this of the route ([`Route::not_implemented`]).
+    not_implemented: Option<&'static str>,
 }
 
 /// A method a route takes.
@@ -65,6 +68,7 @@ fn at(path: &'static str) -> Route {
         methods: Vec::new(),
         others: NoKey,
         json_limit: None,
+        not_implemented: None,
     }
 }
 
@@ -125,6 +129,14 @@ impl Route {
         delete => DELETE,
     }
 
+    /// Every method (none is taken) answered 501 with the area's body,
+    /// saying `detail`, once the gate has let the request in: an endpoint a
+    /// protocol defines and equip does not provide (RFC 7644 §3.11, `/Me`).
+    fn not_implemented(mut self, detail: &'static str) -> Self {
+        self.not_implemented = Some(detail);
+        self
+    }
+
     /// JSON bodies of up to `limit` bytes on this route.
     fn json_limit(mut self, limit: usize) -> Self {
         self.json_limit = Some(limit);
@@ -166,10 +178,16 @@ impl Route {
     fn resource(self) -> impl HttpServiceFactory {
         let allow = self.allow();
         let gate = Gate::new(self.access());
+        let not_implemented = self.not_implemented;
         let mut resource =
             web::resource(self.path).default_service(web::to(move |req: HttpRequest| {
                 let allow = allow.clone();
-                async move { method_not_allowed(&req, &allow) }
+                async move {
+                    match not_implemented {
+                        Some(detail) => crate::error::not_implemented(detail),
+                        None => method_not_allowed(&req, &allow),
+                    }
+                }
             }));
         if let Some(limit) = self.json_limit {
             resource = resource.app_data(crate::error::json_config(limit));
@@ -318,6 +336,12 @@ fn register_scim() -> Vec<Route> {
         scim("/scim/v2/ResourceTypes/{id}").get(S, discovery::resource_type),
         scim("/scim/v2/Schemas").get(S, discovery::schemas),
         scim("/scim/v2/Schemas/{id}").get(S, discovery::schema),
+        // RFC 7644 §3.11: a provider without `/Me` SHOULD answer 501. A key
+        // is no person, so there is no "me"; still behind the `scim` scope.
+        scim("/scim/v2/Me").not_implemented(
+            "/Me is not implemented: an API key authenticates no user (RFC 7644 §3.11); \
+             use /Users/{id}",
+        ),
     ]
 }
 

@@ -34,7 +34,7 @@ fn a_full_group_is_read_with_its_members_and_extension() {
     assert_eq!(
         fields,
         GroupFields {
-            external_id: Some("00g1".into()),
+            external_id: Some(" 00g1 ".into()),
             display_name: "Engineering".into(),
             package_id: Some(PackageId::parse(KIT).unwrap()),
             precedence: -3,
@@ -126,6 +126,14 @@ fn an_outgoing_group_shows_members_only_when_read() {
         })
     );
     assert!(from_group(&g, None, "http://x").get("members").is_none());
+    // Read and empty: shown as such, not omitted.
+    assert_eq!(from_group(&g, Some(&[]), "http://x")["members"], json!([]));
+    assert_eq!(
+        group_json(&g, Some(&[]), "http://x")
+            .matches(r#""members":[]"#)
+            .count(),
+        1
+    );
     let text: Value = serde_json::from_str(&group_json(&g, Some(&members), "http://x")).unwrap();
     assert_eq!(text, from_group(&g, Some(&members), "http://x"));
 }

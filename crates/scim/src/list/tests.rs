@@ -82,6 +82,10 @@ fn paging_inputs_follow_rfc_7644() {
     };
     assert_eq!(hundred.query(100).unwrap().count, 100);
     assert_eq!(hundred.query(80).unwrap().count, 80);
+    // What the cap cut off is told (Okta asks for 100 at a cap of 50).
+    assert_eq!(hundred.count_over(50), Some(100));
+    assert_eq!(hundred.count_over(100), None);
+    assert_eq!(ListInputs::default().count_over(50), None);
     assert_eq!(ListInputs::default().query(5000).unwrap().count, 1000);
     let q = ListInputs {
         count: Some("-3".into()),

@@ -267,3 +267,41 @@ fn a_sub_attribute_an_attribute_does_not_have_is_an_invalid_path() {
     .unwrap();
     assert_eq!(u, user());
 }
+
+#[test]
+fn a_cleared_value_removes_its_element_and_user_name_stays_the_primary_email() {
+    let mut u = user();
+    u["emails"] = json!([
+        {"value": "ada@example.com", "type": "work", "primary": true},
+        {"value": "ada@home.example", "type": "home", "primary": false}
+    ]);
+    u["phoneNumbers"] = json!([{"value": "+1", "type": "mobile"}, {"value": "+2", "type": "work"}]);
+    // A stored address without data is left alone unless the PATCH touches it.
+    u["addresses"] = json!([{"type": "other"}, {"type": "work", "locality": "Berlin"}]);
+    patch(
+        &mut u,
+        json!({"Operations": [
+            {"op": "replace", "path": "phoneNumbers[type eq \"mobile\"].value", "value": null},
+            {"op": "replace", "path": "emails[type eq \"work\"].value", "value": ""},
+            {"op": "remove", "path": "addresses[type eq \"work\"].locality"},
+            {"op": "replace", "path": "phoneNumbers[type eq \"fax\"].value", "value": null}
+        ]}),
+    )
+    .unwrap();
+    assert_eq!(u["phoneNumbers"], json!([{"value": "+2", "type": "work"}]));
+    assert_eq!(u["addresses"], json!([{"type": "other"}]));
+    assert_eq!(
+        u["emails"],
+        json!([
+            {"value": "ada@home.example", "type": "home", "primary": false},
+            {"value": "ada@example.com", "primary": true}
+        ])
+    );
+    // The last phone cleared: the attribute is gone.
+    patch(
+        &mut u,
+        json!({"Operations": [{"op": "remove", "path": "phoneNumbers[type eq \"work\"].value"}]}),
+    )
+    .unwrap();
+    assert!(u.get("phoneNumbers").is_none());
+}

@@ -19,7 +19,13 @@ async fn run_list<R: ResourceType>(
     inputs: ListInputs,
     base: String,
 ) -> Result<HttpResponse, HttpError> {
-    let query = R::query(&inputs, scoped.state().scim_max_results()).map_err(ScimError::from)?;
+    let cap = scoped.state().scim_max_results();
+    let query = R::query(&inputs, cap).map_err(ScimError::from)?;
+    if let Some(asked) = inputs.count_over(cap) {
+        scoped
+            .state()
+            .scim_count_over_cap(scoped.organization(), asked);
+    }
     let body = run(scoped, base, move |p| R::list(&p, query, &inputs)).await?;
     Ok(scim_text(body))
 }

@@ -18,7 +18,14 @@ pub async fn search(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
     let inputs = ListInputs::from_search_body(&body).map_err(ScimError::from)?;
-    let search = RootSearch::new(inputs, scoped.state().scim_max_results())?;
+    let cap = scoped.state().scim_max_results();
+    let asked = inputs.count_over(cap);
+    let search = RootSearch::new(inputs, cap)?;
+    if let Some(asked) = asked {
+        scoped
+            .state()
+            .scim_count_over_cap(scoped.organization(), asked);
+    }
     let body = run(scoped, base_url(&req), move |p| p.search_all(search)).await?;
     Ok(scim_text(body))
 }
