@@ -830,14 +830,25 @@ def main():
     parser.add_argument("--only", action="append", help="run only the named test (repeatable)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the guids and the test user chosen")
     parser.add_argument("--trace", action="store_true", help="print each request under its test")
+    parser.add_argument("--expect-fail", action="append", default=[], metavar="TEST=WHY",
+                        help="a test known to fail here, and why (repeatable): its failure is printed as "
+                             "KNOWN and not counted; if it passes, that is counted as a failure, so the "
+                             "list cannot go stale")
     args = parser.parse_args()
+    expected = {}
+    for item in args.expect_fail:
+        name, sep, why = item.partition("=")
+        if not sep or not why.strip() or name not in {t[0] for t in TESTS}:
+            print(f"validate.py: --expect-fail needs TEST=WHY with a known test, not {item!r}", file=sys.stderr)
+            return 2
+        expected[name] = why.strip()
     token = os.environ.get("SCIM_GALLERY_TOKEN", "")
     if not token:
         print("validate.py: set SCIM_GALLERY_TOKEN to the SCIM bearer token", file=sys.stderr)
         return 2
     run = Run(args.url, token, args.domain, args.profile, args.verbose_patch,
               random.Random(args.seed), args.trace)
-    passed = failed = skipped = warnings = 0
+    passed = failed = skipped = warnings = known = 0
     for name, mandatory, test in TESTS:
         if args.only and name not in args.only:
             continue
@@ -848,12 +859,20 @@ def main():
             verdict, reason = "FAILED", f"validate.py raised {type(e).__name__}: {e}"
         if verdict == "FAILED" and not mandatory:
             verdict = "WARNING"
+        if name in expected:
+            if verdict == "FAILED":
+                verdict, reason = "KNOWN", f"{reason} (expected here: {expected[name]})"
+            elif verdict == "PASSED":
+                verdict, reason = "FAILED", ("passes, but is listed as an expected failure "
+                                             f"({expected[name]}): take it off the list")
         if verdict == "PASSED":
             passed += 1
         elif verdict == "SKIPPED":
             skipped += 1
         elif verdict == "WARNING":
             warnings += 1
+        elif verdict == "KNOWN":
+            known += 1
         else:
             failed += 1
         print(f"{verdict} {name}" + ("" if reason == "success" else f": {reason}"), flush=True)
@@ -862,7 +881,8 @@ def main():
                 print("    " + line)
     print("note: Microsoft's overall result also needs Validate_Credentials_Test or "
           "Federated_Identity_Test to pass; both need a token endpoint equip does not have")
-    print(f"{skipped} skipped, {warnings} warnings (a failed optional test)")
+    print(f"{skipped} skipped, {warnings} warnings (a failed optional test), "
+          f"{known} known failures (--expect-fail)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
