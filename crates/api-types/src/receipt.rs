@@ -97,8 +97,8 @@ pub struct ReceiptResults {
 
 /// The answer to a receipt that stopped before its end (503): its time limit
 /// was reached (`equip serve --upload-timeout`), so no entry started after
-/// it. `results` holds one result per entry, in the order sent, as
-/// [`ReceiptResults`] does: each entry that ran has its own status, and each
+/// it. `results` holds one result per entry, in the order sent, as a
+/// receipt answered 200 does: each entry that ran has its own status, and each
 /// entry not run has status 503 and says so (nothing of it was written; it
 /// is safe to send again). Nothing of the receipt is written after this
 /// answer.

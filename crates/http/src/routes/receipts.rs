@@ -119,15 +119,13 @@ pub async fn receive(
         total - stopped
     );
     tracing::warn!("a receipt stopped at its time limit with {stopped} of {total} entries not run");
-    Ok(
-        HttpResponse::ServiceUnavailable().json(ReceiptStopped {
-            errors: vec![ErrorEntry {
-                detail: &detail,
-                source: "server",
-            }],
-            results,
-        }),
-    )
+    Ok(HttpResponse::ServiceUnavailable().json(ReceiptStopped {
+        errors: vec![ErrorEntry {
+            detail: &detail,
+            source: "server",
+        }],
+        results,
+    }))
 }
 
 /// The detail of an entry not run: the receipt stopped before it.

@@ -57,8 +57,9 @@ async fn leaver(app: &TestApp, tag: &str, n: usize) -> Vec<String> {
 /// The newest stamp of any listing row (SQLite: a listing version;
 /// PostgreSQL: a transaction id; both grow with each write).
 fn newest_stamp(app: &TestApp) -> i64 {
-    app.db()
-        .read_number("SELECT CAST(COALESCE(MAX(listing_stamp), 0) AS BIGINT) AS n FROM inventory_listing")
+    app.db().read_number(
+        "SELECT CAST(COALESCE(MAX(listing_stamp), 0) AS BIGINT) AS n FROM inventory_listing",
+    )
 }
 
 /// Receives the item `id` at A's warehouse; the listing rows the entry
@@ -72,9 +73,8 @@ async fn receive_counting_rows(app: &TestApp, id: &str) -> i64 {
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["results"][0]["status"], 200, "{body}");
-    app.db().count_rows(&format!(
-        "inventory_listing WHERE listing_stamp > {before}"
-    ))
+    app.db()
+        .count_rows(&format!("inventory_listing WHERE listing_stamp > {before}"))
 }
 
 async fn a_receipt_entry_rewrites_only_the_rows_whose_view_changed(app: TestApp) {
@@ -169,14 +169,19 @@ async fn a_receipt_stopped_at_its_limit_answers_what_ran_and_writes_no_more(app:
     let answer = sending.join().unwrap().unwrap();
     assert_eq!(answer.status, 503, "{}", answer.text());
     let answer = answer.json();
-    let results = answer["results"].as_array().expect("the results of every entry");
+    let results = answer["results"]
+        .as_array()
+        .expect("the results of every entry");
     assert_eq!(results.len(), ENTRIES, "{answer}");
     let ran = results.iter().filter(|r| r["status"] == 200).count();
     // The entry in flight at the limit ends; none starts after it.
     assert_eq!(ran, 1, "{answer}");
     for r in &results[ran..] {
         assert_eq!(r["status"], 503, "{answer}");
-        assert!(r["detail"].as_str().unwrap().contains("not run"), "{answer}");
+        assert!(
+            r["detail"].as_str().unwrap().contains("not run"),
+            "{answer}"
+        );
     }
     assert!(
         answer["errors"][0]["detail"]
@@ -260,7 +265,10 @@ async fn a_csv_upload_whose_client_goes_stops(app: TestApp) {
     conn.write_all(&body).unwrap();
     let start = Instant::now();
     while people_named(&app, "gone") < 60 {
-        assert!(start.elapsed() < Duration::from_secs(60), "the upload did not start");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the upload did not start"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     // The client gives up.
@@ -268,5 +276,8 @@ async fn a_csv_upload_whose_client_goes_stops(app: TestApp) {
     drop(conn);
     std::thread::sleep(Duration::from_millis(500));
     let created = settled(|| people_named(&app, "gone"));
-    assert!(created < i64::try_from(ROWS).unwrap(), "the whole upload ran: {created}");
+    assert!(
+        created < i64::try_from(ROWS).unwrap(),
+        "the whole upload ran: {created}"
+    );
 }
