@@ -17,6 +17,7 @@
 #
 #   scripts/bench-returns.sh
 #   BACKENDS=sqlite RECEIPT=1000 HOLDS=10000 scripts/bench-returns.sh
+#   RECEIPT=1000 LINES=1000 HOLDS=0 scripts/bench-returns.sh   # one leaver, one 1,000-line order
 #
 # Without BIN, this tree's release binary is built (CARGO_TARGET_DIR is
 # honoured). PostgreSQL: a scratch database equip_bench_returns on
@@ -56,7 +57,7 @@ wait_up() { for _ in $(seq 1 300); do curl -s -o /dev/null "$1" && return 0; sle
 echo "## Returns benchmark: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/ {print $2}') GiB"
 echo
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'); receipt of $receipt serials; $holds holds due at once; load $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 "$py" document "$receipt" "$holds" >"$work/doc.json" 2>"$work/warehouse"
+python3 "$py" document "$receipt" "$holds" "${LINES:-1}" >"$work/doc.json" 2>"$work/warehouse"
 warehouse=$(cat "$work/warehouse")
 
 for backend in $backends; do

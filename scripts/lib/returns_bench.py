@@ -27,27 +27,31 @@ from datetime import date, timedelta
 EXT = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
 
 
-def document(receipt, holds):
+def document(receipt, holds, lines=1):
+    """`lines` items per leaver, on one return order (a big leaver: every
+    entry of the receipt is a line of a `lines`-line order)."""
     warehouse = str(uuid.uuid4())
     sku = str(uuid.uuid4())
     tomorrow = (date.today() + timedelta(days=1)).isoformat()
     today = date.today().isoformat()
     people, items = [], []
+    person = order = None
     for n in range(receipt):
-        person = str(uuid.uuid4())
-        name = f"leaver{n}@bench.example"
-        people.append({
-            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", EXT],
-            "id": person, "userName": name,
-            "emails": [{"value": name, "type": "work", "primary": True}],
-            "active": True, EXT: {"status": "OFFBOARDING"},
-        })
+        if n % lines == 0:
+            person, order = str(uuid.uuid4()), str(uuid.uuid4())
+            name = f"leaver{n}@bench.example"
+            people.append({
+                "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", EXT],
+                "id": person, "userName": name,
+                "emails": [{"value": name, "type": "work", "primary": True}],
+                "active": True, EXT: {"status": "OFFBOARDING"},
+            })
         items.append({
             "id": str(uuid.uuid4()), "skuId": sku, "serialNumber": f"RET-{n}",
             "deployStatus": "DEPLOYED", "condition": "USED_GOOD",
             "assignedTo": {"type": "PERSON", "id": person},
             "returnOrder": {
-                "id": str(uuid.uuid4()), "status": "PENDING",
+                "id": order, "status": "PENDING",
                 "returnOrderItemId": str(uuid.uuid4()), "returnOrderItemStatus": "PENDING",
             },
         })
@@ -125,7 +129,7 @@ def probe(base, key, seconds, out):
 if __name__ == "__main__":
     cmd, *args = sys.argv[1:]
     if cmd == "document":
-        document(int(args[0]), int(args[1]))
+        document(int(args[0]), int(args[1]), int(args[2]) if len(args) > 2 else 1)
     elif cmd == "receipt":
         receipt(args[0], args[1], args[2], int(args[3]))
     elif cmd == "probe":

@@ -95,6 +95,24 @@ pub struct ReceiptResults {
     pub results: Vec<ReceiptResult>,
 }
 
+/// The answer to a receipt that stopped before its end (503): its time limit
+/// was reached (`equip serve --upload-timeout`), so no entry started after
+/// it. `results` holds one result per entry, in the order sent, as a
+/// receipt answered 200 does: each entry that ran has its own status, and each
+/// entry not run has status 503 and says so (nothing of it was written; it
+/// is safe to send again). Nothing of the receipt is written after this
+/// answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = ReceiptStopped)]
+pub struct ReceiptStopped<'a> {
+    /// Why the receipt stopped (one entry, source `server`).
+    #[schema(min_items = 1)]
+    pub errors: Vec<crate::error::ErrorEntry<'a>>,
+    /// One per entry, in the order sent.
+    pub results: Vec<ReceiptResult>,
+}
+
 /// How one entry ended.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -107,7 +125,8 @@ pub struct ReceiptResult {
     pub serial_number: Option<String>,
     /// The HTTP status of this entry: 200 received, 404 unknown (or another
     /// organization's), 409 not receivable in its status, 503 the store
-    /// could not be reached for it.
+    /// could not be reached for it, or (in a receipt answered 503) not run
+    /// because the receipt stopped at its time limit.
     pub status: u16,
     /// Why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]

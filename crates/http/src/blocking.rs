@@ -27,8 +27,11 @@
 //!   ([`crate::client`]) and that actix has not dropped the request; if not,
 //!   it does not run (status 499 in the request log; nobody receives it).
 //! - **Stopped between statements.** While the call runs, the same test is
-//!   installed as the thread's [`equip_domain::interrupt`] check: a long read
-//!   stops before its next statement. Writes run to their end.
+//!   installed as the thread's [`equip_domain::interrupt`] check, together
+//!   with the request's time limit ([`crate::limits::Deadline`]): a long read
+//!   stops before its next statement, and a run of writes (a receipt, a Bulk
+//!   request, a CSV upload) before its next entry, once the client has gone
+//!   or the limit is reached. A write already started runs to its end.
 //!
 //! Requests carry their admission and client into this module through a
 //! task-local value the gate sets ([`scoped`]); store calls made outside a
@@ -44,6 +47,7 @@ use actix_web::web;
 
 use crate::client::Client;
 use crate::error::HttpError;
+use crate::limits::Deadline;
 use crate::shares::{Places, ShareTaken, Shares};
 use equip_domain::ids::OrganizationId;
 
@@ -219,6 +223,8 @@ pub(crate) struct RequestScope {
     /// Set once a call of the request got a place: its later calls are not
     /// refused (the work before would be wasted), they wait for theirs.
     placed: Arc<AtomicBool>,
+    /// The request's time limit: its calls start nothing after it.
+    deadline: Option<Deadline>,
 }
 
 impl RequestScope {
@@ -234,7 +240,15 @@ impl RequestScope {
             shares,
             organization: Arc::default(),
             placed: Arc::default(),
+            deadline: None,
         }
+    }
+
+    /// The same scope, its calls wanted until `deadline` at most.
+    #[must_use]
+    pub(crate) fn until(mut self, deadline: Option<Deadline>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     /// A place of the request's organization for its next call, once the
@@ -320,6 +334,7 @@ where
         Some(scope) => Some(scope.ticket().ok_or_else(HttpError::overloaded)?),
         None => None,
     };
+    let deadline = scope.as_ref().and_then(|s| s.deadline);
     let client = scope.and_then(|s| s.client);
     let dropped = Arc::new(AtomicBool::new(false));
     let guard = Dropped(Some(Arc::clone(&dropped)));
@@ -332,10 +347,15 @@ where
         let _places = places;
         let for_thread = ticket.as_mut().map(Ticket::start);
         let wanted = move || {
-            !dropped.load(Ordering::Relaxed) && client.as_ref().is_none_or(Client::connected)
+            !dropped.load(Ordering::Relaxed)
+                && deadline.is_none_or(|d| !d.passed())
+                && client.as_ref().is_none_or(Client::connected)
         };
         if !wanted() {
-            return Err(HttpError::client_gone());
+            return Err(match deadline {
+                Some(d) if d.passed() => HttpError::timed_out(d.limit),
+                _ => HttpError::client_gone(),
+            });
         }
         let (result, for_connection) =
             equip_domain::waits::measured(|| equip_domain::interrupt::while_wanted(wanted, f));

@@ -209,6 +209,20 @@ impl HttpError {
         )
     }
 
+    /// A request that did not finish within `limit`: 503. Whether a write
+    /// took effect is unknown to the client.
+    #[must_use]
+    pub fn timed_out(limit: std::time::Duration) -> Self {
+        Self::with_status(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server",
+            format!(
+                "the request did not finish within {} s; a write may or may not have taken effect: read before retrying",
+                limit.as_secs()
+            ),
+        )
+    }
+
     /// The status.
     #[must_use]
     pub fn status(&self) -> StatusCode {

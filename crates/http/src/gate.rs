@@ -173,6 +173,12 @@ where
                 state.shares(),
                 crate::client::Client::of(req.request()),
             )
+            .until(
+                req.request()
+                    .extensions()
+                    .get::<crate::limits::Deadline>()
+                    .copied(),
+            )
         });
         let organization_of = request.clone();
         let rate_limit = req

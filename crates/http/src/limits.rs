@@ -9,12 +9,12 @@
 
 use std::future::{ready, Future, Ready};
 use std::pin::Pin;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::http::StatusCode;
-use actix_web::Error;
+use actix_web::{Error, HttpMessage as _};
 
 use crate::error::HttpError;
 
@@ -26,7 +26,11 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// The same for the uploads (`/scim/v2/Bulk`, `/scim/v2/Users/csv`, a
     /// warehouse receipt), which carry up to 1,000 operations, 50,000 rows
-    /// or 1,000 items, each written on its own.
+    /// or 1,000 items, each written on its own. At this limit an upload
+    /// starts no further entry: the entry in flight ends, and the upload
+    /// answers 503 with the result of every entry (those not run say so).
+    /// Only an entry still in flight [`Limits::request_timeout`] later is
+    /// answered the plain 503 without results.
     pub upload_timeout: Duration,
     /// Longest request target (path and query) in bytes; longer is 414.
     pub max_uri_bytes: usize,
@@ -63,6 +67,18 @@ impl Limits {
     pub fn timeout_for(&self, path: &str) -> Duration {
         if Self::is_upload(path) {
             self.upload_timeout
+        } else {
+            self.request_timeout
+        }
+    }
+
+    /// When a request to `path` is cut off with the plain 503: at its limit,
+    /// or, for an upload (which stops by itself at its limit and answers what
+    /// it did, see [`Deadline`]), once the entry in flight at its limit has
+    /// had a request's limit more to end.
+    fn cut_off_for(&self, path: &str) -> Duration {
+        if Self::is_upload(path) {
+            self.upload_timeout.saturating_add(self.request_timeout)
         } else {
             self.request_timeout
         }
@@ -119,6 +135,26 @@ where
     }
 }
 
+/// A request's time limit, in its extensions (set by [`Limits`]' middleware):
+/// the request's store work starts nothing after `at` (the domain's
+/// `interrupt::check` says so from then on), and an upload that stopped
+/// there answers 503 with what it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline {
+    /// When the limit is reached.
+    pub at: Instant,
+    /// The limit, as configured.
+    pub limit: Duration,
+}
+
+impl Deadline {
+    /// Whether the limit is reached.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        Instant::now() >= self.at
+    }
+}
+
 /// The middleware. A broken limit is returned as an error ([`HttpError`]),
 /// which actix answers with the error's response: the area's body
 /// ([`crate::error::error_bodies`]).
@@ -143,21 +179,20 @@ where
             return Box::pin(ready(Err(err.into())));
         }
         let limit = self.limits.timeout_for(req.path());
+        let cut_off = self.limits.cut_off_for(req.path());
+        // The store work of the request stops at its limit
+        // (`crate::blocking`): nothing starts after it.
+        req.extensions_mut().insert(Deadline {
+            at: Instant::now() + limit,
+            limit,
+        });
         let fut = self.service.call(req);
         Box::pin(async move {
-            match actix_web::rt::time::timeout(limit, fut).await {
+            match actix_web::rt::time::timeout(cut_off, fut).await {
                 Ok(res) => res,
                 Err(_elapsed) => {
-                    tracing::warn!("a request timed out after {} s", limit.as_secs());
-                    Err(HttpError::with_status(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "server",
-                        format!(
-                            "the request did not finish within {} s; a write may or may not have taken effect: read before retrying",
-                            limit.as_secs()
-                        ),
-                    )
-                    .into())
+                    tracing::warn!("a request timed out after {} s", cut_off.as_secs());
+                    Err(HttpError::timed_out(cut_off).into())
                 }
             }
         })
@@ -177,6 +212,12 @@ mod tests {
             "/api/v1/warehouses/5b7c1d0e-8f4a-4c3e-9d2b-1a6e7f8c9d01/receipts",
         ] {
             assert_eq!(limits.timeout_for(path), limits.upload_timeout, "{path}");
+            // Cut off only once the entry in flight at the limit had time to end.
+            assert_eq!(
+                limits.cut_off_for(path),
+                limits.upload_timeout + limits.request_timeout,
+                "{path}"
+            );
         }
         for path in [
             "/api/v1/warehouses/5b7c1d0e-8f4a-4c3e-9d2b-1a6e7f8c9d01",

@@ -199,6 +199,30 @@ impl TestDatabase {
 }
 
 impl TestDatabase {
+    /// The number `sql` (a trusted query selecting one `BIGINT` column named
+    /// `n`) reads on a connection of its own; 0 without a row. For tests.
+    ///
+    /// # Panics
+    /// When connecting or the query fails.
+    #[must_use]
+    pub fn read_number(&self, sql: &str) -> i64 {
+        let query = diesel::sql_query(sql);
+        let rows: Result<Vec<Count>, String> = match &self.kind {
+            Kind::Sqlite { .. } => SqliteConnection::establish(&self.url)
+                .map_err(|e| e.to_string())
+                .and_then(|mut c| query.load(&mut c).map_err(|e| e.to_string())),
+            Kind::Postgres { .. } => PgConnection::establish(&self.url)
+                .map_err(|e| e.to_string())
+                .and_then(|mut c| query.load(&mut c).map_err(|e| e.to_string())),
+        };
+        match rows {
+            Ok(rows) => rows.first().map_or(0, |r| r.n),
+            Err(e) => panic!("cannot read {sql}: {e}"),
+        }
+    }
+}
+
+impl TestDatabase {
     /// After a server using this database was killed: waits until the
     /// database has no other session (on PostgreSQL, a statement the server
     /// sent just before it died runs to its end, and may commit, before the

@@ -493,6 +493,25 @@ impl BulkResponseWriter {
         self.text.push_str("]}");
         self.text
     }
+
+    /// The response body of a run that stopped before its end (answered
+    /// 503): the BulkResponse with every operation's result, which is also an
+    /// RFC 7644 error (its `schemas` name both, with `status` and `detail`).
+    #[must_use]
+    pub fn finish_stopped(mut self, detail: &str) -> String {
+        let head = format!("{{\"schemas\":[\"{}\"]", schemas::BULK_RESPONSE);
+        let both = format!(
+            "{{\"schemas\":[\"{}\",\"{}\"],\"status\":\"503\",\"detail\":{}",
+            schemas::BULK_RESPONSE,
+            schemas::ERROR,
+            serde_json::Value::from(detail)
+        );
+        if let Some(rest) = self.text.strip_prefix(&head) {
+            self.text = format!("{both}{rest}");
+        }
+        self.text.push_str("]}");
+        self.text
+    }
 }
 
 #[cfg(test)]

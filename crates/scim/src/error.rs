@@ -166,6 +166,13 @@ impl ScimError {
         self.status == 503
     }
 
+    /// Whether the work was interrupted (its client gone, or its request's
+    /// time limit reached) before this answer: nothing of it was written.
+    #[must_use]
+    pub const fn is_interrupted(&self) -> bool {
+        self.status == CLIENT_CLOSED_REQUEST
+    }
+
     /// The RFC 7644 error body (also the `response` of a failed Bulk
     /// operation).
     #[must_use]

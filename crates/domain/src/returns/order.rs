@@ -118,6 +118,33 @@ impl ReturnOrder {
     }
 }
 
+/// The items whose view of `after`'s order differs from their view of
+/// `before`'s: an item shows its open line and that line's order (id,
+/// status, creation time, retrieval), so an item is among them when its own
+/// line changed (a closed line leaves the item's view), or when its line is
+/// open and what the item shows of the order changed. An item whose closed
+/// line stayed as it was shows nothing of this order, and one whose open
+/// line and order look the same shows the same: neither is named. So a
+/// receipt that closes one line of a large order names that line's item
+/// alone, unless it also moved the order's status (the first receipt of an
+/// order, which every open line shows).
+#[must_use]
+pub fn items_shown_changed(before: &ReturnOrder, after: &ReturnOrder) -> Vec<InventoryItemId> {
+    let order_shown_changed = before.id != after.id
+        || before.status != after.status
+        || before.created_at != after.created_at
+        || before.retrieval != after.retrieval;
+    after
+        .lines
+        .iter()
+        .filter(|line| {
+            let old = before.lines.iter().find(|l| l.id == line.id);
+            old != Some(*line) || (order_shown_changed && line.active())
+        })
+        .map(|line| line.item)
+        .collect()
+}
+
 /// The retrieval as an event records it.
 fn retrieval_view(r: &Retrieval) -> Value {
     let mut v = json!({
@@ -225,6 +252,50 @@ mod tests {
             updated_at: at,
         }
         .restated()
+    }
+
+    #[test]
+    fn a_receipt_changes_the_view_of_its_item_and_only_the_first_of_the_others() {
+        let before = order(&[LineState::Open, LineState::Open, LineState::Open]);
+        // The first receipt: the order becomes RECEIVED_IN_WAREHOUSE, which
+        // every open line's item shows.
+        let mut first = before.clone();
+        first.lines[0].state = LineState::Received;
+        let first = first.restated();
+        assert_eq!(first.status, ReturnStatus::ReceivedInWarehouse);
+        assert_eq!(
+            items_shown_changed(&before, &first),
+            first.lines.iter().map(|l| l.item).collect::<Vec<_>>()
+        );
+        // The second: the status stays, only the received line's item.
+        let mut second = first.clone();
+        second.lines[1].state = LineState::Received;
+        let second = second.restated();
+        assert_eq!(items_shown_changed(&first, &second), [second.lines[1].item]);
+        // The last: the order completes, which no open line shows any more.
+        let mut last = second.clone();
+        last.lines[2].state = LineState::Received;
+        let last = last.restated();
+        assert_eq!(last.status, ReturnStatus::Completed);
+        assert_eq!(items_shown_changed(&second, &last), [last.lines[2].item]);
+        // Nothing changed: nothing to show again.
+        assert!(items_shown_changed(&last, &last).is_empty());
+    }
+
+    #[test]
+    fn a_new_retrieval_changes_the_view_of_the_open_lines_only() {
+        let mut before = order(&[LineState::Open, LineState::Open]);
+        before.lines[0].state = LineState::WrittenOff(ClosedReason::Stolen);
+        let before = before.restated();
+        let mut after = before.clone();
+        after.retrieval = Some(Retrieval {
+            id: RetrievalId::new(),
+            status: RetrievalStatus::LabelCreated,
+            updated_at: Utc::now(),
+            kind: RetrievalKind::Physical,
+        });
+        let after = after.restated();
+        assert_eq!(items_shown_changed(&before, &after), [after.lines[1].item]);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::error::{DomainError, StoreResult};
+use crate::error::{DomainError, StoreError, StoreResult};
 use crate::ids::{InventoryItemId, OrganizationId, WarehouseId};
 use crate::inventory_query::InventoryItemView;
 use crate::ports::{EntryOutcome, InventoryRepository, ReceiptRepository, WarehouseRepository};
@@ -16,7 +16,12 @@ impl<T> ReceiptPorts for T where T: ReceiptRepository + WarehouseRepository + In
 
 /// Receives `entries` at the warehouse `warehouse` at `at`, each entry in its
 /// own transaction, answered in the order sent. A store failure on one
-/// entry is that entry's answer; the others go on.
+/// entry is that entry's answer; the others go on. Before each entry the
+/// work asks whether it is still wanted ([`crate::interrupt::check`]: the
+/// client is there and the request within its time limit); once it is not,
+/// no further entry starts, and each entry not run is answered
+/// [`StoreError::Interrupted`] (see [`not_run`]), so the answer still says
+/// which entries were done.
 ///
 /// # Errors
 /// [`DomainError::NotFound`] (`warehouse`) when the warehouse is not
@@ -30,24 +35,50 @@ pub fn receive(
 ) -> Result<Vec<EntryOutcome>, DomainError> {
     crate::services::warehouses::get_warehouse(ports, organization, warehouse)?;
     let receiving = Receiving { warehouse, at };
+    let mut stopped = false;
     Ok(entries
         .iter()
         .map(|entry| {
+            stopped = stopped || crate::interrupt::check().is_err();
+            if stopped {
+                return failed(entry, StoreError::Interrupted);
+            }
             ports
                 .receive_item(organization, entry, receiving)
-                .unwrap_or_else(|e| EntryOutcome {
-                    item: match &entry.key {
-                        ItemKey::Id(id) => Some(*id),
-                        ItemKey::Serial(_) => None,
-                    },
-                    serial_number: match &entry.key {
-                        ItemKey::Serial(s) => Some(s.clone()),
-                        ItemKey::Id(_) => None,
-                    },
-                    result: Err(e.into()),
+                .unwrap_or_else(|e| {
+                    // Interrupted inside the entry: it was rolled back, and
+                    // nothing after it starts.
+                    stopped = stopped || matches!(e, StoreError::Interrupted);
+                    failed(entry, e)
                 })
         })
         .collect())
+}
+
+/// An entry that failed with `e` before its item was read.
+fn failed(entry: &ReceiptEntry, e: StoreError) -> EntryOutcome {
+    EntryOutcome {
+        item: match &entry.key {
+            ItemKey::Id(id) => Some(*id),
+            ItemKey::Serial(_) => None,
+        },
+        serial_number: match &entry.key {
+            ItemKey::Serial(s) => Some(s.clone()),
+            ItemKey::Id(_) => None,
+        },
+        result: Err(e.into()),
+    }
+}
+
+/// Whether the entry answered `outcome` was not run: the receipt stopped
+/// before it (its client gone, or its time limit reached), so nothing of it
+/// was written and it is safe to send again.
+#[must_use]
+pub fn not_run(outcome: &EntryOutcome) -> bool {
+    matches!(
+        outcome.result,
+        Err(DomainError::Store(StoreError::Interrupted))
+    )
 }
 
 /// The organization's hold period.

@@ -6,12 +6,12 @@
 //! (`equip_domain::services::receipts`).
 
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpMessage as _, HttpRequest, HttpResponse};
 use chrono::Utc;
-use equip_api_types::error::ErrorBody;
+use equip_api_types::error::{ErrorBody, ErrorEntry};
 use equip_api_types::item::ItemBody;
 use equip_api_types::receipt::{
-    OrganizationSettings, ReceiptRequest, ReceiptResult, ReceiptResults,
+    OrganizationSettings, ReceiptRequest, ReceiptResult, ReceiptResults, ReceiptStopped,
 };
 use equip_domain::ids::{InventoryItemId, WarehouseId};
 use equip_domain::returns::receipt::MAX_ENTRIES;
@@ -21,6 +21,7 @@ use utoipa::OpenApi;
 
 use crate::body::{parse, path_id};
 use crate::error::HttpError;
+use crate::limits::Deadline;
 use crate::scoped::Scoped;
 
 /// This module's part of the OpenAPI document.
@@ -51,10 +52,12 @@ pub struct Doc;
         (status = 404, description = "The warehouse is not accessible to the organization. Nothing was received.", body = ErrorBody),
         (status = 413, description = "More than 1,000 entries, or the body is larger than the limit. Nothing was received.", body = ErrorBody),
         (status = 415, description = "The body is not application/json.", body = ErrorBody),
+        (status = 503, description = "The receipt reached its time limit (equip serve --upload-timeout) and stopped: the entry in flight ended, no later one started, and nothing more is written after this answer. One result per entry, in the order sent: each entry that ran with its own status, each one not run with 503 (nothing of it written; safe to send again). (Past the limit plus the request limit, or when refused at capacity, the plain error body instead.)", body = ReceiptStopped),
     ),
 )]
 pub async fn receive(
     scoped: Scoped,
+    req: HttpRequest,
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
@@ -82,20 +85,52 @@ pub async fn receive(
             receipts::receive(ports, org, warehouse, &entries, Utc::now())
         })
         .await?;
+    let stopped = outcomes.iter().filter(|o| receipts::not_run(o)).count();
+    let total = outcomes.len();
     let results = outcomes
         .into_iter()
         .map(|mut outcome| {
+            let not_run = receipts::not_run(&outcome);
             let failure = std::mem::replace(&mut outcome.result, Ok(()))
                 .err()
                 .map(|e| {
+                    if not_run {
+                        return (StatusCode::SERVICE_UNAVAILABLE.as_u16(), NOT_RUN.to_owned());
+                    }
                     let e = HttpError::from(e);
                     (e.status().as_u16(), e.detail().to_owned())
                 });
             ReceiptResult::new(outcome, failure)
         })
         .collect();
-    Ok(HttpResponse::Ok().json(ReceiptResults { results }))
+    if stopped == 0 {
+        return Ok(HttpResponse::Ok().json(ReceiptResults { results }));
+    }
+    // Stopped at the time limit (or for a client that has gone, which reads
+    // nothing): what ran, and what did not.
+    let limit = req
+        .extensions()
+        .get::<Deadline>()
+        .map_or(0, |d| d.limit.as_secs());
+    let detail = format!(
+        "the receipt reached its time limit of {limit} s and stopped: {} of {total} entries ran \
+         (each with its own status), {stopped} did not run (status 503; safe to send again); \
+         nothing more is written",
+        total - stopped
+    );
+    tracing::warn!("a receipt stopped at its time limit with {stopped} of {total} entries not run");
+    Ok(HttpResponse::ServiceUnavailable().json(ReceiptStopped {
+        errors: vec![ErrorEntry {
+            detail: &detail,
+            source: "server",
+        }],
+        results,
+    }))
 }
+
+/// The detail of an entry not run: the receipt stopped before it.
+const NOT_RUN: &str = "not run: the receipt stopped at its time limit before this entry; \
+     nothing of it was written, and it is safe to send again";
 
 /// `POST /api/v1/inventory/{id}/release-hold`: the hold released now.
 #[utoipa::path(

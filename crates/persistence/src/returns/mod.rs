@@ -12,8 +12,9 @@
 //!   sees them, locked, and written back with their event and listing row;
 //! - [`write_order`]: after a change decided on an order's method or lines,
 //!   restates its statuses (`returns::status`), writes the order's and
-//!   lines' rows, its `return_order.updated` event, refreshes the listing of
-//!   its items, and completes its person's offboarding when due
+//!   lines' rows, its `return_order.updated` event, refreshes the listing
+//!   rows of the items whose view of the order changed
+//!   (`order::items_shown_changed`), and completes its person's offboarding when due
 //!   (`returns::completion`, `person.offboarded`).
 //!
 //! Lock order, so that no two writers deadlock: the return order, then its
@@ -26,7 +27,7 @@ use equip_domain::event::{EventType, NewEvent};
 use equip_domain::ids::{InventoryItemId, PersonId, ReturnOrderId};
 use equip_domain::inventory::InventoryItem;
 use equip_domain::returns::completion::{self, Completion};
-use equip_domain::returns::order::{written, ReturnOrder};
+use equip_domain::returns::order::{items_shown_changed, written, ReturnOrder};
 
 use crate::connection::{on_inner, DbConnection};
 use crate::error::DbResult;
@@ -275,8 +276,8 @@ pub(crate) fn write_item(
 /// receipts or cancellation changed; statuses need not be restated): writes
 /// the order restated (`ReturnOrder::restated`) with `updated_at` = `at`,
 /// each changed line's row (all of them when the retrieval changed),
-/// `return_order.updated` with the changes, the listing rows of the order's
-/// items, and, when the person's offboarding is due to complete (no open
+/// `return_order.updated` with the changes, the listing rows of the items
+/// whose view of the order changed ([`items_shown_changed`]), and, when the person's offboarding is due to complete (no open
 /// line left on any of their orders), the person OFFBOARDED with
 /// `person.offboarded`. Returns the order as written; when nothing a caller
 /// sees changed, writes nothing and returns `before`.
@@ -321,8 +322,15 @@ pub(crate) fn write_order(
     for event in write.events {
         events.push(org, at, event);
     }
-    let items: Vec<String> = after.lines.iter().map(|l| l.item.to_string()).collect();
-    refresh(c, org, Scope::Items(&items))?;
+    // Only the items whose rendered view changed: a receipt closing one line
+    // of a 1,000-line order rewrites one listing row, not 1,000.
+    let items: Vec<String> = items_shown_changed(before, &after)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if !items.is_empty() {
+        refresh(c, org, Scope::Items(&items))?;
+    }
     if let (Some(person), true) = (after.person, write.lines_closed) {
         complete_if_due(c, org, person, at, events)?;
     }

@@ -13,6 +13,13 @@
 //! a row find the database unavailable, the run halts: every remaining
 //! operation is reported with status 503 "not run" (safe to retry), so the
 //! response still lists each committed operation.
+//!
+//! Before each write the run asks whether it is still wanted
+//! ([`equip_domain::interrupt::check`]: its client is there and its request
+//! within its time limit). Once it is not, nothing more starts: every
+//! remaining operation is reported with status 503 "not run" (safe to
+//! retry), and the answer ([`BulkAnswer::stopped`]) is the 503 of a request
+//! that stopped at its limit, listing what ran.
 
 use equip_domain::person::Person;
 use equip_domain::ports::UNAVAILABLE_IN_A_ROW;
@@ -32,12 +39,29 @@ use crate::meta::{group_location, user_location, version_tag};
 use crate::patch::parse_patch;
 use crate::user::user_tag;
 
+/// What a run answers: the BulkResponse (JSON text), and whether the run
+/// stopped before its end because it was no longer wanted (its time limit
+/// reached, or its client gone): then the body lists every operation, those
+/// not run with status 503, and is answered 503.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkAnswer {
+    /// The BulkResponse.
+    pub body: String,
+    /// The run stopped before its end.
+    pub stopped: bool,
+}
+
+/// The `detail` of a run that stopped before its end.
+const STOPPED: &str = "the request reached its time limit and stopped: every operation \
+    listed with its own status ran; those with status 503 did not run (safe to retry); \
+    nothing more is written";
+
 /// Runs a Bulk request (`body`, checked whole first) for the organization
 /// of `provisioning`: the BulkResponse (JSON text).
 ///
 /// # Errors
 /// 400 / 413 for a request refused whole; nothing has run then.
-pub fn run_bulk(provisioning: Provisioning<'_>, body: Value) -> Result<String, ScimError> {
+pub fn run_bulk(provisioning: Provisioning<'_>, body: Value) -> Result<BulkAnswer, ScimError> {
     let request = BulkRequest::parse(body)?;
     let mut bulk = BulkRun::new(provisioning, request.fail_on_errors);
     for op in request.operations {
@@ -67,6 +91,10 @@ pub struct BulkRun<'a> {
     halted: bool,
     /// User creates waiting to be written together ([`CREATES_TOGETHER`]).
     creates: Vec<BulkOperation>,
+    /// The run is no longer wanted (its time limit reached, or its client
+    /// gone): nothing more starts, every remaining operation is reported as
+    /// not run ([`stopped_before`]).
+    unwanted: bool,
 }
 
 /// Consecutive user creates (`POST /Users` without `bulkId:` references,
@@ -92,6 +120,25 @@ fn not_run(method: BulkMethod, bulk_id: Option<String>) -> BulkOperationResult {
         "Operations",
         "not run: the database became unavailable during this request; \
          this operation was not attempted and is safe to retry",
+    );
+    BulkOperationResult {
+        method: method.as_str(),
+        bulk_id,
+        location: None,
+        version: None,
+        status: error.status().to_string(),
+        response: Some(error.body()),
+    }
+}
+
+/// The result of an operation not run because the run was no longer
+/// wanted before it: 503, safe to retry.
+fn stopped_before(method: BulkMethod, bulk_id: Option<String>) -> BulkOperationResult {
+    let error = ScimError::new(
+        503,
+        "Operations",
+        "not run: the request reached its time limit before this operation; \
+         it was not attempted and is safe to retry",
     );
     BulkOperationResult {
         method: method.as_str(),
@@ -154,7 +201,17 @@ impl<'a> BulkRun<'a> {
             unavailable_in_a_row: 0,
             halted: false,
             creates: Vec::new(),
+            unwanted: false,
         }
+    }
+
+    /// Whether the run is still wanted: asked before each write; once not,
+    /// it stays so.
+    fn wanted(&mut self) -> bool {
+        if !self.unwanted && equip_domain::interrupt::check().is_err() {
+            self.unwanted = true;
+        }
+        !self.unwanted
     }
 
     /// A run whose operations are taken literally: no `bulkId:` references.
@@ -215,6 +272,10 @@ impl<'a> BulkRun<'a> {
             self.out.push(&not_run(op.method, op.bulk_id));
             return;
         }
+        if !self.wanted() {
+            self.out.push(&stopped_before(op.method, op.bulk_id));
+            return;
+        }
         let mut location = None;
         let outcome = self.perform(&op, &mut location);
         self.record(op, outcome, location);
@@ -225,6 +286,7 @@ impl<'a> BulkRun<'a> {
     fn joins_creates(&self, op: &BulkOperation) -> bool {
         self.fail_on_errors.is_none()
             && !self.halted
+            && !self.unwanted
             && op.method == BulkMethod::Post
             && matches!(BulkTarget::parse(&op.path), Some(BulkTarget::Users))
             && !(self.references && op.data.as_ref().is_some_and(has_references))
@@ -246,6 +308,12 @@ impl<'a> BulkRun<'a> {
             return;
         }
         let ops = std::mem::take(&mut self.creates);
+        if !self.halted && !self.wanted() {
+            for op in ops {
+                self.out.push(&stopped_before(op.method, op.bulk_id));
+            }
+            return;
+        }
         let bodies = ops
             .iter()
             .map(|op| op.data.clone().unwrap_or(Value::Null))
@@ -271,6 +339,13 @@ impl<'a> BulkRun<'a> {
         location: Option<String>,
     ) {
         match &outcome {
+            // Interrupted inside the operation: rolled back, not run; and
+            // nothing after it starts.
+            Err(e) if e.is_interrupted() => {
+                self.unwanted = true;
+                self.out.push(&stopped_before(op.method, op.bulk_id));
+                return;
+            }
             Err(e) if e.is_unavailable() => {
                 self.unavailable_in_a_row += 1;
                 self.halted = self.unavailable_in_a_row >= UNAVAILABLE_BEFORE_HALT;
@@ -390,11 +465,22 @@ impl<'a> BulkRun<'a> {
         }
     }
 
-    /// The BulkResponse body.
+    /// The answer: the BulkResponse, and whether the run stopped before its
+    /// end.
     #[must_use]
-    pub fn finish(mut self) -> String {
+    pub fn finish(mut self) -> BulkAnswer {
         self.write_creates();
-        self.out.finish()
+        if self.unwanted {
+            BulkAnswer {
+                body: self.out.finish_stopped(STOPPED),
+                stopped: true,
+            }
+        } else {
+            BulkAnswer {
+                body: self.out.finish(),
+                stopped: false,
+            }
+        }
     }
 }
 
@@ -436,7 +522,8 @@ mod tests {
             }),
         )
         .unwrap();
-        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert!(!answer.stopped);
+        let answer: Value = serde_json::from_str(&answer.body).unwrap();
         let statuses: Vec<&str> = answer["Operations"]
             .as_array()
             .unwrap()

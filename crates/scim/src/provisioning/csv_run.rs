@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::bulk_run::BulkRun;
+use super::bulk_run::{BulkAnswer, BulkRun};
 use super::Provisioning;
 use crate::bulk::{BulkMethod, BulkOperation, MAX_OPERATIONS};
 use crate::csv::{CsvRow, CsvUpload};
@@ -18,12 +18,14 @@ fn method(name: &str) -> BulkMethod {
 }
 
 /// Runs the CSV `bytes` for the organization of `provisioning`: the
-/// BulkResponse (JSON text) of every row.
+/// BulkResponse (JSON text) of every row; a run no longer wanted (its time
+/// limit reached, its client gone) reports the rows it did not run with 503
+/// ([`BulkAnswer::stopped`]).
 ///
 /// # Errors
 /// 400 / 413 for a file refused whole (nothing has run then); a store
 /// failure reading the packages.
-pub fn run_csv(provisioning: Provisioning<'_>, bytes: &[u8]) -> Result<String, ScimError> {
+pub fn run_csv(provisioning: Provisioning<'_>, bytes: &[u8]) -> Result<BulkAnswer, ScimError> {
     let upload = CsvUpload::parse(bytes)?;
     let packages: HashMap<String, String> = provisioning
         .ports

@@ -44,6 +44,7 @@ mod http_webhooks;
 mod instances;
 mod joiner_instances;
 mod log_lines;
+mod long_writes;
 mod lost_connection;
 mod metrics;
 mod nul_text;

@@ -6,7 +6,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use equip_scim::provisioning::bulk_run::run_bulk;
 use serde_json::Value;
 
-use super::{base_url, run_in_session, scim_text};
+use super::{base_url, bulk_answer, run_in_session};
 use crate::error::HttpError;
 use crate::scoped::Scoped;
 
@@ -18,6 +18,6 @@ pub async fn bulk(
 ) -> Result<HttpResponse, HttpError> {
     let body = body.into_inner();
     // The request is checked (after the key) before any operation runs.
-    let text = run_in_session(scoped, base_url(&req), move |p| run_bulk(p, body)).await?;
-    Ok(scim_text(text))
+    let answer = run_in_session(scoped, base_url(&req), move |p| run_bulk(p, body)).await?;
+    Ok(bulk_answer(answer))
 }

@@ -11,7 +11,7 @@ use equip_scim::provisioning::csv_run::run_csv;
 use equip_scim::provisioning::ScimError;
 use futures_util::StreamExt as _;
 
-use super::{base_url, run_in_session, scim_text};
+use super::{base_url, bulk_answer, run_in_session};
 use crate::error::HttpError;
 use crate::scoped::Scoped;
 
@@ -80,6 +80,6 @@ pub async fn upload(
     form: Multipart,
 ) -> Result<HttpResponse, HttpError> {
     let bytes = read_file(form).await?.freeze();
-    let text = run_in_session(scoped, base_url(&req), move |p| run_csv(p, &bytes)).await?;
-    Ok(scim_text(text))
+    let answer = run_in_session(scoped, base_url(&req), move |p| run_csv(p, &bytes)).await?;
+    Ok(bulk_answer(answer))
 }

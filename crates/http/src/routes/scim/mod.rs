@@ -71,6 +71,20 @@ pub(crate) fn scim_text(body: String) -> HttpResponse {
     HttpResponse::Ok().content_type(MEDIA_TYPE).body(body)
 }
 
+/// The answer of a Bulk request or CSV upload: 200 with its BulkResponse, or
+/// 503 with it when the run stopped at its time limit (every operation
+/// listed, those not run with 503).
+pub(crate) fn bulk_answer(answer: equip_scim::provisioning::bulk_run::BulkAnswer) -> HttpResponse {
+    if answer.stopped {
+        tracing::warn!("a Bulk request or CSV upload stopped at its time limit");
+        HttpResponse::ServiceUnavailable()
+            .content_type(MEDIA_TYPE)
+            .body(answer.body)
+    } else {
+        scim_text(answer.body)
+    }
+}
+
 /// A response with an `ETag`.
 fn with_etag(mut resp: HttpResponse, tag: &str) -> HttpResponse {
     if let Ok(v) = HeaderValue::from_str(tag) {
