@@ -194,8 +194,8 @@ pub struct ServeArgs {
     /// Seconds a request may take before it is answered 503 (docs/reliability.md, "Limits").
     #[arg(long, env = "EQUIP_REQUEST_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout: u64,
-    /// Seconds a Bulk request, CSV upload or warehouse receipt may take before
-    /// it is answered 503.
+    /// Seconds a Bulk request, CSV upload or warehouse receipt may run: no
+    /// entry starts after it, and the answer is 503 with every entry's result.
     #[arg(long, env = "EQUIP_UPLOAD_TIMEOUT", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub upload_timeout: u64,
     /// Seconds a request waits for a free database connection before it is
