@@ -22,9 +22,14 @@
 //                            with an error; a right one finishes the login, consent is
 //                            granted without a prompt, and the browser goes back to the
 //                            client's redirect_uri with `code` and `state`.
-// Test hooks (both answer 204):
+// Test hooks (each answers 204):
 //   POST /__test/tamper-next-id-token  the next successful token response carries an
 //                                      id_token whose signature is corrupted (still base64url)
+//   POST /__test/shift-next-id-token?iat=S&nbf=S
+//                                      the next successful token response carries an
+//                                      id_token re-signed with the current key whose `iat`
+//                                      (and `exp` with it) and/or `nbf` are S seconds from now
+//                                      (a provider whose clock runs ahead)
 //   POST /__test/rotate-keys           from now on sign with a freshly generated RSA key
 //                                      (new kid); /jwks lists only that key. Clients, sessions,
 //                                      grants and codes survive (shared in-memory adapter).
@@ -35,7 +40,7 @@
 // forbids localhost). Our clients use the authorization code grant only, so a web client
 // registering `http://127.0.0.1:PORT/sso/callback` is accepted as it is: no tweak needed.
 
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
@@ -291,6 +296,23 @@ async function interaction(req, res) {
 // Provider instances, test hooks and the HTTP server
 
 let tamperNextIdToken = false;
+let shiftNextIdToken = null; // {iat?, nbf?}: seconds from now
+
+// The JWT with its claims' times moved as `shift` says, signed again with `key` (RS256).
+function shiftTimes(jwt, shift, key) {
+  const [header, payload] = jwt.split('.');
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  const now = Math.floor(Date.now() / 1000);
+  if (shift.iat !== undefined) {
+    const lifetime = claims.exp - claims.iat;
+    claims.iat = now + shift.iat;
+    claims.exp = claims.iat + lifetime;
+  }
+  if (shift.nbf !== undefined) claims.nbf = now + shift.nbf;
+  const signed = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  const signature = sign('sha256', Buffer.from(signed), createPrivateKey({ key, format: 'jwk' }));
+  return `${signed}.${signature.toString('base64url')}`;
+}
 
 // Flips characters of the signature segment; the result stays base64url.
 function corruptSignature(jwt) {
@@ -310,6 +332,12 @@ function newProvider(issuer) {
       ctx.body = { ...ctx.body, id_token: corruptSignature(ctx.body.id_token) };
       log('test hook: this token response carries a corrupted id_token signature');
     }
+    if (shiftNextIdToken && ctx.path === '/token' && ctx.status === 200 && ctx.body?.id_token) {
+      const shift = shiftNextIdToken;
+      shiftNextIdToken = null;
+      ctx.body = { ...ctx.body, id_token: shiftTimes(ctx.body.id_token, shift, key) };
+      log(`test hook: this token response carries an id_token with times shifted ${JSON.stringify(shift)}`);
+    }
   });
   p.on('server_error', (_ctx, err) => log('server error', err));
   log(`signing key kid ${key.kid}`);
@@ -325,6 +353,14 @@ const server = http.createServer(async (req, res) => {
     if (req.method === 'POST' && pathname === '/__test/tamper-next-id-token') {
       tamperNextIdToken = true;
       log('test hook: the next id_token will carry a corrupted signature');
+      res.writeHead(204).end();
+    } else if (req.method === 'POST' && pathname === '/__test/shift-next-id-token') {
+      const query = new URL(req.url, 'http://127.0.0.1').searchParams;
+      shiftNextIdToken = {};
+      for (const claim of ['iat', 'nbf']) {
+        if (query.has(claim)) shiftNextIdToken[claim] = Number(query.get(claim));
+      }
+      log(`test hook: the next id_token's times will be shifted ${JSON.stringify(shiftNextIdToken)}`);
       res.writeHead(204).end();
     } else if (req.method === 'POST' && pathname === '/__test/rotate-keys') {
       provider = newProvider(provider.issuer);

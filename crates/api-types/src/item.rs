@@ -532,21 +532,27 @@ impl<'a> ItemCreated<'a> {
 // members (serde's `deny_unknown_fields` does not reach an enum's variant).
 impl PartialSchema for ItemCreated<'_> {
     fn schema() -> RefOr<Schema> {
-        OneOfBuilder::new()
-            .item(Ref::from_schema_name(ItemBody::name()))
-            .item(
-                ObjectBuilder::new()
-                    .required("id")
-                    .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
-                    .property(
-                        "id",
-                        ObjectBuilder::new()
-                            .schema_type(Type::String)
-                            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid))),
-                    ),
-            )
-            .into()
+        body_or_id(ItemBody::name())
     }
+}
+
+/// The schema of a create's answer: the schema named `body`, or `{"id"}`
+/// alone (the answer to a key that may only write).
+pub(crate) fn body_or_id(body: std::borrow::Cow<'_, str>) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(Ref::from_schema_name(body))
+        .item(
+            ObjectBuilder::new()
+                .required("id")
+                .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
+                .property(
+                    "id",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid))),
+                ),
+        )
+        .into()
 }
 
 impl ToSchema for ItemCreated<'_> {

@@ -135,6 +135,58 @@ impl<'a> From<&'a ReturnOrder> for ReturnOrderBody<'a> {
     }
 }
 
+/// The answer to `POST /api/v1/return-orders`: the new order, to a key that
+/// may read return orders (`returns:read`); only its id to a key that may
+/// only write them.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ReturnOrderCreated<'a> {
+    /// The order.
+    Order(Box<ReturnOrderBody<'a>>),
+    /// Its id alone: `{"id"}`.
+    Id {
+        /// The new order's id.
+        id: ReturnOrderId,
+    },
+}
+
+impl<'a> ReturnOrderCreated<'a> {
+    /// The answer to a key that may read the order.
+    #[must_use]
+    pub fn order(order: &'a ReturnOrder) -> Self {
+        Self::Order(Box::new(ReturnOrderBody::from(order)))
+    }
+
+    /// The answer to a key that may only write.
+    #[must_use]
+    pub fn id(order: &ReturnOrder) -> Self {
+        Self::Id { id: order.id }
+    }
+}
+
+// By hand, as `ItemCreated`'s: the `{"id"}` object takes no other member.
+impl utoipa::PartialSchema for ReturnOrderCreated<'_> {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::item::body_or_id(ReturnOrderBody::name())
+    }
+}
+
+impl ToSchema for ReturnOrderCreated<'_> {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        schemas.push((
+            ReturnOrderBody::name().into_owned(),
+            ReturnOrderBody::schema(),
+        ));
+        ReturnOrderBody::schemas(schemas);
+    }
+}
+
 /// A page of return orders, newest first, and where it is.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]

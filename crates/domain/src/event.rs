@@ -650,6 +650,9 @@ impl EventView for InventoryItem {
             "description": self.description,
             "procurementMethod": self.procurement_method,
             "suppliedBy": self.supplied_by.as_str(),
+            "holdStartDate": display(self.hold_start_date),
+            "unlockDate": display(self.unlock_date),
+            "itadRequested": self.itad_requested,
             "returnOrder": self.return_order.as_ref().map(|r| json!({
                 "id": r.id,
                 "status": r.status.as_str(),

@@ -32,6 +32,7 @@ pub mod auth;
 pub mod blocking;
 mod body;
 pub mod client;
+pub mod client_address;
 pub mod error;
 pub mod gate;
 pub mod limits;

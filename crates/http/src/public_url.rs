@@ -63,6 +63,14 @@ impl PublicUrl {
         self
     }
 
+    /// Whether `--trust-forwarded-headers` was given: the proxy's headers
+    /// also name the client's address ([`crate::client_address`]), even
+    /// with a configured URL.
+    #[must_use]
+    pub fn trusts_forwarded_headers(&self) -> bool {
+        self.trust_forwarded
+    }
+
     /// Whether links come from a configured URL (or trusted proxy headers),
     /// rather than from the request's `Host` over `http://`.
     #[must_use]

@@ -14,6 +14,7 @@
 //! been idle long enough to be full again are dropped now and then, so the
 //! memory held follows the keys in use, not every key ever seen.
 
+use std::hash::Hash;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -33,22 +34,25 @@ const SWEEP_EVERY: u32 = 4096;
 /// The burst, in seconds of the rate.
 const BURST_SECONDS: NonZeroU32 = NonZeroU32::MIN.saturating_add(1);
 
-type KeyedLimiter = RateLimiter<
-    uuid::Uuid,
-    DefaultKeyedStateStore<uuid::Uuid>,
-    DefaultClock,
-    StateInformationMiddleware,
->;
+type KeyedLimiter<K> =
+    RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
 
-/// The rate limit of every key; cheap to clone (clones share the buckets).
-/// The default is off.
-#[derive(Clone, Default)]
-pub struct RateLimit {
-    inner: Option<Arc<Buckets>>,
+/// The rate limit of every key (an API key's id by default; the sign-in
+/// limits also count per organization and per client address); cheap to
+/// clone (clones share the buckets). The default is off.
+#[derive(Clone)]
+pub struct RateLimit<K: Hash + Eq + Clone = uuid::Uuid> {
+    inner: Option<Arc<Buckets<K>>>,
 }
 
-struct Buckets {
-    limiter: KeyedLimiter,
+impl<K: Hash + Eq + Clone> Default for RateLimit<K> {
+    fn default() -> Self {
+        Self { inner: None }
+    }
+}
+
+struct Buckets<K: Hash + Eq + Clone> {
+    limiter: KeyedLimiter<K>,
     per_second: NonZeroU32,
     burst: NonZeroU32,
     checks: AtomicU32,
@@ -76,7 +80,7 @@ pub struct Exceeded {
     pub reset_secs: u64,
 }
 
-impl RateLimit {
+impl<K: Hash + Eq + Clone> RateLimit<K> {
     /// `per_second` requests a second per key with bursts of twice that;
     /// 0 turns the limit off.
     #[must_use]
@@ -84,7 +88,12 @@ impl RateLimit {
         let Some(rate) = NonZeroU32::new(per_second) else {
             return Self::off();
         };
-        let burst = rate.saturating_mul(BURST_SECONDS);
+        Self::with_burst(rate, rate.saturating_mul(BURST_SECONDS))
+    }
+
+    /// `rate` requests a second per key with bursts of up to `burst`.
+    #[must_use]
+    pub fn with_burst(rate: NonZeroU32, burst: NonZeroU32) -> Self {
         let limiter = RateLimiter::hashmap(Quota::per_second(rate).allow_burst(burst))
             .with_middleware::<StateInformationMiddleware>();
         Self {
@@ -113,7 +122,7 @@ impl RateLimit {
     ///
     /// # Errors
     /// The key is over its limit.
-    pub fn check(&self, key: uuid::Uuid) -> Option<Result<Allowed, Exceeded>> {
+    pub fn check(&self, key: K) -> Option<Result<Allowed, Exceeded>> {
         let buckets = self.inner.as_ref()?;
         buckets.sweep_now_and_then();
         let limit = buckets.burst.get();
@@ -158,7 +167,7 @@ impl RateLimit {
     }
 }
 
-impl Buckets {
+impl<K: Hash + Eq + Clone> Buckets<K> {
     /// Every [`SWEEP_EVERY`] checks, drops the buckets of idle keys (one
     /// pass over the map under its lock: keys are few, the pass is short).
     fn sweep_now_and_then(&self) {

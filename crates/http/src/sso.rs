@@ -13,6 +13,9 @@
 //! a cross-site form or script cannot act with the person's session (the
 //! cookie is `SameSite=Strict` too).
 
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+
 use actix_web::cookie::{time::Duration as CookieAge, Cookie, SameSite};
 use actix_web::http::Method;
 use actix_web::HttpRequest;
@@ -40,8 +43,15 @@ pub const SECURE_STATE_COOKIE: &str = "__Host-equip_sso_state";
 pub const CSRF_HEADER: &str = "x-equip-csrf";
 /// Sign-ins begun per organization and second (bursts of twice that): each
 /// writes an attempt. Generous, so that someone sending sign-ins for an
-/// organization cannot easily keep its people out.
-const LOGINS_PER_SECOND: u32 = 20;
+/// organization cannot easily keep its people out: one client address is
+/// held to [`LOGINS_PER_ADDRESS`] first, so it takes at most a fifth of an
+/// organization's burst and a twenty-fifth of its rate.
+const LOGINS_PER_SECOND: NonZeroU32 = NonZeroU32::new(50).unwrap();
+/// Sign-ins begun per client address and second, and the burst: a person
+/// signs in a few times a day; an office behind one address still gets ten
+/// at once and 120 a minute.
+const LOGINS_PER_ADDRESS: (NonZeroU32, NonZeroU32) =
+    (NonZeroU32::new(2).unwrap(), NonZeroU32::new(10).unwrap());
 
 /// Sign-in with identity providers, as `serve` set it up.
 pub struct SsoSupport {
@@ -51,6 +61,9 @@ pub struct SsoSupport {
     pub limits: SessionLimits,
     /// Sign-ins begun, per organization.
     pub logins: RateLimit,
+    /// Sign-ins begun, per client address (checked before the
+    /// organization's, which a refused one does not count against).
+    pub logins_by_address: RateLimit<IpAddr>,
 }
 
 impl std::fmt::Debug for SsoSupport {
@@ -68,7 +81,11 @@ impl SsoSupport {
         Self {
             relying_party,
             limits,
-            logins: RateLimit::per_second(LOGINS_PER_SECOND),
+            logins: RateLimit::with_burst(
+                LOGINS_PER_SECOND,
+                LOGINS_PER_SECOND.saturating_mul(NonZeroU32::MIN.saturating_add(1)),
+            ),
+            logins_by_address: RateLimit::with_burst(LOGINS_PER_ADDRESS.0, LOGINS_PER_ADDRESS.1),
         }
     }
 }

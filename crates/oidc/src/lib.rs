@@ -361,6 +361,12 @@ impl RelyingParty {
             }
             Err(Some(e)) => return Err(OidcError::Unverified(e.to_string())),
         };
+        check_times(
+            claims.issue_time(),
+            claims.additional_claims().0.get("nbf"),
+            chrono::Utc::now(),
+        )
+        .map_err(OidcError::Unverified)?;
         let mut identity = ProviderIdentity {
             subject: claims.subject().to_string(),
             email: claims.email().map(|e| e.to_string()),
@@ -438,6 +444,48 @@ fn chain(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// The ID token's times against equip's clock `now`: issued (`iat`) no
+/// later than [`CLOCK_SKEW`] from now, and valid (`nbf`, when the token has
+/// one; RFC 7519 §4.1.5) from no later than that either. (The expiry is
+/// checked by the verifier with the same allowance.) A token the provider
+/// says it issued in the future is refused, not accepted early.
+///
+/// # Errors
+/// Which check failed, for the log.
+fn check_times(
+    issued: chrono::DateTime<chrono::Utc>,
+    not_before: Option<&serde_json::Value>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), String> {
+    let latest = now + CLOCK_SKEW;
+    if issued > latest {
+        return Err(format!(
+            "the ID token was issued in the future (iat {issued}, more than {} s ahead)",
+            CLOCK_SKEW.num_seconds()
+        ));
+    }
+    let Some(nbf) = not_before else {
+        return Ok(());
+    };
+    let nbf = nbf
+        .as_f64()
+        .filter(|n| n.is_finite())
+        .and_then(|n| {
+            // Whole seconds; a fraction (allowed by NumericDate) rounds down.
+            #[allow(clippy::cast_possible_truncation)]
+            let secs = n.floor() as i64;
+            chrono::DateTime::from_timestamp(secs, 0)
+        })
+        .ok_or_else(|| "the ID token's nbf is not a time".to_owned())?;
+    if nbf > latest {
+        return Err(format!(
+            "the ID token is not valid yet (nbf {nbf}, more than {} s ahead)",
+            CLOCK_SKEW.num_seconds()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -454,5 +502,30 @@ mod tests {
         assert_eq!(groups_of(&claims, "groups"), ["IT Admins", "Readers"]);
         assert_eq!(groups_of(&claims, "role"), ["Admins"]);
         assert!(groups_of(&claims, "missing").is_empty());
+    }
+
+    #[test]
+    fn times_ahead_are_allowed_the_clock_skew_and_no_more() {
+        use chrono::TimeZone;
+        let now = chrono::Utc.with_ymd_and_hms(2026, 12, 2, 14, 0, 0).unwrap();
+        let secs = |s: i64| now + chrono::TimeDelta::seconds(s);
+        let at = |s: i64| serde_json::json!(secs(s).timestamp());
+        assert_eq!(check_times(now, None, now), Ok(()));
+        assert_eq!(check_times(secs(-3600), Some(&at(-3600)), now), Ok(()));
+        // A minute of skew either way is allowed...
+        assert_eq!(check_times(secs(60), Some(&at(60)), now), Ok(()));
+        // ...and no more.
+        let iat = check_times(secs(61), None, now).unwrap_err();
+        assert!(iat.contains("issued in the future"), "{iat}");
+        let two_hours = check_times(secs(7200), None, now).unwrap_err();
+        assert!(two_hours.contains("iat"), "{two_hours}");
+        let nbf = check_times(now, Some(&at(61)), now).unwrap_err();
+        assert!(nbf.contains("not valid yet"), "{nbf}");
+        // A fraction of a second is allowed by NumericDate.
+        let fraction = serde_json::json!(secs(30).timestamp() as f64 + 0.5);
+        assert_eq!(check_times(now, Some(&fraction), now), Ok(()));
+        for bad in [serde_json::json!("soon"), serde_json::json!(null)] {
+            assert!(check_times(now, Some(&bad), now).is_err(), "{bad}");
+        }
     }
 }

@@ -71,5 +71,6 @@ pub use connection::{Backend, SqliteMemory};
 pub use database_url::redact_url;
 pub use error::PersistenceError;
 pub use events::events_written;
+pub use listing::ListingRebuilt;
 pub use models::fold_case;
 pub use store::{PoolOptions, Store, SQLITE_MAX_POOL_SIZE};

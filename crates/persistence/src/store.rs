@@ -577,6 +577,54 @@ impl Store {
         }
     }
 
+    /// Renders the organization's listing rows again from its items, as
+    /// every write through equip does for the items it changes, and deletes
+    /// the rows of items that no longer exist: for rows changed in the
+    /// database directly (`equip index rebuild`; docs/operations.md). In
+    /// batches of one write transaction each; each moves the listing
+    /// version, so every running instance's listing index reads the rows
+    /// before its next answer.
+    ///
+    /// # Errors
+    /// `NotFound` (`organization`) for an unknown organization; a store
+    /// failure (the batches written before it stay written: run it again).
+    pub fn rebuild_listing(
+        &self,
+        organization: equip_domain::ids::OrganizationId,
+    ) -> StoreResult<crate::ListingRebuilt> {
+        let org = organization.to_string();
+        if !self.read("organization", |c| {
+            crate::listing::organization_exists(c, &org)
+        })? {
+            return Err(equip_domain::error::StoreError::NotFound {
+                entity: "organization",
+            });
+        }
+        let mut done = crate::ListingRebuilt::default();
+        let mut after: Option<String> = None;
+        loop {
+            let ids = self.with("inventoryItem", "", |c| {
+                let ids = crate::listing::next_items(c, &org, after.as_deref())?;
+                if !ids.is_empty() {
+                    let _writer = self.sqlite_writer(c);
+                    crate::listing::rebuild_items(c, &org, &ids)?;
+                }
+                Ok(ids)
+            })?;
+            self.let_other_writers_in();
+            done.items += ids.len() as u64;
+            match ids.last() {
+                Some(last) => after = Some(last.clone()),
+                None => break,
+            }
+        }
+        done.removed = self.with("inventoryItem", "", |c| {
+            let _writer = self.sqlite_writer(c);
+            crate::listing::remove_orphans(c, &org)
+        })?;
+        Ok(done)
+    }
+
     /// Builds the organization's listing index on a thread of its own; its
     /// listing is answered by SQL meanwhile.
     pub(crate) fn build_listing_index_later(&self, org: &str) {

@@ -77,6 +77,10 @@ pub enum Command {
     /// warehouse.
     #[command(subcommand)]
     Warehouse(WarehouseCommand),
+    /// The inventory listing's read model (docs/operations.md, "The listing
+    /// follows equip's writes").
+    #[command(subcommand)]
+    Index(IndexCommand),
     /// Import an organization's data from a JSON document (see docs/import.md).
     Import(ImportArgs),
     /// Create a demo organization with realistic data; prints its API key.
@@ -222,8 +226,10 @@ pub struct ServeArgs {
     #[arg(long, env = "EQUIP_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// Take the scheme and host of links from `Forwarded` /
-    /// `X-Forwarded-Proto` / `X-Forwarded-Host` (only behind a proxy that sets
-    /// them; ignored when `--public-url` is set).
+    /// `X-Forwarded-Proto` / `X-Forwarded-Host` (ignored for links when
+    /// `--public-url` is set), and the client's address that sign-ins are
+    /// limited by from `Forwarded: for` / `X-Forwarded-For`. Only behind a
+    /// proxy that sets them and drops a client's own.
     #[arg(long, env = "EQUIP_TRUST_FORWARDED_HEADERS")]
     pub trust_forwarded_headers: bool,
     /// How mail is delivered.
@@ -487,6 +493,20 @@ pub enum WarehouseCommand {
         /// The shared warehouse's id.
         #[arg(long)]
         warehouse: String,
+        /// Organization id.
+        #[arg(long)]
+        org: String,
+    },
+}
+
+/// `equip index …`.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Re-read an organization's inventory listing from its items: for rows
+    /// changed in the database directly, which the listing follows only at
+    /// the item's next write through equip. Running `equip serve` instances
+    /// answer from the re-read rows at their next listing request.
+    Rebuild {
         /// Organization id.
         #[arg(long)]
         org: String,

@@ -13,6 +13,7 @@ use equip_api_types::item::ItemBody;
 use equip_api_types::receipt::{
     OrganizationSettings, ReceiptRequest, ReceiptResult, ReceiptResults, ReceiptStopped,
 };
+use equip_domain::api_key::Scope;
 use equip_domain::ids::{InventoryItemId, WarehouseId};
 use equip_domain::returns::receipt::MAX_ENTRIES;
 use equip_domain::services::receipts;
@@ -132,7 +133,9 @@ pub async fn receive(
 const NOT_RUN: &str = "not run: the receipt stopped at its time limit before this entry; \
      nothing of it was written, and it is safe to send again";
 
-/// `POST /api/v1/inventory/{id}/release-hold`: the hold released now.
+/// `POST /api/v1/inventory/{id}/release-hold`: the hold released now; 200
+/// with the item to a key that may read items (`inventory:read`), 204 to one
+/// that may not.
 #[utoipa::path(
     post,
     path = "/api/v1/inventory/{id}/release-hold",
@@ -144,7 +147,8 @@ const NOT_RUN: &str = "not run: the receipt stopped at its time limit before thi
         itadRequested become null. The item's inventory.item.updated event names the key as its actor.",
     params(("id" = uuid::Uuid, Path, description = "The item's id.")),
     responses(
-        (status = 200, description = "The item after the release.", body = ItemBody),
+        (status = 200, description = "The item after the release (to a key that also holds inventory:read).", body = ItemBody),
+        (status = 204, description = "Released, answered without the item to a key that may not read items."),
         (status = 400, description = "The id is not a UUID.", body = ErrorBody),
         (status = 404, description = "No such item in the organization.", body = ErrorBody),
         (status = 409, description = "The item holds no active hold.", body = ErrorBody),
@@ -154,10 +158,14 @@ pub async fn release_hold(
     scoped: Scoped,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
+    let may_read = scoped.holds(Scope::InventoryRead);
     let id = path_id("id", &id, InventoryItemId::parse)?;
     let view = scoped
         .run(move |ports, org| receipts::release_hold(ports, org, id, Utc::now()))
         .await?;
+    if !may_read {
+        return Ok(HttpResponse::NoContent().finish());
+    }
     Ok(HttpResponse::Ok().json(ItemBody::from(&view)))
 }
 

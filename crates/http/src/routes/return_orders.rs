@@ -6,9 +6,10 @@ use actix_web::http::header::LOCATION;
 use actix_web::{web, HttpResponse};
 use equip_api_types::error::ErrorBody;
 use equip_api_types::return_order::{
-    ReturnOrderBody, ReturnOrderCreate, ReturnOrderListParams, ReturnOrderPageBody,
-    ReturnOrderPatch,
+    ReturnOrderBody, ReturnOrderCreate, ReturnOrderCreated, ReturnOrderListParams,
+    ReturnOrderPageBody, ReturnOrderPatch,
 };
+use equip_domain::api_key::Scope;
 use equip_domain::ids::ReturnOrderId;
 use equip_domain::returns::change::ReturnOrderChange;
 use equip_domain::returns::create::ReturnRequest;
@@ -78,7 +79,8 @@ pub async fn get(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, 
 }
 
 /// `POST /api/v1/return-orders` `{personId, itemIds, itadRequested?}`: 201
-/// with the order and its `Location`.
+/// with the order and its `Location` (only `{"id"}` to a key without
+/// `returns:read`).
 #[utoipa::path(
     post,
     path = "/api/v1/return-orders",
@@ -91,7 +93,7 @@ pub async fn get(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, 
         `inventory.item.updated`.",
     request_body = ReturnOrderCreate,
     responses(
-        (status = 201, description = "Created.", body = ReturnOrderBody, headers(
+        (status = 201, description = "Created. The order, to a key that also holds returns:read; only its id to a key that may only write.", body = inline(ReturnOrderCreated), headers(
             ("Location" = String, description = "/api/v1/return-orders/{id} of the new order."),
         )),
         (status = 400, description = "A malformed body, no items or more than 1,000, an item given twice, or an item not deployed to the person (source names it).", body = ErrorBody),
@@ -102,6 +104,7 @@ pub async fn get(scoped: Scoped, id: web::Path<String>) -> Result<HttpResponse, 
     ),
 )]
 pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpResponse, HttpError> {
+    let may_read = scoped.holds(Scope::ReturnsRead);
     let input: ReturnOrderCreate = body::parse(body.into_inner())?;
     let request = ReturnRequest::try_from(input)?;
     let order = scoped
@@ -109,11 +112,17 @@ pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpRespon
         .await?;
     Ok(HttpResponse::Created()
         .insert_header((LOCATION, format!("/api/v1/return-orders/{}", order.id)))
-        .json(ReturnOrderBody::from(&order)))
+        .json(if may_read {
+            ReturnOrderCreated::order(&order)
+        } else {
+            ReturnOrderCreated::id(&order)
+        }))
 }
 
 /// `PATCH /api/v1/return-orders/{id}`: the method, its status and tracking,
-/// lines' `itadRequested` and write-offs, or a cancellation.
+/// lines' `itadRequested` and write-offs, or a cancellation: 200 with the
+/// order to a key that may read it (`returns:read`), 204 to one that may
+/// only write.
 #[utoipa::path(
     patch,
     path = "/api/v1/return-orders/{id}",
@@ -135,7 +144,8 @@ pub async fn create(scoped: Scoped, body: web::Json<Value>) -> Result<HttpRespon
     params(("id" = uuid::Uuid, Path, description = "The return order.")),
     request_body = ReturnOrderPatch,
     responses(
-        (status = 200, description = "The order as changed.", body = ReturnOrderBody),
+        (status = 200, description = "The order as changed (to a key that also holds returns:read).", body = ReturnOrderBody),
+        (status = 204, description = "Changed, answered without the order to a key that may only write."),
         (status = 400, description = "A malformed body, an unknown field, method or reason, nothing to change, a status off the new method's path, or a line not in the order (source names it).", body = ErrorBody),
         (status = 404, description = "No such return order in the organization.", body = ErrorBody),
         (status = 409, description = "A move the current status does not allow (naming both), a method change once the retrieval left, a change of a cancelled order or a closed line, or a cancel after a line closed or of an OFFBOARDING person's order.", body = ErrorBody),
@@ -148,11 +158,15 @@ pub async fn update(
     id: web::Path<String>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, HttpError> {
+    let may_read = scoped.holds(Scope::ReturnsRead);
     let id = path_id("id", &id, ReturnOrderId::parse)?;
     let input: ReturnOrderPatch = body::parse(body.into_inner())?;
     let change = ReturnOrderChange::try_from(input)?;
     let order = scoped
         .run(move |ports, org| change_return_order(ports, org, id, &change))
         .await?;
+    if !may_read {
+        return Ok(HttpResponse::NoContent().finish());
+    }
     Ok(HttpResponse::Ok().json(ReturnOrderBody::from(&order)))
 }

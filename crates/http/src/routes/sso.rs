@@ -26,6 +26,7 @@ use equip_domain::sso::{hash_token, next_path, LoginAttempt, CONSOLE_PATH};
 use equip_oidc::OidcError;
 use serde::Deserialize;
 
+use crate::client_address::client_of;
 use crate::error::HttpError;
 use crate::sso::{
     check_csrf, is_https, session_caller, session_cookie, session_removed, session_set,
@@ -107,6 +108,15 @@ fn unknown_attempt() -> Page {
         "This sign-in link was already used or has expired",
         "Each sign-in link works once, for ten minutes, in the browser that opened it. \
          Go back to the console and sign in again.",
+    )
+}
+
+/// 429: sign-ins begun too fast (`why`), and when to try again.
+fn too_many(why: &str, retry_after_secs: u64) -> Page {
+    Page::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "Too many sign-ins at once",
+        format!("{why} Try again in {retry_after_secs} s."),
     )
 }
 
@@ -201,15 +211,20 @@ async fn login(
     let Some(sso) = state.sso() else {
         return not_configured().render(secure);
     };
+    // The client's own limit first: a flood from one address is refused
+    // before it counts against its organization's.
+    let client = client_of(&req, state.public_url().trusts_forwarded_headers());
+    if let Some(Err(exceeded)) = client.and_then(|ip| sso.logins_by_address.check(ip)) {
+        return too_many(
+            "Sign-ins from your address are arriving faster than equip takes them.",
+            exceeded.retry_after_secs,
+        )
+        .render(secure);
+    }
     if let Some(Err(exceeded)) = sso.logins.check(*org.as_uuid()) {
-        return Page::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many sign-ins at once",
-            format!(
-                "This organization's sign-ins are arriving faster than equip takes them. \
-                 Try again in {} s.",
-                exceeded.retry_after_secs
-            ),
+        return too_many(
+            "This organization's sign-ins are arriving faster than equip takes them.",
+            exceeded.retry_after_secs,
         )
         .render(secure);
     }

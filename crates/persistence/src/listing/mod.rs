@@ -22,6 +22,7 @@ mod filter;
 mod index;
 mod order;
 mod page;
+mod rebuild;
 mod refresh;
 mod views;
 
@@ -37,6 +38,8 @@ use crate::sql_builder::Sql;
 
 pub(crate) use anchors::Anchors;
 pub(crate) use index::{ListingIndexes, INLINE_BUILD_MAX};
+pub use rebuild::ListingRebuilt;
+pub(crate) use rebuild::{next_items, organization_exists, rebuild_items, remove_orphans};
 pub(crate) use refresh::{refresh, Scope};
 pub(crate) use views::views_by_id;
 

@@ -179,7 +179,7 @@ fn listing_version_in(c: &mut DbConnection, org: &str) -> DbResult<i64> {
 }
 
 /// Moves the organization's listing version on.
-fn bump_version(c: &mut DbConnection, org: &str) -> DbResult<()> {
+pub(super) fn bump_version(c: &mut DbConnection, org: &str) -> DbResult<()> {
     let mut st = Sql::default();
     st.push_sql("INSERT INTO inventory_listing_versions (organization_id, version) VALUES (")
         .push_bind(org)

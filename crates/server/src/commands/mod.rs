@@ -5,6 +5,7 @@ mod demo;
 mod dispatch;
 mod healthcheck;
 mod import;
+mod index;
 mod keys;
 mod migrate;
 mod org;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Org(OrgCommand::Sso(command)) => sso::run(&db, command),
         Command::Key(command) => keys::run(&db, command),
         Command::Warehouse(command) => warehouse::run(&db, command),
+        Command::Index(command) => index::run(&db, command),
         Command::Import(args) => import::run(&db, &args),
         Command::Demo(args) => demo::run(&db, &args),
         Command::Dispatch(args) => dispatch::run(&db, &args),

@@ -25,14 +25,14 @@ fn receipts(warehouse: impl std::fmt::Display) -> String {
     format!("/api/v1/warehouses/{warehouse}/receipts")
 }
 
-fn put_json(client: &Client, path: &str, body: &Value) -> TestRequest {
+pub(crate) fn put_json(client: &Client, path: &str, body: &Value) -> TestRequest {
     client.with(TestRequest::put().uri(path)).set_json(body)
 }
 
 /// A person of A with `n` items DEPLOYED to them (serials `{tag}-1`…),
 /// offboarded over SCIM: each item is on an open return. Their id and the
 /// items' ids.
-async fn leaver(app: &TestApp, tag: &str, n: usize) -> (String, Vec<String>) {
+pub(crate) async fn leaver(app: &TestApp, tag: &str, n: usize) -> (String, Vec<String>) {
     let w = app.world();
     let user = json!({
         "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
@@ -69,7 +69,7 @@ async fn stock(app: &TestApp, serial: &str, status: &str) -> String {
     item["id"].as_str().unwrap().to_owned()
 }
 
-async fn item(app: &TestApp, client: &Client, id: &str) -> Value {
+pub(crate) async fn item(app: &TestApp, client: &Client, id: &str) -> Value {
     let (status, item) = app
         .call(client.get(&format!("/api/v1/inventory/{id}")))
         .await;
@@ -77,7 +77,7 @@ async fn item(app: &TestApp, client: &Client, id: &str) -> Value {
     item
 }
 
-async fn receive(
+pub(crate) async fn receive(
     app: &TestApp,
     client: &Client,
     warehouse: impl std::fmt::Display,

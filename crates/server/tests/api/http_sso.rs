@@ -23,9 +23,9 @@ use crate::support::process::{request, Response, Serve};
 use crate::support::{in_ci, repo_root};
 
 /// A running test provider; killed on drop.
-struct Provider {
+pub(crate) struct Provider {
     child: Child,
-    issuer: String,
+    pub(crate) issuer: String,
 }
 
 impl Drop for Provider {
@@ -37,7 +37,7 @@ impl Drop for Provider {
 
 impl Provider {
     /// The provider, or `None` (skipped) without Node outside CI.
-    fn start() -> Option<Provider> {
+    pub(crate) fn start() -> Option<Provider> {
         let spawned = Command::new("bash")
             .arg(repo_root().join("scripts/oidc-provider.sh"))
             .env("OIDC_PORT", "0")
@@ -70,7 +70,7 @@ impl Provider {
 
     /// Registers a client whose redirect URIs are the callbacks of `servers`;
     /// its id and secret.
-    fn register(&self, servers: &[&Serve]) -> (String, String) {
+    pub(crate) fn register(&self, servers: &[&Serve]) -> (String, String) {
         let uris: Vec<String> = servers
             .iter()
             .map(|s| format!("http://{}/sso/callback", s.addr))
@@ -93,7 +93,7 @@ impl Provider {
         )
     }
 
-    fn hook(&self, name: &str) {
+    pub(crate) fn hook(&self, name: &str) {
         let (addr, path) = split(&format!("{}/__test/{name}", self.issuer));
         let r = request(&addr, "POST", &path, &[], b"").unwrap();
         assert_eq!(r.status, 204, "{name}: {}", r.text());
@@ -110,8 +110,8 @@ fn split(url: &str) -> (String, String) {
 /// A browser's cookies, by name (equip's and the provider's never share a
 /// name; both are on 127.0.0.1, where cookies ignore the port).
 #[derive(Default, Clone)]
-struct Browser {
-    cookies: HashMap<String, String>,
+pub(crate) struct Browser {
+    pub(crate) cookies: HashMap<String, String>,
 }
 
 impl Browser {
@@ -139,7 +139,13 @@ impl Browser {
         }
     }
 
-    fn go(&mut self, method: &str, url: &str, extra: &[(&str, &str)], body: &[u8]) -> Response {
+    pub(crate) fn go(
+        &mut self,
+        method: &str,
+        url: &str,
+        extra: &[(&str, &str)],
+        body: &[u8],
+    ) -> Response {
         let (addr, path) = split(url);
         let cookie = self.header();
         let mut headers: Vec<(&str, &str)> = extra.to_vec();
@@ -151,7 +157,7 @@ impl Browser {
         r
     }
 
-    fn get(&mut self, url: &str) -> Response {
+    pub(crate) fn get(&mut self, url: &str) -> Response {
         self.go("GET", url, &[], b"")
     }
 }
@@ -170,7 +176,7 @@ fn location(r: &Response, base: &str) -> String {
 
 /// Signs `login` in at `serve` through the provider's form; the callback's
 /// URL and equip's answer to it.
-fn sign_in(
+pub(crate) fn sign_in(
     browser: &mut Browser,
     serve: &Serve,
     org: &str,
@@ -211,7 +217,7 @@ fn sign_in(
     (callback, answer)
 }
 
-fn equip_cmd(db: &TestDatabase, args: &[&str]) -> String {
+pub(crate) fn equip_cmd(db: &TestDatabase, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_equip"))
         .args(args)
         .env("DATABASE_URL", db.url())
@@ -254,7 +260,7 @@ fn call(
 
 /// Organization `name` with a few items and a key of every scope: the key
 /// and the organization's id.
-fn organization_with_items(db: &TestDatabase, name: &str) -> (String, String) {
+pub(crate) fn organization_with_items(db: &TestDatabase, name: &str) -> (String, String) {
     let store = db.store();
     let now = chrono::Utc::now();
     let org = admin::create_organization(&store, name, now).unwrap();

@@ -16,6 +16,7 @@ mod csv_crash;
 mod dispatch;
 mod fairness;
 mod graceful_shutdown;
+mod hardening_four;
 mod hold_release_instances;
 mod http_api_key;
 mod http_console_lookups;

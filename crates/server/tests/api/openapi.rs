@@ -227,6 +227,8 @@ struct Demo {
     reader: Client,
     /// A key of the demo organization with only `inventory:write`.
     writer: Client,
+    /// A key of the demo organization with only `returns:write`.
+    returns_writer: Client,
     new_joiner: String,
     not_a_joiner: String,
     org: equip_domain::ids::OrganizationId,
@@ -270,10 +272,22 @@ fn load_demo(app: &TestApp) -> Demo {
         writer: Client {
             key: key(Scopes::from_list([Scope::InventoryWrite])),
         },
+        returns_writer: Client {
+            key: key(Scopes::from_list([Scope::ReturnsWrite])),
+        },
         new_joiner: new_joiner.id.to_string(),
         not_a_joiner: not_a_joiner.id.to_string(),
         org,
     }
+}
+
+/// Receives `item` at the receipts URI `at`; its entry answered 200.
+async fn receive_ok(app: &TestApp, client: &Client, at: &str, item: &str) {
+    let (status, body) = app
+        .call(client.post_json(at, &json!({"items": [{"itemId": item}]})))
+        .await;
+    assert_eq!(status.as_u16(), 200, "{body}");
+    assert_eq!(body["results"][0]["status"], 200, "{body}");
 }
 
 fn patch(client: &Client, uri: &str, body: &Value) -> TestRequest {
@@ -834,6 +848,34 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         &app.call_raw(d.a.post_json(orders, &asked)).await,
     );
     let order_id = made["id"].as_str().unwrap().to_owned();
+    // A key that may only write returns gets the new order's id alone, and
+    // nothing back from a change.
+    let other = item(&|i| {
+        i["deployStatus"] == "DEPLOYED"
+            && i["returnOrder"].is_null()
+            && i["assignedTo"]["type"] == "PERSON"
+            && i["id"] != deployed["id"]
+    });
+    let only_id = c.check(
+        "POST",
+        orders,
+        &app.call_raw(d.returns_writer.post_json(
+            orders,
+            &json!({"personId": other["assignedTo"]["id"], "itemIds": [other["id"]]}),
+        ))
+        .await,
+    );
+    let only_id = only_id["id"].as_str().unwrap().to_owned();
+    c.check(
+        "PATCH",
+        order,
+        &app.call_raw(patch(
+            &d.returns_writer,
+            &format!("/api/v1/return-orders/{only_id}"),
+            &json!({"retrievalMethod": {"type": "PHYSICAL"}}),
+        ))
+        .await,
+    );
     for body in [
         asked.clone(),
         json!({"personId": holder, "itemIds": [missing]}),
@@ -975,6 +1017,21 @@ async fn every_operation_answers_as_documented(app: TestApp) {
         .await,
     );
     let release = "/api/v1/inventory/{id}/release-hold";
+    // A key that may not read items gets none back from a release.
+    let held_too = item(&|i| {
+        !i["returnOrder"].is_null() && i["deployStatus"] == "DEPLOYED" && i["id"] != returning["id"]
+    });
+    let held_too = held_too["id"].as_str().unwrap().to_owned();
+    receive_ok(&app, &d.a, &receipts_at(&warehouse), &held_too).await;
+    c.check(
+        "POST",
+        release,
+        &app.call_raw(
+            d.returns_writer
+                .with(TestRequest::post().uri(&release.replace("{id}", &held_too))),
+        )
+        .await,
+    );
     for id in [
         returning_id.as_str(),
         returning_id.as_str(),
