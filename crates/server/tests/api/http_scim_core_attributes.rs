@@ -46,10 +46,10 @@ fn full_user(user_name: &str) -> Value {
         },
         "emails": [{"value": user_name, "type": "work", "primary": true}],
         "nickName": "Ada",
-        "Title": "Senior Engineer",
+        "title": "Senior Engineer",
         "userType": "Employee",
         "preferredLanguage": "en-GB",
-        "locale": "en-GB",
+        "Locale": "en-GB",
         "timezone": "Europe/London",
         "profileUrl": "https://people.example/ada",
         "ims": [{"value": "ada@im.example", "type": "xmpp", "primary": true}],
@@ -137,7 +137,12 @@ async fn call_ok(app: &TestApp, req: TestRequest, expected: StatusCode) -> Value
 }
 
 async fn create(app: &TestApp, c: &Client, body: &Value) -> Value {
-    call_ok(app, c.scim_post("/scim/v2/Users", body), StatusCode::CREATED).await
+    call_ok(
+        app,
+        c.scim_post("/scim/v2/Users", body),
+        StatusCode::CREATED,
+    )
+    .await
 }
 
 fn path_of(user: &Value) -> String {
@@ -203,7 +208,12 @@ async fn attributes_and_excluded_attributes_select_the_core_attributes(app: Test
         only["roles"],
         json!([{"value": "engineering"}, {"value": "on-call"}])
     );
-    for key in ["nickName", "photos", "x509Certificates", "preferredLanguage"] {
+    for key in [
+        "nickName",
+        "photos",
+        "x509Certificates",
+        "preferredLanguage",
+    ] {
         assert!(only.get(key).is_none(), "{key}: {only}");
     }
     let without = call_ok(
@@ -242,7 +252,10 @@ async fn put_replaces_the_core_attributes_and_clears_the_omitted_ones(app: TestA
             u["name"],
             json!({"givenName": "Ada", "honorificPrefix": "Prof."})
         );
-        assert_eq!(u["roles"], json!([{"value": "architecture", "primary": false}]));
+        assert_eq!(
+            u["roles"],
+            json!([{"value": "architecture", "primary": false}])
+        );
         for key in PROFILE_KEYS
             .iter()
             .filter(|k| !["title", "roles"].contains(k))
@@ -398,7 +411,10 @@ async fn the_profile_texts_are_filtered_and_sorted(app: TestApp) {
         (r#"name.middleName eq "brewster""#, 1),
         (r#"name.honorificPrefix eq "dr.""#, 2),
         (r#"name.honorificSuffix pr"#, 2),
-        (r#"urn:ietf:params:scim:schemas:core:2.0:User:title eq "rear admiral""#, 1),
+        (
+            r#"urn:ietf:params:scim:schemas:core:2.0:User:title eq "rear admiral""#,
+            1,
+        ),
         (r#"title eq null"#, 1),
         (r#"title eq "Rear Admiral" and userType eq "Contractor""#, 1),
     ] {
@@ -528,10 +544,7 @@ async fn limits_are_refused_naming_the_attribute(app: TestApp) {
         (refused("title", json!("t".repeat(257))), "title"),
         (refused("roles", json!(many)), "roles"),
         (
-            refused(
-                "x509Certificates",
-                json!([{"value": "M".repeat(16_385)}]),
-            ),
+            refused("x509Certificates", json!([{"value": "M".repeat(16_385)}])),
             "x509Certificates.value",
         ),
         (
