@@ -316,6 +316,50 @@ pub struct PersonMembers {
         rename = "urn:ietf:params:scim:schemas:extension:equip:1.0:User"
     )]
     extension: Option<PersonExtensionMembers>,
+    #[serde(default)]
+    nick_name: Option<IgnoredAny>,
+    #[serde(default)]
+    profile_url: Option<IgnoredAny>,
+    #[serde(default)]
+    title: Option<IgnoredAny>,
+    #[serde(default)]
+    user_type: Option<IgnoredAny>,
+    #[serde(default)]
+    preferred_language: Option<IgnoredAny>,
+    #[serde(default)]
+    locale: Option<IgnoredAny>,
+    #[serde(default)]
+    timezone: Option<IgnoredAny>,
+    #[serde(default)]
+    ims: Option<Vec<PersonEntryMembers>>,
+    #[serde(default)]
+    photos: Option<Vec<PersonEntryMembers>>,
+    #[serde(default)]
+    entitlements: Option<Vec<PersonEntryMembers>>,
+    #[serde(default)]
+    roles: Option<Vec<PersonEntryMembers>>,
+    #[serde(default)]
+    x509_certificates: Option<Vec<PersonEntryMembers>>,
+}
+
+/// One entry of a person's `ims`, `photos`, `entitlements`, `roles` or
+/// `x509Certificates`.
+// Read for its member names only: the values are the SCIM user's.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an object with value, display, type and primary"
+)]
+pub struct PersonEntryMembers {
+    #[serde(default)]
+    value: Option<IgnoredAny>,
+    #[serde(default)]
+    display: Option<IgnoredAny>,
+    #[serde(default, rename = "type")]
+    kind: Option<IgnoredAny>,
+    #[serde(default)]
+    primary: Option<IgnoredAny>,
 }
 
 /// `name` of a person.
@@ -334,6 +378,12 @@ pub struct PersonNameMembers {
     family_name: Option<IgnoredAny>,
     #[serde(default)]
     formatted: Option<IgnoredAny>,
+    #[serde(default)]
+    middle_name: Option<IgnoredAny>,
+    #[serde(default)]
+    honorific_prefix: Option<IgnoredAny>,
+    #[serde(default)]
+    honorific_suffix: Option<IgnoredAny>,
 }
 
 /// One of a person's `emails` or `phoneNumbers`.

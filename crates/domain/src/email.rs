@@ -201,6 +201,7 @@ mod tests {
             status: PersonStatus::Active,
             skip_user_activation: None,
             cpf_number: Some("secret-cpf".into()),
+            profile: Default::default(),
             created_at: now,
             updated_at: now,
             version: 1,

@@ -676,6 +676,10 @@ impl EventView for Person {
             "name": {
                 "givenName": self.given_name,
                 "familyName": self.family_name,
+                "formatted": self.profile.formatted_name,
+                "middleName": self.profile.middle_name,
+                "honorificPrefix": self.profile.honorific_prefix,
+                "honorificSuffix": self.profile.honorific_suffix,
             },
             "displayName": self.display_name,
             "emails": self.emails,
@@ -687,6 +691,18 @@ impl EventView for Person {
             "status": self.status.as_str(),
             "skipUserActivation": self.skip_user_activation,
             "cpfNumber": self.cpf_number,
+            "nickName": self.profile.nick_name,
+            "title": self.profile.title,
+            "userType": self.profile.user_type,
+            "preferredLanguage": self.profile.preferred_language,
+            "locale": self.profile.locale,
+            "timezone": self.profile.timezone,
+            "profileUrl": self.profile.profile_url,
+            "ims": self.profile.ims,
+            "photos": self.profile.photos,
+            "entitlements": self.profile.entitlements,
+            "roles": self.profile.roles,
+            "x509Certificates": self.profile.x509_certificates,
         })
     }
 }

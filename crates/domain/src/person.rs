@@ -13,6 +13,9 @@ use crate::text::{
 };
 
 pub mod offboarding;
+pub mod profile;
+
+pub use profile::{Profile, ProfileEntry, ProfileList};
 
 wire_enum! {
     /// Where a person is in their life cycle (the SCIM extension's `status`).
@@ -104,6 +107,9 @@ pub struct Person {
     pub skip_user_activation: Option<bool>,
     /// Brazilian CPF number, mandatory for people in Brazil.
     pub cpf_number: Option<String>,
+    /// The rest of what the identity provider says about the person
+    /// (title, languages, roles…): kept and shown, used by no rule.
+    pub profile: Profile,
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// Last change.
@@ -124,7 +130,8 @@ impl Person {
     }
 
     /// Checks the rules every stored person satisfies:
-    /// every text within its length limit ([`crate::text`]); userName, every
+    /// every text within its length limit ([`crate::text`]), the profile's
+    /// limits ([`Profile::check`]); userName, every
     /// email address and externalId free of control and invisible characters;
     /// userName and every email a plain address
     /// ([`crate::text::check_email_address`]); at most one primary email;
@@ -144,6 +151,7 @@ impl Person {
             ));
         }
         self.check_lengths()?;
+        self.profile.check()?;
         if self.user_name.trim().is_empty() {
             return Err(DomainError::invalid("userName", "must not be empty"));
         }

@@ -47,6 +47,55 @@ pub enum PersonField {
     PackageId,
     /// First working day.
     StartDate,
+    /// A text of the person's profile (case-insensitive).
+    Profile(ProfileText),
+}
+
+/// A filterable text of a person's [`crate::person::Profile`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProfileText {
+    /// The full name as shown (`name.formatted`).
+    FormattedName,
+    /// Middle name.
+    MiddleName,
+    /// Honorific prefix.
+    HonorificPrefix,
+    /// Honorific suffix.
+    HonorificSuffix,
+    /// Nickname.
+    NickName,
+    /// Job title.
+    Title,
+    /// The organization's kind of person.
+    UserType,
+    /// Preferred language.
+    PreferredLanguage,
+    /// Locale.
+    Locale,
+    /// Time zone.
+    Timezone,
+    /// Profile page URL.
+    ProfileUrl,
+}
+
+impl ProfileText {
+    /// The text on `profile`.
+    #[must_use]
+    pub fn of(self, profile: &crate::person::Profile) -> Option<&str> {
+        match self {
+            Self::FormattedName => profile.formatted_name.as_deref(),
+            Self::MiddleName => profile.middle_name.as_deref(),
+            Self::HonorificPrefix => profile.honorific_prefix.as_deref(),
+            Self::HonorificSuffix => profile.honorific_suffix.as_deref(),
+            Self::NickName => profile.nick_name.as_deref(),
+            Self::Title => profile.title.as_deref(),
+            Self::UserType => profile.user_type.as_deref(),
+            Self::PreferredLanguage => profile.preferred_language.as_deref(),
+            Self::Locale => profile.locale.as_deref(),
+            Self::Timezone => profile.timezone.as_deref(),
+            Self::ProfileUrl => profile.profile_url.as_deref(),
+        }
+    }
 }
 
 /// A field of a person's email address.
@@ -67,7 +116,7 @@ impl PersonField {
         match self {
             Self::Id | Self::ExternalId | Self::PackageId => FieldKind::Text { case_exact: true },
             Self::UserName => FieldKind::Identifier,
-            Self::GivenName | Self::FamilyName | Self::DisplayName => {
+            Self::GivenName | Self::FamilyName | Self::DisplayName | Self::Profile(_) => {
                 FieldKind::Text { case_exact: false }
             }
             Self::Active => FieldKind::Bool,
@@ -208,6 +257,7 @@ pub fn person_value(p: &Person, field: PersonField) -> Option<FilterValue> {
         PersonField::LastModified => Some(FilterValue::Time(p.updated_at)),
         PersonField::PackageId => p.package_id.map(|x| FilterValue::Text(x.to_string())),
         PersonField::StartDate => p.start_date.map(FilterValue::Date),
+        PersonField::Profile(t) => t.of(&p.profile).map(|v| FilterValue::Text(v.to_owned())),
     }
 }
 

@@ -248,6 +248,7 @@ mod tests {
             status,
             skip_user_activation: None,
             cpf_number: None,
+            profile: Default::default(),
             created_at: now,
             updated_at: now,
             version: 1,

@@ -647,6 +647,18 @@ fn write(
             created_at,
             updated_at,
             version,
+            formatted_name,
+            middle_name,
+            honorific_prefix,
+            honorific_suffix,
+            nick_name,
+            title,
+            user_type,
+            preferred_language,
+            locale,
+            timezone,
+            profile_url,
+            profile_lists,
         ]
     );
     all_written("people", written, person_rows.len())?;

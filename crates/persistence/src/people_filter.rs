@@ -10,7 +10,9 @@
 //! - An email condition is `p.id IN (SELECT person_id FROM person_emails …)`
 //!   over one address at a time.
 
-use equip_domain::person_query::{EmailField, PersonField, PersonFilter, PersonLeaf, PersonQuery};
+use equip_domain::person_query::{
+    EmailField, PersonField, PersonFilter, PersonLeaf, PersonQuery, ProfileText,
+};
 
 use crate::connection::{fold_function, Backend};
 use crate::filter_sql::{push_condition, push_filter, push_order_and_page, Present};
@@ -46,6 +48,24 @@ fn person_column(f: PersonField, backend: Backend) -> String {
         PersonField::LastModified => "p.updated_at".to_owned(),
         PersonField::PackageId => "p.package_id".to_owned(),
         PersonField::StartDate => "p.start_date".to_owned(),
+        PersonField::Profile(t) => fold(profile_column(t)),
+    }
+}
+
+/// The column of a profile text.
+const fn profile_column(t: ProfileText) -> &'static str {
+    match t {
+        ProfileText::FormattedName => "p.formatted_name",
+        ProfileText::MiddleName => "p.middle_name",
+        ProfileText::HonorificPrefix => "p.honorific_prefix",
+        ProfileText::HonorificSuffix => "p.honorific_suffix",
+        ProfileText::NickName => "p.nick_name",
+        ProfileText::Title => "p.title",
+        ProfileText::UserType => "p.user_type",
+        ProfileText::PreferredLanguage => "p.preferred_language",
+        ProfileText::Locale => "p.locale",
+        ProfileText::Timezone => "p.timezone",
+        ProfileText::ProfileUrl => "p.profile_url",
     }
 }
 

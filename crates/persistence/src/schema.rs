@@ -100,6 +100,19 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         version -> BigInt,
+        formatted_name -> Nullable<Text>,
+        middle_name -> Nullable<Text>,
+        honorific_prefix -> Nullable<Text>,
+        honorific_suffix -> Nullable<Text>,
+        nick_name -> Nullable<Text>,
+        title -> Nullable<Text>,
+        user_type -> Nullable<Text>,
+        preferred_language -> Nullable<Text>,
+        locale -> Nullable<Text>,
+        timezone -> Nullable<Text>,
+        profile_url -> Nullable<Text>,
+        /// The profile's lists: a JSON object of arrays by attribute.
+        profile_lists -> Text,
     }
 }
 

@@ -806,7 +806,7 @@ fn user_of_row<'r>(
     let name = (given_name.is_some() || family_name.is_some()).then_some(ScimName {
         given_name,
         family_name,
-        formatted: None,
+        ..ScimName::default()
     });
     let has_address = [
         ADDRESS_LINE_1,

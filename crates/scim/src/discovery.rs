@@ -112,7 +112,7 @@ fn attr_json(a: &AttrDef) -> Value {
         "mutability": a.mutability,
         "returned": a.returned,
     });
-    if a.ty == "string" || a.ty == "reference" {
+    if matches!(a.ty, "string" | "reference" | "binary") {
         v["caseExact"] = json!(a.case_exact);
         v["uniqueness"] = json!(a.uniqueness);
     }

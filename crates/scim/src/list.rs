@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use equip_domain::filter::{Condition, Field as DField, Filter as DFilter};
 use equip_domain::person_query::{
     check_filter_text, EmailField, EmailFilter, FieldKind, FilterValue, PersonField, PersonFilter,
-    PersonLeaf, PersonQuery, SortOrder, PAGE_SIZE_LIMIT,
+    PersonLeaf, PersonQuery, ProfileText, SortOrder, PAGE_SIZE_LIMIT,
 };
 
 use crate::filter::{parse_filter, AttrPath, CompValue, CompareOp, Filter};
@@ -77,13 +77,37 @@ fn person_field(path: &AttrPath) -> Result<Field, ListError> {
         (Schema::Core, Some("emails"), Some("primary")) => Field::Email(EmailField::Primary),
         (Schema::Extension, Some("packageId"), None) => Field::Person(PersonField::PackageId),
         (Schema::Extension, Some("startDate"), None) => Field::Person(PersonField::StartDate),
-        _ => {
-            return Err(filter_err(format!(
-                "filtering on '{path}' is not supported; see docs/scim.md for the attributes"
-            )))
-        }
+        (Schema::Core, Some(attr), sub) => match profile_text(attr, sub) {
+            Some(t) => Field::Person(PersonField::Profile(t)),
+            None => return Err(not_filterable(path)),
+        },
+        _ => return Err(not_filterable(path)),
     };
     Ok(field)
+}
+
+fn not_filterable(path: &AttrPath) -> ListError {
+    filter_err(format!(
+        "filtering on '{path}' is not supported; see docs/scim.md for the attributes"
+    ))
+}
+
+/// The profile text a core attribute (canonical names) is, if it is one.
+fn profile_text(attr: &str, sub: Option<&str>) -> Option<ProfileText> {
+    Some(match (attr, sub) {
+        ("name", Some("formatted")) => ProfileText::FormattedName,
+        ("name", Some("middleName")) => ProfileText::MiddleName,
+        ("name", Some("honorificPrefix")) => ProfileText::HonorificPrefix,
+        ("name", Some("honorificSuffix")) => ProfileText::HonorificSuffix,
+        ("nickName", None) => ProfileText::NickName,
+        ("title", None) => ProfileText::Title,
+        ("userType", None) => ProfileText::UserType,
+        ("preferredLanguage", None) => ProfileText::PreferredLanguage,
+        ("locale", None) => ProfileText::Locale,
+        ("timezone", None) => ProfileText::Timezone,
+        ("profileUrl", None) => ProfileText::ProfileUrl,
+        _ => return None,
+    })
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -464,8 +488,10 @@ fn sort_field(raw: &str) -> Result<PersonField, ListError> {
         param: "sortBy",
         message: format!(
             "cannot sort by '{raw}'; sortable: id, externalId, userName, name.givenName, \
-             name.familyName, displayName, active, meta.created, meta.lastModified, and the \
-             extension's startDate"
+             name.familyName, displayName, active, meta.created, meta.lastModified, the \
+             profile's texts (name.formatted, name.middleName, name.honorificPrefix, \
+             name.honorificSuffix, nickName, title, userType, preferredLanguage, locale, \
+             timezone, profileUrl), and the extension's startDate"
         ),
     };
     let path = crate::filter::parse_path(raw).map_err(|_| bad())?;

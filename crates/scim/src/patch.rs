@@ -15,9 +15,9 @@
 //! accepted by one algorithm over one JSON document; split, each part would
 //! need the others to be read.
 //!
-//! Attributes equip does not know (other extensions, `nickName`, …) are
+//! Attributes equip does not know (other extensions, …) are
 //! ignored, as on create, and so are the sub-attributes RFC 7643 defines that
-//! equip does not store (`name.formatted`, `emails[type eq "work"].display`,
+//! equip does not store (`emails[type eq "work"].display`,
 //! `addresses[type eq "other"].formatted`: Entra's default mapping of
 //! `physicalDeliveryOfficeName`), in any case; `id`, `meta`, `groups` and
 //! the extension's `status` and `effectivePackageId` are read-only
@@ -582,7 +582,7 @@ fn apply_path(
 
 /// A path that names nothing equip stores: an unknown attribute or another
 /// extension is ignored, as on create, and so is a sub-attribute RFC 7643
-/// defines that equip does not store (`name.formatted`); a sub-attribute of
+/// defines that equip does not store (`emails.display`); a sub-attribute of
 /// a known attribute that does not have it (`displayName.x`,
 /// `name.nonsense`) is `invalidPath`.
 fn unresolved_path(attr_path: &AttrPath) -> Result<(), PatchError> {

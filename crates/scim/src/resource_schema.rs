@@ -143,7 +143,7 @@ pub struct ResourceSchema {
     /// The extension's attributes.
     pub extension: &'static [AttrDef],
     /// Sub-attributes the RFC defines for core complex attributes that
-    /// equip does not store (`name.formatted`), by attribute: accepted and
+    /// equip does not store (`emails.display`), by attribute: accepted and
     /// ignored, and spelled canonically in a body like the stored ones.
     pub unstored_sub: &'static [(&'static str, &'static [&'static str])],
 }

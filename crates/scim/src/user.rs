@@ -18,7 +18,9 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use equip_domain::ids::{OrganizationId, PackageId, PersonId};
-use equip_domain::person::{Address, Email, Person, PersonStatus, PhoneNumber};
+use equip_domain::person::{
+    Address, Email, Person, PersonStatus, PhoneNumber, Profile, ProfileEntry,
+};
 use equip_domain::services::groups::Belonging;
 
 use crate::meta::{group_location, timestamp, user_location, version_tag};
@@ -88,6 +90,100 @@ pub struct ScimUser {
         skip_serializing_if = "Option::is_none"
     )]
     pub extension: Option<ScimUserExtension>,
+    /// Casual name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nick_name: Option<String>,
+    /// URL of the user's profile page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_url: Option<String>,
+    /// Job title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The organization's kind of user (`Employee`, `Contractor`…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_type: Option<String>,
+    /// Preferred language, e.g. `en-US`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_language: Option<String>,
+    /// Locale, e.g. `en-US`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// Time zone, e.g. `America/Los_Angeles`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
+    /// Instant messaging addresses.
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub ims: Vec<ScimEntry>,
+    /// URLs of photos.
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub photos: Vec<ScimEntry>,
+    /// Entitlements.
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub entitlements: Vec<ScimEntry>,
+    /// Roles.
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub roles: Vec<ScimEntry>,
+    /// Certificates (base64 DER).
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub x509_certificates: Vec<ScimEntry>,
+}
+
+/// One entry of `ims`, `photos`, `entitlements`, `roles` or
+/// `x509Certificates` (RFC 7643 §2.4: value, display, type, primary).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub struct ScimEntry {
+    /// The value; an entry without one is left out (RFC 7643 §2.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// A label to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
+    /// A free-form type.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Whether it is the primary entry.
+    #[serde(
+        default,
+        deserialize_with = "lenient_opt_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub primary: Option<bool>,
+}
+
+impl ScimEntry {
+    /// The entries that have a value, as the domain's.
+    fn into_entries(list: Vec<Self>) -> Vec<ProfileEntry> {
+        list.into_iter()
+            .filter_map(|e| {
+                Some(ProfileEntry {
+                    value: present(e.value)?,
+                    display: present(e.display),
+                    kind: present(e.kind),
+                    primary: e.primary.unwrap_or(false),
+                })
+            })
+            .collect()
+    }
 }
 
 /// The `name` complex attribute.
@@ -100,9 +196,18 @@ pub struct ScimName {
     /// Family (last) name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family_name: Option<String>,
-    /// Full name as displayed; read and not stored (nor shown).
+    /// Full name as displayed, with every part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub formatted: Option<String>,
+    /// Middle name(s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub middle_name: Option<String>,
+    /// `Ms.`, `Dr.`…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub honorific_prefix: Option<String>,
+    /// `III`, `PhD`…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub honorific_suffix: Option<String>,
 }
 
 /// One entry of `emails`.
@@ -357,6 +462,24 @@ impl ScimUser {
             None => PersonStatus::Active,
         };
         let name = self.name.unwrap_or_default();
+        let profile = Profile {
+            formatted_name: present(name.formatted),
+            middle_name: present(name.middle_name),
+            honorific_prefix: present(name.honorific_prefix),
+            honorific_suffix: present(name.honorific_suffix),
+            nick_name: present(self.nick_name),
+            title: present(self.title),
+            user_type: present(self.user_type),
+            preferred_language: present(self.preferred_language),
+            locale: present(self.locale),
+            timezone: present(self.timezone),
+            profile_url: present(self.profile_url),
+            ims: ScimEntry::into_entries(self.ims),
+            photos: ScimEntry::into_entries(self.photos),
+            entitlements: ScimEntry::into_entries(self.entitlements),
+            roles: ScimEntry::into_entries(self.roles),
+            x509_certificates: ScimEntry::into_entries(self.x509_certificates),
+        };
         Ok(Person {
             id,
             organization_id: organization,
@@ -374,6 +497,7 @@ impl ScimUser {
             status,
             skip_user_activation: ext.skip_user_activation,
             cpf_number: present(ext.cpf_number),
+            profile,
             created_at: now,
             updated_at: now,
             version: 1,
@@ -388,6 +512,36 @@ struct OutName<'a> {
     given_name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     family_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    formatted: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    middle_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    honorific_prefix: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    honorific_suffix: Option<&'a str>,
+}
+
+/// One entry of a profile list (`ims`, `roles`…).
+#[derive(Serialize)]
+struct OutEntry<'a> {
+    value: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display: Option<&'a str>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+    primary: bool,
+}
+
+fn out_entries(list: &[ProfileEntry]) -> Vec<OutEntry<'_>> {
+    list.iter()
+        .map(|e| OutEntry {
+            value: &e.value,
+            display: e.display.as_deref(),
+            kind: e.kind.as_deref(),
+            primary: e.primary,
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -465,12 +619,36 @@ struct OutUser<'a> {
     name: Option<OutName<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     display_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nick_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preferred_language: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locale: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timezone: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     emails: Vec<OutMultiValue<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     phone_numbers: Vec<OutMultiValue<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     addresses: Vec<OutAddress<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    ims: Vec<OutEntry<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    photos: Vec<OutEntry<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    entitlements: Vec<OutEntry<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    roles: Vec<OutEntry<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    x509_certificates: Vec<OutEntry<'a>>,
     active: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     groups: Vec<OutGroupRef<'a>>,
@@ -531,10 +709,17 @@ pub fn person_json(person: &Person, belonging: &Belonging, base_url: &str) -> St
 }
 
 fn out_user<'a>(person: &'a Person, belonging: &'a Belonging, base_url: &str) -> OutUser<'a> {
-    let name = (person.given_name.is_some() || person.family_name.is_some()).then_some(OutName {
-        given_name: person.given_name.as_deref(),
-        family_name: person.family_name.as_deref(),
-    });
+    let profile = &person.profile;
+    let name =
+        (person.given_name.is_some() || person.family_name.is_some() || profile.has_name_parts())
+            .then_some(OutName {
+                given_name: person.given_name.as_deref(),
+                family_name: person.family_name.as_deref(),
+                formatted: profile.formatted_name.as_deref(),
+                middle_name: profile.middle_name.as_deref(),
+                honorific_prefix: profile.honorific_prefix.as_deref(),
+                honorific_suffix: profile.honorific_suffix.as_deref(),
+            });
     OutUser {
         schemas: [schemas::USER, schemas::EQUIP_USER_EXTENSION],
         id: person.id.to_string(),
@@ -542,6 +727,13 @@ fn out_user<'a>(person: &'a Person, belonging: &'a Belonging, base_url: &str) ->
         user_name: &person.user_name,
         name,
         display_name: person.display_name.as_deref(),
+        nick_name: profile.nick_name.as_deref(),
+        profile_url: profile.profile_url.as_deref(),
+        title: profile.title.as_deref(),
+        user_type: profile.user_type.as_deref(),
+        preferred_language: profile.preferred_language.as_deref(),
+        locale: profile.locale.as_deref(),
+        timezone: profile.timezone.as_deref(),
         emails: person
             .emails
             .iter()
@@ -573,6 +765,11 @@ fn out_user<'a>(person: &'a Person, belonging: &'a Belonging, base_url: &str) ->
                 locality: a.locality.as_deref(),
             })
             .collect(),
+        ims: out_entries(&profile.ims),
+        photos: out_entries(&profile.photos),
+        entitlements: out_entries(&profile.entitlements),
+        roles: out_entries(&profile.roles),
+        x509_certificates: out_entries(&profile.x509_certificates),
         active: person.active,
         groups: belonging
             .groups

@@ -35,8 +35,53 @@ const PHONE_SUB: &[AttrDef] = &[
 ];
 
 const NAME_SUB: &[AttrDef] = &[
+    s(
+        "formatted",
+        "The full name as shown, with every part; kept as sent (not composed from the parts).",
+    ),
     s("familyName", "Family name."),
     s("givenName", "Given name."),
+    s("middleName", "Middle name(s)."),
+    s("honorificPrefix", "Honorific prefix: Ms., Dr.…"),
+    s("honorificSuffix", "Honorific suffix: III, PhD…"),
+];
+
+/// The sub-attributes of `ims`, `entitlements` and `roles` (RFC 7643 §2.4).
+const ENTRY_SUB: &[AttrDef] = &[
+    s("value", "The value."),
+    s("display", "A label to show for the value."),
+    s("type", "A free-form label of the kind of value."),
+    b("primary", "Whether this is the primary value; at most one."),
+];
+
+/// The sub-attributes of `photos`: the value is the photo's URL.
+const PHOTO_SUB: &[AttrDef] = &[
+    AttrDef {
+        ty: "reference",
+        reference_types: &["external"],
+        ..s("value", "URL of the photo.")
+    },
+    s("display", "A label to show for the photo."),
+    AttrDef {
+        canonical_values: &["photo", "thumbnail"],
+        ..s("type", "photo or thumbnail (other values are kept too).")
+    },
+    b("primary", "Whether this is the primary photo; at most one."),
+];
+
+/// The sub-attributes of `x509Certificates`: the value is the base64 DER.
+const CERTIFICATE_SUB: &[AttrDef] = &[
+    AttrDef {
+        ty: "binary",
+        case_exact: true,
+        ..s("value", "The certificate, base64-encoded DER.")
+    },
+    s("display", "A label to show for the certificate."),
+    s("type", "A free-form label of the certificate."),
+    b(
+        "primary",
+        "Whether this is the primary certificate; at most one.",
+    ),
 ];
 
 const ADDRESS_SUB: &[AttrDef] = &[
@@ -104,10 +149,66 @@ pub static CORE: &[AttrDef] = &[
         sub: ADDRESS_SUB,
         ..s("addresses", "Postal addresses.")
     },
+    s("nickName", "The casual name the user goes by."),
+    AttrDef {
+        ty: "reference",
+        reference_types: &["external"],
+        ..s("profileUrl", "URL of the user's profile page.")
+    },
+    s("title", "Job title."),
+    s(
+        "userType",
+        "The organization's kind of user: Employee, Contractor… (free-form).",
+    ),
+    s(
+        "preferredLanguage",
+        "Preferred language, as an Accept-Language value: en-US, de.",
+    ),
+    s("locale", "Locale for formatting: en-US."),
+    s("timezone", "Time zone name: America/Los_Angeles."),
     b(
         "active",
         "Whether the identity provider has the user active.",
     ),
+    AttrDef {
+        ty: "complex",
+        multi: true,
+        sub: ENTRY_SUB,
+        ..s("ims", "Instant messaging addresses; kept as sent.")
+    },
+    AttrDef {
+        ty: "complex",
+        multi: true,
+        sub: PHOTO_SUB,
+        ..s("photos", "URLs of photos of the user; kept as sent.")
+    },
+    AttrDef {
+        ty: "complex",
+        multi: true,
+        sub: ENTRY_SUB,
+        ..s(
+            "entitlements",
+            "Entitlements; kept as sent, equip grants nothing by them.",
+        )
+    },
+    AttrDef {
+        ty: "complex",
+        multi: true,
+        sub: ENTRY_SUB,
+        ..s(
+            "roles",
+            "Roles; kept as sent, equip grants nothing by them.",
+        )
+    },
+    AttrDef {
+        ty: "complex",
+        multi: true,
+        sub: CERTIFICATE_SUB,
+        ..s(
+            "x509Certificates",
+            "Certificates of the user; kept as sent.",
+        )
+    },
     AttrDef {
         mutability: "writeOnly",
         returned: "never",
@@ -203,10 +304,9 @@ pub static USER_RESOURCE: ResourceSchema = ResourceSchema {
 };
 
 /// Sub-attributes RFC 7643 (§4.1.1, §4.1.2) defines for the core User's
-/// complex attributes, by attribute (lowercase). Those in equip's table
-/// ([`CORE`]) are stored; the others (`name.formatted`, `emails.display`,
-/// `addresses.formatted`, …) are accepted and ignored, as are `ims`,
-/// `photos`, `entitlements`, `roles` and `x509Certificates` altogether.
+/// complex attributes, by attribute. Those in equip's table ([`CORE`]) are
+/// stored; the others (`emails.display`, `addresses.formatted`, …) are
+/// accepted and ignored.
 const RFC7643_SUB: &[(&str, &[&str])] = &[
     (
         "name",
@@ -284,7 +384,19 @@ mod tests {
             .resolve_str("urn:ietf:params:scim:schemas:extension:equip:1.0:User")
             .unwrap();
         assert!(r.attr.is_none());
-        assert!(USER_RESOURCE.resolve_str("nickName").is_none());
+        assert_eq!(
+            USER_RESOURCE
+                .resolve_str("NICKNAME")
+                .unwrap()
+                .attr
+                .unwrap()
+                .name,
+            "nickName"
+        );
+        let r = USER_RESOURCE.resolve_str("x509certificates.Value").unwrap();
+        assert_eq!(r.attr.unwrap().name, "x509Certificates");
+        assert_eq!(r.sub.unwrap().ty, "binary");
+        assert!(USER_RESOURCE.resolve_str("nickname.value").is_none());
         assert!(is_rfc7643_sub_attribute("ADDRESSES", "Formatted"));
         assert!(is_rfc7643_sub_attribute("emails", "DISPLAY"));
         assert!(is_rfc7643_sub_attribute("x509Certificates", "value"));

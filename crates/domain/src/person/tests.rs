@@ -57,6 +57,7 @@ pub(crate) fn person(user_name: &str) -> Person {
         status: PersonStatus::Active,
         skip_user_activation: None,
         cpf_number: None,
+        profile: Default::default(),
         created_at: now,
         updated_at: now,
         version: 1,

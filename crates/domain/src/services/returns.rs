@@ -114,6 +114,7 @@ mod tests {
             status: PersonStatus::Active,
             skip_user_activation: None,
             cpf_number: None,
+            profile: Default::default(),
             created_at: now,
             updated_at: now,
             version: 1,

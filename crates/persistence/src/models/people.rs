@@ -1,8 +1,9 @@
-//! Rows of people and their email addresses; phone numbers and addresses
-//! as JSON in the stored shapes defined here.
+//! Rows of people and their email addresses; phone numbers, addresses and
+//! the profile's lists as JSON in the stored shapes defined here.
 
 use super::*;
 use crate::schema::{people, person_emails};
+use equip_domain::person::{Profile, ProfileEntry, ProfileList};
 
 /// Stored shape of a phone number (JSON).
 #[derive(Debug, Serialize, Deserialize)]
@@ -34,6 +35,65 @@ struct StoredAddress {
     locality: Option<String>,
 }
 
+/// Stored shape of one entry of a profile's list (JSON).
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredProfileEntry {
+    value: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    display: Option<String>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    primary: bool,
+}
+
+/// Stored shape of the profile's lists (the column `profile_lists`): an
+/// object of the non-empty lists by attribute name.
+type StoredProfileLists = std::collections::BTreeMap<String, Vec<StoredProfileEntry>>;
+
+/// The profile's lists as their column's JSON.
+fn profile_lists_json(profile: &Profile) -> DbResult<String> {
+    let lists: StoredProfileLists = ProfileList::ALL
+        .into_iter()
+        .filter(|which| !profile.list(*which).is_empty())
+        .map(|which| {
+            let entries = profile
+                .list(which)
+                .iter()
+                .map(|e| StoredProfileEntry {
+                    value: e.value.clone(),
+                    display: e.display.clone(),
+                    kind: e.kind.clone(),
+                    primary: e.primary,
+                })
+                .collect();
+            (which.name().to_owned(), entries)
+        })
+        .collect();
+    to_json(&lists)
+}
+
+/// Sets the lists of `profile` from their column's JSON (names equip does
+/// not know are left out).
+fn read_profile_lists(profile: &mut Profile, raw: &str) -> DbResult<()> {
+    let lists: StoredProfileLists = from_json(raw)?;
+    for (name, entries) in lists {
+        let Some(which) = ProfileList::ALL.into_iter().find(|w| w.name() == name) else {
+            continue;
+        };
+        *profile.list_mut(which) = entries
+            .into_iter()
+            .map(|e| ProfileEntry {
+                value: e.value,
+                display: e.display,
+                kind: e.kind,
+                primary: e.primary,
+            })
+            .collect();
+    }
+    Ok(())
+}
+
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = people, treat_none_as_default_value = false)]
 pub(crate) struct PersonRow {
@@ -56,6 +116,19 @@ pub(crate) struct PersonRow {
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     pub version: i64,
+    pub formatted_name: Option<String>,
+    pub middle_name: Option<String>,
+    pub honorific_prefix: Option<String>,
+    pub honorific_suffix: Option<String>,
+    pub nick_name: Option<String>,
+    pub title: Option<String>,
+    pub user_type: Option<String>,
+    pub preferred_language: Option<String>,
+    pub locale: Option<String>,
+    pub timezone: Option<String>,
+    pub profile_url: Option<String>,
+    /// JSON: the profile's non-empty lists by attribute name.
+    pub profile_lists: String,
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -139,6 +212,18 @@ impl PersonRows {
                 created_at: db_time(p.created_at),
                 updated_at: db_time(p.updated_at),
                 version: p.version,
+                formatted_name: p.profile.formatted_name.clone(),
+                middle_name: p.profile.middle_name.clone(),
+                honorific_prefix: p.profile.honorific_prefix.clone(),
+                honorific_suffix: p.profile.honorific_suffix.clone(),
+                nick_name: p.profile.nick_name.clone(),
+                title: p.profile.title.clone(),
+                user_type: p.profile.user_type.clone(),
+                preferred_language: p.profile.preferred_language.clone(),
+                locale: p.profile.locale.clone(),
+                timezone: p.profile.timezone.clone(),
+                profile_url: p.profile.profile_url.clone(),
+                profile_lists: profile_lists_json(&p.profile)?,
             },
             emails,
         })
@@ -149,6 +234,21 @@ impl PersonRows {
         let p = self.person;
         let phones: Vec<StoredPhone> = from_json(&p.phone_numbers)?;
         let addresses: Vec<StoredAddress> = from_json(&p.addresses)?;
+        let mut profile = Profile {
+            formatted_name: p.formatted_name,
+            middle_name: p.middle_name,
+            honorific_prefix: p.honorific_prefix,
+            honorific_suffix: p.honorific_suffix,
+            nick_name: p.nick_name,
+            title: p.title,
+            user_type: p.user_type,
+            preferred_language: p.preferred_language,
+            locale: p.locale,
+            timezone: p.timezone,
+            profile_url: p.profile_url,
+            ..Profile::default()
+        };
+        read_profile_lists(&mut profile, &p.profile_lists)?;
         Ok(Person {
             id: parse_id::<PersonId>(&p.id)?,
             organization_id: parse_id(&p.organization_id)?,
@@ -196,6 +296,7 @@ impl PersonRows {
             status: PersonStatus::parse(&p.status).map_err(|e| DbError::corrupt(e.to_string()))?,
             skip_user_activation: p.skip_user_activation,
             cpf_number: p.cpf_number,
+            profile,
             created_at: utc(p.created_at),
             updated_at: utc(p.updated_at),
             version: p.version,

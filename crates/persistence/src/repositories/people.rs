@@ -677,6 +677,18 @@ impl PersonRepository for Store {
                     people::cpf_number.eq(&p.cpf_number),
                     people::updated_at.eq(p.updated_at),
                     people::version.eq(p.version),
+                    people::formatted_name.eq(&p.formatted_name),
+                    people::middle_name.eq(&p.middle_name),
+                    people::honorific_prefix.eq(&p.honorific_prefix),
+                    people::honorific_suffix.eq(&p.honorific_suffix),
+                    people::nick_name.eq(&p.nick_name),
+                    people::title.eq(&p.title),
+                    people::user_type.eq(&p.user_type),
+                    people::preferred_language.eq(&p.preferred_language),
+                    people::locale.eq(&p.locale),
+                    people::timezone.eq(&p.timezone),
+                    people::profile_url.eq(&p.profile_url),
+                    people::profile_lists.eq(&p.profile_lists),
                 ))
                 .execute(c)?;
                 if n == 0 {

@@ -76,6 +76,7 @@ fn full_batch(org: &Organization) -> ImportBatch {
         start_date: Some(date(2026, 12, 1)),
         skip_user_activation: Some(true),
         cpf_number: Some("529.982.247-25".into()),
+        profile: Default::default(),
         version: 7,
         ..person(org, "Ada@Example.com")
     };

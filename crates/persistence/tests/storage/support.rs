@@ -113,6 +113,7 @@ pub fn person(org: &Organization, user_name: &str) -> Person {
         status: PersonStatus::Active,
         skip_user_activation: None,
         cpf_number: None,
+        profile: Default::default(),
         created_at: at(2, 1),
         updated_at: at(2, 2),
         version: 1,

@@ -49,7 +49,8 @@ fn entra_and_okta_filters_translate() {
 #[test]
 fn unsupported_attributes_and_types_are_invalid_filters() {
     for bad in [
-        r#"nickName eq "x""#,
+        r#"roles.value eq "x""#,
+        r#"x509Certificates pr"#,
         r#"phoneNumbers.value eq "1""#,
         r#"active gt true"#,
         r#"active eq "yes""#,

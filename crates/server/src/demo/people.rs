@@ -211,6 +211,7 @@ pub fn generate(gen: &mut Generator, packages: &[PackageId]) -> Vec<Person> {
             },
             skip_user_activation,
             cpf_number,
+            profile: Default::default(),
             created_at,
             updated_at,
             version: 1,

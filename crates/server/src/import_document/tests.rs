@@ -446,8 +446,8 @@ fn an_unknown_member_of_a_person_is_refused_naming_the_entry() {
     // Like every other kind (SCIM itself ignores attributes it does not know):
     // a typo is not silently dropped.
     let mut doc = sample();
-    doc["people"][1]["nickName"] = json!("Annie");
-    assert_error(&doc, "people[1].nickName", "unknown field");
+    doc["people"][1]["favoriteColor"] = json!("red");
+    assert_error(&doc, "people[1].favoriteColor", "unknown field");
 
     let mut doc = sample();
     doc["people"][0]["password"] = json!("s3cret");
@@ -458,8 +458,20 @@ fn an_unknown_member_of_a_person_is_refused_naming_the_entry() {
     assert_error(&doc, "people[2].emails[0].display", "unknown field");
 
     let mut doc = sample();
+    doc["people"][0]["name"]["initials"] = json!("Q");
+    assert_error(&doc, "people[0].name.initials", "unknown field");
+
+    // The core profile a SCIM user keeps is imported too.
+    let mut doc = sample();
     doc["people"][0]["name"]["middleName"] = json!("Q");
-    assert_error(&doc, "people[0].name.middleName", "unknown field");
+    doc["people"][0]["title"] = json!("Engineer");
+    doc["people"][0]["roles"] =
+        json!([{"value": "admin", "display": "Admin", "type": "it", "primary": true}]);
+    let batch = parse_document(&doc.to_string(), org(), now()).unwrap();
+    let profile = &batch.people[0].profile;
+    assert_eq!(profile.middle_name.as_deref(), Some("Q"));
+    assert_eq!(profile.title.as_deref(), Some("Engineer"));
+    assert_eq!(profile.roles[0].value, "admin");
 
     let mut doc = sample();
     doc["people"][0][equip_scim::schemas::EQUIP_USER_EXTENSION]["costCenter"] = json!("R&D");

@@ -420,7 +420,7 @@ async fn bad_or_unsupported_filters_are_invalid_filter(app: TestApp) {
         r#"userName eq "a" and"#,
         r#"(userName eq "a""#,
         r#"userName zz "a""#,
-        r#"nickName eq "x""#,
+        r#"roles.value eq "x""#,
         r#"phoneNumbers.value eq "1""#,
         r#"active gt true"#,
         r#"meta.created gt "soon""#,
@@ -493,7 +493,7 @@ async fn sorting_and_attribute_selection(app: TestApp) {
         names(&r.body),
         ["Cid@acme.example", "bea@acme.example", "abe@acme.example"]
     );
-    let r = send(&app, w.a.get("/scim/v2/Users?sortBy=nickName")).await;
+    let r = send(&app, w.a.get("/scim/v2/Users?sortBy=roles.value")).await;
     assert_scim_error(&r, 400, Some("invalidValue"));
 
     let r = send(

@@ -737,7 +737,7 @@ async fn root_search_spans_users_and_groups(app: TestApp) {
     assert_eq!(s, StatusCode::OK, "{only}");
     assert_eq!(only["totalResults"], 1);
     assert_eq!(only["Resources"][0]["displayName"], "Engineering");
-    let (s, body) = app.call(req(Some("nickName eq \"x\""), 1, 50)).await;
+    let (s, body) = app.call(req(Some("roles.value eq \"x\""), 1, 50)).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
     assert_eq!(body["scimType"], "invalidFilter");
 }

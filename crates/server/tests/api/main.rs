@@ -34,6 +34,7 @@ mod http_reminders;
 mod http_return_orders;
 mod http_scim;
 mod http_scim_bulk;
+mod http_scim_core_attributes;
 mod http_scim_csv;
 mod http_scim_gallery;
 mod http_scim_groups;

@@ -75,6 +75,7 @@ fn person(org: OrganizationId, email: &str, given: &str) -> Person {
         status: PersonStatus::Active,
         skip_user_activation: None,
         cpf_number: None,
+        profile: Default::default(),
         created_at: at(0),
         updated_at: at(0),
         version: 1,

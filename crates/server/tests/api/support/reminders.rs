@@ -68,6 +68,7 @@ pub fn person(org: OrganizationId, email: &str, given: &str, family: &str) -> Pe
         status: PersonStatus::Active,
         skip_user_activation: None,
         cpf_number: None,
+        profile: Default::default(),
         created_at: now,
         updated_at: now,
         version: 1,

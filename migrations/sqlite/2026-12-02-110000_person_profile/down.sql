@@ -1,0 +1,12 @@
+ALTER TABLE people DROP COLUMN profile_lists;
+ALTER TABLE people DROP COLUMN profile_url;
+ALTER TABLE people DROP COLUMN timezone;
+ALTER TABLE people DROP COLUMN locale;
+ALTER TABLE people DROP COLUMN preferred_language;
+ALTER TABLE people DROP COLUMN user_type;
+ALTER TABLE people DROP COLUMN title;
+ALTER TABLE people DROP COLUMN nick_name;
+ALTER TABLE people DROP COLUMN honorific_suffix;
+ALTER TABLE people DROP COLUMN honorific_prefix;
+ALTER TABLE people DROP COLUMN middle_name;
+ALTER TABLE people DROP COLUMN formatted_name;
