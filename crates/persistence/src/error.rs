@@ -317,4 +317,25 @@ mod tests {
             StoreError::Duplicate { .. }
         ));
     }
+
+    #[test]
+    fn deadlock_victims_and_serialization_failures_are_lock_conflicts() {
+        use crate::connection::LockConflict;
+        use DatabaseErrorKind::{SerializationFailure, Unknown};
+        let deadlock = || db(Unknown, "deadlock detected");
+        assert!(lock_conflict(&deadlock()));
+        assert!(lock_conflict(&db(
+            SerializationFailure,
+            "could not serialize access due to concurrent update"
+        )));
+        assert!(DbError::Diesel(deadlock()).is_lock_conflict());
+        assert!(!DbError::corrupt("x").is_lock_conflict());
+        assert!(!lock_conflict(&db(Unknown, "syntax error at or near")));
+        assert!(!lock_conflict(&db(
+            DatabaseErrorKind::UniqueViolation,
+            "duplicate key value"
+        )));
+        // Still a victim after the retry: 503, to be retried, never a 500.
+        assert!(unavailable(deadlock()));
+    }
 }
