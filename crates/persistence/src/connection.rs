@@ -484,10 +484,41 @@ impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
 /// lock is taken up front, so a concurrent writer waits on `busy_timeout`
 /// instead of failing on a lock upgrade), a plain `BEGIN` on PostgreSQL. Commits
 /// when `body` returns `Ok`, rolls back otherwise.
-pub(crate) fn write_transaction<T, E, F>(conn: &mut DbConnection, body: F) -> Result<T, E>
+///
+/// On PostgreSQL, a transaction that the server aborted as a deadlock's victim
+/// (40P01) or for a serialization failure (40001) is rolled back and `body`
+/// run once more from its start, so nothing of the first attempt is kept
+/// (its events and sequences included: they are written by `body`). Only the
+/// outermost transaction retries: a savepoint's failure belongs to the
+/// transaction around it. docs/reliability.md, "Concurrent writers".
+pub(crate) fn write_transaction<T, E, F>(conn: &mut DbConnection, mut body: F) -> Result<T, E>
+where
+    E: From<diesel::result::Error> + LockConflict,
+    F: FnMut(&mut DbConnection) -> Result<T, E>,
+{
+    let retry = match conn {
+        DbConnection::Sqlite(_) => false,
+        DbConnection::Postgres(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+            .transaction_depth()?
+            .is_none(),
+    };
+    match write_once(conn, &mut body) {
+        Err(err) if retry && err.is_lock_conflict() => {
+            tracing::warn!(
+                "a write transaction was aborted by a lock conflict (deadlock or \
+                 serialization failure); running it once more"
+            );
+            write_once(conn, &mut body)
+        }
+        other => other,
+    }
+}
+
+/// One attempt of [`write_transaction`].
+fn write_once<T, E, F>(conn: &mut DbConnection, body: &mut F) -> Result<T, E>
 where
     E: From<diesel::result::Error>,
-    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+    F: FnMut(&mut DbConnection) -> Result<T, E>,
 {
     match conn {
         DbConnection::Sqlite(c) => {
@@ -508,6 +539,20 @@ where
             Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(err),
             Err(rollback) => Err(rollback.into()),
         },
+    }
+}
+
+/// Whether an error is PostgreSQL aborting a transaction for a lock conflict:
+/// a deadlock's victim (40P01) or a serialization failure (40001), after which
+/// the whole transaction may run again.
+pub(crate) trait LockConflict {
+    /// Whether this error is such an abort.
+    fn is_lock_conflict(&self) -> bool;
+}
+
+impl LockConflict for diesel::result::Error {
+    fn is_lock_conflict(&self) -> bool {
+        crate::error::lock_conflict(self)
     }
 }
 

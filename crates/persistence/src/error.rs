@@ -128,6 +128,11 @@ pub(crate) fn map_diesel(err: DieselError, entity: &'static str, duplicate: &str
                 detail: "a referenced row does not exist in the organization".to_owned(),
             }
         }
+        // Still a deadlock's victim after the transaction ran again
+        // (`connection::write_transaction`): the client may retry.
+        ref err if lock_conflict(err) => StoreError::Unavailable(format!(
+            "the database aborted the write for a lock conflict: {err}"
+        )),
         DieselError::DatabaseError(_, ref info)
             if info.message().contains("database is locked")
                 || info.message().contains("database table is locked")
@@ -206,6 +211,27 @@ pub(crate) fn unwritable(err: &DieselError) -> Option<&'static str> {
         Some("the database's disk is full")
     } else {
         None
+    }
+}
+
+/// Whether `err` is PostgreSQL aborting a transaction for a lock conflict: 40001
+/// `serialization_failure` (Diesel's `SerializationFailure`) or 40P01
+/// `deadlock_detected`, which Diesel reports as `Unknown` (it does not expose
+/// the SQLSTATE; the server's text is "deadlock detected").
+pub(crate) fn lock_conflict(err: &DieselError) -> bool {
+    match err {
+        DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => true,
+        DieselError::DatabaseError(_, info) => info
+            .message()
+            .to_ascii_lowercase()
+            .contains("deadlock detected"),
+        _ => false,
+    }
+}
+
+impl crate::connection::LockConflict for DbError {
+    fn is_lock_conflict(&self) -> bool {
+        matches!(self, Self::Diesel(err) if lock_conflict(err))
     }
 }
 
@@ -290,5 +316,26 @@ mod tests {
             ),
             StoreError::Duplicate { .. }
         ));
+    }
+
+    #[test]
+    fn deadlock_victims_and_serialization_failures_are_lock_conflicts() {
+        use crate::connection::LockConflict;
+        use DatabaseErrorKind::{SerializationFailure, Unknown};
+        let deadlock = || db(Unknown, "deadlock detected");
+        assert!(lock_conflict(&deadlock()));
+        assert!(lock_conflict(&db(
+            SerializationFailure,
+            "could not serialize access due to concurrent update"
+        )));
+        assert!(DbError::Diesel(deadlock()).is_lock_conflict());
+        assert!(!DbError::corrupt("x").is_lock_conflict());
+        assert!(!lock_conflict(&db(Unknown, "syntax error at or near")));
+        assert!(!lock_conflict(&db(
+            DatabaseErrorKind::UniqueViolation,
+            "duplicate key value"
+        )));
+        // Still a victim after the retry: 503, to be retried, never a 500.
+        assert!(unavailable(deadlock()));
     }
 }

@@ -305,10 +305,10 @@ impl RunQueryDsl<PgConnection> for WithWrites<'_> {}
 pub(crate) fn recorded<T, E>(
     c: &mut DbConnection,
     actor: &Actor,
-    body: impl FnOnce(&mut DbConnection, &mut Recorder) -> Result<T, E>,
+    mut body: impl FnMut(&mut DbConnection, &mut Recorder) -> Result<T, E>,
 ) -> Result<T, E>
 where
-    E: From<DbError> + From<diesel::result::Error>,
+    E: From<DbError> + From<diesel::result::Error> + crate::connection::LockConflict,
 {
     let mut written = 0;
     let value = write_transaction(c, |c| {

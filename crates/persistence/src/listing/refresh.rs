@@ -7,7 +7,8 @@
 //! two set-based statements per chunk of ids (delete, insert from a `SELECT`
 //! over items, SKUs and assignees), then one `UPDATE … FROM (VALUES …)` per
 //! chunk for the JSON, then a bump of the organization's listing version (which
-//! retires the remembered deep-page positions, see `listing/anchors.rs`).
+//! retires the remembered deep-page positions, see `listing/anchors.rs`), and
+//! on PostgreSQL the item counts' changes applied under that version's lock.
 
 use diesel::prelude::*;
 
@@ -154,6 +155,22 @@ pub(crate) fn refresh(c: &mut DbConnection, org: &str, scope: Scope<'_>) -> DbRe
     // Deep-page positions remembered for the old listing no longer hold, and
     // listing indexes read the rows stamped since.
     bump_version(c, org)?;
+    apply_counts(c)?;
+    Ok(())
+}
+
+/// PostgreSQL: applies the count changes the listing's triggers recorded in
+/// this transaction (`inventory_count_changes`) to `inventory_counts`, in key
+/// order. Called once the organization's version row is locked
+/// ([`bump_version`]), so a count row is only ever locked by the one writer
+/// holding its organization's version: two writers moving items between the
+/// same (status, category) rows in opposite directions no longer lock them in
+/// opposite orders (they deadlocked; issue 47). SQLite's row triggers write
+/// the counts directly: its writers take turns.
+fn apply_counts(c: &mut DbConnection) -> DbResult<()> {
+    if let DbConnection::Postgres(pg) = c {
+        diesel::sql_query("SELECT inventory_counts_apply()").execute(pg)?;
+    }
     Ok(())
 }
 

@@ -55,6 +55,12 @@ fn refuse<T>(write: GroupWrite) -> Result<T, Abort> {
     Err(Abort::Refused(Box::new(write)))
 }
 
+impl crate::connection::LockConflict for Abort {
+    fn is_lock_conflict(&self) -> bool {
+        matches!(self, Self::Db(err) if err.is_lock_conflict())
+    }
+}
+
 impl From<diesel::result::Error> for Abort {
     fn from(err: diesel::result::Error) -> Self {
         Self::Db(DbError::Diesel(err))

@@ -19,6 +19,12 @@ enum Probe {
     RolledBack,
 }
 
+impl crate::connection::LockConflict for Probe {
+    fn is_lock_conflict(&self) -> bool {
+        matches!(self, Self::Failed(err) if err.is_lock_conflict())
+    }
+}
+
 impl From<diesel::result::Error> for Probe {
     fn from(err: diesel::result::Error) -> Self {
         Self::Failed(err)

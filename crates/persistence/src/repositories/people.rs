@@ -269,7 +269,7 @@ impl Store {
                 .filter_map(|r| r.as_ref().ok())
                 .map(|r| r.person.user_name_lower.clone())
                 .collect();
-            let mut taken: std::collections::HashSet<String> = people::table
+            let taken: std::collections::HashSet<String> = people::table
                 .filter(people::organization_id.eq(&org))
                 .filter(people::status.eq("ACTIVE"))
                 .filter(people::user_name_lower.eq_any(&names))
@@ -281,12 +281,16 @@ impl Store {
                 let DbConnection::Postgres(pg) = c else {
                     return Err(DbError::corrupt("a PostgreSQL batch on SQLite"));
                 };
+                // Run again from the start after a lock conflict
+                // (`write_transaction`): the names taken before this attempt.
+                let mut taken = taken.clone();
                 let mut each = Vec::with_capacity(people.len());
-                for (person, rows) in people.iter().zip(rows) {
+                for (person, rows) in people.iter().zip(&rows) {
                     let rows = match rows {
                         Ok(rows) => rows,
-                        Err(e) => {
-                            each.push(Err(e));
+                        Err(_) => {
+                            // The same refusal again (the error is not Clone).
+                            each.push(PersonRows::from_domain(person).map(|_| ()));
                             continue;
                         }
                     };
@@ -299,7 +303,7 @@ impl Store {
                         ))));
                         continue;
                     }
-                    with_person_writes_pg(&rows, None, |writes| {
+                    with_person_writes_pg(rows, None, |writes| {
                         crate::events::write_together_pg(pg, writes)
                     })?;
                     events.push(
@@ -554,7 +558,7 @@ impl PersonRepository for Store {
                                 }
                                 DbConnection::Sqlite(_) => insert_rows(c, &rows)?,
                             }
-                            events.push(org, person.updated_at, event);
+                            events.push(org, person.updated_at, event.clone());
                             if rows.person.package_id.is_some() {
                                 let id = std::slice::from_ref(&rows.person.id);
                                 crate::orders::provisioned(c, events, org, id, person.updated_at)?;

@@ -191,7 +191,7 @@ impl ReminderRepository for Store {
                 diesel::insert_into(outbox_messages::table)
                     .values(&message)
                     .execute(c)?;
-                events.push(&reminder.organization_id, at, event);
+                events.push(&reminder.organization_id, at, event.clone());
                 Ok::<_, DbError>(())
             })
         })

@@ -20,6 +20,14 @@ enum MigrateError {
     Migration(String),
 }
 
+/// A migration is not run again after a lock conflict: its failure is
+/// reported as it is.
+impl crate::connection::LockConflict for MigrateError {
+    fn is_lock_conflict(&self) -> bool {
+        false
+    }
+}
+
 impl From<diesel::result::Error> for MigrateError {
     fn from(err: diesel::result::Error) -> Self {
         Self::Diesel(err)

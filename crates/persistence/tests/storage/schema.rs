@@ -96,6 +96,18 @@ const SQLITE_ONLY: &[(&str, &str)] = &[
 const POSTGRES_ONLY: &[(&str, &str)] = &[
     // See SQLITE_ONLY: PostgreSQL's trigram index for the listing search.
     ("index", "inventory_listing_search_idx"),
+    // The item counts' changes a PostgreSQL transaction recorded before it
+    // applies them under its organization's listing version (migration
+    // 2026-12-02-120000_inventory_count_changes: concurrent writers locked
+    // the count rows in opposite orders). SQLite's writers take turns and
+    // its triggers write the counts directly.
+    ("table", "inventory_count_changes"),
+    ("column", "inventory_count_changes.txid"),
+    ("column", "inventory_count_changes.organization_id"),
+    ("column", "inventory_count_changes.deploy_status"),
+    ("column", "inventory_count_changes.category"),
+    ("column", "inventory_count_changes.n"),
+    ("index", "inventory_count_changes_txid_idx"),
 ];
 
 #[derive(diesel::QueryableByName)]

@@ -10,6 +10,7 @@ mod support;
 mod bulk_crash;
 mod change_notifications;
 mod cli;
+mod concurrent_item_writes;
 mod configuration;
 mod console;
 mod csv_crash;

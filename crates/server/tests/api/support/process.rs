@@ -371,6 +371,33 @@ impl Api {
         request(&self.addr, "POST", path, &headers, body)
     }
 
+    /// PATCH `path` with the JSON `body`.
+    pub fn patch_json(&self, path: &str, body: &Value) -> std::io::Result<Response> {
+        let auth = self.auth();
+        let headers = [
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        request(
+            &self.addr,
+            "PATCH",
+            path,
+            &headers,
+            body.to_string().as_bytes(),
+        )
+    }
+
+    /// DELETE `path`.
+    pub fn delete(&self, path: &str) -> std::io::Result<Response> {
+        request(
+            &self.addr,
+            "DELETE",
+            path,
+            &[("Authorization", &self.auth())],
+            b"",
+        )
+    }
+
     /// POST `body` to `path` as `application/scim+json`.
     pub fn scim_post(&self, path: &str, body: &Value) -> std::io::Result<Response> {
         self.post(path, "application/scim+json", body.to_string().as_bytes())
