@@ -13,6 +13,7 @@ mod cli;
 mod configuration;
 mod console;
 mod csv_crash;
+mod demo_history;
 mod dispatch;
 mod fairness;
 mod graceful_shutdown;
