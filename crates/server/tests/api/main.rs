@@ -52,6 +52,7 @@ mod overload;
 mod postgres_crash;
 mod rate_limits;
 mod request_ids;
+mod rollback;
 mod scim_names_and_paths;
 mod shared_warehouse;
 mod tenant_isolation;
