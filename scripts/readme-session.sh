@@ -4,7 +4,11 @@
 # <!-- readme-session:start --> and <!-- readme-session:end --> is extracted
 # and run by `bash -e` (any failing command fails the run) in a fresh
 # directory that holds what the session uses from a clone (docs/) and the
-# equip binary where step 1 of the README leaves it (target/release/equip).
+# equip binary where step 1 of the README leaves it: twice, once with
+# CARGO_TARGET_DIR unset (the binary at target/release/equip in the clone)
+# and once with it set to a directory outside the clone (the binary at
+# $CARGO_TARGET_DIR/release/equip), as a user who set it for the build runs
+# the session.
 #
 # That binary is $EQUIP_BIN, by default the one the smoke step builds
 # (target/debug/equip under $CARGO_TARGET_DIR): CI builds no other profile
@@ -41,9 +45,10 @@ awk '/<!-- readme-session:start -->/ { on = 1; next }
 [ -s "$session" ] || fail "no fenced block between the readme-session markers in README.md"
 
 clone="$work/clone"
-mkdir -p "$clone/target/release"
+mkdir -p "$clone/target/release" "$work/elsewhere/release"
 cp -r docs "$clone/docs"
 ln -s "$bin" "$clone/target/release/equip"
+ln -s "$bin" "$work/elsewhere/release/equip"
 
 port=$(grep -o '127\.0\.0\.1:[0-9]\+' "$session" | head -n1 | cut -d: -f2)
 isolate=()
@@ -58,13 +63,23 @@ fi
 
 echo "== readme-session: the README's session, $where:"
 sed 's/^/   | /' "$session"
-status=0
-(
-  cd "$clone"
-  exec setsid "${isolate[@]}" env -u DATABASE_URL -u EQUIP_BIND \
-    bash -c 'echo $$ >"$1"; exec bash -e "$2"' bash "$pgid_file" "$session"
-) >"$work/out" 2>&1 </dev/null || status=$?
-sed 's/^/   > /' "$work/out"
-[ "$status" = 0 ] || fail "the session exited with $status"
-grep -q '"id":"' "$work/out" || fail "the session's curl printed no warehouse"
-echo "readme-session: ok (every command of the README's session ran as printed)"
+# run LABEL [VAR=VALUE]: the session with CARGO_TARGET_DIR unset, or set as given.
+run() {
+  local label="$1"; shift
+  local status=0
+  echo "== readme-session: $label"
+  (
+    cd "$clone"
+    exec setsid "${isolate[@]}" env -u DATABASE_URL -u EQUIP_BIND -u CARGO_TARGET_DIR "$@" \
+      bash -c 'echo $$ >"$1"; exec bash -e "$2"' bash "$pgid_file" "$session"
+  ) >"$work/out" 2>&1 </dev/null || status=$?
+  sed 's/^/   > /' "$work/out"
+  [ "$status" = 0 ] || fail "the session ($label) exited with $status"
+  grep -q '"id":"' "$work/out" || fail "the session's curl ($label) printed no warehouse"
+  rm -f "$pgid_file"
+}
+run "CARGO_TARGET_DIR unset (target/release/equip)"
+# A target directory outside the clone: nothing under the clone's target/.
+rm "$clone/target/release/equip"
+run "CARGO_TARGET_DIR=$work/elsewhere" CARGO_TARGET_DIR="$work/elsewhere"
+echo "readme-session: ok (every command of the README's session ran as printed, with CARGO_TARGET_DIR unset and set)"

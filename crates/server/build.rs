@@ -2,6 +2,14 @@
 //! `equip_build_info` metric: `EQUIP_COMMIT` when the build sets it (a
 //! container build or a source tarball, without a git checkout), else
 //! `git rev-parse --short=12 HEAD` of the checkout, else `unknown`.
+//!
+//! Built again when the commit moves (the checkout's own `HEAD`, its branch
+//! and `packed-refs`) and when the checkout being built changes: two
+//! worktrees of the repository sharing one `CARGO_TARGET_DIR` share this
+//! script's output (cargo keys it by the package, not by where its sources
+//! are), so `EQUIP_CHECKOUT`, the checkout's directory set by
+//! `.cargo/config.toml`, is one of its inputs
+//! (`scripts/check-commit-label.sh` builds two worktrees on one target dir).
 
 use std::process::Command;
 
@@ -17,6 +25,7 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     println!("cargo:rerun-if-env-changed=EQUIP_COMMIT");
+    println!("cargo:rerun-if-env-changed=EQUIP_CHECKOUT");
     let given = std::env::var("EQUIP_COMMIT")
         .ok()
         .map(|c| c.trim().to_owned())

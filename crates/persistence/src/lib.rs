@@ -73,4 +73,4 @@ pub use error::PersistenceError;
 pub use events::events_written;
 pub use listing::ListingRebuilt;
 pub use models::fold_case;
-pub use store::{PoolOptions, Store, SQLITE_MAX_POOL_SIZE};
+pub use store::{PoolOptions, Store, EQUIP_VERSION, SQLITE_MAX_POOL_SIZE};

@@ -524,6 +524,16 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Which equip applied each migration (migration `2026-12-02-150000_migration_versions`).
+    migration_versions (migration) {
+        migration -> Text,
+        name -> Text,
+        equip_version -> Text,
+        applied_at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     organizations,
     event_sequences,

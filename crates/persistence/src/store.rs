@@ -2,6 +2,7 @@
 //! implemented in `crate::repositories`, one module per port.
 
 mod migrate;
+pub use migrate::EQUIP_VERSION;
 mod statistics;
 mod writer;
 

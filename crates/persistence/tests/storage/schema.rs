@@ -5,7 +5,69 @@ use crate::support::*;
 storage_tests!(
     migrations_are_idempotent,
     a_database_of_another_build_is_refused_by_name,
+    a_database_migrated_by_a_newer_equip_names_it_and_the_backup,
+    a_database_from_before_the_baseline_is_a_pre_release_one,
+    each_migration_is_recorded_with_the_equip_that_applied_it,
 );
+
+/// Rolling back: an older equip started on a database a newer one migrated
+/// says so, names the migration and the equip version that applied it (read
+/// from `migration_versions`), and says what to do (run that version, or
+/// restore the backup taken before the upgrade), not to use a new database.
+/// Nothing is changed.
+fn a_database_migrated_by_a_newer_equip_names_it_and_the_backup(db: &TestDatabase, store: &Store) {
+    db.execute(
+        "INSERT INTO __diesel_schema_migrations (version) VALUES ('20991231000000');
+         INSERT INTO migration_versions (migration, name, equip_version, applied_at)
+             VALUES ('20991231000000', '2099-12-31-000000_future', '9.9.9', '2099-12-31 00:00:00')",
+    );
+    let err = store.run_migrations().unwrap_err().to_string();
+    assert!(err.contains("migrated by a newer equip"), "{err}");
+    assert!(
+        err.contains(&format!("equip {}", equip_persistence::EQUIP_VERSION)),
+        "{err}"
+    );
+    assert!(
+        err.contains("2099-12-31-000000_future (applied by equip 9.9.9)"),
+        "{err}"
+    );
+    assert!(err.contains("run equip 9.9.9 (or newer)"), "{err}");
+    assert!(
+        err.contains("restore the backup taken before the upgrade"),
+        "{err}"
+    );
+    assert!(!err.contains("new database"), "{err}");
+    assert!(!err.contains("another build"), "{err}");
+    // Refused, not half-migrated: the records are as they were.
+    assert_eq!(
+        db.count_rows("migration_versions WHERE equip_version = '9.9.9'"),
+        1
+    );
+}
+
+/// Unknown migrations older than the baseline: a database of a build from
+/// before the first release, which this build cannot upgrade.
+fn a_database_from_before_the_baseline_is_a_pre_release_one(db: &TestDatabase, store: &Store) {
+    db.execute("INSERT INTO __diesel_schema_migrations (version) VALUES ('20261101000000')");
+    let err = store.run_migrations().unwrap_err().to_string();
+    assert!(err.contains("20261101000000"), "{err}");
+    assert!(err.contains("before its first release"), "{err}");
+    assert!(err.contains("use a new database"), "{err}");
+}
+
+/// A fresh database records every migration applied, with this equip's
+/// version; migrating again adds nothing.
+fn each_migration_is_recorded_with_the_equip_that_applied_it(db: &TestDatabase, store: &Store) {
+    let applied = db.count_rows("__diesel_schema_migrations");
+    assert!(applied >= 12, "{applied}");
+    let ours = format!(
+        "migration_versions WHERE equip_version = '{}'",
+        equip_persistence::EQUIP_VERSION
+    );
+    assert_eq!(db.count_rows(&ours), applied);
+    assert!(store.run_migrations().unwrap().is_empty());
+    assert_eq!(db.count_rows("migration_versions"), applied);
+}
 
 /// A database whose recorded migrations this build does not know (one made by
 /// a pre-release build, before the migrations became one baseline, or by a

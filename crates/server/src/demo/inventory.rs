@@ -128,6 +128,7 @@ fn return_order(
     retrieval: Option<(RetrievalStatus, &'static str)>,
 ) -> ReturnInfo {
     let ids = gen.ids;
+    let now = gen.config.now;
     let rng = &mut gen.rng;
     let retrieval = retrieval.map(|(status, kind_name)| {
         let tracking = |rng: &mut SplitMix64| {
@@ -157,7 +158,7 @@ fn return_order(
         Retrieval {
             id: ids.id(kind::RETRIEVAL, index as u64).into(),
             status,
-            updated_at: created_at + Duration::hours(rng.between(1, 72)),
+            updated_at: (created_at + Duration::hours(rng.between(1, 72))).min(now),
             kind,
         }
     });
@@ -292,7 +293,9 @@ pub fn item(gen: &mut Generator, index: usize) -> InventoryItem {
             condition = *gen
                 .rng
                 .pick(&[Condition::Used, Condition::UsedGood, Condition::UsedFair]);
-            let start = today - Duration::days(gen.rng.between(1, 60));
+            // Held for at most 29 days of its 30, 60 or 90: not due yet, so
+            // the first `serve` does not release it at once.
+            let start = today - Duration::days(gen.rng.between(1, 29));
             hold_start_date = Some(start);
             unlock_date = Some(start + Duration::days(*gen.rng.pick(&[30, 60, 90])));
             itad_requested = Some(gen.rng.percent(35));

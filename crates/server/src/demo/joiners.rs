@@ -28,8 +28,6 @@
 
 use std::collections::HashMap;
 
-use chrono::Duration;
-
 use equip_domain::catalog::Sku;
 use equip_domain::error::DomainError;
 use equip_domain::ids::{InventoryItemId, PersonId, WarehouseId};
@@ -172,7 +170,7 @@ pub fn run(ports: &dyn JoinerPorts, config: &DemoConfig) -> Result<Joiners, Doma
         None,
     ];
     for (n, (order, stage)) in allocated.iter().skip(1).zip(moves).enumerate() {
-        let at = config.now + Duration::minutes(i64::try_from(n).unwrap_or(0));
+        let at = config.clock();
         match stage {
             Some(stage) => {
                 let shipment = NewShipment {
@@ -191,13 +189,7 @@ pub fn run(ports: &dyn JoinerPorts, config: &DemoConfig) -> Result<Joiners, Doma
                 };
                 let (_, sent) = ports.ship_order(org, order.id, &shipment, at)??;
                 if stage != ShipmentStatus::Shipped {
-                    ports.record_delivery(
-                        org,
-                        order.id,
-                        sent.id,
-                        stage,
-                        at + Duration::days(2),
-                    )??;
+                    ports.record_delivery(org, order.id, sent.id, stage, config.clock())??;
                 }
             }
             None => deactivate(ports, config, order.person_id, at)?,
@@ -241,7 +233,7 @@ fn provision(
         email.value = format!("joiner{n}.{}", email.value);
     }
     joiner.external_id = None;
-    let at = demo.config.now + Duration::minutes(10 + i64::try_from(n).unwrap_or(0));
+    let at = demo.config.clock();
     joiner.created_at = at;
     joiner.updated_at = at;
     ports.insert_person(&joiner)?;
@@ -267,7 +259,7 @@ fn restock(ports: &dyn JoinerPorts, demo: &Demo<'_>, made: usize) -> Result<usiz
                 .map(|s| s.id)
         });
         let Some(sku) = sku else { continue };
-        let at = config.now - Duration::hours(1);
+        let at = config.clock();
         let item = InventoryItem {
             id: InventoryItemId::from_uuid(demo.ids.id(kind::RESTOCK, made as u64)),
             organization_id: config.organization,

@@ -11,8 +11,6 @@
 //! The people are the first ACTIVE ones (in the generator's order) who hold
 //! enough DEPLOYED items; the same seed gives the same leavers.
 
-use chrono::Duration;
-
 use equip_domain::error::DomainError;
 use equip_domain::ids::PersonId;
 use equip_domain::inventory::RetrievalStatus;
@@ -60,19 +58,17 @@ pub fn run(ports: &dyn LeaverPorts, config: &DemoConfig) -> Result<Vec<PersonId>
     let people = Generator::new(config.clone()).base().people;
     let mut open: Vec<(u64, Stage)> = STAGES.to_vec();
     let mut offboarded = Vec::new();
-    for (n, person) in people
+    for person in people
         .iter()
         .filter(|p| p.status == PersonStatus::Active && !p.is_new_joiner(today))
         .take(CANDIDATES)
-        .enumerate()
     {
         let held = deployed(ports, config, person.id)?;
         let Some(slot) = open.iter().position(|(need, _)| held >= *need) else {
             continue;
         };
         let (_, stage) = open.remove(slot);
-        let at = config.now + Duration::seconds(i64::try_from(n).unwrap_or(0));
-        ports.offboard_person(org, person.id, None, at)?;
+        ports.offboard_person(org, person.id, None, config.clock())?;
         offboarded.push(person.id);
         if stage == Stage::Completed {
             // Every open line of every order of theirs (an imported return
@@ -195,9 +191,8 @@ fn advance(
             &[ClosedReason::BoughtOut, ClosedReason::GiftedByEmployer],
         )],
     };
-    for (i, change) in changes.iter().enumerate() {
-        let at = config.now + Duration::minutes(i64::try_from(i + 1).unwrap_or(0) * 30);
-        ports.change_return_order(org, order.id, change, at)??;
+    for change in &changes {
+        ports.change_return_order(org, order.id, change, config.clock())??;
     }
     Ok(())
 }

@@ -64,8 +64,24 @@ pub struct DemoConfig {
     pub seed: u64,
     /// Number of inventory items.
     pub items: usize,
-    /// The current time; dates are relative to it.
+    /// The moment the demo runs; the generated data's dates are relative to
+    /// it, and none of its history (creation, update and assignment times,
+    /// return orders, holds started) is later than it. Dates that are due
+    /// later by nature (a hold's `unlockDate`, a renewal, a joiner's start,
+    /// a device's next sync) may be.
     pub now: DateTime<Utc>,
+}
+
+impl DemoConfig {
+    /// The time of a change the demo makes after its import (offboarding the
+    /// leavers, moving the returns and the joiners' orders): the moment it is
+    /// made, as any caller's write would be dated. Each is later than the
+    /// import's events and than the change before it, and none is later than
+    /// the moment the demo ran: its history reads forward and has no future.
+    #[must_use]
+    pub fn clock(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
 }
 
 /// Fewest people a demo has.
