@@ -72,6 +72,17 @@ for backend in $backends; do
     profile=${variant%%:*} format=${variant##*:}
     flags=()
     [ "$format" = verbose ] && flags=(--verbose-patch)
+    # What is known to fail, and why (docs/scim-gallery.md, "Results"): a listed test that passes
+    # fails the run, so this list has to follow the code.
+    if [ "$profile" = equip ]; then
+      why="the workflow sends a userName other than the work email it maps, and equip's userName is the primary email (docs/scim.md: for the validation, map no email target)"
+      flags+=(--expect-fail "SCIM_Null_Update_Test=$why" --expect-fail "SCIM_User_Create_Test=$why"
+              --expect-fail "SCIM_User_Update_Test=$why" --expect-fail "SCIM_User_Pagination_Test=$why")
+    else
+      flags+=(--expect-fail "Schema_Discoverability_Test=the enterprise extension (employeeNumber, department, manager) is not stored yet, and addresses.formatted is not kept (docs/scim.md)"
+              --expect-fail "SCIM_User_Update_Test=it replaces userName with a value that is not an email address (docs/scim.md: take userName out of the update targets)"
+              --expect-fail "SCIM_Update_Manager_Test=the enterprise extension's manager is not stored yet")
+    fi
     echo "== Microsoft gallery validation (SCIM-direct tests), $backend, profile $profile, PATCH format $format"
     # The key goes through the environment, not the command line.
     status=0

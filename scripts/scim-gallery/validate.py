@@ -48,7 +48,8 @@ each multi-valued one (emails[type eq "work"].value) as its own operation. --ver
 one operation per attribute, as for a job with the setting.
 
 Usage: SCIM_GALLERY_TOKEN=<key> validate.py --url http://host/scim/v2 [--profile equip]
-Prints one line per test (PASSED / FAILED / SKIPPED / WARNING for a failed optional test, with
+Prints one line per test (PASSED / FAILED / SKIPPED / WARNING for a failed optional test / KNOWN
+for a failure listed with --expect-fail, with
 the reason), each request under it with --trace, then "N passed, N failed"; exits 1 on a failure.
 """
 
