@@ -401,8 +401,9 @@ pub enum SsoCommand {
         /// https://login.microsoftonline.com/TENANT/v2.0.
         #[arg(long)]
         issuer: String,
-        /// equip's client id at the provider.
-        #[arg(long)]
+        /// equip's client id at the provider (it may begin with `-`: a
+        /// provider's generated ids are random base64url).
+        #[arg(long, allow_hyphen_values = true)]
         client_id: String,
         /// A file holding equip's client secret (never given on the command
         /// line, where other users could read it).
@@ -593,6 +594,32 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// A provider's generated client id is random base64url, so one in 32
+    /// begins with `-` (the test provider's did, and `org sso set` refused it
+    /// as an unknown flag).
+    #[test]
+    fn a_client_id_may_begin_with_a_hyphen() {
+        let cli = Cli::try_parse_from([
+            "equip",
+            "org",
+            "sso",
+            "set",
+            "--org",
+            "0bf94b88-e548-47b6-a9a9-142da56b09f7",
+            "--issuer",
+            "https://idp.example",
+            "--client-id",
+            "-waxMVeSzgOy7CIomXYW",
+            "--client-secret-file",
+            "/tmp/secret",
+        ])
+        .unwrap();
+        let Command::Org(OrgCommand::Sso(SsoCommand::Set { client_id, .. })) = cli.command else {
+            panic!("not org sso set");
+        };
+        assert_eq!(client_id, "-waxMVeSzgOy7CIomXYW");
     }
 
     #[test]
