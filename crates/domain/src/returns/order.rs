@@ -134,11 +134,14 @@ pub fn items_shown_changed(before: &ReturnOrder, after: &ReturnOrder) -> Vec<Inv
         || before.status != after.status
         || before.created_at != after.created_at
         || before.retrieval != after.retrieval;
+    // By id, not a search per line: a receipt entry compares every line of a
+    // 1,000-line order, and n searches were n² comparisons an entry.
+    let earlier: BTreeMap<_, _> = before.lines.iter().map(|l| (l.id, l)).collect();
     after
         .lines
         .iter()
         .filter(|line| {
-            let old = before.lines.iter().find(|l| l.id == line.id);
+            let old = earlier.get(&line.id).copied();
             old != Some(*line) || (order_shown_changed && line.active())
         })
         .map(|line| line.item)
