@@ -19,6 +19,12 @@
 #   BACKENDS=sqlite RECEIPT=1000 HOLDS=10000 scripts/bench-returns.sh
 #   RECEIPT=1000 LINES=1000 HOLDS=0 scripts/bench-returns.sh   # one leaver, one 1,000-line order
 #
+# The receipt's line gives its HTTP status (a 503 at --upload-timeout is a
+# result: the entries done by then, and whether more were written 5 s after
+# the answer), the entries done per second and the mean time an entry
+# (every entry of a receipt shares its events' time, so no percentiles).
+# HOLDS=0 skips the release step.
+#
 # Without BIN, this tree's release binary is built (CARGO_TARGET_DIR is
 # honoured). PostgreSQL: a scratch database equip_bench_returns on
 # BENCH_POSTGRES_URL's server (default postgres://postgres@127.0.0.1:5432),
@@ -52,6 +58,21 @@ else
 fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# SQL against the run's database (reading beside equip).
+q() {
+  case $backend in
+    sqlite) sqlite3 -cmd ".timeout 10000" "$url" "$1" ;;
+    postgres) psql "$url" -Atqc "$1" ;;
+  esac
+}
+# Stops equip serve: TERM, and KILL if it is still busy (an earlier binary
+# goes on with a receipt after answering it) 10 s later.
+stop() {
+  kill "$1" 2>/dev/null || true
+  for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
 wait_up() { for _ in $(seq 1 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "bench-returns: $1 did not come up" >&2; exit 1; }
 
 echo "## Returns benchmark: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/ {print $2}') GiB"
@@ -91,10 +112,22 @@ for backend in $backends; do
   python3 "$py" probe "$base" "$key" 6 "$work/probe-receipt" &
   probe=$!
   sleep 1
-  read -r ms counts < <(python3 "$py" receipt "$base" "$key" "$warehouse" "$receipt")
+  read -r ms code counts < <(python3 "$py" receipt "$base" "$key" "$warehouse" "$receipt")
+  done_then=$(q "SELECT count(*) FROM return_order_items WHERE status = 'RECEIVED_IN_WAREHOUSE'")
   wait "$probe"
-  echo "- receipt of $receipt serials: $ms ms ($(python3 -c "print(f'{$receipt / ($ms / 1000):,.0f}')") entries/s), statuses $counts"
+  echo "- receipt of $receipt serials: HTTP $code in $ms ms; $done_then entries done at the answer: $(python3 -c "d, ms = $done_then, $ms; print(f'{d / (ms / 1000):,.1f} entries/s, {ms / d if d else 0:,.1f} ms an entry')"); statuses $counts"
+  if [ "$code" != 200 ]; then
+    # Whether the receipt goes on writing after its answer (issue 47, item 11).
+    sleep 5
+    done_later=$(q "SELECT count(*) FROM return_order_items WHERE status = 'RECEIVED_IN_WAREHOUSE'")
+    echo "  - 5 s after the answer: $done_later entries done ($((done_later - done_then)) more)"
+  fi
   echo "  - meanwhile: $(cat "$work/probe-receipt")"
+
+  if [ "$holds" -eq 0 ]; then
+    stop "$server"
+    continue
+  fi
 
   # Every hold due at once; the pass runs within a second.
   python3 "$py" probe "$base" "$key" 12 "$work/probe-release" &
@@ -114,5 +147,5 @@ for backend in $backends; do
     { released += $2; ms += $5; passes++ }
     END { printf "- release pass: %d holds in %d ms (%d passes; %.0f holds/s)\n", released, ms, passes, released / (ms / 1000) }'
   echo "  - meanwhile: $(cat "$work/probe-release")"
-  kill "$server"; wait "$server" 2>/dev/null || true
+  stop "$server"
 done
