@@ -17,7 +17,7 @@ use equip_persistence::test_support::TestDatabase;
 use serde_json::{json, Value};
 
 use crate::http_receipts::{item, leaver, put_json, receive};
-use crate::http_sso::{equip_cmd, organization_with_items, sign_in, Browser, Provider};
+use crate::http_sso::{organization_with_items, sign_in, sign_in_configured, Browser, Provider};
 use crate::support::process::{request, Serve};
 use crate::support::{Client, TestApp};
 
@@ -259,45 +259,6 @@ async fn a_key_that_may_only_write_returns_gets_back_what_it_may_read(app: TestA
 
 // ---------------------------------------------------------------------------
 // Items 12 and 15: sign-in, against the real OpenID provider.
-
-/// `org` signs in with `provider` (its client registered for `servers`);
-/// the group "IT Admins" holds every scope.
-fn sign_in_configured(db: &TestDatabase, provider: &Provider, servers: &[&Serve], org: &str) {
-    let (client_id, secret) = provider.register(servers);
-    let secret_file =
-        std::env::temp_dir().join(format!("equip-sso-secret-{}", uuid::Uuid::new_v4()));
-    std::fs::write(&secret_file, format!("{secret}\n")).unwrap();
-    equip_cmd(
-        db,
-        &[
-            "org",
-            "sso",
-            "set",
-            "--org",
-            org,
-            "--issuer",
-            &provider.issuer,
-            "--client-id",
-            &client_id,
-            "--client-secret-file",
-            secret_file.to_str().unwrap(),
-        ],
-    );
-    let _ = std::fs::remove_file(&secret_file);
-    equip_cmd(
-        db,
-        &[
-            "org",
-            "sso",
-            "role",
-            "--org",
-            org,
-            "--group",
-            "IT Admins",
-            "--all-scopes",
-        ],
-    );
-}
 
 /// The status of `GET /sso/{org}/login` at `serve` with `headers`.
 fn login_start(serve: &Serve, org: &str, headers: &[(&str, &str)]) -> u16 {

@@ -281,14 +281,15 @@ fn first_item(serve: &Serve, key: &str) -> String {
     listed["data"][0]["id"].as_str().unwrap().to_owned()
 }
 
-fn sign_in_with_the_provider(db: &TestDatabase) {
-    let Some(provider) = Provider::start() else {
-        return;
-    };
-    let (key, org) = organization_with_items(db, "Acme");
-    let a = Serve::start(db.url(), &[]);
-    let b = Serve::start(db.url(), &["--session-idle-timeout", "3s"]);
-    let (client_id, secret) = provider.register(&[&a, &b]);
+/// `org` signs in with `provider` (its client registered for `servers`);
+/// the group "IT Admins" holds every scope. Returns the client secret.
+pub(crate) fn sign_in_configured(
+    db: &TestDatabase,
+    provider: &Provider,
+    servers: &[&Serve],
+    org: &str,
+) -> String {
+    let (client_id, secret) = provider.register(servers);
     let secret_file =
         std::env::temp_dir().join(format!("equip-sso-secret-{}", uuid::Uuid::new_v4()));
     std::fs::write(&secret_file, format!("{secret}\n")).unwrap();
@@ -299,7 +300,7 @@ fn sign_in_with_the_provider(db: &TestDatabase) {
             "sso",
             "set",
             "--org",
-            &org,
+            org,
             "--issuer",
             &provider.issuer,
             "--client-id",
@@ -316,12 +317,23 @@ fn sign_in_with_the_provider(db: &TestDatabase) {
             "sso",
             "role",
             "--org",
-            &org,
+            org,
             "--group",
             "IT Admins",
             "--all-scopes",
         ],
     );
+    secret
+}
+
+fn sign_in_with_the_provider(db: &TestDatabase) {
+    let Some(provider) = Provider::start() else {
+        return;
+    };
+    let (key, org) = organization_with_items(db, "Acme");
+    let a = Serve::start(db.url(), &[]);
+    let b = Serve::start(db.url(), &["--session-idle-timeout", "3s"]);
+    let secret = sign_in_configured(db, &provider, &[&a, &b], &org);
     equip_cmd(
         db,
         &[
