@@ -2,7 +2,8 @@
 //! it checks an item's status change, validates a person from its own HR feed,
 //! and runs the inventory-level use cases over the in-memory store.
 //!
-//! Run with `cargo run -p equip-domain --example apply_rules`.
+//! Run with `cargo run -p equip-domain --example apply_rules --features testing`
+//! (the in-memory store is behind that feature).
 
 use chrono::Utc;
 use equip_domain::inventory::{check_deploy_reason, check_transition, DeployReason, DeployStatus};

@@ -20,7 +20,6 @@ use crate::ids::{
     ReminderId, ReturnOrderId,
 };
 use crate::inventory::{Assignee, InventoryItem, ReturnStatus};
-use crate::inventory_level::InventoryLevel;
 use crate::person::{Person, PersonStatus};
 use crate::reminder::{DeliveryStatus, Reminder};
 
@@ -721,25 +720,6 @@ impl EventView for Group {
             "externalId": self.external_id,
             "packageId": self.package_id,
             "precedence": self.precedence,
-        })
-    }
-}
-
-impl EventView for InventoryLevel {
-    fn subject(&self) -> Subject {
-        Subject {
-            kind: SubjectType::InventoryLevel,
-            id: *self.id.as_uuid(),
-        }
-    }
-
-    fn event_view(&self) -> Value {
-        json!({
-            "skuId": self.sku_id,
-            "warehouseId": self.warehouse_id,
-            "minimumQuantity": self.minimum_quantity,
-            "targetQuantity": self.target_quantity,
-            "deactivatedAt": self.deactivated_at.map_or(Value::Null, time_value),
         })
     }
 }

@@ -4,10 +4,12 @@
 //! creating a new configuration.
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::error::DomainError;
-use crate::event::{Change, Changes, EventType, NewEvent, Subject, SubjectType};
+use crate::event::{
+    time_value, Change, Changes, EventType, EventView, NewEvent, Subject, SubjectType,
+};
 use crate::ids::{InventoryLevelId, OrganizationId, SkuId, WarehouseId};
 use crate::inventory::{Assignee, DeployStatus, InventoryItem};
 
@@ -221,13 +223,32 @@ pub fn below_minimum_event(level: InventoryLevelId, available: i64, minimum: i32
             ("belowMinimum".to_owned(), change(json!(false), json!(true))),
             (
                 "availableQuantity".to_owned(),
-                change(serde_json::Value::Null, json!(available)),
+                change(Value::Null, json!(available)),
             ),
             (
                 "minimumQuantity".to_owned(),
                 change(json!(minimum), json!(minimum)),
             ),
         ]),
+    }
+}
+
+impl EventView for InventoryLevel {
+    fn subject(&self) -> Subject {
+        Subject {
+            kind: SubjectType::InventoryLevel,
+            id: *self.id.as_uuid(),
+        }
+    }
+
+    fn event_view(&self) -> Value {
+        json!({
+            "skuId": self.sku_id,
+            "warehouseId": self.warehouse_id,
+            "minimumQuantity": self.minimum_quantity,
+            "targetQuantity": self.target_quantity,
+            "deactivatedAt": self.deactivated_at.map_or(Value::Null, time_value),
+        })
     }
 }
 

@@ -17,6 +17,16 @@ pub mod profile;
 
 pub use profile::{Profile, ProfileEntry, ProfileList};
 
+/// A person as a write that follows their life cycle (offboarding, a return,
+/// its completion) finds them stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredPersonState {
+    /// Their status.
+    pub status: PersonStatus,
+    /// Their version.
+    pub version: i64,
+}
+
 wire_enum! {
     /// Where a person is in their life cycle (the SCIM extension's `status`).
     PersonStatus, field = "status", unknown = (|raw: &str| format!(

@@ -99,6 +99,9 @@ pub fn app_with(
     let metrics = metrics::RequestMetrics(state.metrics());
     App::new()
         .app_data(web::Data::new(state))
+        .app_data(web::Data::new(routes::openapi_json::DocumentText(
+            openapi::document_text(),
+        )))
         .app_data(error::json_config(JSON_LIMIT))
         .app_data(error::query_config())
         .app_data(error::path_config())

@@ -24,7 +24,6 @@
 use std::sync::OnceLock;
 
 use actix_web::http::Method;
-use actix_web::HttpResponse;
 use serde_json::Value;
 use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::info::{InfoBuilder, LicenseBuilder};
@@ -218,6 +217,7 @@ fn build() -> utoipa::openapi::OpenApi {
     doc.merge(crate::routes::inventory_summary::Doc::openapi());
     doc.merge(crate::routes::packages::Doc::openapi());
     doc.merge(crate::routes::health::Doc::openapi());
+    doc.merge(crate::routes::openapi_json::Doc::openapi());
     doc.merge(crate::routes::inventory_levels::Doc::openapi());
     doc.merge(crate::routes::new_joiners::Doc::openapi());
     doc.merge(crate::routes::events::Doc::openapi());
@@ -248,22 +248,6 @@ pub fn document_text() -> &'static str {
         text.push('\n');
         text
     })
-}
-
-/// `GET /openapi.json` (no key needed).
-#[utoipa::path(
-    get,
-    path = "/openapi.json",
-    operation_id = "openapi",
-    tag = "operations",
-    summary = "This document.",
-    security(()),
-    responses((status = 200, description = "The OpenAPI 3.1 document.", body = Object)),
-)]
-pub async fn serve() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type(mime::APPLICATION_JSON)
-        .body(document_text())
 }
 
 #[cfg(test)]

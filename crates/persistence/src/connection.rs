@@ -493,7 +493,7 @@ impl CustomizeConnection<Pooled, PoolError> for SqlitePragmas {
 /// transaction around it. docs/reliability.md, "Concurrent writers".
 pub(crate) fn write_transaction<T, E, F>(conn: &mut DbConnection, mut body: F) -> Result<T, E>
 where
-    E: From<diesel::result::Error> + LockConflict,
+    E: From<diesel::result::Error> + crate::error::LockConflict,
     F: FnMut(&mut DbConnection) -> Result<T, E>,
 {
     let retry = match conn {
@@ -539,20 +539,6 @@ where
             Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(err),
             Err(rollback) => Err(rollback.into()),
         },
-    }
-}
-
-/// Whether an error is PostgreSQL aborting a transaction for a lock conflict:
-/// a deadlock's victim (40P01) or a serialization failure (40001), after which
-/// the whole transaction may run again.
-pub(crate) trait LockConflict {
-    /// Whether this error is such an abort.
-    fn is_lock_conflict(&self) -> bool;
-}
-
-impl LockConflict for diesel::result::Error {
-    fn is_lock_conflict(&self) -> bool {
-        crate::error::lock_conflict(self)
     }
 }
 

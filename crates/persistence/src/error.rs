@@ -229,7 +229,21 @@ pub(crate) fn lock_conflict(err: &DieselError) -> bool {
     }
 }
 
-impl crate::connection::LockConflict for DbError {
+/// Whether an error is PostgreSQL aborting a transaction for a lock conflict:
+/// a deadlock's victim (40P01) or a serialization failure (40001), after which
+/// the whole transaction may run again.
+pub(crate) trait LockConflict {
+    /// Whether this error is such an abort.
+    fn is_lock_conflict(&self) -> bool;
+}
+
+impl LockConflict for DieselError {
+    fn is_lock_conflict(&self) -> bool {
+        lock_conflict(self)
+    }
+}
+
+impl LockConflict for DbError {
     fn is_lock_conflict(&self) -> bool {
         matches!(self, Self::Diesel(err) if lock_conflict(err))
     }
@@ -320,7 +334,6 @@ mod tests {
 
     #[test]
     fn deadlock_victims_and_serialization_failures_are_lock_conflicts() {
-        use crate::connection::LockConflict;
         use DatabaseErrorKind::{SerializationFailure, Unknown};
         let deadlock = || db(Unknown, "deadlock detected");
         assert!(lock_conflict(&deadlock()));

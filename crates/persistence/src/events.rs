@@ -308,7 +308,7 @@ pub(crate) fn recorded<T, E>(
     mut body: impl FnMut(&mut DbConnection, &mut Recorder) -> Result<T, E>,
 ) -> Result<T, E>
 where
-    E: From<DbError> + From<diesel::result::Error> + crate::connection::LockConflict,
+    E: From<DbError> + From<diesel::result::Error> + crate::error::LockConflict,
 {
     let mut written = 0;
     let value = write_transaction(c, |c| {

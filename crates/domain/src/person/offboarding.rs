@@ -29,20 +29,11 @@ use crate::ids::{
     GroupId, InventoryItemId, OrganizationId, PersonId, ReturnOrderId, ReturnOrderItemId,
 };
 use crate::inventory::ReturnStatus;
-use crate::person::PersonStatus;
+use crate::person::{PersonStatus, StoredPersonState};
 use crate::ports::Offboarding;
 use crate::returns::completion;
 use crate::returns::order::{ReturnLine, ReturnOrder};
 use crate::returns::LineState;
-
-/// A person as an offboarding finds them stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StoredPersonState {
-    /// Their status.
-    pub status: PersonStatus,
-    /// Their version.
-    pub version: i64,
-}
 
 /// Whether offboarding may start for the person stored as `stored` (`None`:
 /// no such person in the organization): only a provisioned (ACTIVE) person,

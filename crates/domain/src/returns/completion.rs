@@ -13,8 +13,8 @@ use chrono::{DateTime, Utc};
 
 use crate::event::NewEvent;
 use crate::ids::PersonId;
-use crate::person::offboarding::StoredPersonState;
 use crate::person::PersonStatus;
+use crate::person::StoredPersonState;
 
 /// An offboarding that completes: the person's new state and its event.
 #[derive(Debug, Clone, PartialEq, Eq)]

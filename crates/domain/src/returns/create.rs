@@ -16,8 +16,8 @@ use crate::error::DomainError;
 use crate::event::{EventType, NewEvent};
 use crate::ids::{InventoryItemId, OrganizationId, PersonId, ReturnOrderId, ReturnOrderItemId};
 use crate::inventory::{Assignee, DeployStatus, ReturnStatus};
-use crate::person::offboarding::StoredPersonState;
 use crate::person::PersonStatus;
+use crate::person::StoredPersonState;
 use crate::returns::order::{ReturnLine, ReturnOrder};
 use crate::returns::LineState;
 

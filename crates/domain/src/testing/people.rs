@@ -113,7 +113,8 @@ impl PersonRepository for InMemoryStore {
         at: DateTime<Utc>,
     ) -> StoreResult<crate::ports::Offboarding> {
         use crate::inventory::{DeployStatus, ReturnInfo};
-        use crate::person::offboarding::{admit, plan, OffboardingFacts, StoredPersonState};
+        use crate::person::offboarding::{admit, plan, OffboardingFacts};
+        use crate::person::StoredPersonState;
         let mut s = self.state();
         // The facts (the state is locked until the plan is stored).
         let stored = s

@@ -5,7 +5,7 @@
 use super::*;
 use crate::event::{EventType, NewEvent};
 use crate::inventory::ReturnInfo;
-use crate::person::offboarding::StoredPersonState;
+use crate::person::StoredPersonState;
 use crate::returns::change::{self, ChangeFacts, ReturnOrderChange};
 use crate::returns::completion;
 use crate::returns::create::{self, CreateFacts, ItemFacts, ReturnRequest};

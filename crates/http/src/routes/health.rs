@@ -10,10 +10,10 @@ use utoipa::OpenApi;
 use crate::error::HttpError;
 use crate::state::AppState;
 
-/// This module's part of the OpenAPI document (with `GET /openapi.json`,
-/// the third operation that needs no key).
+/// This module's part of the OpenAPI document (`GET /openapi.json`, the
+/// third operation that needs no key, is `super::openapi_json`'s).
 #[derive(OpenApi)]
-#[openapi(paths(healthz, readyz, crate::openapi::serve))]
+#[openapi(paths(healthz, readyz))]
 pub struct Doc;
 
 /// 200 while the process serves requests.

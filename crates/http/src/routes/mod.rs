@@ -16,6 +16,7 @@ pub mod inventory_items;
 pub mod inventory_levels;
 pub mod inventory_summary;
 pub mod new_joiners;
+pub mod openapi_json;
 pub mod orders;
 pub mod packages;
 pub mod receipts;
@@ -235,7 +236,7 @@ fn register() -> Vec<Route> {
     let mut routes = vec![
         at("/healthz").get(NoKey, health::healthz),
         at("/readyz").get(NoKey, health::readyz),
-        at("/openapi.json").get(NoKey, crate::openapi::serve),
+        at("/openapi.json").get(NoKey, openapi_json::serve),
         at("/api/v1/inventory")
             .get(KeyWith(InventoryRead), inventory::list)
             .post(KeyWith(InventoryWrite), inventory_items::create),

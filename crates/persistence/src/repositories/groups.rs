@@ -55,7 +55,7 @@ fn refuse<T>(write: GroupWrite) -> Result<T, Abort> {
     Err(Abort::Refused(Box::new(write)))
 }
 
-impl crate::connection::LockConflict for Abort {
+impl crate::error::LockConflict for Abort {
     fn is_lock_conflict(&self) -> bool {
         matches!(self, Self::Db(err) if err.is_lock_conflict())
     }

@@ -19,7 +19,7 @@ enum Probe {
     RolledBack,
 }
 
-impl crate::connection::LockConflict for Probe {
+impl crate::error::LockConflict for Probe {
     fn is_lock_conflict(&self) -> bool {
         matches!(self, Self::Failed(err) if err.is_lock_conflict())
     }

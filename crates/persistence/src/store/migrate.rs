@@ -45,7 +45,7 @@ enum MigrateError {
 
 /// A migration is not run again after a lock conflict: its failure is
 /// reported as it is.
-impl crate::connection::LockConflict for MigrateError {
+impl crate::error::LockConflict for MigrateError {
     fn is_lock_conflict(&self) -> bool {
         false
     }
