@@ -113,6 +113,10 @@ diesel::table! {
         profile_url -> Nullable<Text>,
         /// The profile's lists: a JSON object of arrays by attribute.
         profile_lists -> Text,
+        /// When offboarding started (migration `2026-12-02-160001_offboarding_times`).
+        offboarding_started_at -> Nullable<Timestamp>,
+        /// When offboarding completed.
+        offboarded_at -> Nullable<Timestamp>,
     }
 }
 

@@ -366,6 +366,7 @@ pub(crate) fn complete_if_due(
         people::status.eq(done.status.as_str()),
         people::version.eq(done.version),
         people::updated_at.eq(db_time(done.updated_at)),
+        people::offboarded_at.eq(Some(db_time(at))),
     ))
     .execute(c)?;
     events.push(org, at, done.event.clone());
