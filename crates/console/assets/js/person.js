@@ -141,13 +141,13 @@ export default async function personView(main, route, ctx) {
         user ? ["Phone", text((user.phoneNumbers || []).map((/** @type {any} */ p) => p.value).join(", "))] : null,
         user ? ["Address", address ? [address.streetAddress, address.postalCode, address.locality, address.region, address.country].filter(Boolean).join(", ") : text(null)] : null,
         ["Start date", text(person.startDate)],
+        ["Package", person.packageId ? packageName(person.packageId) : text(null)],
         [
-          "Package",
+          "Effective package",
           effective
             ? h("span", {}, packageName(effective), person.packageId ? "" : h("span", { class: "sub" }, " (from a group)"))
             : text(null),
         ],
-        effective && person.packageId && person.packageId !== effective ? ["Own package", packageName(person.packageId)] : null,
         effective ? ["Package contents", contents ? contentsList(contents.items || [], skuNames, categoryNames) : h("span", { class: "muted" }, "This key cannot read packages.")] : null,
         user ? ["Groups", (user.groups || []).length ? h("ul", { class: "chips" }, user.groups.map((/** @type {any} */ g) => h("li", { class: "chip" }, g.display || g.value))) : text(null)] : null,
         user ? ["External id", text(user.externalId)] : null,
