@@ -1,2 +1,1 @@
-ALTER TABLE people DROP COLUMN offboarded_at;
-ALTER TABLE people DROP COLUMN offboarding_started_at;
+DROP TABLE person_offboardings;

@@ -27,7 +27,8 @@ use crate::people_filter::{
     directory_from_where, directory_order_and_page, from_where, order_and_page,
 };
 use crate::schema::{
-    inventory_items, packages, people, people_active_counts, person_emails, return_order_items,
+    inventory_items, packages, people, people_active_counts, person_emails, person_offboardings,
+    return_order_items,
 };
 use crate::sql_builder::Sql;
 use crate::sql_builder::ID_CHUNK;
@@ -573,25 +574,21 @@ impl PersonRepository for Store {
         self.read("person", |c| {
             let mut times = HashMap::new();
             for chunk in ids.chunks(ID_CHUNK) {
-                let rows: Vec<(
-                    String,
-                    Option<chrono::NaiveDateTime>,
-                    Option<chrono::NaiveDateTime>,
-                )> = people::table
-                    .filter(people::organization_id.eq(&org))
-                    .filter(people::id.eq_any(chunk))
-                    .filter(people::offboarding_started_at.is_not_null())
-                    .select((
-                        people::id,
-                        people::offboarding_started_at,
-                        people::offboarded_at,
-                    ))
-                    .load(c)?;
+                let rows: Vec<(String, chrono::NaiveDateTime, Option<chrono::NaiveDateTime>)> =
+                    person_offboardings::table
+                        .filter(person_offboardings::organization_id.eq(&org))
+                        .filter(person_offboardings::person_id.eq_any(chunk))
+                        .select((
+                            person_offboardings::person_id,
+                            person_offboardings::started_at,
+                            person_offboardings::offboarded_at,
+                        ))
+                        .load(c)?;
                 for (id, started, done) in rows {
                     times.insert(
                         parse_id(&id)?,
                         OffboardingTimes {
-                            started_at: started.map(utc),
+                            started_at: Some(utc(started)),
                             offboarded_at: done.map(utc),
                         },
                     );
@@ -854,11 +851,22 @@ impl PersonRepository for Store {
                     people::status.eq(plan.status.as_str()),
                     people::version.eq(plan.version),
                     people::updated_at.eq(now),
-                    people::offboarding_started_at.eq(Some(db_time(at))),
-                    people::offboarded_at
-                        .eq((plan.status == PersonStatus::Offboarded).then(|| db_time(at))),
                 ))
                 .execute(c)?;
+                // A person offboards once (only an ACTIVE one is admitted).
+                diesel::delete(
+                    person_offboardings::table.filter(person_offboardings::person_id.eq(&id)),
+                )
+                .execute(c)?;
+                diesel::insert_into(person_offboardings::table)
+                    .values((
+                        person_offboardings::person_id.eq(&id),
+                        person_offboardings::organization_id.eq(&org),
+                        person_offboardings::started_at.eq(db_time(at)),
+                        person_offboardings::offboarded_at
+                            .eq((plan.status == PersonStatus::Offboarded).then(|| db_time(at))),
+                    ))
+                    .execute(c)?;
                 membership::leave_groups(c, &org, &plan.leaving)?;
                 if let Some(order) = &plan.returns {
                     crate::returns::insert_order(c, &org, &order.order(organization))?;

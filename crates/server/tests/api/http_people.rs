@@ -269,8 +269,7 @@ fn the_default_key_holds_people_read_and_the_migration_grants_it(db: &TestDataba
         "UPDATE api_keys SET scopes = replace(scopes, ' people:read', '');
          DELETE FROM __diesel_schema_migrations WHERE version IN ('20261202160000', '20261202160001');
          DELETE FROM migration_versions WHERE migration IN ('20261202160000', '20261202160001');
-         ALTER TABLE people DROP COLUMN offboarded_at;
-         ALTER TABLE people DROP COLUMN offboarding_started_at;",
+         DROP TABLE person_offboardings;",
     );
     assert_eq!(keys_holding(db, "people:read"), 0);
     scratch.equip_on(db.url(), &["migrate"]).ok();
