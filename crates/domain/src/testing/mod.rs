@@ -72,7 +72,7 @@ pub struct State {
     /// People.
     pub people: Vec<Person>,
     /// When people's offboarding started and completed (the database's
-    /// `people.offboarding_started_at` and `offboarded_at`).
+    /// table `person_offboardings`).
     pub offboarding_times:
         std::collections::HashMap<PersonId, crate::person::directory::OffboardingTimes>,
     /// Groups.
