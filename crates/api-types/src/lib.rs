@@ -26,6 +26,7 @@ pub mod item;
 pub mod item_input;
 pub mod order;
 pub mod package;
+pub mod person;
 pub mod query;
 pub mod read;
 pub mod receipt;

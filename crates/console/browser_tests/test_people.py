@@ -337,7 +337,7 @@ def test_offboarding_end_to_end(console):
     result = page.locator(".offboard-result")
     expect(result).to_contain_text("a return order was created for 1 item")
     expect(result).to_be_focused()
-    expect(page.locator(".view-head .badge")).to_have_text("Offboarding")
+    expect(page.locator(".person-status")).to_have_text("Leaving")
     # The API agrees: the person is offboarding (gone from SCIM), with a return order for the item.
     status, _ = server.api("GET", f"/scim/v2/Users/{user['id']}")
     assert status == 404

@@ -48,6 +48,9 @@ wire_enum! {
         OrdersRead => "orders:read",
         /// Ship order lines and record their delivery.
         OrdersWrite => "orders:write",
+        /// List and read the organization's people, whatever their status
+        /// (`/api/v1/people`).
+        PeopleRead => "people:read",
     }
 }
 
@@ -488,7 +491,7 @@ mod tests {
                 "unknown scope 'admin'; known scopes: inventory:read, inventory:write, \
                  warehouses:read, inventory-levels:write, new-joiners:write, scim, \
                  events:read, webhooks:write, returns:read, returns:write, packages:write, \
-                 orders:read, orders:write"
+                 orders:read, orders:write, people:read"
             )
             .to_string()
         );

@@ -12,6 +12,7 @@ use crate::text::{
     same_identifier, EMAIL_MAX, LONG_TEXT_MAX, PHONE_MAX, SHORT_TEXT_MAX,
 };
 
+pub mod directory;
 pub mod offboarding;
 pub mod profile;
 

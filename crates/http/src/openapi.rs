@@ -54,6 +54,7 @@ pub const API_VERSION: &str = "0.1.0";
         (name = "webhooks"),
         (name = "returns"),
         (name = "orders"),
+        (name = "people"),
         (name = "operations"),
     ),
     security(("apiKey" = [])),
@@ -96,7 +97,7 @@ impl Modify for Frame {
                  inventory:read (inventory and level listing, item reads, the inventory summary, SKUs, offices, packages), inventory:write (item writes), \
                  warehouses:read, inventory-levels:write, new-joiners:write, events:read (the feed, histories and the organization's key names), \
                  webhooks:write, returns:read (return orders, the organization's settings), returns:write (return order writes, warehouse receipts, hold releases, settings), \
-                 packages:write (a package's contents), orders:read, orders:write (shipments and deliveries). \
+                 packages:write (a package's contents), orders:read, orders:write (shipments and deliveries), people:read (the organization's people whatever their status). \
                  GET /api/v1/api-key takes any valid key, whatever its scopes.",
             ))),
         );
@@ -224,6 +225,7 @@ fn build() -> utoipa::openapi::OpenApi {
     doc.merge(crate::routes::webhooks::Doc::openapi());
     doc.merge(crate::routes::return_orders::Doc::openapi());
     doc.merge(crate::routes::orders::Doc::openapi());
+    doc.merge(crate::routes::people::Doc::openapi());
     doc.merge(crate::routes::api_key::Doc::openapi());
     doc.merge(crate::routes::inventory::Doc::openapi());
     doc.merge(crate::routes::inventory_items::Doc::openapi());

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use equip_domain::services::directory::DirectoryPorts;
 use equip_domain::services::events::HistoryPorts;
 use equip_domain::services::inventory::InventoryPorts;
 use equip_domain::services::inventory_levels::LevelPorts;
@@ -33,6 +34,7 @@ pub trait Ports:
     + HistoryPorts
     + InventoryPorts
     + ReminderPorts
+    + DirectoryPorts
     + ReceiptPorts
     + ApiKeyRepository
     + WarehouseRepository
@@ -55,6 +57,7 @@ impl<T> Ports for T where
         + HistoryPorts
         + InventoryPorts
         + ReminderPorts
+        + DirectoryPorts
         + ReceiptPorts
         + ApiKeyRepository
         + WarehouseRepository

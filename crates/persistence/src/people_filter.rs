@@ -14,9 +14,11 @@ use equip_domain::person_query::{
     EmailField, PersonField, PersonFilter, PersonLeaf, PersonQuery, ProfileText,
 };
 
+use equip_domain::person::directory::DirectoryQuery;
+
 use crate::connection::{fold_function, Backend};
 use crate::filter_sql::{push_condition, push_filter, push_order_and_page, Present};
-use crate::sql_builder::Sql;
+use crate::sql_builder::{byte_order, Bind, Sql};
 
 /// Whether a query's statements come in a bounded number of shapes and are
 /// worth keeping prepared: one condition, in the default order.
@@ -144,6 +146,52 @@ pub(crate) fn order_and_page(sql: &mut Sql, backend: Backend, query: &PersonQuer
         query.count,
         query.start_index,
     );
+}
+
+/// The people directory (`GET /api/v1/people`): `FROM people p WHERE
+/// <org> [AND status = …] [AND <search>]`, every status unless the query
+/// names one; the search is [`DirectoryQuery::search_filter`] as SCIM's
+/// filters are written.
+pub(crate) fn directory_from_where(
+    sql: &mut Sql,
+    backend: Backend,
+    organization: &str,
+    query: &DirectoryQuery,
+) {
+    sql.uncached();
+    sql.push_sql(" FROM people p WHERE p.organization_id = ");
+    sql.push_bind(organization);
+    if let Some(status) = query.status {
+        sql.push_sql(" AND p.status = ");
+        sql.push_bind(status.as_str());
+    }
+    if let Some(f) = query.search_filter() {
+        sql.push_sql(" AND ");
+        filter_sql(sql, backend, organization, &f);
+    }
+}
+
+/// The directory's order (`equip_domain::person::directory::directory_order`:
+/// family name, then given name, folded, absent last, then id, all in byte
+/// order), then `LIMIT` / `OFFSET`.
+pub(crate) fn directory_order_and_page(sql: &mut Sql, backend: Backend, query: &DirectoryQuery) {
+    let bytes = byte_order(backend);
+    sql.push_sql(" ORDER BY ");
+    for field in [PersonField::FamilyName, PersonField::GivenName] {
+        let col = person_column(field, backend);
+        sql.push_sql("(")
+            .push_sql(&col)
+            .push_sql(" IS NULL) ASC, ")
+            .push_sql(&col)
+            .push_sql(bytes)
+            .push_sql(" ASC, ");
+    }
+    sql.push_sql("p.id").push_sql(bytes).push_sql(" ASC LIMIT ");
+    sql.push_bind(i64::from(query.size()));
+    sql.push_sql(" OFFSET ");
+    sql.push_bind(Bind::BigInt(
+        i64::try_from(query.offset()).unwrap_or(i64::MAX),
+    ));
 }
 
 #[cfg(test)]

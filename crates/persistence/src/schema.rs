@@ -534,6 +534,17 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// When a person's offboarding started and completed (migration
+    /// `2026-12-02-160001_offboarding_times`): a row once it started.
+    person_offboardings (person_id) {
+        person_id -> Text,
+        organization_id -> Text,
+        started_at -> Timestamp,
+        offboarded_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     organizations,
     event_sequences,
@@ -546,6 +557,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     packages,
     people,
     person_emails,
+    person_offboardings,
     inventory_items,
     inventory_item_pricing,
     inventory_item_tags,

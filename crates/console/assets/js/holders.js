@@ -25,7 +25,7 @@ export function holderPeople(items) {
  * @returns {string | null}
  */
 export function holderHref(to) {
-  if (to.type === "PERSON") return can("scim") ? href(["people", to.id], null) : null;
+  if (to.type === "PERSON") return can("scim") || can("people:read") ? href(["people", to.id], null) : null;
   if (to.type === "WAREHOUSE") return href(["inventory"], new URLSearchParams({ warehouseId: to.id }));
   if (to.type === "OFFICE") return href(["inventory"], new URLSearchParams({ officeId: to.id }));
   return null;

@@ -176,9 +176,10 @@ export function goPage(area, params, p) {
 const formerPeople = new Map();
 
 /**
- * People's names by id: SCIM users (`scim`), and people no longer in the
- * directory (offboarded: SCIM answers 404) named by their history
- * (`events:read`), marked `gone`.
+ * People's names by id: the directory's people (`people:read`, every
+ * status), else SCIM users (`scim`), and people SCIM no longer shows
+ * (offboarding or offboarded: SCIM answers 404) named by their history
+ * (`events:read`), marked `gone`, for a key without `people:read`.
  * @param {Iterable<string | null | undefined>} ids
  * @returns {Promise<Map<string, {id: string, name: string, email: string, gone?: boolean}>>}
  */
@@ -224,7 +225,7 @@ function formerPerson(id) {
 /**
  * A link to a person's page, by name; a person no longer in the directory
  * by name, unlinked; their id when the name is unknown.
- * @param {Map<string, {name: string, email: string, gone?: boolean}>} names
+ * @param {Map<string, {name: string, email: string, gone?: boolean, removed?: boolean}>} names
  * @param {string | null | undefined} id
  * @returns {Node | string}
  */
@@ -232,9 +233,12 @@ export function personLink(names, id) {
   if (!id) return h("span", { class: "muted" }, "nobody named");
   const p = names.get(id);
   if (p && p.gone) return h("span", { class: "person-name" }, p.name || p.email, h("span", { class: "sub" }, " (left)"));
-  // A name this key cannot read (no `scim`) is not replaced by an id.
-  const text = p ? p.name || p.email : can("scim") ? "a person not in the directory" : "a person (names need the scope scim)";
-  return can("scim") ? h("a", { href: href(["people", id], null), class: "person-link" }, text) : text;
+  // A person the directory does not know (people:read answered 404).
+  if (p && p.removed) return h("span", { class: "person-name muted" }, p.name);
+  const readable = can("people:read") || can("scim");
+  // A name this key cannot read is not replaced by an id.
+  const text = p ? p.name || p.email : readable ? "a person not in the directory" : "a person (names need the scope people:read)";
+  return readable ? h("a", { href: href(["people", id], null), class: "person-link" }, text) : text;
 }
 
 /**

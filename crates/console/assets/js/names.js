@@ -4,6 +4,11 @@
 // list is read once per tab (per signed-in key or session) and kept; people are read one
 // by one as they are needed and kept too. A key without the scope a list
 // needs gets an empty map, never an error: the screen then shows the id.
+// People are read from the directory (`GET /api/v1/people/{id}`, scope
+// `people:read`), which also knows leavers (offboarding or offboarded), so
+// they are named like anyone else; without that scope, from SCIM (`scim`),
+// which knows only active people. A person the directory does not know
+// (404: not of the organization) is named "(removed)".
 
 import { identity, request } from "./api.js";
 import { can } from "./scopes.js";
@@ -11,7 +16,7 @@ import { can } from "./scopes.js";
 /** @typedef {{id: string, title: string, categoryCode: string, categoryName: string, vendorCode: string, vendorName: string, vendorSku: string}} Sku */
 /** @typedef {{id: string, name: string, countryCode: string | null}} Office */
 /** @typedef {{id: string, name: string}} Named */
-/** @typedef {{id: string, name: string, email: string}} PersonName */
+/** @typedef {{id: string, name: string, email: string, status?: string, removed?: boolean}} PersonName */
 /** @typedef {{id: string, prefix: string, label: string | null}} KeyName */
 
 /** The SCIM schema of equip's user extension (package, start date, status). */
@@ -75,7 +80,7 @@ export function warehouses() {
   return byId("/api/v1/warehouses", "warehouses:read");
 }
 
-/** @returns {Promise<Map<string, Named & {slug: string}>>} */
+/** @returns {Promise<Map<string, Named & {slug: string, items?: any[]}>>} the packages with their contents */
 export function packages() {
   return byId("/api/v1/packages", "inventory:read");
 }
@@ -107,14 +112,46 @@ export function personName(user) {
   return full || user?.displayName || user?.userName || "";
 }
 
+/** What a person the directory does not know is called. */
+export const REMOVED = "(removed)";
+
 /**
- * The people of `ids`, by id (SCIM users; unknown or unreadable ones left out).
+ * A person's status in words: Active, Leaving (offboarding: their returns
+ * are open), Left (offboarded).
+ * @param {string | null | undefined} status
+ * @returns {string}
+ */
+export function statusWords(status) {
+  if (status === "OFFBOARDING") return "Leaving";
+  if (status === "OFFBOARDED") return "Left";
+  if (status === "ACTIVE") return "Active";
+  return status || "";
+}
+
+/**
+ * A person of the directory (`GET /api/v1/people/{id}`) as a name; a 404
+ * is a removed person, another failure nothing.
+ * @param {string} id
+ * @returns {Promise<PersonName | null>}
+ */
+function directoryPerson(id) {
+  return request("GET", `/api/v1/people/${encodeURIComponent(id)}`).then(
+    (p) => ({ id, name: personName(p), email: p.userName ?? "", status: p.status }),
+    (e) => (e?.status === 404 ? { id, name: REMOVED, email: "", removed: true } : null),
+  );
+}
+
+/**
+ * The people of `ids`, by id: from the directory with `people:read` (every
+ * status; a person it does not know named {@link REMOVED}), else SCIM users
+ * (`scim`; unknown or unreadable ones left out).
  * @param {Iterable<string>} ids
  * @returns {Promise<Map<string, PersonName>>}
  */
 export async function people(ids) {
   fresh();
   const out = new Map();
+  if (can("people:read")) return directoryPeople([...new Set(ids)].filter(Boolean));
   if (!can("scim")) return out;
   const wanted = [...new Set(ids)].filter(Boolean);
   // The ones not asked for yet are read together: one SCIM search per
@@ -135,6 +172,24 @@ export async function people(ids) {
   }
   const found = await Promise.all(wanted.map((id) => persons.get(id)));
   for (const p of found) if (p) out.set(p.id, p);
+  return out;
+}
+
+/**
+ * The directory's people of `ids` by id, each read once (8 at a time).
+ * @param {string[]} wanted
+ * @returns {Promise<Map<string, PersonName>>}
+ */
+async function directoryPeople(wanted) {
+  const missing = wanted.filter((id) => !persons.has(id));
+  for (let i = 0; i < missing.length; i += 8) {
+    const chunk = missing.slice(i, i + 8);
+    const answers = Promise.all(chunk.map(directoryPerson));
+    chunk.forEach((id, k) => persons.set(id, answers.then((all) => all[k])));
+    await answers;
+  }
+  const out = new Map();
+  for (const p of await Promise.all(wanted.map((id) => persons.get(id)))) if (p) out.set(p.id, p);
   return out;
 }
 
@@ -183,7 +238,7 @@ export function remember(users) {
  */
 export async function holderName(holder) {
   if (!holder) return "";
-  if (holder.type === "PERSON") return (await people([holder.id])).get(holder.id)?.name || holder.id;
+  if (holder.type === "PERSON") return (await people([holder.id])).get(holder.id)?.name || (can("people:read") ? REMOVED : holder.id);
   if (holder.type === "WAREHOUSE") return (await warehouses()).get(holder.id)?.name || holder.id;
   if (holder.type === "OFFICE") return (await offices()).get(holder.id)?.name || holder.id;
   return holder.id;

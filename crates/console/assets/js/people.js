@@ -5,11 +5,14 @@
 // headers sort as the inventory's do; the "Sort by" choice says the same and
 // serves phones, whose table has no header row). The search, filters, sort
 // and page are in the URL (`sort=userName|startDate`, `order=descending`).
+// A key without `scim` (with `people:read`) lists the directory instead
+// (`GET /api/v1/people`: every status, searched, by family name).
 
 import { request } from "./api.js";
 import { current, go, href } from "./router.js";
 import { exportButton } from "./export.js";
 import { remember } from "./names.js";
+import { can } from "./scopes.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, loading, pager, table, text } from "./ui.js";
 
 import { EXTENSION } from "./names.js";
@@ -140,7 +143,9 @@ function build(main) {
       h("div", { class: "field" }, h("label", { for: "people-sort" }, "Sort by"), sort),
     ),
   );
-  form.append(folded);
+  // The start-date filter and the sorts are SCIM's (`scim`); the
+  // directory (`people:read` alone) is searched and ordered by family name.
+  if (can("scim")) form.append(folded);
   const body = h("div", {});
   fill(main, heading("People"), form, h("section", { class: "results", "aria-label": "People" }, body));
   search.addEventListener(
@@ -219,6 +224,7 @@ export async function peoplePage(params, page, signal) {
  * @returns {Promise<{totalResults: number, Resources: any[]}>}
  */
 function peopleFrom(params, startIndex, count, signal) {
+  if (!can("scim")) return directoryFrom(params, startIndex, count, signal);
   return request("GET", "/scim/v2/Users", {
     query: [
       ["filter", peopleFilter(params)],
@@ -231,6 +237,38 @@ function peopleFrom(params, startIndex, count, signal) {
     ],
     signal,
   });
+}
+
+/**
+ * For a key without `scim` (with `people:read`): `count` people of the
+ * directory (`GET /api/v1/people`, every status, by family name) from the
+ * 1-based `startIndex` (a multiple of `count` plus one), searched by the
+ * URL's `q`, as SCIM users (the extension's status and start date).
+ * @param {URLSearchParams} params
+ * @param {number} startIndex
+ * @param {number} count
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<{totalResults: number, Resources: any[]}>}
+ */
+async function directoryFrom(params, startIndex, count, signal) {
+  const answer = await request("GET", "/api/v1/people", {
+    query: [
+      ["search", params.get("q") || null],
+      ["page", String(Math.floor((startIndex - 1) / count) + 1)],
+      ["size", String(count)],
+    ],
+    signal,
+  });
+  return {
+    totalResults: answer.pagination.totalRecords,
+    Resources: answer.data.map((/** @type {any} */ p) => ({
+      id: p.id,
+      userName: p.userName,
+      name: p.name,
+      displayName: p.displayName,
+      [EXTENSION]: { status: p.status, startDate: p.startDate },
+    })),
+  };
 }
 
 /**
@@ -268,7 +306,7 @@ async function load(params, ctx) {
     { title: "Status", cell: (u) => badge(u[EXTENSION]?.status) },
     { title: "Start date", sort: "startDate", cell: (u) => text(u[EXTENSION]?.startDate) },
     { title: "Active", cell: (u) => (u.active === false ? "No" : "Yes") },
-  ];
+  ].filter((c) => can("scim") || (c.title !== "Active" && c.title !== "Start date"));
   const drawn = table({
     caption: "People",
     sorted: { key: sort.key, direction: sort.descending ? "descending" : "ascending" },
@@ -276,7 +314,7 @@ async function load(params, ctx) {
     rows: answer.Resources,
     columns,
   });
-  sortableHeaders(drawn, columns, sort, params);
+  if (can("scim")) sortableHeaders(drawn, columns, sort, params);
   fill(
     body,
     h("p", { class: "count", id: "result-count" }, `${total} people`),

@@ -1,11 +1,15 @@
 // @ts-check
-// One person: the SCIM user (package, effective package, groups), the items
-// assigned to them, reminders for new joiners, offboarding, and their
-// history.
+// One person, whatever their status: from the directory
+// (`GET /api/v1/people/{id}`, `people:read`) so a leaver's page opens, else
+// from SCIM (active people only); their status in words, their package (a
+// link) and its contents, their joiner's order (or how one is made), a
+// leaver's returns, the items assigned to them, reminders for new joiners,
+// offboarding, and their history.
 
 import { request } from "./api.js";
 import { historySection } from "./history.js";
-import { packages } from "./names.js";
+import { categories, packages, skus, statusWords } from "./names.js";
+import { contentsList } from "./packages.js";
 import { displayName, EXTENSION } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
@@ -33,6 +37,67 @@ export function isNewJoiner(user) {
 }
 
 /**
+ * A SCIM user in the directory's shape (`GET /api/v1/people/{id}`), for a
+ * key that reads people only over SCIM.
+ * @param {any} user
+ */
+function fromScim(user) {
+  const ext = user[EXTENSION] || {};
+  return {
+    id: user.id,
+    userName: user.userName,
+    name: user.name || {},
+    displayName: user.displayName ?? null,
+    emails: user.emails || [],
+    status: ext.status,
+    startDate: ext.startDate ?? null,
+    packageId: ext.packageId ?? null,
+    effectivePackageId: ext.effectivePackageId ?? null,
+    offboardingStartedAt: null,
+    offboardedAt: null,
+  };
+}
+
+/**
+ * The person: from the directory with `people:read` (every status, so a
+ * leaver's page opens), else from SCIM; and the SCIM user too when the key
+ * may read it and SCIM still shows them (active), for what only SCIM holds
+ * (phones, addresses, groups, the provider's `active`).
+ * @param {string} id
+ * @param {AbortSignal} signal
+ * @returns {Promise<{person: any, user: any}>}
+ */
+async function load(id, signal) {
+  const scim = () => request("GET", `/scim/v2/Users/${encodeURIComponent(id)}`, { signal });
+  if (!can("people:read")) {
+    const user = await scim();
+    return { person: fromScim(user), user };
+  }
+  const person = await request("GET", `/api/v1/people/${encodeURIComponent(id)}`, { signal });
+  let user = null;
+  if (can("scim") && person.status === "ACTIVE") {
+    user = await scim().catch((e) => {
+      if (e.name === "AbortError") throw e;
+      return null;
+    });
+  }
+  return { person, user };
+}
+
+/**
+ * The person's status in words, with when it changed: "Active", "Leaving
+ * since …", "Left on …".
+ * @param {any} person
+ * @param {any} user the SCIM user, if read
+ */
+function statusFact(person, user) {
+  const words = statusWords(person.status);
+  if (person.status === "OFFBOARDING") return h("span", { class: "person-status" }, `${words} since `, time(person.offboardingStartedAt));
+  if (person.status === "OFFBOARDED") return h("span", { class: "person-status" }, `${words} on `, time(person.offboardedAt));
+  return h("span", { class: "person-status" }, words, user && user.active === false ? h("span", { class: "sub" }, " (deactivated by the identity provider)") : null);
+}
+
+/**
  * @param {HTMLElement} main
  * @param {{path: string[], params: URLSearchParams}} route
  * @param {{signal: AbortSignal, isCurrent: () => boolean}} ctx
@@ -41,9 +106,10 @@ export default async function personView(main, route, ctx) {
   const id = route.path[1];
   fill(main, back(), heading("Person"), loading("Loading the person…"));
   focusHeading();
+  let person;
   let user;
   try {
-    user = await request("GET", `/scim/v2/Users/${encodeURIComponent(id)}`, { signal: ctx.signal });
+    ({ person, user } = await load(id, ctx.signal));
   } catch (error) {
     if (error.name === "AbortError" || !ctx.isCurrent()) return;
     fill(main, back(), heading("Person"), errorBox(error, "Loading the person"));
@@ -51,49 +117,117 @@ export default async function personView(main, route, ctx) {
     return;
   }
   if (!ctx.isCurrent()) return;
-  const ext = user[EXTENSION] || {};
   const packageNames = await packages();
+  const [skuNames, categoryNames] = await Promise.all([skus(), categories()]);
   if (!ctx.isCurrent()) return;
   const packageName = (/** @type {string} */ id) => {
     const p = packageNames.get(id);
-    return p ? h("span", {}, p.name, h("span", { class: "sub" }, ` (${p.slug})`)) : h("code", {}, id);
+    return h("a", { href: href(["packages", id], null), class: "package-link" }, p ? [p.name, h("span", { class: "sub" }, ` (${p.slug})`)] : "a package");
   };
-  const address = (user.addresses || [])[0];
+  const effective = person.effectivePackageId;
+  const contents = effective ? packageNames.get(effective) : null;
+  const address = (user?.addresses || [])[0];
   fill(
     main,
     back(),
-    heading(displayName(user), badge(ext.status)),
+    heading(displayName(person)),
     h(
       "section",
       { class: "card", "aria-label": "Details" },
       facts([
-        ["Email", text(user.userName)],
-        ["Other emails", text((user.emails || []).filter((e) => !e.primary).map((e) => e.value).join(", "))],
-        ["Phone", text((user.phoneNumbers || []).map((p) => p.value).join(", "))],
-        ["Address", address ? [address.streetAddress, address.postalCode, address.locality, address.region, address.country].filter(Boolean).join(", ") : text(null)],
-        ["Start date", text(ext.startDate)],
-        ["Active", user.active === false ? "No" : "Yes"],
-        ["Package", ext.packageId ? packageName(ext.packageId) : text(null)],
+        ["Status", statusFact(person, user)],
+        ["Email", text(person.userName)],
+        ["Other emails", text((person.emails || []).filter((/** @type {any} */ e) => !e.primary).map((/** @type {any} */ e) => e.value).join(", "))],
+        user ? ["Phone", text((user.phoneNumbers || []).map((/** @type {any} */ p) => p.value).join(", "))] : null,
+        user ? ["Address", address ? [address.streetAddress, address.postalCode, address.locality, address.region, address.country].filter(Boolean).join(", ") : text(null)] : null,
+        ["Start date", text(person.startDate)],
+        ["Package", person.packageId ? packageName(person.packageId) : text(null)],
         [
           "Effective package",
-          ext.effectivePackageId
-            ? h("span", {}, packageName(ext.effectivePackageId), ext.packageId ? "" : h("span", { class: "sub" }, " (from a group)"))
+          effective
+            ? h("span", {}, packageName(effective), person.packageId ? "" : h("span", { class: "sub" }, " (from a group)"))
             : text(null),
         ],
-        ["Groups", (user.groups || []).length ? h("ul", { class: "chips" }, user.groups.map((g) => h("li", { class: "chip" }, g.display || g.value))) : text(null)],
-        ["External id", text(user.externalId)],
-        ["Person id", h("code", {}, user.id)],
-        ["Created", time(user.meta?.created)],
-        ["Last modified", time(user.meta?.lastModified)],
-      ]),
+        effective ? ["Package contents", contents ? contentsList(contents.items || [], skuNames, categoryNames) : h("span", { class: "muted" }, "This key cannot read packages.")] : null,
+        user ? ["Groups", (user.groups || []).length ? h("ul", { class: "chips" }, user.groups.map((/** @type {any} */ g) => h("li", { class: "chip" }, g.display || g.value))) : text(null)] : null,
+        user ? ["External id", text(user.externalId)] : null,
+        ["Person id", h("code", {}, person.id)],
+        user ? ["Created", time(user.meta?.created)] : null,
+        user ? ["Last modified", time(user.meta?.lastModified)] : null,
+      ].filter(Boolean)),
     ),
-    can("new-joiners:write") && isNewJoiner(user) ? reminderSection(user) : null,
-    can("inventory:read") ? itemsSection(user) : null,
-    can("scim") && ext.status === "ACTIVE" ? offboardSection(user) : null,
-    can("events:read") ? historySection(`/api/v1/people/${encodeURIComponent(user.id)}/history`) : null,
-    personLifecycleLinks(user.id),
+    can("new-joiners:write") && isNewJoiner(user || { [EXTENSION]: person }) ? reminderSection(person) : null,
+    can("orders:read") ? orderSection(person) : null,
+    can("returns:read") && person.status !== "ACTIVE" ? returnsSection(person) : null,
+    can("inventory:read") ? itemsSection(person) : null,
+    can("scim") && person.status === "ACTIVE" ? offboardSection(person) : null,
+    can("events:read") ? historySection(`/api/v1/people/${encodeURIComponent(person.id)}/history`) : null,
+    personLifecycleLinks(person.id),
   );
   focusHeading();
+}
+
+/**
+ * Their joiner's order: a link to each, with its status; none yet says how
+ * one is made (equip makes it when the person is given a package with
+ * contents; there is no endpoint to create one) and links to the orders.
+ * @param {any} person
+ */
+function orderSection(person) {
+  const body = h("div", {}, loading("Loading their order…"));
+  const params = new URLSearchParams({ personId: person.id });
+  request("GET", "/api/v1/orders", { query: [["personId", person.id], ["size", "20"]] })
+    .then(({ data }) =>
+      fill(
+        body,
+        data.length
+          ? h(
+              "ul",
+              { class: "plain order-links" },
+              data.map((/** @type {any} */ o) =>
+                h("li", {}, h("a", { href: href(["orders", o.id], null), class: "order-link" }, `Order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status), " ", time(o.createdAt)),
+              ),
+            )
+          : [
+              h("p", { class: "no-order" }, "No order."),
+              h(
+                "p",
+                { class: "help" },
+                person.status === "ACTIVE"
+                  ? "equip makes a joiner's order when the person is given a package with contents (over SCIM, or through a group's package); it cannot be created by hand. "
+                  : "A leaver gets no new order. ",
+                h("a", { href: href(["orders"], params), class: "person-orders-link" }, "Orders of this person"),
+              ),
+            ],
+      ),
+    )
+    .catch((error) => fill(body, errorBox(error, "Loading their order")));
+  return h("section", { class: "card", "aria-labelledby": "order-title" }, h("h2", { id: "order-title" }, "Joiner's order"), body);
+}
+
+/**
+ * A leaver's return orders, each a link with its status.
+ * @param {any} person
+ */
+function returnsSection(person) {
+  const body = h("div", {}, loading("Loading their returns…"));
+  request("GET", "/api/v1/return-orders", { query: [["personId", person.id], ["size", "20"]] })
+    .then(({ data }) =>
+      fill(
+        body,
+        data.length
+          ? h(
+              "ul",
+              { class: "plain return-links" },
+              data.map((/** @type {any} */ o) =>
+                h("li", {}, h("a", { href: href(["returns", o.id], null), class: "return-link" }, `Return order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status)),
+              ),
+            )
+          : h("p", { class: "muted" }, "No return order: they held no equipment."),
+      ),
+    )
+    .catch((error) => fill(body, errorBox(error, "Loading their returns")));
+  return h("section", { class: "card", "aria-labelledby": "returns-title" }, h("h2", { id: "returns-title" }, "Returns"), body);
 }
 
 /** @returns {HTMLElement} */
@@ -260,8 +394,8 @@ function offboardSection(user) {
       return;
     }
     button.remove();
-    const title = document.querySelector(".view-head .badge");
-    if (title) title.replaceWith(badge(returning.length || onReturn.length ? "OFFBOARDING" : "OFFBOARDED"));
+    const shown = document.querySelector(".person-status");
+    if (shown) shown.replaceWith(h("span", { class: "person-status" }, statusWords(returning.length || onReturn.length ? "OFFBOARDING" : "OFFBOARDED")));
     /** @type {any[]} */
     let orders = [];
     if (can("returns:read")) {
@@ -289,7 +423,13 @@ function offboardSection(user) {
             ),
           )
         : null,
-      h("p", { class: "help" }, "From now on the person is no longer listed under People; their history and items stay readable."),
+      h(
+        "p",
+        { class: "help" },
+        can("people:read")
+          ? "SCIM no longer lists them; this page, their history and their items stay readable."
+          : "From now on the person is no longer listed under People; their history and items stay readable.",
+      ),
     );
     announce(said);
     result.focus();

@@ -19,6 +19,7 @@ export const SCOPES = {
   "packages:write": "change the contents of packages",
   "orders:read": "read joiners' orders and backorders",
   "orders:write": "record shipments and deliveries of orders",
+  "people:read": "view every person, also those leaving or gone, and name them in lists and histories",
 };
 
 export function scopes() {

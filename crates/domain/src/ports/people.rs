@@ -1,9 +1,12 @@
 //! Port: People.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 
 use crate::error::StoreResult;
 use crate::ids::{OrganizationId, PersonId};
+use crate::person::directory::{DirectoryPage, DirectoryQuery, OffboardingTimes};
 use crate::person::Person;
 use crate::person_query::{PersonPage, PersonQuery};
 
@@ -61,6 +64,32 @@ pub trait PersonRepository: Send + Sync {
         organization: OrganizationId,
         query: &PersonQuery,
     ) -> StoreResult<PersonPage>;
+
+    /// One page of the organization's people whatever their status (the
+    /// directory): those passing the query's filters
+    /// ([`DirectoryQuery::matches`]), in
+    /// [`crate::person::directory::directory_order`], and how many pass in
+    /// all. Filtering, ordering and paging happen in the store.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn list_directory(
+        &self,
+        organization: OrganizationId,
+        query: &DirectoryQuery,
+    ) -> StoreResult<DirectoryPage>;
+
+    /// When the offboarding of each of `people` started and completed; a
+    /// person whose offboarding has not started (or who is not of the
+    /// organization) is absent.
+    ///
+    /// # Errors
+    /// Backend failures.
+    fn offboarding_times(
+        &self,
+        organization: OrganizationId,
+        people: &[PersonId],
+    ) -> StoreResult<HashMap<PersonId, OffboardingTimes>>;
 
     /// Inserts a new person with their emails.
     ///

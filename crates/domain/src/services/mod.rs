@@ -5,6 +5,7 @@
 pub mod admin;
 pub mod auth;
 pub mod catalog;
+pub mod directory;
 pub mod events;
 pub mod groups;
 pub mod import;

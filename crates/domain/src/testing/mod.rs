@@ -71,6 +71,10 @@ pub struct State {
     pub packages: Vec<Package>,
     /// People.
     pub people: Vec<Person>,
+    /// When people's offboarding started and completed (the database's
+    /// table `person_offboardings`).
+    pub offboarding_times:
+        std::collections::HashMap<PersonId, crate::person::directory::OffboardingTimes>,
     /// Groups.
     pub groups: Vec<crate::group::Group>,
     /// Memberships: (group, person).

@@ -41,6 +41,50 @@ impl PersonRepository for InMemoryStore {
         Ok(crate::person_query::PersonPage { total, people })
     }
 
+    fn list_directory(
+        &self,
+        organization: OrganizationId,
+        query: &crate::person::directory::DirectoryQuery,
+    ) -> StoreResult<crate::person::directory::DirectoryPage> {
+        let mut people: Vec<Person> = self
+            .state()
+            .people
+            .iter()
+            .filter(|p| p.organization_id == organization && query.matches(p))
+            .cloned()
+            .collect();
+        people.sort_by(crate::person::directory::directory_order);
+        let total_records = people.len() as u64;
+        let skip = usize::try_from(query.offset()).unwrap_or(usize::MAX);
+        let people = people
+            .into_iter()
+            .skip(skip)
+            .take(query.size() as usize)
+            .collect();
+        Ok(crate::person::directory::DirectoryPage {
+            people,
+            total_records,
+        })
+    }
+
+    fn offboarding_times(
+        &self,
+        organization: OrganizationId,
+        people: &[PersonId],
+    ) -> StoreResult<std::collections::HashMap<PersonId, crate::person::directory::OffboardingTimes>>
+    {
+        let s = self.state();
+        Ok(people
+            .iter()
+            .filter(|id| {
+                s.people
+                    .iter()
+                    .any(|p| p.id == **id && p.organization_id == organization)
+            })
+            .filter_map(|id| s.offboarding_times.get(id).map(|t| (*id, *t)))
+            .collect())
+    }
+
     fn insert_person(&self, person: &Person) -> StoreResult<()> {
         let mut s = self.state();
         check_package(&s, person)?;
@@ -160,6 +204,11 @@ impl PersonRepository for InMemoryStore {
             p.status = plan.status;
             p.version = plan.version;
             p.updated_at = plan.updated_at;
+        }
+        let times = s.offboarding_times.entry(id).or_default();
+        times.started_at = Some(at);
+        if plan.status == PersonStatus::Offboarded {
+            times.offboarded_at = Some(at);
         }
         super::groups::leave_groups(&mut s, organization, &plan.leaving);
         if let Some(order) = &plan.returns {

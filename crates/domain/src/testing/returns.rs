@@ -193,6 +193,7 @@ impl crate::ports::ReturnOrderRepository for InMemoryStore {
                         p.version = done.version;
                         p.updated_at = done.updated_at;
                     }
+                    s.offboarding_times.entry(person).or_default().offboarded_at = Some(at);
                     s.record(organization, actor.clone(), at, done.event);
                 }
             }

@@ -19,6 +19,7 @@ pub mod new_joiners;
 pub mod openapi_json;
 pub mod orders;
 pub mod packages;
+pub mod people;
 pub mod receipts;
 pub mod return_orders;
 pub mod scim;
@@ -31,7 +32,8 @@ use actix_web::http::Method;
 use actix_web::{guard, web, FromRequest, Handler, HttpRequest, Responder};
 use equip_domain::api_key::Scope::{
     EventsRead, InventoryLevelsWrite, InventoryRead, InventoryWrite, NewJoinersWrite, OrdersRead,
-    OrdersWrite, PackagesWrite, ReturnsRead, ReturnsWrite, Scim, WarehousesRead, WebhooksWrite,
+    OrdersWrite, PackagesWrite, PeopleRead, ReturnsRead, ReturnsWrite, Scim, WarehousesRead,
+    WebhooksWrite,
 };
 
 use crate::error::method_not_allowed;
@@ -270,6 +272,8 @@ fn register() -> Vec<Route> {
             .get(KeyWith(NewJoinersWrite), new_joiners::list),
         at("/api/v1/events").get(KeyWith(EventsRead), events::feed),
         at("/api/v1/inventory/{id}/history").get(KeyWith(EventsRead), events::item_history),
+        at("/api/v1/people").get(KeyWith(PeopleRead), people::list),
+        at("/api/v1/people/{id}").get(KeyWith(PeopleRead), people::get),
         at("/api/v1/people/{id}/history").get(KeyWith(EventsRead), events::person_history),
         // Any valid key, even one without scopes: it answers only about itself.
         at("/api/v1/api-key").get(AnyKey, api_key::get),

@@ -12,6 +12,7 @@ use equip_domain::error::StoreResult;
 use equip_domain::event::{EventType, NewEvent};
 use equip_domain::group::membership::rename_touches_groups;
 use equip_domain::ids::{InventoryItemId, OrganizationId, PersonId};
+use equip_domain::person::directory::{DirectoryPage, DirectoryQuery, OffboardingTimes};
 use equip_domain::person::offboarding::{self, OffboardingFacts};
 use equip_domain::person::StoredPersonState;
 use equip_domain::person::{Person, PersonStatus};
@@ -22,10 +23,13 @@ use crate::connection::{on_inner, DbConnection};
 use crate::error::{DbError, DbResult};
 use crate::events::{recorded, write_recorded_pg, Recorder};
 use crate::membership;
-use crate::models::{db_time, parse_id, PersonEmailRow, PersonRow, PersonRows};
-use crate::people_filter::{from_where, order_and_page};
+use crate::models::{db_time, parse_id, utc, PersonEmailRow, PersonRow, PersonRows};
+use crate::people_filter::{
+    directory_from_where, directory_order_and_page, from_where, order_and_page,
+};
 use crate::schema::{
-    inventory_items, packages, people, people_active_counts, person_emails, return_order_items,
+    inventory_items, packages, people, people_active_counts, person_emails, person_offboardings,
+    return_order_items,
 };
 use crate::sql_builder::Sql;
 use crate::sql_builder::ID_CHUNK;
@@ -523,6 +527,78 @@ impl PersonRepository for Store {
         })
     }
 
+    fn list_directory(
+        &self,
+        organization: OrganizationId,
+        query: &DirectoryQuery,
+    ) -> StoreResult<DirectoryPage> {
+        let org = organization.to_string();
+        let backend = self.backend();
+        self.read("person", |c| {
+            // SQLite: one read transaction, so the page and its count come
+            // from one snapshot (as the SCIM list).
+            let page_of = |c: &mut DbConnection| -> DbResult<DirectoryPage> {
+                let mut count = Sql::default();
+                count.push_sql("SELECT COUNT(*) AS n");
+                directory_from_where(&mut count, backend, &org, query);
+                let total_records = count
+                    .load::<CountRow>(c)?
+                    .first()
+                    .map_or(0, |r| u64::try_from(r.n).unwrap_or(0));
+                crate::error::still_wanted()?;
+                let mut page = Sql::default();
+                page.push_sql("SELECT p.id AS id");
+                directory_from_where(&mut page, backend, &org, query);
+                directory_order_and_page(&mut page, backend, query);
+                let ids: Vec<String> = page.load::<IdRow>(c)?.into_iter().map(|r| r.id).collect();
+                crate::error::still_wanted()?;
+                let people = load_people(c, &org, &ids)?;
+                Ok(DirectoryPage {
+                    people,
+                    total_records,
+                })
+            };
+            match c {
+                DbConnection::Sqlite(_) => c.transaction(page_of),
+                DbConnection::Postgres(_) => page_of(c),
+            }
+        })
+    }
+
+    fn offboarding_times(
+        &self,
+        organization: OrganizationId,
+        people: &[PersonId],
+    ) -> StoreResult<HashMap<PersonId, OffboardingTimes>> {
+        let org = organization.to_string();
+        let ids: Vec<String> = people.iter().map(ToString::to_string).collect();
+        self.read("person", |c| {
+            let mut times = HashMap::new();
+            for chunk in ids.chunks(ID_CHUNK) {
+                let rows: Vec<(String, chrono::NaiveDateTime, Option<chrono::NaiveDateTime>)> =
+                    person_offboardings::table
+                        .filter(person_offboardings::organization_id.eq(&org))
+                        .filter(person_offboardings::person_id.eq_any(chunk))
+                        .select((
+                            person_offboardings::person_id,
+                            person_offboardings::started_at,
+                            person_offboardings::offboarded_at,
+                        ))
+                        .load(c)?;
+                for (id, started, done) in rows {
+                    times.insert(
+                        parse_id(&id)?,
+                        OffboardingTimes {
+                            started_at: Some(utc(started)),
+                            offboarded_at: done.map(utc),
+                        },
+                    );
+                }
+            }
+            Ok(times)
+        })
+    }
+
     fn insert_person(&self, person: &Person) -> StoreResult<()> {
         self.with("person", DUPLICATE_USER_NAME, |c| {
             let rows = PersonRows::from_domain(person)?;
@@ -778,6 +854,20 @@ impl PersonRepository for Store {
                     people::updated_at.eq(now),
                 ))
                 .execute(c)?;
+                // A person offboards once (only an ACTIVE one is admitted).
+                diesel::delete(
+                    person_offboardings::table.filter(person_offboardings::person_id.eq(&id)),
+                )
+                .execute(c)?;
+                diesel::insert_into(person_offboardings::table)
+                    .values((
+                        person_offboardings::person_id.eq(&id),
+                        person_offboardings::organization_id.eq(&org),
+                        person_offboardings::started_at.eq(db_time(at)),
+                        person_offboardings::offboarded_at
+                            .eq((plan.status == PersonStatus::Offboarded).then(|| db_time(at))),
+                    ))
+                    .execute(c)?;
                 membership::leave_groups(c, &org, &plan.leaving)?;
                 if let Some(order) = &plan.returns {
                     crate::returns::insert_order(c, &org, &order.order(organization))?;

@@ -39,8 +39,8 @@ use crate::models::{
 };
 use crate::repositories::people::lock_person;
 use crate::schema::{
-    inventory_item_pricing, inventory_item_tags, inventory_items, people, return_order_items,
-    return_orders,
+    inventory_item_pricing, inventory_item_tags, inventory_items, people, person_offboardings,
+    return_order_items, return_orders,
 };
 
 /// The return order `id` of `org` with its lines, its row locked until the
@@ -367,6 +367,13 @@ pub(crate) fn complete_if_due(
         people::version.eq(done.version),
         people::updated_at.eq(db_time(done.updated_at)),
     ))
+    .execute(c)?;
+    diesel::update(
+        person_offboardings::table
+            .filter(person_offboardings::person_id.eq(&id))
+            .filter(person_offboardings::organization_id.eq(org)),
+    )
+    .set(person_offboardings::offboarded_at.eq(Some(db_time(at))))
     .execute(c)?;
     events.push(org, at, done.event.clone());
     Ok(Some(done))

@@ -31,6 +31,7 @@ mod http_joiners;
 mod http_limits;
 mod http_orders;
 mod http_packages;
+mod http_people;
 mod http_receipts;
 mod http_reminders;
 mod http_return_orders;

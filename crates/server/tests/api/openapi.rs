@@ -1094,6 +1094,24 @@ async fn every_operation_answers_as_documented(app: TestApp) {
                 .await,
         );
     }
+    // The people directory: the list (filtered, paged, a bad status) and one
+    // person (found, unknown, not a UUID).
+    for uri in [
+        "/api/v1/people?size=5",
+        "/api/v1/people?status=active&search=openapi&page=1&size=2",
+        "/api/v1/people?status=LEFT",
+    ] {
+        c.check("GET", "/api/v1/people", &app.call_raw(d.a.get(uri)).await);
+    }
+    let person = user["id"].as_str().unwrap().to_owned();
+    for pid in [person.as_str(), &missing.to_string(), "x"] {
+        c.check(
+            "GET",
+            "/api/v1/people/{id}",
+            &app.call_raw(d.a.get(&format!("/api/v1/people/{pid}")))
+                .await,
+        );
+    }
     let ship_uri = |oid: &str| format!("/api/v1/orders/{oid}/shipments");
     let shipped = c.check(
         "POST",

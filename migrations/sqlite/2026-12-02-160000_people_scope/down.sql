@@ -1,0 +1,1 @@
+UPDATE api_keys SET scopes = replace(scopes, ' people:read', '');
