@@ -9,6 +9,7 @@
 import { request } from "./api.js";
 import { current, go, href } from "./router.js";
 import { exportButton } from "./export.js";
+import { PERSON_STATUS_WORDS, say } from "./words.js";
 import { remember } from "./names.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, loading, pager, table, text } from "./ui.js";
 
@@ -265,7 +266,7 @@ async function load(params, ctx) {
       cell: (u) => h("a", { href: href(["people", u.id], null), class: "person-link" }, displayName(u)),
     },
     { title: "Email", sort: "userName", cell: (u) => text(u.userName) },
-    { title: "Status", cell: (u) => badge(u[EXTENSION]?.status) },
+    { title: "Status", cell: (u) => badge(u[EXTENSION]?.status, PERSON_STATUS_WORDS) },
     { title: "Start date", sort: "startDate", cell: (u) => text(u[EXTENSION]?.startDate) },
     { title: "Active", cell: (u) => (u.active === false ? "No" : "Yes") },
   ];
@@ -351,7 +352,7 @@ function peopleExport(params) {
     columns: [
       { header: "name", value: (u) => displayName(u) },
       { header: "email", value: (u) => u.userName },
-      { header: "status", value: (u) => u[EXTENSION]?.status },
+      { header: "status", value: (u) => say(PERSON_STATUS_WORDS, u[EXTENSION]?.status) },
       { header: "start_date", value: (u) => u[EXTENSION]?.startDate },
       { header: "active", value: (u) => (u.active === false ? "no" : "yes") },
       { header: "id", value: (u) => u.id },
