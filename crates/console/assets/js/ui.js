@@ -153,9 +153,7 @@ export function badge(value, words) {
 /// screens each row becomes a card whose cells are labelled by their column.
 export function table({ caption, columns, rows, empty = "Nothing to show.", sorted }) {
   if (!rows.length) return h("p", { class: "empty", role: "status" }, empty);
-  return scrollsByKeyboard(
-    caption || "Table",
-    h(
+  const wrap = h(
     "div",
     { class: "table-wrap" },
     h(
@@ -185,8 +183,8 @@ export function table({ caption, columns, rows, empty = "Nothing to show.", sort
         ),
       ),
     ),
-    ),
   );
+  return scrollsByKeyboard(caption || "Table", wrap);
 }
 
 /// A box that may scroll sideways (a table on a phone) is reachable by
