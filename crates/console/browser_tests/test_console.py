@@ -152,7 +152,8 @@ def test_the_filters_offer_what_the_api_takes(console):
 def test_an_invalid_filter_shows_the_apis_detail(console):
     page = console.sign_in().page
     console.go("#/inventory?updatedAtFrom=yesterday")
-    expect(page.locator(".error")).to_contain_text("updatedAtFrom")
+    # The parameter named in words.
+    expect(page.locator(".error")).to_contain_text("Updated at from: 'yesterday' is not a UTC date-time")
     expect(page.locator(".error")).to_contain_text("400")
 
 

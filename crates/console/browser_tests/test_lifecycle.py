@@ -96,6 +96,8 @@ def test_returns_are_listed_by_status_with_peoples_names(console):
     param = next(p for p in doc["paths"]["/api/v1/return-orders"]["get"]["parameters"] if p["name"] == "status")
     assert options == param["schema"]["enum"]
     page.get_by_label("Status").select_option("RECEIVED_IN_WAREHOUSE")
+    # A choice applies on Show (or Enter), not while the arrow keys move it.
+    page.get_by_role("button", name="Show", exact=True).click()
     expect(page).to_have_url(re.compile(r"#/returns\?status=RECEIVED_IN_WAREHOUSE"))
     _, received = console.server.api("GET", "/api/v1/return-orders", query={"status": "RECEIVED_IN_WAREHOUSE", "size": "25"})
     expect(page.locator("#result-count")).to_have_text(f"{received['pagination']['totalRecords']} return orders")
