@@ -154,7 +154,7 @@ function shipSection(order, lineWords, redraw) {
         const body = { lineIds };
         if (carrier.value.trim()) body.carrier = carrier.value.trim();
         if (code.value.trim()) body.trackingCode = code.value.trim();
-        // What a person types ("track.example/123") is taken: https:// is added when it has no scheme.
+        // What a person types ("track.example/123") is taken: the https scheme is added when it has none.
         const typed = webAddress(link.value);
         if (typed) {
           body.trackingLink = typed;
@@ -183,7 +183,7 @@ function shipSection(order, lineWords, redraw) {
         { class: "field" },
         h("label", { for: "ship-tracking-link" }, "Tracking link"),
         link,
-        h("small", { id: "ship-tracking-link-help", class: "help" }, "The carrier's tracking page (https:// is added when left out)."),
+        h("small", { id: "ship-tracking-link-help", class: "help" }, "The carrier's tracking page (the https scheme is added when left out)."),
       ),
     ),
     h("div", {}, h("button", { type: "submit" }, "Record the shipment")),

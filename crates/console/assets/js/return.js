@@ -382,7 +382,7 @@ function retrievalSection(order, redraw) {
     {
       class: "stack",
       "aria-labelledby": "retrieval-title",
-      // A link typed without https:// is taken (webAddress), not refused by the browser.
+      // A link typed without its scheme is taken (webAddress), not refused by the browser.
       novalidate: true,
       onsubmit: async (/** @type {Event} */ e) => {
         e.preventDefault();
@@ -391,7 +391,7 @@ function retrievalSection(order, redraw) {
         const method = { type: type.value };
         if (!same || status.value !== current.status) method.status = status.value;
         for (const [field, input] of inputs) {
-          // A tracking link is taken as typed: https:// is added when it has no scheme.
+          // A tracking link is taken as typed: the https scheme is added when it has none.
           const value = field.endsWith("Link") ? webAddress(input.value) : input.value.trim();
           if (field.endsWith("Link")) input.value = value;
           const before = same ? current[field] || "" : "";

