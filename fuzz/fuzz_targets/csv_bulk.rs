@@ -1,7 +1,8 @@
 //! The CSV upload (`equip_scim::csv`): any bytes are refused as a whole with
 //! a `CsvError` other than `Malformed` (documented as unreachable for
 //! in-memory input), or accepted; an accepted upload yields exactly `rows()`
-//! rows, `row-1`, `row-2`, … in order, each either a `RowError` with a
+//! rows, numbered as a spreadsheet numbers them (`row-2` at the earliest: the
+//! header is row 1) and increasing, each either a `RowError` with a
 //! 400/404 status or an operation that the Bulk reader accepts (all of them
 //! together form a valid BulkRequest), whose `data` reads back as a user
 //! whose `userName` is its first email, and whose method matches its path.
@@ -31,15 +32,21 @@ fuzz_target!(|data: &[u8]| {
     let packages = |slug: &str| (slug == "laptop-basic").then(|| PACKAGE.to_owned());
     let mut operations = Vec::new();
     let mut n = 0;
+    let mut last_row = 1;
     for row in upload.operations(packages) {
         n += 1;
-        let bulk_id = format!("row-{n}");
-        assert_eq!(row.bulk_id(), bulk_id);
+        let sheet_row: usize = row
+            .bulk_id()
+            .strip_prefix("row-")
+            .and_then(|r| r.parse().ok())
+            .unwrap_or_else(|| panic!("bulkId {:?} is not row-<n>", row.bulk_id()));
+        assert!(sheet_row > last_row, "row {sheet_row} after row {last_row}");
+        last_row = sheet_row;
         match row {
             CsvRow::Invalid(err) => {
-                assert_eq!(err.row, n);
+                assert_eq!(err.row, sheet_row);
                 assert!(matches!(err.status, 400 | 404), "{err:?}");
-                assert!(err.detail.starts_with(&format!("row {n}")), "{err:?}");
+                assert!(err.detail.starts_with(&format!("row {sheet_row}")), "{err:?}");
             }
             CsvRow::Operation(op) => {
                 let user: ScimUser = serde_json::from_value(op.data.clone())

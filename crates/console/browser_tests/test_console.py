@@ -152,7 +152,8 @@ def test_the_filters_offer_what_the_api_takes(console):
 def test_an_invalid_filter_shows_the_apis_detail(console):
     page = console.sign_in().page
     console.go("#/inventory?updatedAtFrom=yesterday")
-    expect(page.locator(".error")).to_contain_text("updatedAtFrom")
+    # The parameter named in words.
+    expect(page.locator(".error")).to_contain_text("Updated at from: 'yesterday' is not a UTC date-time")
     expect(page.locator(".error")).to_contain_text("400")
 
 
@@ -220,7 +221,8 @@ def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
     good2 = f"grace.{run}@console.example"
     # Rows as spreadsheets write them: a quoted comma, a quote inside an
     # unquoted cell (text, for equip as for the console), a row of blanks
-    # (skipped and not numbered by both).
+    # (skipped by both, but it keeps its row number: rows are numbered as a
+    # spreadsheet shows them, the header being row 1).
     rows = [
         f",Ada,Lovelace,{good1},,,1 Main St,,CA,San Francisco,US,94105,+1 555 0100,yes,",
         f",Bea,Costa,bea.{run}@console.example,,,,,,,BR,,,,",
@@ -246,7 +248,7 @@ def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
     expect(page.locator(".upload-result .notice")).to_have_text("5 rows: 2 created, 3 failed.")
     cells = page.locator(".upload-result tbody tr").evaluate_all("trs => trs.map(tr => [...tr.cells].map(td => td.innerText.trim()))")
     # Row, person, result, column, what happened.
-    assert [c[0] for c in cells] == ["2", "4", "5", "1", "3"], cells
+    assert [c[0] for c in cells] == ["3", "6", "7", "2", "5"], cells
     assert cells[0][3] == "cpf_number" and cells[0][2].startswith("400")
     assert cells[0][1] == f"Bea Costa (bea.{run}@console.example)"
     assert cells[1][3] == "package_slug" and cells[1][2].startswith("404")
@@ -257,7 +259,7 @@ def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
     # The failed rows come back as the file's own rows, ready to fix and upload again.
     with page.expect_download() as info:
         page.locator("#download-failed").click()
-    failed = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    failed = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8-sig"))))
     original = list(csv.reader(io.StringIO("\r\n".join(rows))))
     assert failed[0] == HEADER.split(",")
     assert failed[1:] == [original[1], original[4], original[5]], failed
@@ -265,10 +267,10 @@ def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
     assert failed[2][2] == "Nobody, Jr."
     with page.expect_download() as info:
         page.locator("#download-errors").click()
-    errors = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
-    assert errors[0] == "row,person,status,column,error" and errors[1].startswith("2,") and ",400,cpf_number," in errors[1]
-    assert errors[2].startswith("4,") and ",404,package_slug," in errors[2]
-    assert errors[3].startswith("5,") and len(errors) == 4
+    errors = Path(info.value.path()).read_text(encoding="utf-8-sig").splitlines()
+    assert errors[0] == "row,person,status,column,error" and errors[1].startswith("3,") and ",400,cpf_number," in errors[1]
+    assert errors[2].startswith("6,") and ",404,package_slug," in errors[2]
+    assert errors[3].startswith("7,") and len(errors) == 4
     # The good rows exist in the API.
     for email in (good1, good2):
         _, found = console.server.api("GET", "/scim/v2/Users", query={"filter": f'userName eq "{email}"'})
@@ -278,7 +280,10 @@ def test_a_csv_upload_reports_each_row_failures_first(console, tmp_path):
     bad.write_text("name,email\nAda,ada@x.example\n", encoding="utf-8")
     page.set_input_files("#csv-file", str(bad))
     page.get_by_role("button", name="Upload bad.csv").click()
-    expect(page.locator(".error")).to_contain_text("header column 1")
+    # Every problem of the header at once, the unknown column and the missing ones.
+    expect(page.locator(".error")).to_contain_text('column 1, "name", is not a column equip reads')
+    expect(page.locator(".error")).to_contain_text('the column "forename" is missing')
+    expect(page.locator(".error")).to_contain_text('the column "cpf_number" is missing')
 
 
 def _users(console, filter_: str):

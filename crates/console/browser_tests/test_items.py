@@ -259,7 +259,7 @@ def test_the_levels_export_names_products_and_warehouses(console):
             page.get_by_role("button", name="Export CSV").click()
         expect(page.locator(".export-status")).to_have_text(f"Exported {len(levels)} levels.")
         assert info.value.suggested_filename == filename
-        rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+        rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8-sig"))))
         assert [r["level_id"] for r in rows] == [lv["id"] for lv in levels]
         for r, lv in zip(rows, levels):
             sku = skus[lv["skuId"]]
@@ -342,13 +342,30 @@ def test_the_export_is_the_apis_pages(console, tmp_path):
     with page.expect_download() as info:
         page.get_by_role("button", name=f"Export {total} items as CSV").click()
     expect(page.locator(".export-status")).to_have_text(f"Exported {total} items.")
-    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    raw = Path(info.value.path()).read_bytes()
+    # A UTF-8 byte order mark first, so that Excel reads "São Paulo" as written.
+    assert raw.startswith(b"\xef\xbb\xbf"), raw[:20]
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert list(rows[0])[:13] == ["id", "product", "category", "category_code", "vendor", "vendor_sku", "serial_number", "status", "reason", "condition", "holder_type", "holder", "holder_email"]
     assert [r["id"] for r in rows] == [i["id"] for i in expected]
+    named = 0
     for r, i in zip(rows, expected):
         assert r["serial_number"] == (i["serialNumber"] or "")
-        assert r["status"] == i["deployStatus"]
+        # Statuses in words, as the screen says them.
+        assert r["status"] == {"AVAILABLE": "Available", "DEPLOYED": "Deployed"}[i["deployStatus"]]
         assert r["product"] == i["skuTitle"]
-        assert r["holder"] == ((i["assignedTo"] or {}).get("label") or "")
+        to = i["assignedTo"] or {}
+        if to.get("type") == "PERSON":
+            # A person by name, their email beside it.
+            assert r["holder_type"] == "Person" and r["holder_email"] == to["label"], r
+            if named < 3:
+                user = api_ok(console, "GET", f"/scim/v2/Users/{to['id']}")
+                n = user.get("name") or {}
+                assert r["holder"] == (f"{n.get('givenName', '')} {n.get('familyName', '')}".strip() or user["userName"]), r
+                named += 1
+        else:
+            assert r["holder"] == (to.get("label") or "") and r["holder_email"] == ""
+    assert named, "the export has items held by people"
     mine = next(r for r in rows if r["id"] == marked["id"])
     assert mine["description"] == "'" + formula, "a formula is neutralised"
 

@@ -96,6 +96,8 @@ def test_returns_are_listed_by_status_with_peoples_names(console):
     param = next(p for p in doc["paths"]["/api/v1/return-orders"]["get"]["parameters"] if p["name"] == "status")
     assert options == param["schema"]["enum"]
     page.get_by_label("Status").select_option("RECEIVED_IN_WAREHOUSE")
+    # A choice applies on Show (or Enter), not while the arrow keys move it.
+    page.get_by_role("button", name="Show", exact=True).click()
     expect(page).to_have_url(re.compile(r"#/returns\?status=RECEIVED_IN_WAREHOUSE"))
     _, received = console.server.api("GET", "/api/v1/return-orders", query={"status": "RECEIVED_IN_WAREHOUSE", "size": "25"})
     expect(page.locator("#result-count")).to_have_text(f"{received['pagination']['totalRecords']} return orders")
@@ -106,7 +108,7 @@ def test_returns_are_listed_by_status_with_peoples_names(console):
         page.get_by_role("button", name="Export CSV").click()
     download = info.value
     assert download.suggested_filename == "returns-received_in_warehouse.csv"
-    rows = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read())))
+    rows = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8-sig").read())))
     _, everything = console.server.api("GET", "/api/v1/return-orders", query={"status": "RECEIVED_IN_WAREHOUSE", "size": "1000"})
     assert [r["return_id"] for r in rows] == [r["id"] for r in everything["data"]]
     assert {r["status"] for r in rows} == {"Received in a warehouse"}
@@ -349,7 +351,7 @@ def test_orders_backorders_shipping_and_delivery(console):
     console.shoot("orders")
     with page.expect_download() as info:
         page.get_by_role("button", name="Export CSV").click()
-    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8-sig").read())))
     assert [r["order_id"] for r in rows] == [o["id"] for o in server.api("GET", "/api/v1/orders", query={"size": "1000"})[1]["data"]]
     assert rows[0]["person"] == person_name(server, first["personId"])
     # Backorders: the orders waiting for stock.
@@ -387,10 +389,10 @@ def test_orders_backorders_shipping_and_delivery(console):
     # A link that is not http(s): the API's 400 in words, nothing shipped.
     page.get_by_label("Carrier").fill("DHL")
     page.get_by_label("Tracking code").fill("JD0146")
-    page.get_by_label("Tracking link").fill("ftp-not-a-link")
+    page.get_by_label("Tracking link").fill("ftp://files.example/parcel")
     page.get_by_role("button", name="Record the shipment").click()
     expect(page.locator(".error")).to_contain_text("400")
-    expect(page.locator(".error")).to_contain_text("trackingLink")
+    expect(page.locator(".error")).to_contain_text("Tracking link must be an absolute http or https URL")
     _, same = server.api("GET", f"/api/v1/orders/{order['id']}")
     assert same["status"] == "ALLOCATED" and not same["shipments"]
     page.get_by_label("Tracking link").fill("")
@@ -459,7 +461,7 @@ def test_packages_show_their_contents_in_words_and_are_edited(console):
     page.get_by_label("Quantity").first.fill("25")
     page.get_by_role("button", name="Save the contents").click()
     expect(page.locator(".error")).to_contain_text("400")
-    expect(page.locator(".error")).to_contain_text("About: entry 1, quantity")
+    expect(page.locator(".error")).to_contain_text("Check the entry 1, quantity.")
     _, same = server.api("GET", f"/api/v1/packages/{pkg['id']}")
     assert same["items"] == pkg["items"]
     # A good change, and an entry added.

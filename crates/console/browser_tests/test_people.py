@@ -289,7 +289,7 @@ def test_people_export_every_page_of_the_filtered_list(console):
     with page.expect_download() as info:
         page.get_by_role("button", name="Export CSV").click()
     assert info.value.suggested_filename == "people.csv"
-    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8-sig").read())))
     expected = []
     start = 1
     while True:
@@ -301,6 +301,10 @@ def test_people_export_every_page_of_the_filtered_list(console):
     assert len(expected) > 50, "more than one page of the API"
     assert [r["id"] for r in rows] == [u["id"] for u in expected]
     assert [r["email"] for r in rows] == [u["userName"] for u in expected]
+    # Statuses in words, not the API's codes.
+    words = {"ACTIVE": "Active", "OFFBOARDING": "Being offboarded", "OFFBOARDED": "Offboarded", None: ""}
+    assert [r["status"] for r in rows] == [words[u.get(EXT, {}).get("status")] for u in expected]
+    assert open(info.value.path(), "rb").read(3) == b"\xef\xbb\xbf", "a UTF-8 byte order mark first"
     expect(page.locator(".export-status")).to_have_text(f"Exported {len(rows)} people.")
 
 
@@ -417,7 +421,7 @@ def test_the_upload_template_slugs_column_errors_and_already_exists(console, tmp
     # The template: the header equip takes, and one example row.
     with page.expect_download() as info:
         page.locator("#download-template").click()
-    rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8-sig"))))
     assert rows[0] == HEADER16.split(",") and len(rows) == 2
     run = os.urandom(4).hex()
     slug = packages["data"][0]["slug"] if packages["data"] else ""
@@ -445,7 +449,8 @@ def test_the_upload_template_slugs_column_errors_and_already_exists(console, tmp
     expect(page.locator(".upload-result .notice")).to_have_text("4 rows: 1 created, 1 already exists, 2 failed.")
     cells = page.locator(".upload-result tbody tr").evaluate_all("trs => trs.map(tr => [...tr.cells].map(td => td.innerText.trim()))")
     # Row, person, result, column, what happened; failures first, then "already exists".
-    assert [c[0] for c in cells] == ["3", "4", "2", "1"], cells
+    # Rows as a spreadsheet numbers them: the header is row 1.
+    assert [c[0] for c in cells] == ["4", "5", "3", "2"], cells
     assert cells[0][1] == f"Bad Date (bad.{run}@console.example)" and cells[0][3] == "start_date", cells[0]
     assert cells[1][1] == "No Email (not-an-email)" and cells[1][3] == "email", cells[1]
     assert "userName" not in cells[1][4], cells[1]
@@ -463,7 +468,7 @@ def test_the_upload_template_slugs_column_errors_and_already_exists(console, tmp
     # The failed rows only (not the one that exists) come back to fix.
     with page.expect_download() as info:
         page.locator("#download-failed").click()
-    failed = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    failed = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8-sig"))))
     assert failed[1:] == [lines[2], lines[3]]
 
 

@@ -91,6 +91,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("js/overview.js", JS),
     asset!("js/search.js", JS),
     asset!("js/spec.js", JS),
+    asset!("js/words.js", JS),
 ];
 
 /// The file at `path` (relative to `/console/`), if the console has it.

@@ -19,7 +19,7 @@
 //! let packages = |_slug: &str| None; // slug → package id, loaded once per organization
 //! for row in upload.operations(packages) {
 //!     match row {
-//!         CsvRow::Operation(op) => assert_eq!(op.bulk_id, "row-1"),
+//!         CsvRow::Operation(op) => assert_eq!(op.bulk_id, "row-2"), // the header is row 1
 //!         CsvRow::Invalid(err) => panic!("{err}"),
 //!     }
 //! }
@@ -31,7 +31,8 @@
 //! says at which byte, line and row), an optional UTF-8 BOM, the header row
 //! ([`COLUMNS`], in order, optionally followed by [`START_DATE`]; names
 //! compared case-insensitively, surrounding spaces ignored; otherwise
-//! [`CsvError::Header`] naming the first wrong column), and at most [`MAX_CSV_ROWS`] data rows ([`CsvError::TooManyRows`],
+//! [`CsvError::Header`] naming every unknown, missing and repeated column at
+//! once, or, when each is there once, every column out of its place), and at most [`MAX_CSV_ROWS`] data rows ([`CsvError::TooManyRows`],
 //! 413). [`CsvUpload::operations`] then reads the file a second time and yields
 //! one [`CsvRow`] per data row, lazily: memory stays bounded by one record and
 //! one user, whatever the file size, and the caller takes the rows in chunks of
@@ -41,8 +42,10 @@
 //! inside quoted fields), CRLF, LF or CR line ends. Every cell is trimmed of
 //! surrounding whitespace, and an empty cell is absent. Empty lines and rows
 //! whose cells are all empty (what spreadsheets export below the data) are
-//! skipped and not counted: `row-<n>` is the n-th non-blank row after the
-//! header.
+//! skipped. Rows are numbered as a spreadsheet shows the file: the header is
+//! row 1 (so the first data row is row 2), a skipped blank row still has its
+//! number, and a line break inside a quoted cell does not start a row:
+//! `row-<n>` and "row n" name the row a person finds in their spreadsheet.
 //!
 //! # From a row to a Bulk operation
 //!
@@ -186,22 +189,19 @@ pub enum CsvError {
         byte: usize,
         /// Line of the file holding it (1-based).
         line: usize,
-        /// Data row holding it (1-based, as in `row-<n>`); `None` for the header.
+        /// Spreadsheet row holding it (the header is row 1, as in `row-<n>`); `None` for the header.
         row: Option<usize>,
     },
     /// The file is empty: no header row (400).
     #[error("the file is empty; its first row must be the header: {}", COLUMNS.join(","))]
     MissingHeader,
     /// The header row is not [`COLUMNS`], optionally followed by
-    /// [`START_DATE`] (400): the first wrong column.
-    #[error("{}", header_message(*.position, *.expected, .found.as_deref()))]
+    /// [`START_DATE`] (400): everything wrong with it, in one answer.
+    #[error("{}", header_message(problems))]
     Header {
-        /// 1-based position of the first wrong column.
-        position: usize,
-        /// The column expected there; `None` when the header has too many columns.
-        expected: Option<&'static str>,
-        /// The name found there (trimmed); `None` when the header is too short.
-        found: Option<String>,
+        /// Every unknown, missing and repeated column; when there is none of
+        /// those, every column out of its place. Never empty.
+        problems: Vec<HeaderProblem>,
     },
     /// More than [`MAX_CSV_ROWS`] data rows (413).
     #[error("the file has {rows} data rows; at most {max} are accepted")]
@@ -225,23 +225,76 @@ fn not_utf8_message(byte: usize, line: usize, row: Option<usize>) -> String {
     format!("the file is not UTF-8: invalid byte at offset {byte} (line {line}, {place}); save it as CSV UTF-8")
 }
 
-fn header_message(position: usize, expected: Option<&str>, found: Option<&str>) -> String {
-    match (expected, found) {
-        (Some(expected), Some(found)) => {
-            format!("header column {position}: expected {expected:?}, found {found:?}")
+/// One thing wrong with the header row (spreadsheet columns are 1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderProblem {
+    /// A name that is none of the columns (trimmed; empty for a column without a name).
+    Unknown {
+        /// Its column.
+        position: usize,
+        /// The name found there.
+        found: String,
+    },
+    /// A required column (one of [`COLUMNS`]) the header does not have.
+    Missing {
+        /// The column's name.
+        column: &'static str,
+    },
+    /// A column named more than once.
+    Repeated {
+        /// The column's name.
+        column: &'static str,
+        /// Every column holding it.
+        positions: Vec<usize>,
+    },
+    /// Every column is there once, but this one is not in its place.
+    OutOfPlace {
+        /// Its column.
+        position: usize,
+        /// The column that belongs there.
+        expected: &'static str,
+        /// The column found there.
+        found: &'static str,
+    },
+}
+
+impl std::fmt::Display for HeaderProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unknown { position, found } if found.is_empty() => {
+                write!(f, "column {position} has no name")
+            }
+            Self::Unknown { position, found } => {
+                write!(
+                    f,
+                    "column {position}, {found:?}, is not a column equip reads"
+                )
+            }
+            Self::Missing { column } => write!(f, "the column {column:?} is missing"),
+            Self::Repeated { column, positions } => {
+                let at: Vec<String> = positions.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "the column {column:?} appears more than once (columns {})",
+                    at.join(", ")
+                )
+            }
+            Self::OutOfPlace {
+                position,
+                expected,
+                found,
+            } => write!(f, "column {position} must be {expected:?}, not {found:?}"),
         }
-        (Some(expected), None) => {
-            format!("header column {position}: expected {expected:?}, found no column")
-        }
-        (None, found) => format!(
-            "header column {position}: expected no more columns after {}, found {:?}",
-            position
-                .checked_sub(2)
-                .and_then(|i| ALL_COLUMNS.get(i))
-                .unwrap_or(&START_DATE),
-            found.unwrap_or_default()
-        ),
     }
+}
+
+fn header_message(problems: &[HeaderProblem]) -> String {
+    let said: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    format!(
+        "the header row (row 1) is not the one equip reads: {}. The columns are, in this order: {} (and, optionally, {START_DATE} last)",
+        said.join("; "),
+        COLUMNS.join(",")
+    )
 }
 
 impl CsvError {
@@ -289,7 +342,7 @@ impl From<CsvError> for crate::error::ScimError {
 pub struct RowError {
     /// `row-<n>`.
     pub bulk_id: String,
-    /// n: the 1-based data row.
+    /// n: the row as a spreadsheet numbers it (the header is row 1, the first data row 2).
     pub row: usize,
     /// The column at fault (one of [`COLUMNS`]); `None` for a wrong field count.
     pub column: Option<&'static str>,
@@ -436,12 +489,18 @@ impl<'a> CsvUpload<'a> {
     {
         let mut reader = reader(self.data);
         let mut record = StringRecord::new();
+        let mut sheet = SheetRows::default();
         // The header, checked by `parse`.
-        let _ = next_non_blank(&mut reader, &mut record);
+        if let Ok(true) = next_non_blank(&mut reader, &mut record) {
+            sheet.row_at(self.data, record_start(&record));
+        }
         CsvOperations {
             reader,
             record,
-            row: 0,
+            data: self.data,
+            sheet,
+            row: sheet.row,
+            yielded: 0,
             rows: self.rows,
             columns: self.columns,
             packages,
@@ -454,7 +513,13 @@ impl<'a> CsvUpload<'a> {
 pub struct CsvOperations<'a, F> {
     reader: ::csv::Reader<&'a [u8]>,
     record: StringRecord,
+    /// The file, to number its rows as a spreadsheet does.
+    data: &'a [u8],
+    sheet: SheetRows,
+    /// The spreadsheet row of the last record read.
     row: usize,
+    /// Data rows handed out.
+    yielded: usize,
     rows: usize,
     columns: usize,
     packages: F,
@@ -483,7 +548,8 @@ where
         match next_non_blank(&mut self.reader, &mut self.record) {
             Ok(false) => None,
             Ok(true) => {
-                self.row += 1;
+                self.row = self.sheet.row_at(self.data, record_start(&self.record));
+                self.yielded += 1;
                 Some(convert(
                     self.row,
                     &self.record,
@@ -514,9 +580,93 @@ where
         let left = if self.failed {
             0
         } else {
-            self.rows.saturating_sub(self.row)
+            self.rows.saturating_sub(self.yielded)
         };
         (left, Some(left))
+    }
+}
+
+/// Where `record` starts in the file (0 when the reader did not say).
+fn record_start(record: &StringRecord) -> usize {
+    record
+        .position()
+        .map_or(0, |p| usize::try_from(p.byte()).unwrap_or(usize::MAX))
+}
+
+/// Numbers records as a spreadsheet shows their rows: the line breaks
+/// (LF, CRLF or CR) outside quoted cells before a record's start, plus one.
+/// Asked in file order, it reads each byte once.
+#[derive(Debug, Clone, Copy)]
+struct SheetRows {
+    /// Bytes counted so far (always the start of a line).
+    offset: usize,
+    /// The row at `offset`.
+    row: usize,
+}
+
+impl Default for SheetRows {
+    fn default() -> Self {
+        Self { offset: 0, row: 1 }
+    }
+}
+
+impl SheetRows {
+    /// The row of the record starting at byte `start` (at or after the start
+    /// of the last record asked about).
+    fn row_at(&mut self, data: &[u8], start: usize) -> usize {
+        let end = start.min(data.len());
+        let mut quoted = false;
+        let mut field_start = true;
+        let mut i = self.offset;
+        while i < end {
+            let b = data.get(i).copied().unwrap_or(b'\n');
+            let next = data.get(i + 1).copied();
+            i += 1;
+            if quoted {
+                if b == b'"' {
+                    if next == Some(b'"') {
+                        i += 1;
+                    } else {
+                        quoted = false;
+                    }
+                }
+                continue;
+            }
+            match b {
+                b'"' if field_start => quoted = true,
+                b',' => {
+                    field_start = true;
+                    continue;
+                }
+                b'\n' => {
+                    self.row += 1;
+                    field_start = true;
+                    continue;
+                }
+                b'\r' => {
+                    if next != Some(b'\n') {
+                        self.row += 1;
+                    }
+                    field_start = true;
+                    continue;
+                }
+                _ => {}
+            }
+            field_start = false;
+        }
+        // A record never starts with a line break: any at `start` are blank
+        // lines the reader skipped before it.
+        while let Some(&b) = data.get(i) {
+            match b {
+                b'\n' => self.row += 1,
+                b'\r' if data.get(i + 1) != Some(&b'\n') => self.row += 1,
+                b'\r' => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        self.offset = i;
+        self.row
     }
 }
 
@@ -547,38 +697,56 @@ fn next_non_blank(
 }
 
 /// Checks the header row; the number of its columns (15, or 16 with
-/// [`START_DATE`]).
+/// [`START_DATE`]). Every problem is said at once.
 fn check_header(record: &StringRecord) -> Result<usize, CsvError> {
-    for (i, expected) in COLUMNS.iter().enumerate() {
-        match record.get(i).map(str::trim) {
-            Some(found) if found.eq_ignore_ascii_case(expected) => {}
-            found => {
-                return Err(CsvError::Header {
+    let names: Vec<&str> = record.iter().map(str::trim).collect();
+    let column_of = |name: &str| {
+        ALL_COLUMNS
+            .iter()
+            .copied()
+            .find(|c| c.eq_ignore_ascii_case(name))
+    };
+    let mut problems = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if column_of(name).is_none() {
+            problems.push(HeaderProblem::Unknown {
+                position: i + 1,
+                found: (*name).to_owned(),
+            });
+        }
+    }
+    for column in ALL_COLUMNS {
+        let positions: Vec<usize> = names
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| name.eq_ignore_ascii_case(column))
+            .map(|(i, _)| i + 1)
+            .collect();
+        if positions.len() > 1 {
+            problems.push(HeaderProblem::Repeated { column, positions });
+        } else if positions.is_empty() && column != START_DATE {
+            problems.push(HeaderProblem::Missing { column });
+        }
+    }
+    if problems.is_empty() {
+        // Each column is there once: each must be in its place.
+        for (i, name) in names.iter().enumerate() {
+            let (Some(expected), Some(found)) = (ALL_COLUMNS.get(i), column_of(name)) else {
+                continue;
+            };
+            if *expected != found {
+                problems.push(HeaderProblem::OutOfPlace {
                     position: i + 1,
-                    expected: Some(expected),
-                    found: found.map(str::to_owned),
-                })
+                    expected,
+                    found,
+                });
             }
         }
     }
-    let columns = match record.get(COLUMNS.len()).map(str::trim) {
-        None => return Ok(COLUMNS.len()),
-        Some(found) if found.eq_ignore_ascii_case(START_DATE) => ALL_COLUMNS.len(),
-        Some(found) => {
-            return Err(CsvError::Header {
-                position: COLUMNS.len() + 1,
-                expected: Some(START_DATE),
-                found: Some(found.to_owned()),
-            })
-        }
-    };
-    match record.get(columns) {
-        None => Ok(columns),
-        Some(extra) => Err(CsvError::Header {
-            position: columns + 1,
-            expected: None,
-            found: Some(extra.trim().to_owned()),
-        }),
+    if problems.is_empty() {
+        Ok(names.len())
+    } else {
+        Err(CsvError::Header { problems })
     }
 }
 
@@ -592,20 +760,26 @@ fn not_utf8(data: &[u8], offset: usize, bom: usize) -> CsvError {
     let mut reader = reader(data);
     let mut record = ::csv::ByteRecord::new();
     let mut started = 0usize; // non-blank records started at or before `offset`
+    let mut sheet = SheetRows::default();
+    let mut row = 1;
     while let Ok(true) = reader.read_byte_record(&mut record) {
-        let start = record.position().map_or(0, ::csv::Position::byte);
-        if usize::try_from(start).unwrap_or(usize::MAX) > offset {
+        let start = record
+            .position()
+            .map_or(0, |p| usize::try_from(p.byte()).unwrap_or(usize::MAX));
+        if start > offset {
             break;
         }
         if record.iter().any(|cell| !cell.trim_ascii().is_empty()) {
             started += 1;
+            row = sheet.row_at(data, start);
         }
     }
     CsvError::NotUtf8 {
         byte: bom + offset,
         line,
-        // Record 1 is the header; the invalid byte is not blank, so its record counts.
-        row: started.checked_sub(1).filter(|&n| n > 0),
+        // The first non-blank record is the header; the invalid byte is not
+        // blank, so its record counts.
+        row: (started > 1).then_some(row),
     }
 }
 

@@ -6,7 +6,7 @@
 import { forget, keyInfo, resume, sessionInfo, signedIn, signOutSession, whenSignedOut } from "./api.js";
 import { current, go } from "./router.js";
 import { can, scopes, SCOPES } from "./scopes.js";
-import { announce, errorBox, fill, focusHeading, h } from "./ui.js";
+import { announce, errorBox, fill, focusHeading, h, viewDrawn } from "./ui.js";
 import overviewView from "./overview.js";
 
 const main = document.getElementById("main");
@@ -112,6 +112,7 @@ async function render() {
       const { signInView } = await import("./signin.js");
       if (!isCurrent(token)) return;
       signInView(main, { message: signOutMessage, onSignedIn: afterSignIn });
+      viewDrawn();
     } catch (e) {
       if (isCurrent(token)) failed(e);
     }

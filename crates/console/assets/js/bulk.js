@@ -9,7 +9,8 @@ import { explain, itemLists, patchItem, statusFields } from "./itemrules.js";
 import { offices, warehouses } from "./names.js";
 import { personPicker } from "./personpicker.js";
 import { can } from "./scopes.js";
-import { announce, fill, h, label } from "./ui.js";
+import { announce, fill, h } from "./ui.js";
+import { ITEM_WORDS, say } from "./words.js";
 
 /** The outcomes of the last bulk change, kept over the listing's reload. */
 let lastOutcome = /** @type {HTMLElement | null} */ (null);
@@ -119,7 +120,7 @@ export function bulkBar({ items, reload }) {
       const rule = !fields.reasonField.hidden;
       run(
         () => (rule ? { deployStatus: status, deployReason: reason } : { deployStatus: status }),
-        (item, after) => `Status ${label(item.deployStatus)} → ${label(after ? after.deployStatus : status)}${after && after.deployReason ? ` (${label(after.deployReason)})` : ""}`,
+        (item, after) => `Status ${say(ITEM_WORDS, item.deployStatus)} → ${say(ITEM_WORDS, after ? after.deployStatus : status)}${after && after.deployReason ? ` (${say(ITEM_WORDS, after.deployReason)})` : ""}`,
       );
     });
     fill(panel, form);

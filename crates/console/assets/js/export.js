@@ -3,8 +3,9 @@
 // requests the screen makes, so the file holds exactly what the filters
 // select), with progress, and handed to the browser as a download. A cell a
 // spreadsheet would run as a formula is neutralised as the upload report does.
+// The file starts with a UTF-8 byte order mark, so that Excel reads it as UTF-8.
 
-import { format, inert } from "./csv.js";
+import { BOM, format, inert } from "./csv.js";
 import { announce, h } from "./ui.js";
 
 /**
@@ -37,7 +38,8 @@ export async function exportCsv({ filename, columns, fetchPage, progress, signal
     if (progress) progress(page, total);
     page += 1;
   } while (page <= total);
-  const url = URL.createObjectURL(new Blob([format(records)], { type: "text/csv;charset=utf-8" }));
+  // A UTF-8 byte order mark first: Excel then reads the file as UTF-8 ("São Paulo", not "SÃ£o Paulo").
+  const url = URL.createObjectURL(new Blob([BOM, format(records)], { type: "text/csv;charset=utf-8" }));
   const a = document.createElement("a");
   a.href = url;
   a.download = filename;

@@ -6,8 +6,22 @@
 
 import { request } from "./api.js";
 import { holderHref, holderName, productNames } from "./holders.js";
-import { keys, offices, packages, people, warehouses } from "./names.js";
+import { namesOf as peopleNamed } from "./lifecycle.js";
+import { keys, offices, packages, warehouses } from "./names.js";
 import { errorBox, fill, h, label, loading } from "./ui.js";
+import {
+  CONDITION_WORDS,
+  DEPLOY_REASON_WORDS,
+  DEPLOY_STATUS_WORDS,
+  EVENT_TYPE_WORDS,
+  PERSON_STATUS_WORDS,
+  RENEWAL_WORDS,
+  RETRIEVAL_METHOD_WORDS,
+  RETRIEVAL_WORDS,
+  RETURN_STATUS_WORDS,
+  say,
+  SUPPLIED_BY_WORDS,
+} from "./words.js";
 
 /**
  * The history section of `path` (e.g. `/api/v1/inventory/<id>/history`).
@@ -64,7 +78,8 @@ async function namesOf(events) {
     }
   }
   const [who, houses, rooms, keyNames, kits, products] = await Promise.all([
-    ids.size ? people([...ids]) : Promise.resolve(new Map()),
+    // People still in the directory by SCIM, people who left by their history.
+    ids.size ? peopleNamed([...ids]) : Promise.resolve(new Map()),
     places ? warehouses() : Promise.resolve(new Map()),
     places ? offices() : Promise.resolve(new Map()),
     keys(),
@@ -73,16 +88,6 @@ async function namesOf(events) {
   ]);
   return { people: who, places: new Map([...houses, ...rooms]), keys: keyNames, packages: kits, products };
 }
-
-/** Event types in words. */
-const TYPES = {
-  "inventory.item.created": "Item created",
-  "inventory.item.updated": "Item changed",
-  "person.created": "Person created",
-  "person.updated": "Person changed",
-  "person.offboarding_started": "Offboarding started",
-  "person.offboarded": "Offboarded",
-};
 
 /** Field names in words. */
 const FIELDS = {
@@ -100,6 +105,8 @@ const FIELDS = {
   billingStartDate: "Billing start",
   billingEndDate: "Billing end",
   packageId: "Package",
+  "returnOrder.status": "Return",
+  "returnOrder.retrievalMethod": "Retrieval",
   startDate: "Start date",
   status: "Status",
   externalId: "External id",
@@ -115,6 +122,27 @@ const FIELDS = {
   phoneNumbers: "Phone numbers",
   addresses: "Addresses",
 };
+
+/** The words of each field's codes. @type {Record<string, Record<string, string>>} */
+const VALUE_WORDS = {
+  deployStatus: DEPLOY_STATUS_WORDS,
+  deployReason: DEPLOY_REASON_WORDS,
+  condition: CONDITION_WORDS,
+  renewalDateUpdatedBy: RENEWAL_WORDS,
+  status: PERSON_STATUS_WORDS,
+  suppliedBy: SUPPLIED_BY_WORDS,
+  "returnOrder.status": RETURN_STATUS_WORDS,
+};
+
+/**
+ * A retrieval method (`{type, status}`) in words: "Return kit: requested".
+ * @param {any} method
+ * @returns {string}
+ */
+function retrievalSaid(method) {
+  const type = method && method.type ? say(RETRIEVAL_METHOD_WORDS, method.type) : "Retrieval";
+  return method && method.status ? `${type}: ${say(RETRIEVAL_WORDS, method.status).toLowerCase()}` : type;
+}
 
 /**
  * Who made the change, in words.
@@ -132,7 +160,7 @@ export function actorWords(actor, names) {
   // Someone signed in through the organization's identity provider.
   if (actor.type === "PERSON") return actor.email || actor.subject || "a person";
   if (actor.type === "CLI") return "an administrator (equip command line)";
-  if (actor.type === "SYSTEM") return "equip itself";
+  if (actor.type === "SYSTEM") return "equip";
   return label(actor.type);
 }
 
@@ -171,7 +199,8 @@ function words(field, v, names) {
   if (field === "packageId") return names.packages.get(v)?.name || `a package (${String(v).slice(0, 8)})`;
   if (field === "skuId") return names.products.get(v)?.title || `a product (${String(v).slice(0, 8)})`;
   if (field === "startDate" && typeof v === "string") return v.slice(0, 10);
-  if (["deployStatus", "deployReason", "condition", "renewalDateUpdatedBy", "status", "suppliedBy"].includes(field)) return label(v);
+  if (field in VALUE_WORDS && typeof v === "string") return say(VALUE_WORDS[field], v);
+  if (typeof v === "object" && !Array.isArray(v) && (field === "retrievalMethod" || field === "returnOrder.retrievalMethod" || ("type" in v && "status" in v && v.type in RETRIEVAL_METHOD_WORDS))) return retrievalSaid(v);
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (Array.isArray(v)) {
     if (!v.length) return "none";
@@ -215,7 +244,8 @@ function sentence(field, change, names) {
   }
   if (field === "returnOrder") {
     if (!to) return [h("span", {}, "Return closed")];
-    return [h("span", {}, `Return ${label(to.returnOrderItemStatus || to.status || "started").toLowerCase()}${to.retrievalMethod ? `, ${label(to.retrievalMethod.type)} ${label(to.retrievalMethod.status).toLowerCase()}` : ""}`)];
+    const status = to.returnOrderItemStatus || to.status;
+    return [h("span", {}, `Return: ${status ? say(RETURN_STATUS_WORDS, status).toLowerCase() : "started"}${to.retrievalMethod ? `; ${retrievalSaid(to.retrievalMethod).toLowerCase()}` : ""}`)];
   }
   const name = /** @type {Record<string, string>} */ (FIELDS)[field] || label(field.replaceAll(".", " ").replace(/([a-z])([A-Z])/g, "$1_$2"));
   if (field === "description") return [h("span", {}, from ? (to ? `Description changed to “${to}”` : "Description removed") : `Description “${to}”`)];
@@ -232,7 +262,7 @@ function sentence(field, change, names) {
 function entry(event, names) {
   const changes = event.changes ? Object.entries(event.changes) : [];
   const actor = actorWords(event.actor, names);
-  const title = /** @type {Record<string, string>} */ (TYPES)[event.type] || label(event.type.replaceAll(".", "_"));
+  const title = say(EVENT_TYPE_WORDS, event.type);
   const created = event.type.endsWith(".created");
   // A creation lists every field it set from null: its main facts are enough.
   const shown = created ? changes.filter(([f, c]) => ["deployStatus", "assignedTo", "condition", "userName", "packageId", "startDate"].includes(f) && c && c.to !== null) : changes;

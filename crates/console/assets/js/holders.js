@@ -44,7 +44,10 @@ export function holderName(to, known, places) {
   if (person) return person.name || person.email;
   const place = to.type !== "PERSON" && places ? places.get(to.id) : null;
   if (place) return place.name;
-  return to.label || `${label(to.type)} ${String(to.id).slice(0, 8)}`;
+  if (to.label) return to.label;
+  // Never an id: say what kind of holder it is and why its name is missing.
+  if (to.type === "PERSON") return can("scim") ? "a person not in the directory" : "a person (names need the scope scim)";
+  return `a ${label(to.type).toLowerCase()} equip no longer lists`;
 }
 
 /**

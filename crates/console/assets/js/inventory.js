@@ -19,6 +19,7 @@ import { current, go, href } from "./router.js";
 import { can } from "./scopes.js";
 import { maxPageSize, parameterEnum } from "./spec.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, label, loading, pager, table, text, time } from "./ui.js";
+import { CONDITION_WORDS, DEPLOY_REASON_WORDS, DEPLOY_STATUS_WORDS, HOLDER_TYPE_WORDS, say } from "./words.js";
 
 /// The deploy statuses a listing can filter on: the `deployStatuses` values of
 /// the API's OpenAPI document (read by `fromTheApi`), this list only when the
@@ -156,7 +157,7 @@ function choiceField(name, title) {
 function build(main) {
   const search = h("input", { id: "f-searchString", name: "searchString", type: "search", autocomplete: "off", placeholder: "Serial number, title, category, description…" });
   const statuses = DEPLOY_STATUSES.map((s) =>
-    h("label", { class: "check" }, h("input", { type: "checkbox", name: "deployStatuses", value: s }), label(s)),
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "deployStatuses", value: s }), say(DEPLOY_STATUS_WORDS, s)),
   );
   const sortBy = h("select", { id: "f-sortBy", name: "sortBy" }, SORTS.map(([v, t]) => h("option", { value: v }, t)));
   const sortDirection = h(
@@ -554,10 +555,10 @@ async function load(params, ctx) {
     {
       title: "Status",
       sort: "deployStatus",
-      cell: (item) => h("div", {}, badge(item.deployStatus), item.deployReason ? h("div", { class: "sub" }, label(item.deployReason)) : null),
+      cell: (item) => h("div", {}, badge(item.deployStatus, DEPLOY_STATUS_WORDS), item.deployReason ? h("div", { class: "sub" }, say(DEPLOY_REASON_WORDS, item.deployReason)) : null),
     },
     { title: "Assignee", sort: "assignee", cell: (item) => h("div", { class: "holder", "data-item": item.id }, holderCell(item.assignedTo)) },
-    { title: "Condition", sort: "condition", cell: (item) => text(label(item.condition)) },
+    { title: "Condition", sort: "condition", cell: (item) => text(say(CONDITION_WORDS, item.condition)) },
     { title: "Updated", sort: "updatedAt", cell: (item) => time(item.updatedAt) },
   ];
   if (selection) columns.unshift({ title: "Select", cell: (item) => selection.checkbox(item) });
@@ -625,7 +626,7 @@ async function describe(params) {
   const search = params.get("searchString");
   if (search) words.push(`“${search}”`);
   const statuses = list("deployStatuses");
-  if (statuses.length) words.push(statuses.map((x) => label(x.toUpperCase())).join(" or "));
+  if (statuses.length) words.push(statuses.map((x) => say(DEPLOY_STATUS_WORDS, x.toUpperCase())).join(" or "));
   const cats = list("categories");
   const products = cats.length || params.get("skuIds") ? await productNames() : new Map();
   if (cats.length) {
@@ -742,7 +743,9 @@ function exportButton(params, total) {
         columns: EXPORT_COLUMNS,
         fetchPage: async (page) => {
           const answer = await request("GET", "/api/v1/inventory", { query: [...base, ["size", size], ["page", String(page)]] });
-          return { rows: answer.data, totalPages: answer.pagination.totalPages };
+          // Holders by name: each page's people looked up once.
+          const holders = await holderPeople(answer.data);
+          return { rows: answer.data.map((/** @type {any} */ i) => ({ ...i, _holder: i.assignedTo?.type === "PERSON" ? holders.get(i.assignedTo.id) : null })), totalPages: answer.pagination.totalPages };
         },
         progress: (d, t) => {
           progress.max = t;
@@ -770,11 +773,13 @@ export const EXPORT_COLUMNS = [
   { header: "vendor", value: (i) => i.vendorCode },
   { header: "vendor_sku", value: (i) => i.vendorSku },
   { header: "serial_number", value: (i) => i.serialNumber ?? "" },
-  { header: "status", value: (i) => i.deployStatus },
-  { header: "reason", value: (i) => i.deployReason ?? "" },
-  { header: "condition", value: (i) => i.condition },
-  { header: "holder_type", value: (i) => i.assignedTo?.type ?? "" },
-  { header: "holder", value: (i) => i.assignedTo?.label ?? "" },
+  { header: "status", value: (i) => say(DEPLOY_STATUS_WORDS, i.deployStatus) },
+  { header: "reason", value: (i) => say(DEPLOY_REASON_WORDS, i.deployReason) },
+  { header: "condition", value: (i) => say(CONDITION_WORDS, i.condition) },
+  { header: "holder_type", value: (i) => say(HOLDER_TYPE_WORDS, i.assignedTo?.type) },
+  // A person by name (their email in holder_email); a warehouse or office by its name.
+  { header: "holder", value: (i) => (i.assignedTo ? i._holder?.name || (i.assignedTo.type === "PERSON" ? "" : i.assignedTo.label) || "" : "") },
+  { header: "holder_email", value: (i) => (i.assignedTo?.type === "PERSON" ? i._holder?.email || i.assignedTo.label || "" : "") },
   { header: "holder_id", value: (i) => i.assignedTo?.id ?? "" },
   { header: "renewal_date", value: (i) => i.renewalDate ?? "" },
   { header: "description", value: (i) => i.description ?? "" },

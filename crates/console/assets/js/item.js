@@ -16,6 +16,7 @@ import { personPicker } from "./personpicker.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { announce, badge, confirm, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, text, time } from "./ui.js";
+import { CONDITION_WORDS, DEPLOY_REASON_WORDS, DEPLOY_STATUS_WORDS, RETRIEVAL_METHOD_WORDS, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, say } from "./words.js";
 
 /**
  * @param {HTMLElement} main
@@ -65,7 +66,7 @@ async function draw(main, item, ctx, outcome) {
     back(),
     heading(
       item.skuTitle || "Item",
-      badge(item.deployStatus),
+      badge(item.deployStatus, DEPLOY_STATUS_WORDS),
       mayWrite
         ? h(
             "button",
@@ -89,8 +90,8 @@ async function draw(main, item, ctx, outcome) {
       facts([
         ["Serial number", text(item.serialNumber)],
         ["IMEI", text((item.imei || []).join(", "))],
-        ["Status", h("span", { id: "item-status" }, badge(item.deployStatus), item.deployReason ? ` ${label(item.deployReason)}` : "")],
-        ["Condition", h("span", { id: "item-condition" }, text(label(item.condition)))],
+        ["Status", h("span", { id: "item-status" }, badge(item.deployStatus, DEPLOY_STATUS_WORDS), item.deployReason ? ` ${say(DEPLOY_REASON_WORDS, item.deployReason)}` : "")],
+        ["Condition", h("span", { id: "item-condition" }, text(say(CONDITION_WORDS, item.condition)))],
         ["Held by", h("div", { id: "item-holder" }, holderCellWith(item.assignedTo, known, where), item.assignedTo?.assignedAt ? h("div", { class: "sub" }, "since ", time(item.assignedTo.assignedAt)) : null)],
         ["Category", h("a", { href: href(["inventory"], new URLSearchParams({ categories: item.categoryCode })) }, item.categoryNameOfSku)],
         ["Product", h("a", { href: href(["inventory"], new URLSearchParams({ skuIds: item.skuId })) }, item.skuTitle)],
@@ -126,8 +127,8 @@ function holderCellWith(to, known, where) {
 /** @param {any} r */
 function returnWords(r) {
   if (!r) return text(null);
-  const method = r.retrievalMethod ? `, ${label(r.retrievalMethod.type)} ${label(r.retrievalMethod.status).toLowerCase()}` : ", no retrieval method chosen yet";
-  const words = h("span", {}, `Return ${label(r.returnOrderItemStatus || r.status).toLowerCase()}${method}; started `, time(r.createdAt));
+  const method = r.retrievalMethod ? `; ${say(RETRIEVAL_METHOD_WORDS, r.retrievalMethod.type).toLowerCase()}: ${say(RETRIEVAL_WORDS, r.retrievalMethod.status).toLowerCase()}` : "; no retrieval method chosen yet";
+  const words = h("span", {}, `Return: ${say(RETURN_STATUS_WORDS, r.returnOrderItemStatus || r.status).toLowerCase()}${method}; started `, time(r.createdAt));
   return can("returns:read") ? h("a", { href: href(["returns", r.id], null), class: "return-link" }, words) : words;
 }
 
@@ -259,9 +260,9 @@ function actions(main, item, ctx, houses, places, known, conditions) {
       if (!sure) return;
     }
     const words = [];
-    if (change.deployStatus) words.push(`Status ${label(item.deployStatus)} → ${label(change.deployStatus)}`);
-    if ("deployReason" in change) words.push(`reason ${change.deployReason ? label(change.deployReason) : "none"}`);
-    if (change.condition) words.push(`condition ${label(item.condition)} → ${label(change.condition)}`);
+    if (change.deployStatus) words.push(`Status ${say(DEPLOY_STATUS_WORDS, item.deployStatus)} → ${say(DEPLOY_STATUS_WORDS, change.deployStatus)}`);
+    if ("deployReason" in change) words.push(`reason ${change.deployReason ? say(DEPLOY_REASON_WORDS, change.deployReason) : "none"}`);
+    if (change.condition) words.push(`condition ${say(CONDITION_WORDS, item.condition)} → ${say(CONDITION_WORDS, change.condition)}`);
     await send(main, item, ctx, change, words.join(", "), "Changing the status");
   });
   section.append(holderForm, statusForm);
@@ -313,7 +314,7 @@ async function send(main, item, ctx, change, done, what) {
   }
   if (!ctx.isCurrent()) return;
   const fresh = answer || (await request("GET", `/api/v1/inventory/${encodeURIComponent(item.id)}`));
-  await draw(main, fresh, ctx, notice(`${done}. The item now: ${label(fresh.deployStatus)}${fresh.deployReason ? ` (${label(fresh.deployReason)})` : ""}, ${label(fresh.condition).toLowerCase()}.`, "success"));
+  await draw(main, fresh, ctx, notice(`${done}. The item now: ${say(DEPLOY_STATUS_WORDS, fresh.deployStatus)}${fresh.deployReason ? ` (${say(DEPLOY_REASON_WORDS, fresh.deployReason)})` : ""}, ${say(CONDITION_WORDS, fresh.condition).toLowerCase()}.`, "success"));
   announce(done);
   message(main).focus();
 }

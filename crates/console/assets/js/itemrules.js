@@ -7,7 +7,8 @@ import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { propertyEnum } from "./spec.js";
-import { h, label } from "./ui.js";
+import { h } from "./ui.js";
+import { ITEM_WORDS, say } from "./words.js";
 
 // The statuses, reasons and conditions an item can be given are the
 // `InventoryItemPatch` schema's enums in equip's OpenAPI document (itemLists);
@@ -107,7 +108,7 @@ export function enumSelect({ id, name, values, value = null, empty = null, requi
       "select",
       { id, name, required },
       empty !== null ? h("option", { value: "" }, empty) : null,
-      values.map((v) => h("option", { value: v, selected: v === value }, label(v))),
+      values.map((v) => h("option", { value: v, selected: v === value }, say(ITEM_WORDS, v))),
     )
   );
 }
@@ -183,14 +184,14 @@ export function statusFields(prefix, statuses, status, reason) {
     reasonSelect.required = rule === "required";
     reasonSelect.options[0].disabled = rule === "required";
     if (rule === "required" && !reasonSelect.value) reasonSelect.selectedIndex = -1;
-    reasonHelp.textContent = rule === "required" ? `${label(statusSelect.value)} needs a reason.` : "Optional for this status.";
+    reasonHelp.textContent = rule === "required" ? `${say(ITEM_WORDS, statusSelect.value)} needs a reason.` : "Optional for this status.";
   };
   statusSelect.addEventListener("change", update);
   update();
   /** @param {string[]} values @param {string} preferred @param {boolean} [reset] the preferred one even if the current one is valid */
   const offer = (values, preferred, reset = false) => {
     const keep = !reset && values.includes(statusSelect.value) ? statusSelect.value : values.includes(preferred) ? preferred : values[0];
-    statusSelect.replaceChildren(...values.map((v) => h("option", { value: v, selected: v === keep }, label(v))));
+    statusSelect.replaceChildren(...values.map((v) => h("option", { value: v, selected: v === keep }, say(ITEM_WORDS, v))));
     statusSelect.value = keep;
     update();
   };

@@ -8,29 +8,14 @@ import { request } from "./api.js";
 import { people } from "./names.js";
 import { go, href } from "./router.js";
 import { can } from "./scopes.js";
-import { announce, h, label } from "./ui.js";
+import { announce, h } from "./ui.js";
+import { say } from "./words.js";
+
+// The words of the API's codes live in words.js; these screens import them from here too.
+export { LINE_STATUS_WORDS, ORDER_STATUS_WORDS, RETRIEVAL_WORDS, RETURN_STATUS_WORDS, SHIPMENT_WORDS, WRITE_OFF_REASONS, say } from "./words.js";
 
 /** @typedef {{path: string[], params: URLSearchParams}} Route */
 /** @typedef {{signal: AbortSignal, isCurrent: () => boolean}} Ctx */
-
-/** Return orders' statuses, as people read them. */
-export const RETURN_STATUS_WORDS = {
-  PENDING: "Pending: no retrieval chosen yet",
-  PROCESSING: "Being retrieved",
-  RETURN_KIT_SENT: "Return kit sent to the person",
-  RETURN_KIT_DELIVERED: "Return kit delivered to the person",
-  RETURN_KIT_SENT_BACK: "Sent back by the person",
-  RECEIVED_IN_WAREHOUSE: "Received in a warehouse",
-  COMPLETED: "Completed: everything received",
-  PARTIALLY_COMPLETED: "Completed: some received, the rest written off",
-  NOT_COMPLETED: "Closed: everything written off",
-  NOT_RETURNED: "Written off",
-  SUBMITTED: "Submitted",
-  CONFIRMED: "Confirmed",
-  RETURNED: "Returned",
-  NONE: "No return",
-  CANCELLED: "Cancelled",
-};
 
 /** The statuses a return order has (the listing's `status` filter). */
 export const RETURN_STATUSES = [
@@ -76,69 +61,6 @@ export const METHODS = {
     tracking: {},
   },
 };
-
-/** Retrieval statuses in words. */
-export const RETRIEVAL_WORDS = {
-  REQUESTED: "Requested",
-  LABEL_CREATED: "Label created",
-  SHIPPED: "Kit shipped to the person",
-  DELIVERED: "Kit delivered to the person",
-  SENT_BACK: "Sent back by the person",
-  ARRIVED_AT_PROCESSING_FACILITY: "Arrived at the processing facility",
-  SCHEDULING_PICK_UP: "Scheduling the pick-up",
-  DELIVERY_EXCEPTION: "Delivery problem reported by the carrier",
-  CANCELLED: "Cancelled",
-  PROCESSED: "Processed",
-  NOT_PROCESSED: "Not processed",
-  PARTIALLY_PROCESSED: "Partially processed",
-};
-
-/** Why a return line is written off. */
-export const WRITE_OFF_REASONS = {
-  LOST_BY_WORKER: "Lost by the person",
-  STOLEN: "Stolen",
-  UNRESPONSIVE_WORKER: "The person does not answer",
-  NEVER_RECEIVED_BY_WORKER: "The person never received it",
-  BOUGHT_OUT: "Bought by the person",
-  GIFTED_BY_EMPLOYER: "Given to the person",
-  PERSONAL_DEVICE: "A personal device",
-};
-
-/** Orders' statuses. */
-export const ORDER_STATUS_WORDS = {
-  PENDING: "Waiting for stock",
-  ALLOCATED: "Ready to ship",
-  SHIPPED: "Shipped",
-  DELIVERED: "Delivered",
-  CANCELLED: "Cancelled",
-};
-
-/** Order lines' statuses. */
-export const LINE_STATUS_WORDS = {
-  BACKORDERED: "Waiting for stock (backordered)",
-  ALLOCATED: "Item reserved, ready to ship",
-  SHIPPED: "Shipped",
-  DELIVERED: "Delivered",
-  CANCELLED: "Cancelled",
-};
-
-/** Shipments' statuses. */
-export const SHIPMENT_WORDS = {
-  SHIPPED: "On its way",
-  DELIVERED: "Delivered",
-  DELIVERY_EXCEPTION: "Delivery problem reported",
-};
-
-/**
- * A word for a status from `words`, else the API's value made readable.
- * @param {Record<string, string>} words
- * @param {string | null | undefined} value
- * @returns {string}
- */
-export function say(words, value) {
-  if (!value) return "";
-  return words[value] || label(value);
-}
 
 /**
  * A status badge with words (the colour follows the API's value).
@@ -230,7 +152,7 @@ function formerPerson(id) {
  * @returns {Node | string}
  */
 export function personLink(names, id) {
-  if (!id) return h("span", { class: "muted" }, "nobody named");
+  if (!id) return h("span", { class: "muted" }, "No person is named on it");
   const p = names.get(id);
   if (p && p.gone) return h("span", { class: "person-name" }, p.name || p.email, h("span", { class: "sub" }, " (left)"));
   // A person the directory does not know (people:read answered 404).
@@ -278,28 +200,60 @@ export function itemLink(item, id) {
   return h("a", { href: href(["inventory", id], null), class: "item-link" }, words);
 }
 
+/** The id of a status filter to focus again once its view is drawn (a mouse choice). */
+let refocus = "";
+
 /**
- * A status filter of a listing: a labelled select whose change goes to the
- * filtered view (the first page).
+ * A status filter of a listing: a labelled select and a **Show** button.
+ * The keyboard's arrow keys only move the choice (the focus stays on the
+ * select); Enter or **Show** applies it. A choice made with the mouse applies
+ * at once, and the new view puts the focus back on the select.
  * @param {{area: string, params: URLSearchParams, statuses: string[], words: Record<string, string>, label: string}} spec
  * @returns {HTMLElement}
  */
 export function statusFilter({ area, params, statuses, words, label: text }) {
-  const select = h(
-    "select",
-    { id: `${area}-status`, name: "status" },
-    h("option", { value: "" }, "Any status"),
-    statuses.map((s) => h("option", { value: s, selected: params.get("status") === s ? "" : null }, say(words, s))),
+  const id = `${area}-status`;
+  const select = /** @type {HTMLSelectElement} */ (
+    h(
+      "select",
+      { id, name: "status" },
+      h("option", { value: "" }, "Any status"),
+      statuses.map((s) => h("option", { value: s, selected: params.get("status") === s ? "" : null }, say(words, s))),
+    )
   );
-  select.addEventListener("change", () => {
+  const apply = () => {
     const next = new URLSearchParams(params);
     next.delete("page");
-    const value = /** @type {HTMLSelectElement} */ (select).value;
-    if (value) next.set("status", value);
+    if (select.value) next.set("status", select.value);
     else next.delete("status");
+    if (next.toString() === params.toString()) return;
+    refocus = id;
     go([area], next);
+  };
+  let pointer = false;
+  select.addEventListener("pointerdown", () => {
+    pointer = true;
   });
-  return h("div", { class: "field" }, h("label", { for: `${area}-status` }, text), select);
+  select.addEventListener("keydown", (e) => {
+    pointer = false;
+    if (e.key === "Enter") {
+      e.preventDefault();
+      apply();
+    }
+  });
+  select.addEventListener("change", () => {
+    if (pointer) apply();
+  });
+  if (refocus === id) {
+    refocus = "";
+    select.setAttribute("data-refocus", "");
+  }
+  return h(
+    "div",
+    { class: "field status-filter" },
+    h("label", { for: id }, text),
+    h("div", { class: "inline" }, select, " ", h("button", { type: "button", class: "secondary", id: `${id}-show`, onclick: apply }, "Show")),
+  );
 }
 
 // The lists the API accepts, read from its OpenAPI document (spec.js).

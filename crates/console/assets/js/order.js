@@ -9,7 +9,7 @@ import { request } from "./api.js";
 import { categories as allCategories, keys, packages, skus as allSkus } from "./names.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
-import { announce, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time } from "./ui.js";
+import { announce, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time, webAddress } from "./ui.js";
 import {
   actorWords,
   itemLink,
@@ -154,7 +154,12 @@ function shipSection(order, lineWords, redraw) {
         const body = { lineIds };
         if (carrier.value.trim()) body.carrier = carrier.value.trim();
         if (code.value.trim()) body.trackingCode = code.value.trim();
-        if (link.value.trim()) body.trackingLink = link.value.trim();
+        // What a person types ("track.example/123") is taken: the https scheme is added when it has none.
+        const typed = webAddress(link.value);
+        if (typed) {
+          body.trackingLink = typed;
+          link.value = typed;
+        }
         try {
           const shipment = await request("POST", `/api/v1/orders/${encodeURIComponent(order.id)}/shipments`, { body });
           const n = shipment.lineIds.length;
@@ -178,7 +183,7 @@ function shipSection(order, lineWords, redraw) {
         { class: "field" },
         h("label", { for: "ship-tracking-link" }, "Tracking link"),
         link,
-        h("small", { id: "ship-tracking-link-help", class: "help" }, "The carrier's tracking page, starting with https."),
+        h("small", { id: "ship-tracking-link-help", class: "help" }, "The carrier's tracking page (the https scheme is added when left out)."),
       ),
     ),
     h("div", {}, h("button", { type: "submit" }, "Record the shipment")),

@@ -8,7 +8,8 @@ import { request } from "./api.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { propertyEnum } from "./spec.js";
-import { announce, errorBox, fill, focusHeading, h, heading, label, loading } from "./ui.js";
+import { announce, errorBox, fill, focusHeading, h, heading, loading } from "./ui.js";
+import { DEPLOY_STATUS_WORDS, RETURN_STATUS_WORDS, say } from "./words.js";
 import { categories, EXTENSION, personName, remember, skus, warehouses } from "./names.js";
 
 // The SVG namespace (a name, not a link: spelt in two parts so that the
@@ -185,7 +186,7 @@ async function inventoryPanels(body, ctx) {
     h("p", { class: "big-number" }, h("a", { href: link("inventory", null), id: "total-items" }, `${total} items`)),
     barChart(
       "Items by status",
-      statuses.map((s) => ({ name: label(s), count: byStatus.get(s) || 0, link: link("inventory", { deployStatuses: s }) })),
+      statuses.map((s) => ({ name: say(DEPLOY_STATUS_WORDS, s), count: byStatus.get(s) || 0, link: link("inventory", { deployStatuses: s }) })),
     ),
   );
   // The category and holds panels come right after this one.
@@ -379,7 +380,7 @@ async function returnsPanel(body, ctx) {
     h("p", { class: "big-number" }, h("a", { href: link("returns", null), id: "returns-count" }, `${total} ${total === 1 ? "return" : "returns"}`)),
     barChart(
       "Returns in flight by status",
-      RETURNS_IN_FLIGHT.map((s, i) => ({ name: label(s), count: counts[i], link: link("returns", { status: s }) })),
+      RETURNS_IN_FLIGHT.map((s, i) => ({ name: say(RETURN_STATUS_WORDS, s), count: counts[i], link: link("returns", { status: s }) })),
     ),
   );
 }

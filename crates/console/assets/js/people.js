@@ -11,6 +11,7 @@
 import { request } from "./api.js";
 import { current, go, href } from "./router.js";
 import { exportButton } from "./export.js";
+import { PERSON_STATUS_WORDS, say } from "./words.js";
 import { remember } from "./names.js";
 import { can } from "./scopes.js";
 import { announce, badge, debounce, errorBox, fill, focusHeading, h, heading, loading, pager, table, text } from "./ui.js";
@@ -303,7 +304,7 @@ async function load(params, ctx) {
       cell: (u) => h("a", { href: href(["people", u.id], null), class: "person-link" }, displayName(u)),
     },
     { title: "Email", sort: "userName", cell: (u) => text(u.userName) },
-    { title: "Status", cell: (u) => badge(u[EXTENSION]?.status) },
+    { title: "Status", cell: (u) => badge(u[EXTENSION]?.status, PERSON_STATUS_WORDS) },
     { title: "Start date", sort: "startDate", cell: (u) => text(u[EXTENSION]?.startDate) },
     { title: "Active", cell: (u) => (u.active === false ? "No" : "Yes") },
   ].filter((c) => can("scim") || (c.title !== "Active" && c.title !== "Start date"));
@@ -389,7 +390,7 @@ function peopleExport(params) {
     columns: [
       { header: "name", value: (u) => displayName(u) },
       { header: "email", value: (u) => u.userName },
-      { header: "status", value: (u) => u[EXTENSION]?.status },
+      { header: "status", value: (u) => say(PERSON_STATUS_WORDS, u[EXTENSION]?.status) },
       { header: "start_date", value: (u) => u[EXTENSION]?.startDate },
       { header: "active", value: (u) => (u.active === false ? "no" : "yes") },
       { header: "id", value: (u) => u.id },

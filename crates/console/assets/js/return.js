@@ -8,7 +8,7 @@ import { request } from "./api.js";
 import { keys, warehouses } from "./names.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
-import { announce, confirm, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time } from "./ui.js";
+import { announce, confirm, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time, webAddress } from "./ui.js";
 import {
   itemLink,
   itemsById,
@@ -25,6 +25,7 @@ import {
   WRITE_OFF_REASONS,
 } from "./lifecycle.js";
 import { retrievalWords } from "./returns.js";
+import { DEPLOY_REASON_WORDS, DEPLOY_STATUS_WORDS } from "./words.js";
 
 const CLOSED = ["RECEIVED_IN_WAREHOUSE", "NOT_RETURNED", "CANCELLED"];
 /** The write-off reasons the API takes (from its OpenAPI document). */
@@ -315,12 +316,13 @@ export function releaseHoldButton(item, after) {
     {
       type: "button",
       class: "secondary small release-hold",
-      "aria-label": `Release the hold of ${what} now`,
+      // The accessible name starts with the visible text (WCAG 2.5.3), then says which item.
+      "aria-label": `Release hold (until ${item.unlockDate}): ${what}`,
       onclick: async () => {
         /** @type {HTMLButtonElement} */ (button).disabled = true;
         try {
           const released = await request("POST", `/api/v1/inventory/${encodeURIComponent(item.id)}/release-hold`);
-          const now = released.deployStatus === "AVAILABLE" ? "available again" : `${say({}, released.deployStatus).toLowerCase()} (${say({}, released.deployReason).toLowerCase()})`;
+          const now = released.deployStatus === "AVAILABLE" ? "available again" : `${say(DEPLOY_STATUS_WORDS, released.deployStatus).toLowerCase()} (${say(DEPLOY_REASON_WORDS, released.deployReason).toLowerCase()})`;
           announce(`Hold released: ${what} is ${now}`);
           after(notice(`Hold released: ${what} is ${now}.`, "success"));
         } catch (error) {
@@ -380,6 +382,8 @@ function retrievalSection(order, redraw) {
     {
       class: "stack",
       "aria-labelledby": "retrieval-title",
+      // A link typed without its scheme is taken (webAddress), not refused by the browser.
+      novalidate: true,
       onsubmit: async (/** @type {Event} */ e) => {
         e.preventDefault();
         const same = current && current.type === type.value;
@@ -387,7 +391,9 @@ function retrievalSection(order, redraw) {
         const method = { type: type.value };
         if (!same || status.value !== current.status) method.status = status.value;
         for (const [field, input] of inputs) {
-          const value = input.value.trim();
+          // A tracking link is taken as typed: the https scheme is added when it has none.
+          const value = field.endsWith("Link") ? webAddress(input.value) : input.value.trim();
+          if (field.endsWith("Link")) input.value = value;
           const before = same ? current[field] || "" : "";
           if (value !== before) method[field] = value || null;
         }
@@ -432,7 +438,7 @@ function retrievalSection(order, redraw) {
 function timelineSection(order, names, items, stores) {
   const list = h("ol", { class: "timeline" });
   const section = h("section", { class: "card", "aria-labelledby": "timeline-title" }, h("h2", { id: "timeline-title" }, "Timeline"), list);
-  const who = order.personId ? names.get(order.personId)?.name || "the person" : "nobody named";
+  const who = order.personId ? names.get(order.personId)?.name || "the person" : "no person (none is named on this return)";
   /** @type {(id: string) => string} */
   const itemWords = (itemId) => {
     const i = items.get(itemId);

@@ -47,17 +47,61 @@ export function announce(text) {
   }
 }
 
-/// An error from the API, shown with its detail.
+/// What an HTTP status means, as a sentence.
+const STATUS_SENTENCES = {
+  400: "equip could not accept what was sent.",
+  403: "This key or session may not do this.",
+  404: "equip did not find it (it may have been removed).",
+  409: "It conflicts with how things are now.",
+  412: "Someone changed it meanwhile; reload and try again.",
+  413: "It is too large for equip.",
+  429: "Too many requests at once; wait a moment and try again.",
+};
+
+/// A field or parameter the API names (`trackingLink`, `lines[0].itemId`,
+/// `entry 1, quantity`) in words: "tracking link", "lines 1, item id".
+export function fieldWords(source) {
+  return String(source)
+    .replace(/\[(\d+)\]/g, (_, n) => ` ${Number(n) + 1}`)
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replaceAll(".", ", ")
+    .replaceAll("_", " ")
+    .toLowerCase();
+}
+
+/// An error from the API, said as sentences: what failed and what the
+/// status means, then equip's detail with the field it is about named in
+/// words; the status number stays in small print.
 export function errorBox(error, what) {
-  const status = error && error.status ? ` (HTTP ${error.status})` : "";
-  const detail = (error && (error.detail || error.message)) || "something went wrong";
+  const status = error && error.status ? Number(error.status) : 0;
+  const meaning = STATUS_SENTENCES[status] || (status >= 500 ? "equip had a problem; try again in a moment." : "");
+  const source = error && typeof error.source === "string" && error.source ? error.source : "";
+  let detail = String((error && (error.detail || error.message)) || "something went wrong");
+  if (source) {
+    const words = fieldWords(source);
+    const said = detail.includes(source) ? detail.replaceAll(source, words) : `${words}: ${detail}`;
+    detail = said;
+  }
+  detail = detail.charAt(0).toUpperCase() + detail.slice(1);
+  if (!/[.!?]$/.test(detail)) detail += ".";
   return h(
     "div",
     { class: "error", role: "alert" },
-    h("strong", {}, what ? `${what} failed${status}` : `Error${status}`),
+    h("strong", {}, `${what ? `${what} failed` : "Something went wrong"}${meaning ? `: ${meaning}` : "."}`),
     h("p", { class: "error-detail" }, detail),
-    error && error.source && typeof error.source === "string" ? h("p", { class: "error-source" }, `About: ${error.source}`) : null,
+    source ? h("p", { class: "error-source" }, `Check the ${fieldWords(source)}.`) : null,
+    status ? h("p", { class: "error-code sub" }, `(equip answered ${status})`) : null,
   );
+}
+
+/// A web address as a person types it: the https scheme added when it has
+/// none ("track.example/1" becomes the https address of track.example/1);
+/// "" stays "". (The scheme is built, not written out: the console's scripts
+/// hold no address of their own, crates/console/src/assets.rs checks.)
+export function webAddress(value) {
+  const v = String(value || "").trim();
+  if (!v) return "";
+  return /^[a-z][a-z0-9+.-]*:/i.test(v) && !/^[^:/]+:\d+(\/|$)/.test(v) ? v : `https:${"//"}${v.replace(/^\/+/, "")}`;
 }
 
 export function notice(text, kind = "info") {
@@ -101,15 +145,17 @@ export function label(value) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-export function badge(value) {
-  return value ? h("span", { class: `badge badge-${String(value).toLowerCase()}` }, label(value)) : text(null);
+/// A status badge: its colour follows the code, its text the code's words
+/// (`words`, from words.js), else the code made readable.
+export function badge(value, words) {
+  return value ? h("span", { class: `badge badge-${String(value).toLowerCase()}` }, (words && words[value]) || label(value)) : text(null);
 }
 
 /// A table. `columns`: [{ title, cell(row) → node/text, sort? }]; on narrow
 /// screens each row becomes a card whose cells are labelled by their column.
 export function table({ caption, columns, rows, empty = "Nothing to show.", sorted }) {
   if (!rows.length) return h("p", { class: "empty", role: "status" }, empty);
-  return h(
+  const wrap = h(
     "div",
     { class: "table-wrap" },
     h(
@@ -140,6 +186,31 @@ export function table({ caption, columns, rows, empty = "Nothing to show.", sort
       ),
     ),
   );
+  return scrollsByKeyboard(caption || "Table", wrap);
+}
+
+/// A box that may scroll sideways (a table on a phone) is reachable by
+/// keyboard: while its content is wider than it, it is a labelled region in
+/// the Tab order (tabindex 0), so the arrow keys scroll it; otherwise it is
+/// no Tab stop at all. Watched as the window or the content changes size.
+export function scrollsByKeyboard(name, el) {
+  const update = () => {
+    if (el.scrollWidth > el.clientWidth + 1) {
+      el.setAttribute("tabindex", "0");
+      el.setAttribute("role", "region");
+      el.setAttribute("aria-label", `${name} (scrolls sideways)`);
+    } else {
+      el.removeAttribute("tabindex");
+      el.removeAttribute("role");
+      el.removeAttribute("aria-label");
+    }
+  };
+  if (typeof ResizeObserver === "function") {
+    const watch = new ResizeObserver(update);
+    watch.observe(el);
+    if (el.firstElementChild) watch.observe(el.firstElementChild);
+  }
+  return el;
 }
 
 /// A definition list of [term, value] pairs (values may be nodes).
@@ -200,9 +271,31 @@ export function pager({ page, pages, total, noun, go }) {
   );
 }
 
+/// Whether a view has been drawn since the page loaded.
+let drawnBefore = false;
+
+/// Says a view other than through `focusHeading` was drawn (the sign-in
+/// form): the views after it start at their heading.
+export function viewDrawn() {
+  drawnBefore = true;
+}
+
 /// Moves focus to the view's heading, unless the person is typing in the
 /// view's form (a search as you type re-renders the results, not the form).
+/// The first view of a page load leaves the focus at the page's start, so
+/// that the first Tab reaches "Skip to content" and the navigation, as on
+/// any web page; each later view (a link followed) starts at its heading.
 export function focusHeading() {
+  const first = !drawnBefore;
+  drawnBefore = true;
+  if (first && (!document.activeElement || document.activeElement === document.body)) return;
+  // A filter that asked to keep the focus (lifecycle.js, statusFilter) gets it back.
+  const keep = /** @type {HTMLElement | null} */ (document.querySelector("#main [data-refocus]"));
+  if (keep) {
+    keep.removeAttribute("data-refocus");
+    keep.focus({ preventScroll: true });
+    return;
+  }
   const title = document.getElementById("view-title");
   const typing = document.activeElement && document.activeElement.closest && document.activeElement.closest("#main form");
   if (title && !typing) title.focus({ preventScroll: true });

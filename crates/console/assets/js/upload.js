@@ -7,7 +7,7 @@
 // failed rows as a CSV to fix and upload again.
 
 import { upload } from "./api.js";
-import { format, inert, parse } from "./csv.js";
+import { BOM, format, inert, parse } from "./csv.js";
 import { packages } from "./names.js";
 import { can } from "./scopes.js";
 import { announce, errorBox, fill, focusHeading, h, heading, loading, notice, table } from "./ui.js";
@@ -142,7 +142,15 @@ export default async function uploadView(main) {
     const status = h("p", { role: "status", id: "upload-status" }, "Uploading…");
     fill(progress, bar, status);
     fill(result);
-    const rows = f.text().then(parse).catch(() => null);
+    const rows = f
+      .text()
+      .then((text) => {
+        /** @type {number[]} */
+        const numbers = [];
+        const records = parse(text, numbers);
+        return { records, numbers };
+      })
+      .catch(() => null);
     try {
       const response = await upload("/scim/v2/Users/csv", f, (sent, total, done) => {
         if (done) {
@@ -176,7 +184,7 @@ export default async function uploadView(main) {
     const f = e.dataTransfer && e.dataTransfer.files[0];
     if (f) choose(f);
   });
-  const templateUrl = URL.createObjectURL(new Blob([template()], { type: "text/csv;charset=utf-8" }));
+  const templateUrl = URL.createObjectURL(new Blob([BOM, template()], { type: "text/csv;charset=utf-8" }));
   const slugs = h("div", { id: "package-slugs" });
   fill(
     main,
@@ -241,15 +249,21 @@ function personOf(header, record) {
 }
 
 /**
- * The per-row table of a BulkResponse; `records`: the file as parsed here
- * (header first), to name each row's person and give back the failed rows.
+ * The per-row table of a BulkResponse; `file`: the file as parsed here
+ * (records, header first, and each one's spreadsheet row number, which
+ * equip's `row-<n>` names), to name each row's person and give back the
+ * failed rows.
  * @param {HTMLElement} result
  * @param {string} name
  * @param {any} response
- * @param {string[][] | null} records
+ * @param {{records: string[][], numbers: number[]} | null} file
  */
-function showReport(result, name, response, records) {
+function showReport(result, name, response, file) {
+  const records = file ? file.records : null;
   const header = records ? records[0] : undefined;
+  /** @type {Map<number, string[]>} spreadsheet row → its record */
+  const byRow = new Map();
+  if (file) file.numbers.forEach((n, i) => i > 0 && byRow.set(n, file.records[i]));
   const aligned = Boolean(records && records.length - 1 === (response.Operations || []).length);
   const ops = (response.Operations || []).map((/** @type {any} */ op) => {
     const row = Number.parseInt(String(op.bulkId || "").replace(/^row-/, ""), 10);
@@ -265,7 +279,7 @@ function showReport(result, name, response, records) {
       error: detail,
       column: words.column,
       message: exists ? "a person with this email already exists; nothing changed" : words.message,
-      person: aligned && records ? personOf(header, records[row]) : "",
+      person: aligned && byRow.has(row) ? personOf(header, byRow.get(row)) : "",
     };
   });
   const failed = ops.filter((/** @type {any} */ o) => !o.ok && !o.exists).sort((/** @type {any} */ a, /** @type {any} */ b) => a.row - b.row);
@@ -274,7 +288,7 @@ function showReport(result, name, response, records) {
   const downloads = [];
   if (failed.length) {
     if (header && aligned && records) {
-      const rows = failed.map((/** @type {any} */ o) => records[o.row]).filter(Boolean);
+      const rows = failed.map((/** @type {any} */ o) => byRow.get(o.row)).filter(Boolean);
       downloads.push(download(`failed-rows-${stem(name)}.csv`, format([header, ...rows]), "Download the failed rows (CSV, to fix and upload again)", "download-failed"));
     }
     downloads.push(
@@ -335,6 +349,6 @@ function stem(name) {
  * @param {string} id
  */
 function download(filename, csv, title, id) {
-  const url = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
+  const url = URL.createObjectURL(new Blob([BOM, csv], { type: "text/csv;charset=utf-8" }));
   return h("a", { href: url, download: filename, class: "button secondary", id }, title);
 }

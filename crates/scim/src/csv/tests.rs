@@ -54,7 +54,7 @@ fn plain_rows_become_posts_with_row_bulk_ids() {
         first.into_json(),
         json!({
             "method": "POST",
-            "bulkId": "row-1",
+            "bulkId": "row-2",
             "path": "/Users",
             "data": {
                 "schemas": [schemas::USER, schemas::EQUIP_USER_EXTENSION],
@@ -80,7 +80,7 @@ fn plain_rows_become_posts_with_row_bulk_ids() {
         })
     );
     let second = op(&rows[1]);
-    assert_eq!((second.bulk_id.as_str(), second.method), ("row-2", "POST"));
+    assert_eq!((second.bulk_id.as_str(), second.method), ("row-3", "POST"));
     assert_eq!(
         second.data,
         json!({
@@ -129,12 +129,12 @@ fn an_id_makes_a_put_on_its_path() {
     let put = op(&rows[0]);
     assert_eq!(
         (put.bulk_id.as_str(), put.method, put.path.as_str()),
-        ("row-1", "PUT", format!("/Users/{USER_ID}").as_str())
+        ("row-2", "PUT", format!("/Users/{USER_ID}").as_str())
     );
     assert_eq!(put.data["id"], USER_ID);
     let json = put.clone().into_json();
     assert_eq!(json["method"], "PUT");
-    assert_eq!(json["bulkId"], "row-1");
+    assert_eq!(json["bulkId"], "row-2");
     assert_eq!(json["path"], format!("/Users/{USER_ID}"));
     // Trimmed, and written in the canonical (lower-case) form.
     assert_eq!(op(&rows[1]).path, format!("/Users/{USER_ID}"));
@@ -199,7 +199,7 @@ fn line_breaks_inside_an_address_are_kept() {
         op(&rows[0]).data["addresses"][0]["streetAddress"],
         "Rua Augusta, 1500\nBloco B\nApto 42"
     );
-    assert_eq!(op(&rows[1]).bulk_id, "row-2");
+    assert_eq!(op(&rows[1]).bulk_id, "row-3");
     // A CRLF file (Excel) with a CRLF inside the quoted cell gives the same street.
     let crlf = lf.replace('\n', "\r\n");
     assert_eq!(rows_of(crlf.as_bytes()), rows);
@@ -232,74 +232,150 @@ fn an_address_appears_when_any_of_its_columns_is_set() {
     );
 }
 
+fn header_problems(header: &str) -> Vec<HeaderProblem> {
+    let text = format!("{header}\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\n");
+    match CsvUpload::parse(text.as_bytes()).unwrap_err() {
+        CsvError::Header { problems } => problems,
+        other => panic!("not a header error: {other:?}"),
+    }
+}
+
 #[test]
-fn a_wrong_header_names_its_first_wrong_column() {
+fn a_wrong_header_names_each_wrong_column() {
     for k in 0..COLUMNS.len() {
         let mut names: Vec<&str> = COLUMNS.to_vec();
         names[k] = "nope";
-        let text = format!(
-            "{}\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\n",
-            names.join(",")
-        );
         assert_eq!(
-            CsvUpload::parse(text.as_bytes()).unwrap_err(),
-            CsvError::Header {
-                position: k + 1,
-                expected: Some(COLUMNS[k]),
-                found: Some("nope".to_owned()),
-            },
+            header_problems(&names.join(",")),
+            [
+                HeaderProblem::Unknown {
+                    position: k + 1,
+                    found: "nope".to_owned()
+                },
+                HeaderProblem::Missing { column: COLUMNS[k] }
+            ],
             "column {k}"
         );
     }
-    // Two columns swapped: the first of them is named.
+    // Two columns swapped: both are named, each with the one that belongs there.
     let swapped = HEADER.replace("forename,surname", "surname,forename");
     let err = CsvUpload::parse(swapped.as_bytes()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "header column 2: expected \"forename\", found \"surname\""
+        "the header row (row 1) is not the one equip reads: column 2 must be \"forename\", not \"surname\"; \
+         column 3 must be \"surname\", not \"forename\". The columns are, in this order: \
+         id,forename,surname,email,secondary_email,package_slug,address_line_1,addressLine2,state/region,\
+         city_code,country_code,postal_code,phone_number,send_activation_email,cpf_number (and, optionally, start_date last)"
     );
     assert_eq!(
         (err.status(), err.scim_type()),
         (400, Some(ScimType::InvalidSyntax))
     );
-    // Too short: the first missing column.
+    // Too short: the missing column.
     let short = HEADER.replace(",cpf_number", "");
     assert_eq!(
-        CsvUpload::parse(short.as_bytes()).unwrap_err(),
-        CsvError::Header {
-            position: 15,
-            expected: Some("cpf_number"),
-            found: None
-        }
+        header_problems(&short),
+        [HeaderProblem::Missing {
+            column: "cpf_number"
+        }]
     );
-    // A 16th column other than start_date.
-    let long = format!("{HEADER},notes");
-    let err = CsvUpload::parse(long.as_bytes()).unwrap_err();
+    // A column that is not one of equip's, after the others or after start_date.
     assert_eq!(
-        err,
-        CsvError::Header {
+        header_problems(&format!("{HEADER},notes")),
+        [HeaderProblem::Unknown {
             position: 16,
-            expected: Some(START_DATE),
-            found: Some("notes".to_owned())
-        }
+            found: "notes".to_owned()
+        }]
     );
-    assert!(err.to_string().contains("column 16"), "{err}");
-    // Too long: a column after start_date.
-    let longer = format!("{HEADER},start_date,notes");
-    let err = CsvUpload::parse(longer.as_bytes()).unwrap_err();
     assert_eq!(
-        err,
-        CsvError::Header {
+        header_problems(&format!("{HEADER},start_date,")),
+        [HeaderProblem::Unknown {
             position: 17,
-            expected: None,
-            found: Some("notes".to_owned())
+            found: String::new()
+        }]
+    );
+}
+
+#[test]
+fn every_header_problem_is_said_at_once() {
+    // A spreadsheet's own header: a renamed column, a repeated one, a missing
+    // one and a column of its own, all in one answer.
+    let header = HEADER
+        .replace("surname", "last_name")
+        .replace("secondary_email", "email")
+        .replace(",cpf_number", ",Notes");
+    let problems = header_problems(&header);
+    assert_eq!(
+        problems,
+        [
+            HeaderProblem::Unknown {
+                position: 3,
+                found: "last_name".to_owned()
+            },
+            HeaderProblem::Unknown {
+                position: 15,
+                found: "Notes".to_owned()
+            },
+            HeaderProblem::Missing { column: "surname" },
+            HeaderProblem::Repeated {
+                column: "email",
+                positions: vec![4, 5]
+            },
+            HeaderProblem::Missing {
+                column: "secondary_email"
+            },
+            HeaderProblem::Missing {
+                column: "cpf_number"
+            },
+        ]
+    );
+    let text = format!("{header}\n");
+    let said = CsvUpload::parse(text.as_bytes()).unwrap_err().to_string();
+    for words in [
+        "column 3, \"last_name\", is not a column equip reads",
+        "column 15, \"Notes\", is not a column equip reads",
+        "the column \"surname\" is missing",
+        "the column \"email\" appears more than once (columns 4, 5)",
+        "the column \"cpf_number\" is missing",
+    ] {
+        assert!(said.contains(words), "{words} in {said}");
+    }
+    // A start_date before the last column is out of place, as is what it displaced.
+    let early = HEADER.replace("id,", "start_date,id,");
+    let problems = header_problems(&early);
+    assert_eq!(problems.len(), 16, "{problems:?}");
+    assert_eq!(
+        problems[0],
+        HeaderProblem::OutOfPlace {
+            position: 1,
+            expected: "id",
+            found: START_DATE
         }
     );
-    assert!(
-        err.to_string()
-            .contains("expected no more columns after start_date"),
-        "{err}"
+}
+
+#[test]
+fn rows_are_numbered_as_a_spreadsheet_shows_them() {
+    // Row 1 the header, row 2 Ana (over three lines: one row), row 3 blank,
+    // row 4 Bia; CRLF, LF and CR line ends number the same.
+    let text = format!(
+        "{HEADER}\n,Ana,Lima,ana@acme.example,,,\"Rua A\n10\nfundos\",,,,,,,,\n\n,Bia,Reis,nope,,,,,,,,,,,,\n"
     );
+    for ends in ["\n", "\r\n", "\r"] {
+        let file = text.replace('\n', ends);
+        let rows = rows_of(file.as_bytes());
+        assert_eq!(rows[0].bulk_id(), "row-2", "{ends:?}");
+        let err = invalid(&rows[1]);
+        assert_eq!((err.bulk_id.as_str(), err.row), ("row-4", 4), "{ends:?}");
+        assert!(err.detail.starts_with("row 4: "), "{}", err.detail);
+    }
+    // A quote inside an unquoted cell is text: the next line is still the next row.
+    let literal = format!("{HEADER}\n,An\"a,Lima,ana@acme.example,,,,,,,,,,,\n,Bia,Reis,bia@acme.example,,,,,,,,,,,\n");
+    let rows = rows_of(literal.as_bytes());
+    assert_eq!(rows[1].bulk_id(), "row-3");
+    // Blank lines above the header move every row down.
+    let low = format!("\n\n{}", file(&[",Ana,Lima,ana@acme.example,,,,,,,,,,,"]));
+    assert_eq!(rows_of(low.as_bytes())[0].bulk_id(), "row-4");
 }
 
 #[test]
@@ -339,7 +415,7 @@ fn header_names_ignore_case_and_surrounding_spaces() {
     let header = " ID , Forename,SURNAME,Email ,Secondary_Email,PACKAGE_SLUG,Address_Line_1,ADDRESSLINE2, State/Region ,City_Code,Country_Code,Postal_Code,Phone_Number,Send_Activation_Email,\"CPF_Number \"";
     let text = format!("{header}\r\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\r\n");
     let rows = rows_of(text.as_bytes());
-    assert_eq!(op(&rows[0]).bulk_id, "row-1");
+    assert_eq!(op(&rows[0]).bulk_id, "row-2");
 }
 
 #[test]
@@ -359,7 +435,7 @@ fn an_empty_file_has_no_header() {
 
 #[test]
 fn non_utf8_input_is_refused_with_its_place() {
-    // Latin-1 "João" in data row 2, line 3.
+    // Latin-1 "João" in row 3 of the spreadsheet, line 3.
     let mut bytes = file(&[",Ana,Lima,ana@acme.example,,,,,,,,,,,"]).into_bytes();
     let at = bytes.len() + 3;
     bytes.extend_from_slice(b",Jo\xe3o,Silva,joao@acme.example,,,,,,,,,,,\n");
@@ -369,11 +445,11 @@ fn non_utf8_input_is_refused_with_its_place() {
         CsvError::NotUtf8 {
             byte: at,
             line: 3,
-            row: Some(2)
+            row: Some(3)
         }
     );
     assert_eq!(err.status(), 400);
-    assert!(err.to_string().contains("row 2"), "{err}");
+    assert!(err.to_string().contains("row 3"), "{err}");
 
     // With a BOM, the offset counts it.
     let mut with_bom = BOM.to_vec();
@@ -383,7 +459,7 @@ fn non_utf8_input_is_refused_with_its_place() {
         CsvError::NotUtf8 {
             byte: at + 3,
             line: 3,
-            row: Some(2)
+            row: Some(3)
         }
     );
 
@@ -394,7 +470,7 @@ fn non_utf8_input_is_refused_with_its_place() {
         CsvUpload::parse(&multi).unwrap_err(),
         CsvError::NotUtf8 {
             line: 5,
-            row: Some(2),
+            row: Some(3),
             ..
         }
     ));
@@ -452,7 +528,7 @@ fn more_than_50000_rows_are_refused_before_any_row() {
         last = chunk.last().map(|r| r.bulk_id().to_owned());
     }
     assert_eq!(chunks, 50);
-    assert_eq!(last.as_deref(), Some("row-50000"));
+    assert_eq!(last.as_deref(), Some("row-50001"));
 }
 
 #[test]
@@ -469,7 +545,7 @@ fn a_file_over_10_mib_is_refused() {
     assert_eq!(err.status(), 413);
 }
 
-/// Converts `bad` as row 2 between two good rows; the good ones convert.
+/// Converts `bad` as row 3 (the header is row 1) between two good rows; the good ones convert.
 fn lone_failure(bad: &str) -> RowError {
     let text = file(&[
         ",Ana,Lima,ana@acme.example,,laptop-basic,,,,,,,,,",
@@ -478,10 +554,10 @@ fn lone_failure(bad: &str) -> RowError {
     ]);
     let rows = rows_of(text.as_bytes());
     assert_eq!(rows.len(), 3);
-    assert_eq!(op(&rows[0]).bulk_id, "row-1");
-    assert_eq!(op(&rows[2]).bulk_id, "row-3");
+    assert_eq!(op(&rows[0]).bulk_id, "row-2");
+    assert_eq!(op(&rows[2]).bulk_id, "row-4");
     let err = invalid(&rows[1]).clone();
-    assert_eq!((err.bulk_id.as_str(), err.row), ("row-2", 2));
+    assert_eq!((err.bulk_id.as_str(), err.row), ("row-3", 3));
     err
 }
 
@@ -494,7 +570,7 @@ fn a_bad_uuid_fails_its_row_only() {
         (err.status, err.scim_type),
         (400, Some(ScimType::InvalidValue))
     );
-    assert_eq!(err.detail, "row 2, column id: \"not-a-uuid\" is not a UUID");
+    assert_eq!(err.detail, "row 3, column id: \"not-a-uuid\" is not a UUID");
     let body = serde_json::to_value(err.error_body()).unwrap();
     assert_eq!(body["status"], "400");
     assert_eq!(body["scimType"], "invalidValue");
@@ -513,7 +589,7 @@ fn an_unknown_package_slug_fails_its_row_only() {
     assert_eq!((err.status, err.scim_type), (404, None));
     assert_eq!(
         err.detail,
-        "row 2, column package_slug: no package with slug \"laptop-pro\""
+        "row 3, column package_slug: no package with slug \"laptop-pro\""
     );
     assert!(serde_json::to_value(err.error_body())
         .unwrap()
@@ -532,7 +608,7 @@ fn a_bad_send_activation_email_fails_its_row_only() {
     );
     assert!(
         err.detail
-            .starts_with("row 2, column send_activation_email: \"maybe\""),
+            .starts_with("row 3, column send_activation_email: \"maybe\""),
         "{}",
         err.detail
     );
@@ -548,7 +624,7 @@ fn brazil_without_cpf_fails_its_row_only() {
             (400, Some(ScimType::InvalidValue))
         );
         assert!(
-            err.detail.starts_with("row 2, column cpf_number: "),
+            err.detail.starts_with("row 3, column cpf_number: "),
             "{}",
             err.detail
         );
@@ -576,7 +652,7 @@ fn a_missing_email_fails_its_row_only() {
         (400, Some(ScimType::InvalidValue))
     );
     assert!(
-        err.detail.starts_with("row 2, column email: "),
+        err.detail.starts_with("row 3, column email: "),
         "{}",
         err.detail
     );
@@ -597,7 +673,7 @@ fn a_wrong_field_count_fails_its_row_only() {
             (400, Some(ScimType::InvalidSyntax))
         );
         assert!(
-            err.detail.starts_with("row 2: expected 15 fields"),
+            err.detail.starts_with("row 3: expected 15 fields"),
             "{}",
             err.detail
         );
@@ -643,7 +719,7 @@ fn duplicated_emails_both_convert_with_their_own_bulk_ids() {
     ]);
     let rows = rows_of(text.as_bytes());
     let (a, b) = (op(&rows[0]), op(&rows[1]));
-    assert_eq!((a.bulk_id.as_str(), b.bulk_id.as_str()), ("row-1", "row-2"));
+    assert_eq!((a.bulk_id.as_str(), b.bulk_id.as_str()), ("row-2", "row-3"));
     assert_eq!((a.method, b.method), ("POST", "POST"));
     assert_eq!(a.data["userName"], "ana@acme.example");
     assert_eq!(b.data["userName"], "ANA@acme.example");
@@ -657,7 +733,7 @@ fn a_secondary_email_equal_to_the_primary_is_left_out() {
 }
 
 #[test]
-fn blank_rows_are_skipped_and_not_numbered() {
+fn blank_rows_are_skipped_and_keep_their_row_numbers() {
     let text = format!(
         "{HEADER}\n\n,Ana,Lima,ana@acme.example,,,,,,,,,,,\n,,,,,,,,,,,,,,\n  \n,Bia,Reis,bia@acme.example,,,,,,,,,,,\n,,,,,,,,,,,,,,\n"
     );
@@ -665,7 +741,11 @@ fn blank_rows_are_skipped_and_not_numbered() {
     assert_eq!(upload.rows(), 2);
     let rows = rows_of(text.as_bytes());
     let ids: Vec<&str> = rows.iter().map(CsvRow::bulk_id).collect();
-    assert_eq!(ids, ["row-1", "row-2"]);
+    assert_eq!(
+        ids,
+        ["row-3", "row-6"],
+        "the rows a spreadsheet shows them on"
+    );
     assert_eq!(op(&rows[1]).data["userName"], "bia@acme.example");
 }
 

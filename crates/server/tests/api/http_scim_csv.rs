@@ -13,6 +13,8 @@ on_both_backends!(
     a_bad_row_fails_alone_naming_its_column,
     the_same_file_twice_converges,
     the_header_must_be_the_documents_columns,
+    rows_are_numbered_as_in_a_spreadsheet,
+    every_header_problem_is_said_at_once,
     encoding_and_form_errors_are_refused_before_any_work,
     size_and_row_limits_are_413,
     another_organizations_ids_and_packages_do_not_resolve,
@@ -124,7 +126,8 @@ async fn rows_become_creates_and_replaces(app: TestApp) {
     let ops = upload(&app, &w.a, &file).await;
     assert_eq!(statuses(&ops), ["201", "200", "201", "201"], "{ops:?}");
     let bulk_ids: Vec<&str> = ops.iter().map(|o| o["bulkId"].as_str().unwrap()).collect();
-    assert_eq!(bulk_ids, ["row-1", "row-2", "row-3", "row-4"]);
+    // Numbered as a spreadsheet shows them: the header is row 1.
+    assert_eq!(bulk_ids, ["row-2", "row-3", "row-4", "row-5"]);
     assert_eq!(ops[0]["method"], "POST");
     assert_eq!(ops[1]["method"], "PUT");
     assert_eq!(id_of(&ops[1]), existing);
@@ -233,7 +236,7 @@ async fn a_bad_row_fails_alone_naming_its_column(app: TestApp) {
     assert_eq!(ops[6]["response"]["scimType"], "uniqueness");
     assert!(detail(7).contains("email"), "{}", detail(7));
     for (i, op) in ops.iter().enumerate() {
-        assert_eq!(op["bulkId"], format!("row-{}", i + 1));
+        assert_eq!(op["bulkId"], format!("row-{}", i + 2));
         if op["status"] != "201" {
             assert_eq!(op["response"]["status"], op["status"]);
         }
@@ -285,6 +288,50 @@ async fn the_header_must_be_the_documents_columns(app: TestApp) {
     // A header alone is a file of no rows.
     let ops = upload(&app, &w.a, &format!("{HEADER}\n")).await;
     assert!(ops.is_empty());
+    assert_eq!(user_count(&app, &w.a).await, 0);
+}
+
+async fn rows_are_numbered_as_in_a_spreadsheet(app: TestApp) {
+    let w = app.world();
+    // Row 1 the header, row 2 Ada (her address over two lines), row 3 blank,
+    // row 4 a row with a bad id: the numbers a person sees in their spreadsheet.
+    let file = format!(
+        "{HEADER}\r\n,Ada,L,ada@acme.example,,,\"1 Main St\r\nFloor 2\",,,,,,,,\r\n\r\nnot-a-uuid,Bad,Id,bad@acme.example,,,,,,,,,,,\r\n"
+    );
+    let ops = upload(&app, &w.a, &file).await;
+    let bulk_ids: Vec<&str> = ops.iter().map(|o| o["bulkId"].as_str().unwrap()).collect();
+    assert_eq!(bulk_ids, ["row-2", "row-4"], "{ops:#?}");
+    assert_eq!(statuses(&ops), ["201", "400"]);
+    let detail = ops[1]["response"]["detail"].as_str().unwrap();
+    assert!(detail.starts_with("row 4, column id: "), "{detail}");
+}
+
+async fn every_header_problem_is_said_at_once(app: TestApp) {
+    let w = app.world();
+    // A renamed column, a repeated one and one of the spreadsheet's own.
+    let header = HEADER
+        .replace("surname", "last_name")
+        .replace("secondary_email", "email")
+        .replace("cpf_number", "Notes");
+    let (status, body) = upload_raw(
+        &app,
+        &w.a,
+        format!("{header}\n,Ada,L,ada@acme.example,,,,,,,,,,,\n").as_bytes(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["scimType"], "invalidSyntax");
+    let detail = body["detail"].as_str().unwrap();
+    for words in [
+        "\"last_name\"",
+        "\"Notes\"",
+        "\"surname\" is missing",
+        "\"secondary_email\" is missing",
+        "\"cpf_number\" is missing",
+        "\"email\" appears more than once (columns 4, 5)",
+    ] {
+        assert!(detail.contains(words), "{words:?} in {detail}");
+    }
     assert_eq!(user_count(&app, &w.a).await, 0);
 }
 
@@ -404,6 +451,6 @@ async fn fifty_thousand_rows(app: TestApp) {
     let ops = upload(&app, &w.a, &file).await;
     assert_eq!(ops.len(), 50_000);
     assert!(ops.iter().all(|o| o["status"] == "201"));
-    assert_eq!(ops[49_999]["bulkId"], "row-50000");
+    assert_eq!(ops[49_999]["bulkId"], "row-50001");
     assert_eq!(user_count(&app, &w.a).await, 50_000);
 }
