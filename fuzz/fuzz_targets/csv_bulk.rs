@@ -46,7 +46,10 @@ fuzz_target!(|data: &[u8]| {
             CsvRow::Invalid(err) => {
                 assert_eq!(err.row, sheet_row);
                 assert!(matches!(err.status, 400 | 404), "{err:?}");
-                assert!(err.detail.starts_with(&format!("row {sheet_row}")), "{err:?}");
+                assert!(
+                    err.detail.starts_with(&format!("row {sheet_row}")),
+                    "{err:?}"
+                );
             }
             CsvRow::Operation(op) => {
                 let user: ScimUser = serde_json::from_value(op.data.clone())
