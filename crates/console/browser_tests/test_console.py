@@ -302,7 +302,7 @@ def test_a_reminder_shows_the_apis_202_and_409(console):
     expect(page.get_by_role("button", name="Send reminder")).to_be_visible()
     accessible(console, "person")
     page.get_by_role("button", name="Send reminder").click()
-    expect(page.locator(".reminder-result")).to_contain_text("Reminder queued (HTTP 202)")
+    expect(page.locator(".reminder-result")).to_contain_text("Reminder queued: the email to")
     expect(page.locator(".reminder-result")).to_contain_text(joiners[0]["userName"])
     _, reminders = console.server.api("GET", f"/api/v1/new-joiners/{joiners[0]['id']}/reminders")
     assert len(reminders["data"]) >= 1

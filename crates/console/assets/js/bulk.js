@@ -86,7 +86,7 @@ export function bulkBar({ items, reload }) {
             "li",
             { class: "bulk-failed", "data-item": item.id },
             h("span", { class: "mark", "aria-hidden": "true" }, "✗ "),
-            `${name}: not changed (HTTP ${/** @type {any} */ (error).status || "?"}). ${plain ? `${plain} ` : ""}equip said: ${/** @type {any} */ (error).detail || error}`,
+            `${name}: not changed. ${plain ? `${plain} ` : ""}equip said: ${/** @type {any} */ (error).detail || error}`,
           ),
         );
       }

@@ -12,6 +12,7 @@
 
 import { identity, request } from "./api.js";
 import { can } from "./scopes.js";
+import { PERSON_STATUS_WORDS, say } from "./words.js";
 
 /** @typedef {{id: string, title: string, categoryCode: string, categoryName: string, vendorCode: string, vendorName: string, vendorSku: string}} Sku */
 /** @typedef {{id: string, name: string, countryCode: string | null}} Office */
@@ -117,15 +118,12 @@ export const REMOVED = "(removed)";
 
 /**
  * A person's status in words: Active, Leaving (offboarding: their returns
- * are open), Left (offboarded).
+ * are open), Left (offboarded); the same words as every list (`words.js`).
  * @param {string | null | undefined} status
  * @returns {string}
  */
 export function statusWords(status) {
-  if (status === "OFFBOARDING") return "Leaving";
-  if (status === "OFFBOARDED") return "Left";
-  if (status === "ACTIVE") return "Active";
-  return status || "";
+  return status ? say(PERSON_STATUS_WORDS, status) : "";
 }
 
 /**

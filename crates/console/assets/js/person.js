@@ -14,8 +14,9 @@ import { displayName, EXTENSION } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
 import { maxPageSize } from "./spec.js";
-import { announce, badge, errorBox, facts, fill, focusHeading, h, heading, label, loading, notice, table, text, time } from "./ui.js";
+import { announce, badge, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time } from "./ui.js";
 import { personLifecycleLinks } from "./lifecycle.js";
+import { REMINDER_STATUS_WORDS, say } from "./words.js";
 
 /**
  * Today on the UTC calendar, `YYYY-MM-DD` (the API judges new joiners by it).
@@ -283,8 +284,8 @@ function reminderSection(user) {
         button.disabled = true;
         fill(result, loading("Queuing the reminder…"));
         try {
-          const { status, body: reminder } = await request("POST", `/api/v1/new-joiners/${encodeURIComponent(user.id)}/remind`, { body: {}, withStatus: true });
-          fill(result, notice(`Reminder queued (HTTP ${status}): the email to ${user.userName} is ${label(reminder.status).toLowerCase()}; equip sends it in the background.`, "success"));
+          const reminder = await request("POST", `/api/v1/new-joiners/${encodeURIComponent(user.id)}/remind`, { body: {} });
+          fill(result, notice(`Reminder queued: the email to ${user.userName} is ${say(REMINDER_STATUS_WORDS, reminder.status).toLowerCase()}; equip sends it in the background.`, "success"));
           loadReminders(user, list, reminder.id);
         } catch (error) {
           fill(result, errorBox(error, "Sending the reminder"));
@@ -334,7 +335,7 @@ function loadReminders(user, list, watch, round = 0) {
               rows: data,
               columns: [
                 { title: "Asked", cell: (/** @type {any} */ r) => time(r.createdAt) },
-                { title: "Status", cell: (/** @type {any} */ r) => h("span", { class: "reminder-status", "data-reminder": r.id }, badge(r.status)) },
+                { title: "Status", cell: (/** @type {any} */ r) => h("span", { class: "reminder-status", "data-reminder": r.id }, badge(r.status, REMINDER_STATUS_WORDS)) },
                 { title: "Sent", cell: (/** @type {any} */ r) => time(r.sentAt) },
                 { title: "Attempts", cell: (/** @type {any} */ r) => String(r.attempts ?? "") },
               ],
@@ -346,7 +347,7 @@ function loadReminders(user, list, watch, round = 0) {
       if (mine && mine.status === "PENDING" && round < 30) {
         window.setTimeout(() => list.isConnected && loadReminders(user, list, watch, round + 1), 2000);
       } else if (mine && round > 0) {
-        announce(`The reminder is ${label(mine.status).toLowerCase()}`);
+        announce(`The reminder is ${say(REMINDER_STATUS_WORDS, mine.status).toLowerCase()}`);
       }
     })
     .catch((error) => fill(list, errorBox(error, "Loading the reminders")));

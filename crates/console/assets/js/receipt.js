@@ -227,5 +227,5 @@ export function entryWords(result, item, where) {
     return `This item cannot be received now: ${result.detail || "it is not on a return or awaiting arrival"}.`;
   }
   if (result.status === 503) return "equip could not reach its database for this entry: scan it again.";
-  return result.detail || `Refused (HTTP ${result.status}).`;
+  return result.detail || "equip refused this entry without saying why: scan it again, or look at the item.";
 }

@@ -72,7 +72,7 @@ export const CONDITION_WORDS = {
 export const HOLDER_TYPE_WORDS = { PERSON: "Person", WAREHOUSE: "Warehouse", OFFICE: "Office" };
 
 /** A person's status (the SCIM extension's `status`). */
-export const PERSON_STATUS_WORDS = { ACTIVE: "Active", OFFBOARDING: "Being offboarded", OFFBOARDED: "Offboarded" };
+export const PERSON_STATUS_WORDS = { ACTIVE: "Active", OFFBOARDING: "Leaving", OFFBOARDED: "Left" };
 
 /** Return orders' statuses, as people read them. */
 export const RETURN_STATUS_WORDS = {
@@ -169,7 +169,7 @@ export const EVENT_TYPE_WORDS = {
   "person.created": "Person created",
   "person.updated": "Person changed",
   "person.offboarding_started": "Offboarding started",
-  "person.offboarded": "Offboarded",
+  "person.offboarded": "Offboarding completed",
   "group.created": "Group created",
   "group.updated": "Group changed",
   "group.deleted": "Group deleted",
