@@ -113,7 +113,7 @@ fn json_log_has_fields_and_nothing_private(db: &TestDatabase) {
     // path no route matches that holds the email, a wrong key.
     let conflict = api.scim_post("/scim/v2/Users", &user).unwrap();
     assert_eq!(conflict.status, 409, "{}", conflict.text());
-    let unmatched = api.get(&format!("/api/v1/people/{EMAIL}")).unwrap();
+    let unmatched = api.get(&format!("/api/v1/no-such-area/{EMAIL}")).unwrap();
     assert_eq!(unmatched.status, 404, "{}", unmatched.text());
     let (prefix, secret) = {
         let mut parts = key.splitn(3, '_').skip(1);

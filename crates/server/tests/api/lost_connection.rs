@@ -213,7 +213,7 @@ fn postgres_csv_upload_with_terminated_connections_reports_exactly_what_is_store
     let mut by_row = HashMap::new();
     for i in 0..CSV_ROWS {
         csv.push_str(&format!(",First{i},Last{i},{},,,,,,,,,,yes,\n", user(i)));
-        by_row.insert(format!("row-{}", i + 1), user(i));
+        by_row.insert(format!("row-{}", i + 2), user(i));
     }
     let (content_type, body) = crate::support::process::csv_form(&csv);
     let (resp, terminations) = with_terminations(&db, || {
