@@ -16,7 +16,7 @@ import { can } from "./scopes.js";
 import { maxPageSize } from "./spec.js";
 import { announce, badge, errorBox, facts, fill, focusHeading, h, heading, loading, notice, table, text, time } from "./ui.js";
 import { personLifecycleLinks } from "./lifecycle.js";
-import { REMINDER_STATUS_WORDS, say } from "./words.js";
+import { DEPLOY_STATUS_WORDS, ORDER_STATUS_WORDS, REMINDER_STATUS_WORDS, RETURN_STATUS_WORDS, say } from "./words.js";
 
 /**
  * Today on the UTC calendar, `YYYY-MM-DD` (the API judges new joiners by it).
@@ -186,7 +186,7 @@ function orderSection(person) {
               "ul",
               { class: "plain order-links" },
               data.map((/** @type {any} */ o) =>
-                h("li", {}, h("a", { href: href(["orders", o.id], null), class: "order-link" }, `Order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status), " ", time(o.createdAt)),
+                h("li", {}, h("a", { href: href(["orders", o.id], null), class: "order-link" }, `Order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status, ORDER_STATUS_WORDS), " ", time(o.createdAt)),
               ),
             )
           : [
@@ -221,7 +221,7 @@ function returnsSection(person) {
               "ul",
               { class: "plain return-links" },
               data.map((/** @type {any} */ o) =>
-                h("li", {}, h("a", { href: href(["returns", o.id], null), class: "return-link" }, `Return order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status)),
+                h("li", {}, h("a", { href: href(["returns", o.id], null), class: "return-link" }, `Return order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status, RETURN_STATUS_WORDS)),
               ),
             )
           : h("p", { class: "muted" }, "No return order: they held no equipment."),
@@ -258,7 +258,7 @@ function itemsSection(user) {
           columns: [
             { title: "Item", cell: (i) => h("a", { href: href(["inventory", i.id], null) }, i.skuTitle || i.id) },
             { title: "Serial number", cell: (i) => text(i.serialNumber) },
-            { title: "Status", cell: (i) => badge(i.deployStatus) },
+            { title: "Status", cell: (i) => badge(i.deployStatus, DEPLOY_STATUS_WORDS) },
             { title: "Assigned", cell: (i) => time(i.assignedTo?.assignedAt) },
           ],
         }),
@@ -420,7 +420,7 @@ function offboardSection(user) {
             "ul",
             { class: "return-links" },
             open.map((o) =>
-              h("li", {}, h("a", { href: href(["returns", o.id], null), class: "return-link" }, `Return order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status)),
+              h("li", {}, h("a", { href: href(["returns", o.id], null), class: "return-link" }, `Return order of ${o.lines.length} ${o.lines.length === 1 ? "item" : "items"}`), " ", badge(o.status, RETURN_STATUS_WORDS)),
             ),
           )
         : null,

@@ -8,6 +8,7 @@ import { personName, remember } from "./names.js";
 import { EXTENSION, searchFilter } from "./people.js";
 import { href } from "./router.js";
 import { can } from "./scopes.js";
+import { DEPLOY_STATUS_WORDS, PERSON_STATUS_WORDS } from "./words.js";
 import { announce, badge, errorBox, fill, focusHeading, h, heading, loading } from "./ui.js";
 
 const SHOWN = 10;
@@ -53,7 +54,7 @@ export default async function searchView(main, route, ctx) {
                         h("a", { href: href(["people", u.id], null), class: "person-link" }, personName(u)),
                         h("span", { class: "sub" }, ` ${u.userName}`),
                         " ",
-                        badge(u[EXTENSION]?.status),
+                        badge(u[EXTENSION]?.status, PERSON_STATUS_WORDS),
                       ),
                     ),
                   )
@@ -84,7 +85,7 @@ export default async function searchView(main, route, ctx) {
                         h("a", { href: href(["inventory", i.id], null), class: "item-link" }, i.skuTitle || i.serialNumber || i.id),
                         i.serialNumber ? h("span", { class: "sub" }, ` serial ${i.serialNumber}`) : null,
                         " ",
-                        badge(i.deployStatus),
+                        badge(i.deployStatus, DEPLOY_STATUS_WORDS),
                       ),
                     ),
                   )
