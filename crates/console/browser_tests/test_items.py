@@ -299,7 +299,7 @@ def test_bulk_status_change_with_per_item_results(console):
         after = api_ok(console, "GET", f"/api/v1/inventory/{i['id']}")
         assert (after["deployStatus"], after["deployReason"]) == ("UNAVAILABLE", "REQUIRES_CLEANING")
     failed = outcome.locator(f"li.bulk-failed[data-item='{archived['id']}']")
-    expect(failed).to_contain_text("409")
+    expect(failed).to_contain_text("not changed")
     expect(failed).to_contain_text("Archiving is final")
     assert api_ok(console, "GET", f"/api/v1/inventory/{archived['id']}")["deployStatus"] == "ARCHIVED"
     # The listing was read again: it shows the API's new statuses.

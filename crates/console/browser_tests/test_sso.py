@@ -430,7 +430,7 @@ def test_a_reader_gets_only_what_inventory_read_allows(sso, tab):
     expect(page.locator("button[data-level]")).to_have_count(0)
     tab.go("#/people")
     expect(tab.heading()).to_have_text("Not available to you")
-    expect(page.locator("main")).to_contain_text("needs the scope scim")
+    expect(page.locator("main")).to_contain_text("needs the scope people:read or scim")
     tab.go("#/inventory")
     expect(page.locator("#result-count")).to_be_visible()
     expect(page.locator("input.select-item")).to_have_count(0)
