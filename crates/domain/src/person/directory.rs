@@ -63,12 +63,6 @@ impl DirectoryQuery {
                     format!("search must be at most {SEARCH_MAX} characters"),
                 ))
             }
-            Some(s) if s.chars().any(char::is_control) => {
-                return Err(DomainError::invalid(
-                    "search",
-                    "search must not contain control characters",
-                ))
-            }
             Some(s) => Some(s.to_owned()),
         };
         Ok(Self {
