@@ -67,15 +67,14 @@ def load_crate(src):
     todo = [root]
     while todo:
         mod = todo.pop()
-        text = clean(open(mod.file, encoding="utf-8").read())
+        raw = open(mod.file, encoding="utf-8").read()
+        text = clean(raw)
         here = os.path.dirname(mod.file)
         base = os.path.basename(mod.file)
         own_dir = here if base in ("lib.rs", "main.rs", "mod.rs") else os.path.join(here, base[:-3])
         for attrs, name in MOD_DECL.findall(text):
             if "cfg(test)" in attrs:
                 continue
-            explicit = re.search(r'#\[path\s*=\s*""\]', attrs)
-            raw = open(mod.file, encoding="utf-8").read()
             pm = re.search(r'#\[path\s*=\s*"([^"]+)"\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+' + name + r"\s*;", raw)
             if pm:
                 file = os.path.normpath(os.path.join(here if base in ("lib.rs", "main.rs", "mod.rs") else own_dir, pm.group(1)))
@@ -93,6 +92,8 @@ def load_crate(src):
 
 def expand_use(tree):
     """`a::{b, c::{d, e}}` -> ["a::b", "a::c::d", "a::c::e"]."""
+    # `X as Y` names X; drop the rename before the spaces go.
+    tree = re.sub(r"\s+as\s+\w+", "", tree)
     tree = re.sub(r"\s+", "", tree)
     out = []
 
@@ -114,7 +115,7 @@ def expand_use(tree):
                 head, _, rest = part.partition("{")
                 walk(prefix + head, rest[:-1] if rest.endswith("}") else rest)
             else:
-                out.append(prefix + part.split("as")[0] if "::as" not in part else prefix + part)
+                out.append(prefix + part)
     walk("", tree)
     return [p.rstrip(":") for p in out]
 
