@@ -69,5 +69,6 @@ pub mod testing;
 pub mod text;
 pub mod waits;
 pub mod webhook;
+pub mod workflows;
 
 pub use error::{DomainError, StoreError};

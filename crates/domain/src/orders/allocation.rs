@@ -9,9 +9,12 @@
 //! writers never take one item and never wait for each other's candidates);
 //! the in-memory store and tests use [`pick`].
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 
 use crate::ids::{InventoryItemId, SkuId, WarehouseId};
+use crate::orders::order::OrderLine;
 use crate::person::Address;
 
 /// A warehouse the organization may use, with its country.
@@ -101,6 +104,50 @@ pub fn tiers(
         }
     }
     out
+}
+
+/// What allocation reads once per write: the organization's usable
+/// warehouses with their countries, and its SKUs by category.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StockMap {
+    places: Vec<StockPlace>,
+    by_category: HashMap<String, Vec<SkuId>>,
+    category_of: HashMap<SkuId, String>,
+}
+
+impl StockMap {
+    /// From the usable `places` (in the order allocation prefers them) and
+    /// the organization's SKUs with their categories (in id order).
+    #[must_use]
+    pub fn new(places: Vec<StockPlace>, skus: impl IntoIterator<Item = (SkuId, String)>) -> Self {
+        let mut by_category: HashMap<String, Vec<SkuId>> = HashMap::new();
+        let mut category_of = HashMap::new();
+        for (sku, category) in skus {
+            by_category.entry(category.clone()).or_default().push(sku);
+            category_of.insert(sku, category);
+        }
+        Self {
+            places,
+            by_category,
+            category_of,
+        }
+    }
+
+    /// The category of an SKU of the organization.
+    #[must_use]
+    pub fn category_of(&self, sku: SkuId) -> Option<&str> {
+        self.category_of.get(&sku).map(String::as_str)
+    }
+
+    /// The search for `line` going to a person in `country` ([`tiers`]).
+    #[must_use]
+    pub fn tiers(&self, line: &OrderLine, country: Option<&str>) -> Vec<Tier> {
+        let category = self
+            .by_category
+            .get(&line.category_code)
+            .map_or(&[][..], Vec::as_slice);
+        tiers(&line.sku_ids, category, &self.places, country)
+    }
 }
 
 /// An AVAILABLE item a line could take.

@@ -25,6 +25,7 @@ mod returns;
 mod sessions;
 mod sso;
 mod stats;
+pub mod unit_of_work;
 mod webhooks;
 
 pub use api_keys::ApiKeyRepository;
@@ -48,4 +49,5 @@ pub use returns::ReturnOrderRepository;
 pub use sessions::WriteSessions;
 pub use sso::SsoRepository;
 pub use stats::StatsSource;
+pub use unit_of_work::UnitOfWork;
 pub use webhooks::{WebhookQueue, WebhookRepository};

@@ -22,7 +22,7 @@ impl InventoryRepository for InMemoryStore {
             Some(item),
             self.actor(),
             item.updated_at,
-        );
+        )?;
         Ok(())
     }
 
@@ -48,7 +48,7 @@ impl InventoryRepository for InMemoryStore {
                     Some(item),
                     self.actor(),
                     item.updated_at,
-                );
+                )?;
                 Ok(crate::ports::ItemWrite::Written)
             }
             None => Ok(crate::ports::ItemWrite::Stale),

@@ -1,11 +1,11 @@
 //! Inventory levels in memory, one active per SKU and warehouse, with their
 //! available stock and its crossing state (`crate::inventory_level::crossing`).
 
+use super::unit_of_work::MemoryUnit;
 use super::*;
 use crate::event::Actor;
-use crate::inventory_level::{
-    below_minimum_event, counted_at, crossing, stock_touches, StockedLevel,
-};
+use crate::inventory_level::{counted_at, StockedLevel};
+use crate::workflows::stock::{after_write, StockTouched};
 
 impl State {
     /// AVAILABLE items of `sku` assigned to `warehouse`.
@@ -36,9 +36,10 @@ impl State {
         }
     }
 
-    /// After a write of one item (`before` → `after`): restates the active
-    /// levels of the places whose stock it changed, as the database store's
-    /// `levels::restate` does.
+    /// After a write of one item (`before` → `after`): the stock workflow
+    /// the database store runs too (`crate::workflows::stock`): backorders
+    /// the item's stock can fill are allocated, then the levels of the
+    /// places whose stock changed are restated.
     pub(crate) fn restate_levels_for(
         &mut self,
         organization: OrganizationId,
@@ -46,47 +47,16 @@ impl State {
         after: Option<&InventoryItem>,
         actor: Actor,
         at: DateTime<Utc>,
-    ) {
-        for touch in stock_touches(before, after) {
-            self.restate_level_at(organization, touch.sku, touch.warehouse, actor.clone(), at);
-        }
-    }
-
-    fn restate_level_at(
-        &mut self,
-        organization: OrganizationId,
-        sku: SkuId,
-        warehouse: WarehouseId,
-        actor: Actor,
-        at: DateTime<Utc>,
-    ) {
-        let Some(level) = self
-            .inventory_levels
-            .iter()
-            .find(|l| {
-                l.is_active()
-                    && l.organization_id == organization
-                    && l.sku_id == sku
-                    && l.warehouse_id == warehouse
-            })
-            .cloned()
-        else {
-            return;
+    ) -> StoreResult<()> {
+        let mut touched = StockTouched::default();
+        touched.item(before, after);
+        let mut unit = MemoryUnit {
+            state: self,
+            organization,
+            actor,
+            at,
         };
-        let available = self.available_at(organization, sku, warehouse);
-        let stored = self.levels_below.contains(&level.id);
-        let decided = crossing(stored, available, level.minimum_quantity);
-        if decided.write_flag {
-            if decided.below {
-                self.levels_below.insert(level.id);
-            } else {
-                self.levels_below.remove(&level.id);
-            }
-        }
-        if decided.event {
-            let event = below_minimum_event(level.id, available, level.minimum_quantity);
-            self.record(organization, actor.clone(), at, event);
-        }
+        after_write(&mut unit, touched)
     }
 }
 

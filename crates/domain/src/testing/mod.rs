@@ -35,6 +35,7 @@ use crate::ports::{
 };
 
 mod catalog;
+pub mod conformance;
 mod events;
 pub mod fixtures;
 mod groups;
@@ -50,6 +51,7 @@ mod receipts;
 mod reminders;
 mod returns;
 mod sso;
+mod unit_of_work;
 mod webhooks;
 
 /// Everything the in-memory store holds.
@@ -176,5 +178,68 @@ fn upsert<T: Clone, K: PartialEq>(list: &mut Vec<T>, item: &T, key: impl Fn(&T) 
     match list.iter_mut().find(|x| key(x) == k) {
         Some(slot) => *slot = item.clone(),
         None => list.push(item.clone()),
+    }
+}
+
+/// The in-memory store under the workflow conformance scenarios.
+impl conformance::Harness for InMemoryStore {
+    type Store = Self;
+
+    fn store(&self) -> &Self {
+        self
+    }
+
+    fn seed(&self) -> Result<fixtures::Seeded, String> {
+        Ok(fixtures::seed(self))
+    }
+
+    fn put_order(&self, order: &crate::orders::order::Order) -> Result<(), String> {
+        InMemoryStore::put_order(self, order);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod workflow_conformance {
+    //! The conformance scenarios over the in-memory store, one test each.
+    use super::conformance::{self, DynHarness};
+    use super::InMemoryStore;
+
+    fn run(name: &str) {
+        let (_, scenario) = conformance::SCENARIOS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .copied()
+            .unwrap_or_else(|| panic!("no scenario {name}"));
+        let store = InMemoryStore::default();
+        let harness: &dyn DynHarness = &store;
+        if let Err(why) = scenario(harness) {
+            panic!("{name}: {why}");
+        }
+    }
+
+    #[test]
+    fn a_created_item_fills_a_backorder() {
+        run("a_created_item_fills_a_backorder");
+    }
+
+    #[test]
+    fn a_hold_release_fills_a_backorder() {
+        run("a_hold_release_fills_a_backorder");
+    }
+
+    #[test]
+    fn the_oldest_backorder_takes_the_one_item() {
+        run("the_oldest_backorder_takes_the_one_item");
+    }
+
+    #[test]
+    fn an_allocation_below_a_minimum_records_one_crossing() {
+        run("an_allocation_below_a_minimum_records_one_crossing");
+    }
+
+    #[test]
+    fn every_scenario_has_its_test() {
+        assert_eq!(conformance::SCENARIOS.len(), 4);
     }
 }

@@ -84,21 +84,26 @@ impl ReceiptRepository for InMemoryStore {
             line,
             hold_period: period,
         };
-        let result = receipt::receive(facts, entry.condition, receiving).map(|received| {
-            if let Some(event) = NewEvent::updated(EventType::ItemUpdated, &current, &received.item)
-            {
-                s.record(organization, self.actor(), receiving.at, event);
+        let result = match receipt::receive(facts, entry.condition, receiving) {
+            Ok(received) => {
+                if let Some(event) =
+                    NewEvent::updated(EventType::ItemUpdated, &current, &received.item)
+                {
+                    s.record(organization, self.actor(), receiving.at, event);
+                }
+                let after = received.item;
+                s.inventory[at] = after.clone();
+                s.restate_levels_for(
+                    organization,
+                    Some(&current),
+                    Some(&after),
+                    self.actor(),
+                    receiving.at,
+                )?;
+                Ok(())
             }
-            let after = received.item;
-            s.inventory[at] = after.clone();
-            s.restate_levels_for(
-                organization,
-                Some(&current),
-                Some(&after),
-                self.actor(),
-                receiving.at,
-            );
-        });
+            Err(refusal) => Err(refusal),
+        };
         Ok(EntryOutcome {
             item: Some(current.id),
             serial_number: current.serial_number.clone(),
@@ -125,19 +130,24 @@ impl ReceiptRepository for InMemoryStore {
             });
         };
         let current = s.inventory[n].clone();
-        let result = hold::release(&current, at).map(|released| {
-            if let Some(event) = NewEvent::updated(EventType::ItemUpdated, &current, &released) {
-                s.record(organization, self.actor(), at, event);
+        let result = match hold::release(&current, at) {
+            Ok(released) => {
+                if let Some(event) = NewEvent::updated(EventType::ItemUpdated, &current, &released)
+                {
+                    s.record(organization, self.actor(), at, event);
+                }
+                s.inventory[n] = released.clone();
+                s.restate_levels_for(
+                    organization,
+                    Some(&current),
+                    Some(&released),
+                    self.actor(),
+                    at,
+                )?;
+                Ok(())
             }
-            s.inventory[n] = released.clone();
-            s.restate_levels_for(
-                organization,
-                Some(&current),
-                Some(&released),
-                self.actor(),
-                at,
-            );
-        });
+            Err(refusal) => Err(refusal),
+        };
         Ok(EntryOutcome {
             item: Some(item),
             serial_number: current.serial_number,
@@ -175,7 +185,7 @@ impl ReceiptRepository for InMemoryStore {
                 Some(&released),
                 actor.clone(),
                 at,
-            );
+            )?;
         }
         Ok(due.len())
     }

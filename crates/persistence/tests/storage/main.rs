@@ -65,3 +65,4 @@ mod statistics;
 mod stock_levels;
 mod warehouses;
 mod webhooks;
+mod workflow_conformance;
